@@ -1,0 +1,117 @@
+"""The ``symdyn`` command: a thin layer over the library API.
+
+Problems a user can fix (a bad robot file, an unwritable folder) are reported in one line, and the
+command exits with code 2, as click does for misuse.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .derive import newton_euler
+from .emit import generate as generate_files
+from .errors import SymdynError
+from .program import op_count, optimize
+from .robot import load_robot
+
+
+class UserError(click.ClickException):
+    exit_code = 2
+
+
+class Progress:
+    """Says what long work is doing, on stderr, with the time since the command started."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.start = time.perf_counter()
+
+    def __call__(self, message: str):
+        if not self.quiet:
+            click.echo(f"[{time.perf_counter() - self.start:6.2f}s] {message}", err=True)
+
+
+def _derive(robot_file, progress):
+    try:
+        robot = load_robot(robot_file)
+        progress(f"deriving {robot.name} ({robot.dof} joints) by Newton-Euler")
+        return robot, newton_euler(robot, progress=progress)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+
+
+ROBOT = click.argument("robot_file", metavar="ROBOT", type=click.Path(dir_okay=False))
+
+
+@click.group()
+@click.version_option(__version__, prog_name="symdyn")
+def main():
+    """Symbolic equations of motion for serial robot arms, from a DH table to Python and C."""
+
+
+@main.command()
+@ROBOT
+@click.option("--lang", type=click.Choice(["python"]), default="python", show_default=True,
+              help="Language of the generated code.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
+              show_default=True, help="Folder the files are written to.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
+def generate(robot_file, lang, out_dir, quiet):
+    """Derive ROBOT's dynamics and write them as code into the output folder."""
+    progress = Progress(quiet)
+    robot, dynamics = _derive(robot_file, progress)
+    try:
+        paths = generate_files(dynamics, lang, out_dir, progress=progress)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    progress("done")
+    for path in paths:
+        click.echo(str(path))
+
+
+@main.command()
+@ROBOT
+def info(robot_file):
+    """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
+    progress = Progress(quiet=True)
+    start = time.perf_counter()
+    robot, dynamics = _derive(robot_file, progress)
+    derived = time.perf_counter()
+    optimized = optimize(dynamics.program)
+    done = time.perf_counter()
+    spec = robot.spec
+    click.echo(f"{spec.name}: {robot.dof} joints, {spec.convention} DH"
+               + (f"\nsource: {spec.source}" if spec.source else ""))
+    click.echo("")
+    names = ("a", "alpha", "d", "theta")
+    prefix = "" if spec.convention == "standard" else "(a, alpha are a_{i-1}, alpha_{i-1}) "
+    rows = [("i", "joint", *names, "mass")] + [
+        (str(i), link.joint, *(_show(getattr(link, n)) for n in names), _show(link.mass))
+        for i, link in enumerate(spec.links, start=1)]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    click.echo(f"DH table {prefix}".rstrip() + ":")
+    for row in rows:
+        click.echo("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    click.echo("")
+    free = ", ".join(str(p) for p in robot.parameters) or "none (all values numeric)"
+    click.echo(f"free symbols: {free}")
+    click.echo(f"gravity: [{', '.join(_show(g) for g in spec.gravity)}]")
+    click.echo("")
+    click.echo("operation count (multiplications, additions, function calls):")
+    click.echo(f"  inverse_dynamics  as derived: {op_count(dynamics.program)}")
+    click.echo(f"  inverse_dynamics  optimized:  {op_count(optimized)}")
+    click.echo("")
+    click.echo(f"derivation {1000 * (derived - start):.0f} ms, "
+               f"optimization {1000 * (done - derived):.0f} ms")
+
+
+def _show(value) -> str:
+    """A table entry: exact rationals as the decimals the file gave, anything else as sympy writes it."""
+    return repr(float(value)) if value.is_Rational and not value.is_Integer else str(value)
+
+
+if __name__ == "__main__":
+    main()

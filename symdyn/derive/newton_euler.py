@@ -1,0 +1,140 @@
+"""Recursive Newton-Euler: tau(q, qd, qdd) as a straight-line program.
+
+The outward recursion carries velocities and accelerations from the base to the tip (Craig
+(6.45)-(6.47), derived in seed 003), the inward one carries forces from the tip to the base and
+projects them on the joint axes (Craig (6.49)-(6.51); seed 000 (23)-(25)). All vectors of link i
+are in its joint frame {i}; ``R`` is ^{i-1}R_i and ``P`` is ^{i-1}P_i (see robot.model).
+
+Forces are taken about the frame origin, with the link's ten inertial parameters (m, MS = m r_c,
+J about the origin), as in Khalil's customized algorithm: no centre-of-mass acceleration is
+needed and the equations stay linear in the parameters. With the matrix U = S(domega) + S(omega)^2,
+shared by the next link's acceleration and this link's force:
+
+    F_i = m_i dv_i + U_i MS_i
+    N_i = J_i domega_i + omega_i x (J_i omega_i) + MS_i x dv_i
+    f_i = F_i + R_{i+1} f_{i+1}
+    n_i = N_i + R_{i+1} n_{i+1} + P_{i+1} x (R_{i+1} f_{i+1})
+
+Gravity enters as the base's acceleration dv_0 = -g.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy
+
+from ..program.builder import ProgramBuilder
+from ..program.program import Argument
+from ..robot.file import RESERVED
+from ..robot.model import Link, Robot, skew
+from .dynamics import Dynamics
+from .record import Record, Step
+
+Z = sympy.Matrix([0, 0, 1])
+
+
+@dataclass(frozen=True)
+class Motion:
+    """What the outward pass knows of link i, in frame {i}."""
+
+    omega: sympy.Matrix
+    domega: sympy.Matrix
+    dv: sympy.Matrix
+    U: sympy.Matrix          # S(domega) + S(omega)^2, so that a point's acceleration is dv + U r
+    R: sympy.Matrix          # ^{i-1}R_i with sin and cos of q_i as named symbols
+    P: sympy.Matrix          # ^{i-1}P_i
+
+
+def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -> list[Motion]:
+    """Base to tip: omega_i, domega_i, dv_i of each link (Craig (6.45)-(6.47))."""
+    zero = sympy.zeros(3, 1)
+    parent = Motion(zero, zero, -sympy.Matrix(robot.gravity), sympy.zeros(3, 3), None, None)
+    motions = []
+    for link in robot.links:
+        i = link.index
+        progress(f"outward recursion, link {i}/{robot.dof}")
+        R, P = _placement(link, b)
+        # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
+        dv_parent = b.vector(f"dvp{i}", parent.U * P + parent.dv)
+        omega_rot = R.T * parent.omega
+        if link.revolute:
+            omega = b.vector(f"w{i}", omega_rot + link.qd * Z)
+            domega = b.vector(f"dw{i}", R.T * parent.domega + omega_rot.cross(link.qd * Z)
+                              + link.qdd * Z)
+            dv = b.vector(f"dv{i}", R.T * dv_parent)
+        else:
+            omega = b.vector(f"w{i}", omega_rot)
+            domega = b.vector(f"dw{i}", R.T * parent.domega)
+            dv = b.vector(f"dv{i}", R.T * dv_parent + 2 * omega.cross(link.qd * Z)
+                          + link.qdd * Z)
+        U = sympy.Matrix(3, 3, lambda r, c: b.define(
+            f"U{i}_{'xyz'[r]}{'xyz'[c]}", (skew(domega) + skew(omega) * skew(omega))[r, c]))
+        motion = Motion(omega, domega, dv, U, R, P)
+        steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
+                  Step("domega", i, sympy.ImmutableMatrix(domega)),
+                  Step("dv", i, sympy.ImmutableMatrix(dv))]
+        motions.append(motion)
+        parent = motion
+    return motions
+
+
+def backward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], motions: list[Motion],
+                  progress) -> list[sympy.Expr]:
+    """Tip to base: F_i, N_i, then f_i, n_i and tau_i (Craig (6.49)-(6.51), about the origin)."""
+    tau = [sympy.Integer(0)] * robot.dof
+    f_child = n_child = sympy.zeros(3, 1)
+    child = None
+    for link, motion in zip(reversed(robot.links), reversed(motions)):
+        i = link.index
+        progress(f"inward recursion, link {i}/{robot.dof}")
+        m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
+        F = b.vector(f"F{i}", m * motion.dv + motion.U * MS)
+        Jw = b.vector(f"Jw{i}", J * motion.omega)
+        N = b.vector(f"N{i}", J * motion.domega + motion.omega.cross(Jw)
+                     + MS.cross(motion.dv))
+        if child is None:
+            f, n = F, N
+        else:
+            f_rot = b.vector(f"fr{i}", child.R * f_child)
+            f = b.vector(f"f{i}", F + f_rot)
+            n = b.vector(f"n{i}", N + child.R * n_child + child.P.cross(f_rot))
+        tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
+        steps += [Step("F", i, sympy.ImmutableMatrix(F)), Step("N", i, sympy.ImmutableMatrix(N)),
+                  Step("f", i, sympy.ImmutableMatrix(f)), Step("n", i, sympy.ImmutableMatrix(n)),
+                  Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]]))]
+        f_child, n_child, child = f, n, motion
+    return tau
+
+
+def newton_euler(robot: Robot, *, progress: Callable[[str], None] | None = None) -> Dynamics:
+    """Derive tau = inverse_dynamics(q, qd, qdd[, params]) by the two recursions."""
+    progress = progress or (lambda message: None)
+    b = ProgramBuilder(reserved=_reserved_names(robot))
+    steps: list[Step] = []
+    motions = forward_pass(robot, b, steps, progress)
+    tau = backward_pass(robot, b, steps, motions, progress)
+    program = b.program("inverse_dynamics", _inputs(robot, "q", "qd", "qdd"),
+                        [Argument.vector("tau", tau)])
+    return Dynamics(robot=robot, method="newton-euler", program=program,
+                    record=Record(tuple(steps)))
+
+
+def _placement(link: Link, b: ProgramBuilder):
+    """R and P of the link, with sin(q_i) and cos(q_i) computed once as S_i and C_i."""
+    trig = {}
+    if link.revolute:
+        trig = {sympy.sin(link.q): b.define(f"S{link.index}", sympy.sin(link.q)),
+                sympy.cos(link.q): b.define(f"C{link.index}", sympy.cos(link.q))}
+    return sympy.Matrix(link.rotation).xreplace(trig), sympy.Matrix(link.position)
+
+
+def _inputs(robot: Robot, *names: str) -> list[Argument]:
+    inputs = [Argument.vector(name, getattr(robot, name)) for name in names]
+    if robot.parameters:
+        inputs.append(Argument.vector("params", robot.parameters))
+    return inputs
+
+
+def _reserved_names(robot: Robot) -> set[str]:
+    return RESERVED | {str(s) for s in robot.parameters + robot.q + robot.qd + robot.qdd}

@@ -1,0 +1,150 @@
+"""Programs -> files: the template context, Jinja rendering and atomic writing.
+
+The context is a few small dataclasses of already-printed code (SymForce's approach); templates
+only lay it out, under ``StrictUndefined`` so that a missing name fails loudly. All files of a
+run are rendered in memory first and then moved into place, so a failure leaves the output
+folder as it was.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import sympy
+
+from .. import __version__
+from ..errors import EmitError
+from ..program.passes import OpCount, op_count
+from ..program.program import Program
+from ..robot.model import Robot
+from .backends import BACKENDS, Backend
+
+DOCS = {
+    "inverse_dynamics": "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
+                        "tau = M(q) qdd + C(q, qd) qd + g(q).",
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    lhs: str
+    rhs: str
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    size: int
+    unpack: tuple[tuple[int, str], ...]   # (index, variable) for the entries the body reads
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    size: int
+    shape: tuple[int, ...]
+    values: tuple[tuple[int, str], ...]   # (flat index, printed expression)
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    doc: str
+    inputs: tuple[Input, ...]
+    lines: tuple[Line, ...]
+    outputs: tuple[Output, ...]
+    ops: OpCount
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    dof: int
+    parameters: tuple[str, ...]
+    source: str
+    digest: str
+    version: str
+    functions: tuple[Function, ...]
+
+
+def function_code(program: Program, printer) -> Function:
+    used = set().union(*(a.rhs.free_symbols for a in program.assignments),
+                       *(sympy.sympify(v).free_symbols for o in program.outputs for v in o.values))
+    inputs = tuple(
+        Input(arg.name, len(arg.values),
+              tuple((k, str(s)) for k, s in enumerate(arg.values) if s in used))
+        for arg in program.inputs)
+    lines = tuple(Line(str(a.lhs), printer.doprint(a.rhs)) for a in program.assignments)
+    outputs = tuple(
+        Output(out.name, len(out.values), out.shape,
+               tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)))
+        for out in program.outputs)
+    return Function(program.name, DOCS.get(program.name, ""), inputs, lines, outputs,
+                    op_count(program))
+
+
+def module_code(robot: Robot, programs, backend: Backend) -> Module:
+    printer = backend.printer()
+    return Module(
+        name=robot.name, dof=robot.dof, parameters=tuple(str(p) for p in robot.parameters),
+        source=robot.spec.path, digest=robot.spec.digest, version=__version__,
+        functions=tuple(function_code(p, printer) for p in programs))
+
+
+def template_root() -> Path:
+    """templates/ inside an installed wheel, or at the top of a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise EmitError(f"symdyn's templates are missing (looked in {package}/templates)")
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_root())),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(module: Module, backend: Backend) -> dict[str, str]:
+    """File name -> text, for every file the backend makes."""
+    env = environment()
+    return {pattern.format(name=module.name): env.get_template(template).render(m=module)
+            for template, pattern in backend.files}
+
+
+def write_files(files: dict[str, str], out_dir) -> list[Path]:
+    """Write all files or none: each goes to a temporary file first, then is renamed into place."""
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staged = []
+        try:
+            for name, text in files.items():
+                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
+                staged.append((tmp, out / name))
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(text)
+        except BaseException:
+            for tmp, _ in staged:
+                os.unlink(tmp)
+            raise
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except OSError as exc:
+        raise EmitError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    return [target for _, target in staged]
+
+
+def backend(lang: str) -> Backend:
+    try:
+        return BACKENDS[lang]
+    except KeyError:
+        raise EmitError(f"unknown language {lang!r}; choose from {', '.join(BACKENDS)}") from None

@@ -1,0 +1,39 @@
+"""The one exception hierarchy symdyn raises for problems a user can fix.
+
+Anything else escaping the library is a bug in symdyn, not in the user's input.
+"""
+from __future__ import annotations
+
+
+class SymdynError(Exception):
+    """Base of every error symdyn reports to a user."""
+
+
+class RobotFileError(SymdynError):
+    """A robot file that cannot be read: says where (file, line, field), what and what is expected."""
+
+    def __init__(self, path, message, *, field=None, line=None, expected=None):
+        self.path = str(path)
+        self.message = message
+        self.field = field
+        self.line = line
+        self.expected = expected
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        what = self.message if self.field is None else f"{self.field}: {self.message}"
+        tail = "" if self.expected is None else f" (expected {self.expected})"
+        return f"{where}: {what}{tail}"
+
+
+class DerivationError(SymdynError):
+    """A derivation that cannot proceed for this robot."""
+
+
+class EmitError(SymdynError):
+    """Generated code that cannot be written."""
+
+
+class BuildError(SymdynError):
+    """Generated C that cannot be compiled or loaded."""

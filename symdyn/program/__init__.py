@@ -1,0 +1,5 @@
+"""Straight-line programs and the passes over them."""
+from .passes import OpCount, op_count, optimize
+from .program import Argument, Assignment, Program
+
+__all__ = ["Argument", "Assignment", "OpCount", "Program", "op_count", "optimize"]

@@ -1,0 +1,56 @@
+"""Naming intermediates while deriving (Khalil's customized Newton-Euler, SymPyBotics' ``ifunc``).
+
+A derivation hands every intermediate quantity to ``ProgramBuilder.define``. A non-trivial one is
+written as an assignment to a fresh symbol, and the symbol stands in for it from then on, so no
+expression ever grows beyond a few terms; zeros, ones, numbers, plain symbols and negated symbols
+are passed through, so they cost nothing, and an expression already defined is given its first
+symbol again (U_xx = U_yy = -qd1**2 is computed once).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import sympy
+
+from .program import Argument, Assignment, Program
+
+
+def is_trivial(expr: sympy.Expr) -> bool:
+    """True for what costs nothing to repeat: numbers, symbols and their negations."""
+    if expr.is_Number or expr.is_Symbol:
+        return True
+    return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
+
+
+class ProgramBuilder:
+    """Collects assignments in the order a derivation defines them."""
+
+    def __init__(self, reserved: Iterable[str] = ()):
+        self._assignments: list[Assignment] = []
+        self._defined: dict[sympy.Expr, sympy.Symbol] = {}
+        self._taken = set(reserved)
+
+    def define(self, name: str, expr) -> sympy.Expr:
+        """``expr`` expanded, as a new symbol named after ``name`` unless it is trivial."""
+        expr = sympy.expand(sympy.sympify(expr))
+        if is_trivial(expr):
+            return expr
+        if expr in self._defined:
+            return self._defined[expr]
+        symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
+        self._assignments.append(Assignment(symbol, expr))
+        return symbol
+
+    def vector(self, name: str, values) -> sympy.Matrix:
+        """A 3-vector with components named ``{name}_x``, ``{name}_y``, ``{name}_z``."""
+        return sympy.Matrix([self.define(f"{name}_{axis}", v) for axis, v in zip("xyz", values)])
+
+    def program(self, name: str, inputs: Iterable[Argument], outputs: Iterable[Argument]) -> Program:
+        return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs))
+
+    def _fresh(self, name: str) -> str:
+        candidate, k = name, 1
+        while candidate in self._taken:
+            candidate, k = f"{name}_{k}", k + 1
+        self._taken.add(candidate)
+        return candidate

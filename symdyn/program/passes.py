@@ -1,0 +1,147 @@
+"""Program -> Program passes, and the operation count they are judged by.
+
+Each pass keeps the program's meaning and does one thing:
+
+* ``propagate_copies``: assignments of a number, a symbol or a negated symbol are substituted
+  into their uses (after other passes, ``x = t3`` and ``x = 0`` appear);
+* ``eliminate_dead_code``: assignments no output depends on are dropped;
+* ``eliminate_common_subexpressions``: symengine's CSE over all right-hand sides at once, each new
+  temporary placed just before its first use;
+* ``optimize``: the pipeline ``generate`` runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import symengine
+import sympy
+
+from .builder import is_trivial
+from .program import Argument, Assignment, Program
+
+
+def propagate_copies(program: Program) -> Program:
+    copies: dict[sympy.Symbol, sympy.Expr] = {}
+    body = []
+    for a in program.assignments:
+        rhs = a.rhs.xreplace(copies) if copies else a.rhs
+        if is_trivial(rhs):
+            copies[a.lhs] = rhs
+        else:
+            body.append(Assignment(a.lhs, rhs))
+    return program.with_body(body, _map_outputs(program, lambda e: e.xreplace(copies)))
+
+
+def eliminate_dead_code(program: Program) -> Program:
+    live = set().union(*(sympy.sympify(v).free_symbols
+                         for out in program.outputs for v in out.values))
+    body = []
+    for a in reversed(program.assignments):
+        if a.lhs in live:
+            body.append(a)
+            live |= a.rhs.free_symbols
+    return program.with_body(reversed(body))
+
+
+def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Program:
+    """Common subexpressions across the whole program become temporaries ``t0, t1, ...``."""
+    rhs = [a.rhs for a in program.assignments]
+    outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
+    replacements, reduced = symengine.cse([symengine.sympify(e) for e in rhs + outs])
+    taken = {str(s) for s in program.input_symbols} | {str(a.lhs) for a in program.assignments}
+    names = _fresh_names(prefix, taken)
+    rename: dict[sympy.Symbol, sympy.Symbol] = {}
+    temps: dict[sympy.Symbol, sympy.Expr] = {}   # in the order symengine made them
+    for temp, value in replacements:
+        symbol = sympy.Symbol(next(names))
+        rename[sympy.sympify(temp)] = symbol
+        temps[symbol] = sympy.sympify(value).xreplace(rename)
+    body: list[Assignment] = []
+    placed: set[sympy.Symbol] = set()
+
+    def place(expr):
+        # Temporaries first used by this expression go right before it, dependencies first.
+        order = list(temps)
+        for s in sorted(expr.free_symbols & temps.keys() - placed, key=order.index):
+            place(temps[s])
+            if s not in placed:
+                placed.add(s)
+                body.append(Assignment(s, temps[s]))
+
+    new = [sympy.sympify(e).xreplace(rename) for e in reduced]
+    for a, value in zip(program.assignments, new):
+        place(value)
+        body.append(Assignment(a.lhs, value))
+    out_values = iter(new[len(rhs):])
+    for value in new[len(rhs):]:
+        place(value)
+    return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
+
+
+def optimize(program: Program) -> Program:
+    """The passes ``generate`` runs, in order."""
+    program = eliminate_dead_code(propagate_copies(program))
+    program = eliminate_common_subexpressions(program)
+    return eliminate_dead_code(propagate_copies(program))
+
+
+@dataclass(frozen=True)
+class OpCount:
+    """Arithmetic of a program as the printed code performs it.
+
+    ``mul`` counts multiplications and divisions (x**k costs k-1, a constant factor costs one,
+    a factor -1 nothing: it becomes a subtraction); ``add`` counts additions and subtractions;
+    ``calls`` counts sin, cos, sqrt and other function calls.
+    """
+
+    mul: int
+    add: int
+    calls: int
+
+    def __add__(self, other):
+        return OpCount(self.mul + other.mul, self.add + other.add, self.calls + other.calls)
+
+    def __str__(self):
+        return f"{self.mul} mul, {self.add} add, {self.calls} calls"
+
+
+def op_count(program: Program) -> OpCount:
+    total = OpCount(0, 0, 0)
+    for expr in [a.rhs for a in program.assignments] + [
+            sympy.sympify(v) for out in program.outputs for v in out.values]:
+        total += _count(expr)
+    return total
+
+
+def _count(expr) -> OpCount:
+    if expr.is_Atom:
+        return OpCount(0, 0, 0)
+    inner = OpCount(0, 0, 0)
+    for arg in expr.args:
+        inner += _count(arg)
+    if expr.is_Add:
+        return inner + OpCount(0, len(expr.args) - 1, 0)
+    if expr.is_Mul:
+        coeff, factors = expr.as_coeff_mul()
+        muls = len(factors) - 1 + (0 if abs(coeff) == 1 else 1)
+        return inner + OpCount(muls, 0, 0)
+    if expr.is_Pow:
+        exponent = expr.exp
+        if exponent.is_Integer:
+            return inner + OpCount(abs(int(exponent)) - 1 + (1 if exponent < 0 else 0), 0, 0)
+        return inner + OpCount(0, 0, 1)
+    return inner + OpCount(0, 0, 1)
+
+
+def _map_outputs(program: Program, fn) -> list[Argument]:
+    return [Argument(out.name, tuple(fn(sympy.sympify(v)) for v in out.values), out.shape)
+            for out in program.outputs]
+
+
+def _fresh_names(prefix, taken):
+    k = 0
+    while True:
+        name = f"{prefix}{k}"
+        k += 1
+        if name not in taken:
+            yield name

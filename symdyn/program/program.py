@@ -1,0 +1,68 @@
+"""The straight-line program: the typed form every derivation produces and every emitter reads.
+
+A Program is an ordered list of single assignments ``lhs = rhs`` (each lhs assigned once, each rhs
+using only inputs and earlier lhs), a list of named inputs and a list of named outputs. Passes are
+functions Program -> Program (see passes.py); emitters print one. Nothing here is mutable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sympy
+
+
+@dataclass(frozen=True)
+class Assignment:
+    lhs: sympy.Symbol
+    rhs: sympy.Expr
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A named array of the generated function: an input's symbols or an output's expressions.
+
+    ``shape`` is (n,) for a vector or (n, m) for a matrix, whose ``values`` are row-major.
+    """
+
+    name: str
+    values: tuple[sympy.Expr, ...]
+    shape: tuple[int, ...]
+
+    @classmethod
+    def vector(cls, name, values):
+        values = tuple(values)
+        return cls(name, values, (len(values),))
+
+
+@dataclass(frozen=True)
+class Program:
+    """``outputs = f(inputs)`` as single assignments, e.g. tau = inverse_dynamics(q, qd, qdd)."""
+
+    name: str
+    inputs: tuple[Argument, ...]
+    assignments: tuple[Assignment, ...]
+    outputs: tuple[Argument, ...]
+
+    def with_body(self, assignments, outputs=None) -> "Program":
+        return replace(self, assignments=tuple(assignments),
+                       outputs=self.outputs if outputs is None else tuple(outputs))
+
+    def output(self, name) -> Argument:
+        return next(out for out in self.outputs if out.name == name)
+
+    @property
+    def input_symbols(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(s for arg in self.inputs for s in arg.values)
+
+    def expanded(self, name: str) -> sympy.Matrix:
+        """An output as closed-form expressions of the inputs (substitutes every assignment).
+
+        Cheap for small robots; for a 6-DOF arm the expressions are large, which is why the
+        program exists.
+        """
+        values = {}
+        for a in self.assignments:
+            values[a.lhs] = a.rhs.xreplace(values)
+        out = self.output(name)
+        flat = [sympy.sympify(v).xreplace(values) for v in out.values]
+        return sympy.Matrix(*out.shape, flat) if len(out.shape) == 2 else sympy.Matrix(flat)

@@ -1,0 +1,154 @@
+"""Robot: the constant model every derivation reads, built once from a RobotSpec.
+
+Both conventions are brought to one form here, so that there is a single Newton-Euler
+recursion (Craig's, seed 003) and it runs in the cheapest frames:
+
+* each link i gets a *joint frame* {i} whose z axis is joint axis i, placed in {i-1} by
+  ``Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)`` -- Craig's link frame;
+* a modified-DH table already is that; a standard-DH table is rewritten exactly, since
+  ``Rz Tz Tx(a_i) Rx(alpha_i) . Rz Tz ...`` regroups as ``Rz Tz . Rx(alpha_i) Tx(a_i) Rz Tz ...``
+  (Tx and Rx commute). Link i's inertial data, given in the standard frame, are moved into the
+  joint frame, and the last ``Tx(a_n) Rx(alpha_n)`` becomes the fixed ``tool`` transform.
+
+Each link's inertia is held as the ten standard parameters about the joint frame's origin:
+mass, first moment ``m r_c`` and inertia ``J_O``. The recursion is linear in them (Khalil).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import sympy
+
+from .dh import rot_x, trans_x
+from .file import LinkSpec, RobotSpec
+
+
+def skew(v) -> sympy.Matrix:
+    """The matrix S(v) with S(v) w = v x w."""
+    return sympy.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
+def inertia_matrix(ixx, iyy, izz, ixy, iyz, ixz) -> sympy.Matrix:
+    return sympy.Matrix([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+
+
+@dataclass(frozen=True)
+class Inertia:
+    """A rigid body's ten inertial parameters about a frame's origin, in that frame's axes."""
+
+    mass: sympy.Expr
+    first_moment: sympy.ImmutableMatrix    # m * r_c
+    inertia_origin: sympy.ImmutableMatrix  # J_O = I_c - m S(r_c)^2
+
+    @classmethod
+    def from_com(cls, mass, com, inertia_com):
+        c = sympy.Matrix(com)
+        return cls(mass, sympy.ImmutableMatrix(mass * c),
+                   sympy.ImmutableMatrix(sympy.expand(inertia_com - mass * skew(c) * skew(c))))
+
+    def transformed(self, rotation, position) -> "Inertia":
+        """The same body seen from a frame in which this frame has ``rotation`` and origin ``position``."""
+        ms = rotation * self.first_moment
+        p = sympy.Matrix(position)
+        j = (rotation * self.inertia_origin * rotation.T
+             - skew(p) * skew(ms) - skew(ms) * skew(p) - self.mass * skew(p) * skew(p))
+        return Inertia(self.mass, sympy.ImmutableMatrix(sympy.expand(ms + self.mass * p)),
+                       sympy.ImmutableMatrix(sympy.expand(j)))
+
+
+@dataclass(frozen=True)
+class Link:
+    """Link i in its joint frame {i} (z along joint axis i)."""
+
+    index: int                     # 1-based, as in the books
+    joint: str                     # "revolute" | "prismatic"
+    q: sympy.Symbol
+    qd: sympy.Symbol
+    qdd: sympy.Symbol
+    rotation: sympy.ImmutableMatrix   # ^{i-1}R_i, in sin(q_i), cos(q_i) for a revolute joint
+    position: sympy.ImmutableMatrix   # ^{i-1}P_i, origin of {i} in {i-1}
+    inertia: Inertia                  # about the origin of {i}
+
+    @property
+    def revolute(self) -> bool:
+        return self.joint == "revolute"
+
+
+@dataclass(frozen=True)
+class Robot:
+    """The constant model: DH table as given, links in joint frames, gravity, free symbols."""
+
+    spec: RobotSpec
+    links: tuple[Link, ...]
+    gravity: sympy.ImmutableMatrix      # gravitational acceleration in the base frame
+    tool: sympy.ImmutableMatrix         # ^{n}T_tool from joint frame {n} to the file's frame {n}
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def dof(self) -> int:
+        return len(self.links)
+
+    @property
+    def parameters(self) -> tuple[sympy.Symbol, ...]:
+        """The free symbols of the model, in the order the generated code takes them."""
+        return self.spec.parameters
+
+    @cached_property
+    def q(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(link.q for link in self.links)
+
+    @cached_property
+    def qd(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(link.qd for link in self.links)
+
+    @cached_property
+    def qdd(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(link.qdd for link in self.links)
+
+    @classmethod
+    def from_spec(cls, spec: RobotSpec) -> "Robot":
+        rows = spec.links
+        links = []
+        for i, row in enumerate(rows, start=1):
+            q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
+            # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the previous
+            # standard row, or are this row's own in a modified table.
+            if spec.convention == "modified":
+                alpha, a = row.alpha, row.a
+            else:
+                alpha, a = (rows[i - 2].alpha, rows[i - 2].a) if i > 1 else (0, 0)
+            theta = row.theta + q if row.joint == "revolute" else row.theta
+            d = row.d + q if row.joint == "prismatic" else row.d
+            rotation, position = _placement(alpha, a, theta, d)
+            inertia = _link_inertia(row)
+            if spec.convention == "standard":
+                standard_in_joint = rot_x(row.alpha)[:3, :3]   # {i}_std = {i} Tx(a_i) Rx(alpha_i)
+                inertia = inertia.transformed(standard_in_joint, (row.a, 0, 0))
+            links.append(Link(i, row.joint, q, qd, qdd, sympy.ImmutableMatrix(rotation),
+                              sympy.ImmutableMatrix(position), inertia))
+        last = rows[-1]
+        tool = (trans_x(last.a) * rot_x(last.alpha) if spec.convention == "standard"
+                else sympy.eye(4))
+        return cls(spec, tuple(links), sympy.ImmutableMatrix(spec.gravity),
+                   sympy.ImmutableMatrix(tool))
+
+
+def _placement(alpha, a, theta, d):
+    """^{i-1}R_i and ^{i-1}P_i of Rx(alpha) Tx(a) Rz(theta) Tz(d), trig of q_i kept apart."""
+    ca, sa = sympy.cos(alpha), sympy.sin(alpha)
+    ct, st = sympy.expand_trig(sympy.cos(theta)), sympy.expand_trig(sympy.sin(theta))
+    rotation = sympy.Matrix([[ct, -st, 0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]])
+    rotation = rotation.applyfunc(lambda e: sympy.expand(e))
+    position = sympy.Matrix([a, -sa * d, ca * d])
+    return rotation, position.applyfunc(sympy.expand)
+
+
+def _link_inertia(row: LinkSpec) -> Inertia:
+    if row.first_moment is not None:
+        return Inertia(row.mass, sympy.ImmutableMatrix(row.first_moment),
+                       sympy.ImmutableMatrix(inertia_matrix(*row.inertia_origin)))
+    return Inertia.from_com(row.mass, row.com, inertia_matrix(*row.inertia))
