@@ -90,6 +90,15 @@ def load_robot_spec(path) -> RobotSpec:
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
 
 
+def _display_path(path: Path) -> str:
+    """The path relative to the working folder where it lies below it, so that generated headers
+    read ``robots/puma560.yaml`` however the file was named on the command line."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 class _Reader:
     def __init__(self, path: Path, text: str):
         self.path = path
@@ -136,7 +145,7 @@ class _Reader:
         links = tuple(self.link(node, i) for i, node in enumerate(links_node.value))
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
-                         path=self.path.as_posix(), digest=digest)
+                         path=_display_path(self.path), digest=digest)
 
     def mapping(self, node, field, allowed) -> dict[str, yaml.Node]:
         if not isinstance(node, yaml.MappingNode):

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Set up and run symdyn's everyday jobs with nothing but Python 3.11+ and pip.
+
+    python3 dev.py demo         set up .venv, generate PUMA 560's dynamics and call them
+    python3 dev.py test         set up .venv (with Pinocchio) and run the whole test suite
+    python3 dev.py regenerate   rewrite generated/ for every robot in robots/
+    python3 dev.py bench        run the benchmarks
+
+Only the standard library is used here, so it runs before anything is installed.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / "python"
+STAMP = VENV / ".symdyn-installed"
+
+
+def run(*command, **kwargs):
+    print("+", " ".join(str(c) for c in command), flush=True)
+    return subprocess.run([str(c) for c in command], cwd=ROOT, **kwargs).returncode
+
+
+def setup():
+    """Create .venv and install symdyn with its test extras, unless pyproject.toml is unchanged."""
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    if not PYTHON.exists():
+        print(f"+ creating {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    code = run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "-e", ".[test]")
+    if code:
+        sys.exit(code)
+    STAMP.write_text(wanted)
+
+
+def demo():
+    symdyn = BIN / "symdyn"
+    for command in ([symdyn, "info", "robots/puma560.yaml"],
+                    [symdyn, "generate", "robots/puma560.yaml", "--lang", "python",
+                     "--out", "generated/"],
+                    [PYTHON, "-c", "import numpy as np, generated.puma560 as p; "
+                                   "print('tau at q = qd = qdd = 0:', "
+                                   "p.inverse_dynamics(np.zeros(6), np.zeros(6), np.zeros(6)))"]):
+        code = run(*command)
+        if code:
+            return code
+    return 0
+
+
+def test(*pytest_args):
+    return run(PYTHON, "-m", "pytest", *pytest_args)
+
+
+def regenerate():
+    for robot in sorted((ROOT / "robots").glob("*.yaml")):
+        for lang in ("python",):
+            code = run(BIN / "symdyn", "generate", robot.relative_to(ROOT), "--lang", lang,
+                       "--out", "generated", "--quiet")
+            if code:
+                return code
+    return 0
+
+
+def bench(*args):
+    return run(PYTHON, "benchmarks/run.py", *args)
+
+
+def main(argv):
+    jobs = {"demo": demo, "test": test, "regenerate": regenerate, "bench": bench}
+    if not argv or argv[0] not in jobs:
+        print(__doc__)
+        return 2
+    setup()
+    return jobs[argv[0]](*argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,143 @@
+"""Helpers the tests share: random robots, Pinocchio models built independently, generated code."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import sympy
+
+import symdyn
+
+ROOT = Path(__file__).resolve().parent.parent
+ROBOTS = ROOT / "robots"
+
+
+# -- random robots -----------------------------------------------------------------------------
+def random_inertia(rng):
+    """A physically consistent inertia about the COM: the triangle inequalities hold."""
+    principal = rng.uniform(0.01, 0.2, 3)
+    principal[2] = rng.uniform(abs(principal[0] - principal[1]) + 1e-3, principal[0] + principal[1])
+    rotation = pin.rpy.rpyToMatrix(*rng.uniform(-np.pi, np.pi, 3))
+    I = rotation @ np.diag(principal) @ rotation.T
+    return [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[1, 2], I[0, 2]]
+
+
+def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form=False):
+    dof = dof or int(rng.integers(1, 8))
+    convention = convention or str(rng.choice(["standard", "modified"]))
+    lines = [f"name: {name}", f"convention: {convention}",
+             f"gravity: [{', '.join(repr(float(g)) for g in rng.uniform(-10, 10, 3))}]", "links:"]
+    for _ in range(dof):
+        joint = "prismatic" if rng.random() < 0.3 else "revolute"
+        alpha = rng.choice(["0", "pi/2", "-pi/2", repr(float(rng.uniform(-np.pi, np.pi)))])
+        mass = float(rng.uniform(0.2, 5.0))
+        com = [float(c) for c in rng.uniform(-0.3, 0.3, 3)]
+        inertia = random_inertia(rng)
+        lines += [f"  - joint: {joint}",
+                  f"    a: {float(rng.uniform(-0.5, 0.5))!r}",
+                  f"    alpha: {alpha}",
+                  f"    d: {float(rng.uniform(-0.5, 0.5))!r}",
+                  f"    theta: {float(rng.uniform(-np.pi, np.pi))!r}",
+                  f"    mass: {mass!r}"]
+        if origin_form:
+            ms = [mass * c for c in com]
+            c = np.array(com)
+            Ic = inertia_matrix(inertia)
+            J = Ic + mass * (c @ c * np.eye(3) - np.outer(c, c))
+            lines += [f"    first_moment: [{', '.join(repr(float(v)) for v in ms)}]",
+                      f"    inertia_origin: [{', '.join(repr(float(v)) for v in _six(J))}]"]
+        else:
+            lines += [f"    com: [{', '.join(repr(v) for v in com)}]",
+                      f"    inertia: [{', '.join(repr(float(v)) for v in inertia)}]"]
+    return "\n".join(lines) + "\n"
+
+
+def inertia_matrix(six):
+    ixx, iyy, izz, ixy, iyz, ixz = six
+    return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
+
+
+def _six(J):
+    return [J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[0, 2]]
+
+
+# -- Pinocchio, from the robot file's numbers, with none of symdyn's kinematics ----------------
+def _num(expr, values):
+    return float(sympy.sympify(expr).subs(values))
+
+
+def pin_model(spec, values=None):
+    """A Pinocchio model of a RobotSpec, free symbols replaced by ``values`` ({symbol: float})."""
+    values = values or {}
+
+    def rx(t):
+        return pin.SE3(pin.utils.rotate("x", t), np.zeros(3))
+
+    def rz(t):
+        return pin.SE3(pin.utils.rotate("z", t), np.zeros(3))
+
+    def tx(x):
+        return pin.SE3(np.eye(3), np.array([x, 0.0, 0.0]))
+
+    def tz(z):
+        return pin.SE3(np.eye(3), np.array([0.0, 0.0, z]))
+
+    model = pin.Model()
+    model.gravity.linear = np.array([_num(g, values) for g in spec.gravity])
+    parent, placement = 0, pin.SE3.Identity()
+    for i, link in enumerate(spec.links, start=1):
+        a, alpha, d, theta = (_num(getattr(link, k), values) for k in ("a", "alpha", "d", "theta"))
+        joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
+        if spec.convention == "modified":
+            joint_placement = placement * rx(alpha) * tx(a) * rz(theta) * tz(d)
+            body = pin.SE3.Identity()                 # the link frame is the joint frame
+            placement = pin.SE3.Identity()
+        else:
+            joint_placement = placement               # joint i moves about z_{i-1}
+            body = rz(theta) * tz(d) * tx(a) * rx(alpha)
+            placement = body
+        jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
+        mass = _num(link.mass, values)
+        if link.com is not None:
+            com = np.array([_num(c, values) for c in link.com])
+            inertia = pin.Inertia(mass, com, inertia_matrix([_num(v, values) for v in link.inertia]))
+        else:
+            com = np.array([_num(c, values) for c in link.first_moment]) / mass
+            J = inertia_matrix([_num(v, values) for v in link.inertia_origin])
+            inertia = pin.Inertia(mass, com, J - mass * (com @ com * np.eye(3) - np.outer(com, com)))
+        model.appendBodyToJoint(jid, body.act(inertia), pin.SE3.Identity())
+        parent = jid
+    return model
+
+
+def pin_rnea(model, q, qd, qdd):
+    data = model.createData()
+    return np.array([pin.rnea(model, data, *state).copy() for state in zip(q, qd, qdd)])
+
+
+# -- generated code ----------------------------------------------------------------------------
+def import_file(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def generated_python(robot, out_dir: Path):
+    dynamics = symdyn.newton_euler(robot)
+    (path,) = symdyn.generate(dynamics, "python", out_dir)
+    return import_file(path, f"gen_{robot.name}_{abs(hash(str(out_dir)))}")
+
+
+def random_states(rng, n, count=100):
+    return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-3, 3, (count, n)),
+            rng.uniform(-5, 5, (count, n)))
+
+
+def assert_close(actual, expected, rtol=1e-10):
+    """Relative agreement, scaled by the largest magnitude in the expected batch."""
+    scale = max(1.0, float(np.max(np.abs(expected))))
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)

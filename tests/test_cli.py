@@ -1,0 +1,56 @@
+"""The symdyn command, as a user types it."""
+from __future__ import annotations
+
+import numpy as np
+from click.testing import CliRunner
+
+from symdyn.cli import main
+from support import ROBOTS, import_file
+
+
+def test_generate_writes_an_importable_module_and_reports_progress(tmp_path):
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "puma560.yaml"), "--lang",
+                                       "python", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert str(tmp_path / "puma560.py") in result.stdout
+    assert "outward recursion, link 6/6" in result.stderr
+    assert "optimizing" in result.stderr
+    module = import_file(tmp_path / "puma560.py", "cli_puma")
+    assert module.inverse_dynamics(np.zeros(6), np.zeros(6), np.zeros(6)).shape == (6,)
+
+
+def test_quiet_generate_prints_only_the_files(tmp_path):
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "-q",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.strip() == str(tmp_path / "planar2.py")
+
+
+def test_info_shows_table_symbols_and_operation_count():
+    result = CliRunner().invoke(main, ["info", str(ROBOTS / "planar2.yaml")])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "planar2: 2 joints, modified DH" in out
+    assert "free symbols: m1, m2, l1, l2, g" in out
+    assert "inverse_dynamics  optimized:" in out and "mul" in out and "add" in out
+    puma = CliRunner().invoke(main, ["info", str(ROBOTS / "puma560.yaml")]).stdout
+    assert "0.4318" in puma and "free symbols: none" in puma
+
+
+def test_misuse_exits_2():
+    runner = CliRunner()
+    assert runner.invoke(main, ["generate"]).exit_code == 2
+    assert runner.invoke(main, ["generate", str(ROBOTS / "puma560.yaml"), "--lang", "cobol"]
+                         ).exit_code == 2
+    result = runner.invoke(main, ["info", "no/such/robot.yaml"])
+    assert result.exit_code == 2 and "cannot read the file" in result.output
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "-q",
+                                       "--out", str(blocker / "sub")])
+    assert result.exit_code == 2
+    assert "cannot write" in result.output and "Traceback" not in result.output

@@ -1,0 +1,96 @@
+"""The generated Python module: its interface, batching, and the committed files in generated/."""
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import symdyn
+from support import ROBOTS, ROOT, generated_python, import_file
+
+UPDATE = os.environ.get("SYMDYN_UPDATE_GOLDEN") == "1"
+
+
+@pytest.fixture(scope="module")
+def puma(tmp_path_factory):
+    return generated_python(symdyn.load_robot(ROBOTS / "puma560.yaml"),
+                            tmp_path_factory.mktemp("puma"))
+
+
+def test_interface(puma):
+    assert puma.DOF == 6
+    assert puma.PARAMETERS == ()
+    tau = puma.inverse_dynamics(np.zeros(6), np.zeros(6), np.zeros(6))
+    assert tau.shape == (6,) and tau.dtype == np.float64
+    assert puma.inverse_dynamics([0.1] * 6, [0.2] * 6, [0.3] * 6).shape == (6,)
+
+
+def test_batch_equals_one_state_at_a_time(puma):
+    rng = np.random.default_rng(1)
+    q, qd, qdd = (rng.uniform(-2, 2, (7, 6)) for _ in range(3))
+    batch = puma.inverse_dynamics(q, qd, qdd)
+    assert batch.shape == (7, 6)
+    singles = np.array([puma.inverse_dynamics(*state) for state in zip(q, qd, qdd)])
+    np.testing.assert_array_equal(batch, singles)
+    # one state broadcast against a batch
+    np.testing.assert_array_equal(puma.inverse_dynamics(q[0], qd, qdd[0])[3],
+                                  puma.inverse_dynamics(q[0], qd[3], qdd[0]))
+
+
+@pytest.mark.parametrize("args, words", [
+    ((np.zeros(5), np.zeros(6), np.zeros(6)), "q must have shape (6,) or (N, 6)"),
+    ((np.zeros(6), np.zeros((2, 3, 6)), np.zeros(6)), "qd must have shape"),
+    ((np.zeros((2, 6)), np.zeros((3, 6)), np.zeros(6)), "different numbers of states"),
+])
+def test_wrong_shapes_are_refused_clearly(puma, args, words):
+    with pytest.raises(ValueError) as info:
+        puma.inverse_dynamics(*args)
+    assert words in str(info.value)
+
+
+def test_module_needs_numpy_only_and_says_where_it_came_from():
+    text = (ROOT / "generated" / "puma560.py").read_text()
+    imports = {alias.name for node in ast.walk(ast.parse(text))
+               if isinstance(node, (ast.Import, ast.ImportFrom))
+               for alias in getattr(node, "names", [])}
+    assert imports == {"numpy"}
+    assert "Do not edit" in text and "robots/puma560.yaml" in text and "symdyn 0.1.0" in text
+
+
+ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("robot_file", ROBOT_FILES, ids=[p.stem for p in ROBOT_FILES])
+def test_generated_folder_is_up_to_date(tmp_path, monkeypatch, robot_file):
+    """generated/ holds exactly what the current code makes (SYMDYN_UPDATE_GOLDEN=1 rewrites it)."""
+    monkeypatch.chdir(ROOT)       # headers name the robot file relative to where symdyn runs
+    dynamics = symdyn.newton_euler(symdyn.load_robot(robot_file))
+    for path in symdyn.generate(dynamics, "python", tmp_path):
+        committed = ROOT / "generated" / path.name
+        if UPDATE:
+            committed.write_bytes(path.read_bytes())
+        assert committed.exists(), f"{committed} is missing: run `python dev.py regenerate`"
+        assert committed.read_bytes() == path.read_bytes(), (
+            f"{committed} is stale: run `python dev.py regenerate`")
+
+
+def test_generation_is_byte_identical_across_runs_and_hash_seeds(tmp_path):
+    outputs = []
+    for seed in ("0", "12345"):
+        out = tmp_path / seed
+        subprocess.run([sys.executable, "-m", "symdyn.cli", "generate", "robots/puma560.yaml",
+                        "--out", str(out), "-q"], cwd=ROOT, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+        outputs.append((out / "puma560.py").read_bytes())
+    assert outputs[0] == outputs[1]
+    assert outputs[0] == (ROOT / "generated" / "puma560.py").read_bytes()
+
+
+def test_generated_module_imports_from_the_repository():
+    module = import_file(ROOT / "generated" / "planar2.py", "committed_planar2")
+    tau = module.inverse_dynamics([0, 0], [0, 0], [0, 0], [1, 1, 1, 1, 9.81])
+    np.testing.assert_allclose(tau, [2 * 9.81 + 9.81, 9.81])
