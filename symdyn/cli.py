@@ -13,6 +13,8 @@ import click
 from . import __version__
 from .derive import newton_euler
 from .emit import generate as generate_files
+from .emit.backends import BACKENDS
+from .emit.build import compile as compile_c
 from .errors import SymdynError
 from .program import op_count, optimize
 from .robot import load_robot
@@ -54,17 +56,25 @@ def main():
 
 @main.command()
 @ROBOT
-@click.option("--lang", type=click.Choice(["python"]), default="python", show_default=True,
-              help="Language of the generated code.")
+@click.option("--lang", type=click.Choice(sorted(BACKENDS)), default="python",
+              show_default=True, help="Language of the generated code.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
               show_default=True, help="Folder the files are written to.")
+@click.option("--build", is_flag=True,
+              help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, lang, out_dir, quiet):
+def generate(robot_file, lang, out_dir, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
+    if build and lang != "c":
+        raise click.UsageError("--build goes with --lang c")
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress)
     try:
         paths = generate_files(dynamics, lang, out_dir, progress=progress)
+        if build:
+            progress("compiling the C code and its Python wrapper")
+            module = compile_c(next(p for p in paths if p.name == f"{robot.name}.c"))
+            progress(f"built {module.__file__}")
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     progress("done")

@@ -84,5 +84,5 @@ def test_random_robots_cover_prismatic_joints():
 def test_derivation_names_intermediates_instead_of_growing_expressions():
     robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
     program = symdyn.newton_euler(robot).program
-    assert max(sympy.count_ops(a.rhs) for a in program.assignments) < 20
+    assert max(sympy.count_ops(a.rhs) for a in program.assignments) < 30
     assert all(not a.rhs.is_Number for a in program.assignments)   # zeros and ones skipped

@@ -11,7 +11,7 @@ needed and the equations stay linear in the parameters. With the matrix U = S(do
 shared by the next link's acceleration and this link's force:
 
     F_i = m_i dv_i + U_i MS_i
-    N_i = J_i domega_i + omega_i x (J_i omega_i) + MS_i x dv_i
+    N_i = J_i domega_i + omega_i x (J_i omega_i) + MS_i x dv_i    (the first two via U, see euler)
     f_i = F_i + R_{i+1} f_{i+1}
     n_i = N_i + R_{i+1} n_{i+1} + P_{i+1} x (R_{i+1} f_{i+1})
 
@@ -44,12 +44,13 @@ class Motion:
     U: sympy.Matrix          # S(domega) + S(omega)^2, so that a point's acceleration is dv + U r
     R: sympy.Matrix          # ^{i-1}R_i with sin and cos of q_i as named symbols
     P: sympy.Matrix          # ^{i-1}P_i
+    ww: sympy.Matrix         # omega omega^T: the six products omega_j omega_k
 
 
 def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -> list[Motion]:
     """Base to tip: omega_i, domega_i, dv_i of each link (Craig (6.45)-(6.47))."""
     zero = sympy.zeros(3, 1)
-    parent = Motion(zero, zero, -sympy.Matrix(robot.gravity), sympy.zeros(3, 3), None, None)
+    parent = Motion(zero, zero, -sympy.Matrix(robot.gravity), sympy.zeros(3, 3), None, None, None)
     motions = []
     for link in robot.links:
         i = link.index
@@ -60,7 +61,8 @@ def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -
         omega_rot = R.T * parent.omega
         if link.revolute:
             omega = b.vector(f"w{i}", omega_rot + link.qd * Z)
-            domega = b.vector(f"dw{i}", R.T * parent.domega + omega_rot.cross(link.qd * Z)
+            # R^T omega_{i-1} x qd Z equals omega_i x qd Z (Z x Z = 0), and omega_i is named.
+            domega = b.vector(f"dw{i}", R.T * parent.domega + omega.cross(link.qd * Z)
                               + link.qdd * Z)
             dv = b.vector(f"dv{i}", R.T * dv_parent)
         else:
@@ -68,9 +70,13 @@ def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -
             domega = b.vector(f"dw{i}", R.T * parent.domega)
             dv = b.vector(f"dv{i}", R.T * dv_parent + 2 * omega.cross(link.qd * Z)
                           + link.qdd * Z)
+        ww = sympy.Matrix(3, 3, lambda r, c: b.define(
+            f"ww{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}", omega[r] * omega[c]))
+        # S(omega)^2 = omega omega^T - |omega|^2 I
         U = sympy.Matrix(3, 3, lambda r, c: b.define(
-            f"U{i}_{'xyz'[r]}{'xyz'[c]}", (skew(domega) + skew(omega) * skew(omega))[r, c]))
-        motion = Motion(omega, domega, dv, U, R, P)
+            f"U{i}_{'xyz'[r]}{'xyz'[c]}",
+            skew(domega)[r, c] + ww[r, c] - (ww.trace() if r == c else 0)))
+        motion = Motion(omega, domega, dv, U, R, P, ww)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
                   Step("dv", i, sympy.ImmutableMatrix(dv))]
@@ -90,9 +96,7 @@ def backward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], motions: l
         progress(f"inward recursion, link {i}/{robot.dof}")
         m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
         F = b.vector(f"F{i}", m * motion.dv + motion.U * MS)
-        Jw = b.vector(f"Jw{i}", J * motion.omega)
-        N = b.vector(f"N{i}", J * motion.domega + motion.omega.cross(Jw)
-                     + MS.cross(motion.dv))
+        N = b.vector(f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
         if child is None:
             f, n = F, N
         else:
@@ -105,6 +109,24 @@ def backward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], motions: l
                   Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]]))]
         f_child, n_child, child = f, n, motion
     return tau
+
+
+def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> sympy.Matrix:
+    """J domega + omega x (J omega), linear in the six entries of J, with U as coefficients.
+
+    Khalil's grouping: each entry of J multiplies one named quantity (an entry of domega or of U,
+    a difference of two diagonal entries of U, or a product omega_j omega_k), so a full symbolic J
+    costs 18 multiplications, and each zero entry of a numeric J saves its share.
+    """
+    (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J.tolist()
+    U, dw, ww = motion.U, motion.domega, motion.ww
+    V = [b.define(f"V{i}_{axis}", U[j, j] - U[k, k])
+         for axis, j, k in (("x", 1, 2), ("y", 2, 0), ("z", 0, 1))]
+    return sympy.Matrix([
+        XX * dw[0] - XY * U[2, 0] + XZ * U[1, 0] + YZ * V[0] + (ZZ - YY) * ww[1, 2],
+        XY * U[2, 1] + YY * dw[1] - YZ * U[0, 1] + XZ * V[1] + (XX - ZZ) * ww[0, 2],
+        -XZ * U[1, 2] + YZ * U[0, 2] + ZZ * dw[2] + XY * V[2] + (YY - XX) * ww[0, 1],
+    ])
 
 
 def newton_euler(robot: Robot, *, progress: Callable[[str], None] | None = None) -> Dynamics:

@@ -30,9 +30,12 @@ class ProgramBuilder:
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
         self._taken = set(reserved)
 
-    def define(self, name: str, expr) -> sympy.Expr:
-        """``expr`` expanded, as a new symbol named after ``name`` unless it is trivial."""
-        expr = sympy.expand(sympy.sympify(expr))
+    def define(self, name: str, expr, expand: bool = True) -> sympy.Expr:
+        """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
+        it is trivial."""
+        expr = sympy.sympify(expr)
+        if expand:
+            expr = sympy.expand(expr)
         if is_trivial(expr):
             return expr
         if expr in self._defined:
@@ -41,9 +44,10 @@ class ProgramBuilder:
         self._assignments.append(Assignment(symbol, expr))
         return symbol
 
-    def vector(self, name: str, values) -> sympy.Matrix:
+    def vector(self, name: str, values, expand: bool = True) -> sympy.Matrix:
         """A 3-vector with components named ``{name}_x``, ``{name}_y``, ``{name}_z``."""
-        return sympy.Matrix([self.define(f"{name}_{axis}", v) for axis, v in zip("xyz", values)])
+        return sympy.Matrix([self.define(f"{name}_{axis}", v, expand)
+                             for axis, v in zip("xyz", values)])
 
     def program(self, name: str, inputs: Iterable[Argument], outputs: Iterable[Argument]) -> Program:
         return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs))
