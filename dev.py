@@ -64,7 +64,7 @@ def test(*pytest_args):
 
 def regenerate():
     for robot in sorted((ROOT / "robots").glob("*.yaml")):
-        for lang in ("python",):
+        for lang in ("python", "c"):
             code = run(BIN / "symdyn", "generate", robot.relative_to(ROOT), "--lang", lang,
                        "--out", "generated", "--quiet")
             if code:

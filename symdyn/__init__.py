@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 
 from .derive import Dynamics, newton_euler  # noqa: E402
 from .emit import generate  # noqa: E402
+from .emit.build import compile  # noqa: E402
 from .errors import (  # noqa: E402
     BuildError, DerivationError, EmitError, RobotFileError, SymdynError)
 from .program import op_count, optimize  # noqa: E402
@@ -16,5 +17,5 @@ from .robot import Robot, load_robot  # noqa: E402
 
 __all__ = [
     "BuildError", "DerivationError", "Dynamics", "EmitError", "Robot", "RobotFileError",
-    "SymdynError", "generate", "load_robot", "newton_euler", "op_count", "optimize",
+    "SymdynError", "compile", "generate", "load_robot", "newton_euler", "op_count", "optimize",
 ]

@@ -6,8 +6,8 @@ import pytest
 import sympy
 
 import symdyn
-from support import (ROBOTS, assert_close, generated_python, pin_model, pin_rnea,
-                     random_robot_yaml, random_states)
+from support import (ROBOTS, assert_close, generated_python, inertia_matrix, pin_model,
+                     pin_rnea, random_inertia, random_robot_yaml, random_states)
 
 
 def test_planar_arm_equals_craig_closed_form():
@@ -86,3 +86,24 @@ def test_derivation_names_intermediates_instead_of_growing_expressions():
     program = symdyn.newton_euler(robot).program
     assert max(sympy.count_ops(a.rhs) for a in program.assignments) < 30
     assert all(not a.rhs.is_Number for a in program.assignments)   # zeros and ones skipped
+
+
+def test_linear_parametrization_matches_pinocchio(tmp_path):
+    """The 60-parameter PUMA (mass, first moments, inertia about the origin as symbols)."""
+    rng = np.random.default_rng(60)
+    robot = symdyn.load_robot(ROBOTS / "puma560_linear.yaml")
+    module = generated_python(robot, tmp_path)
+    for _ in range(3):
+        values = {}
+        for i in range(1, 7):
+            mass, com = rng.uniform(0.5, 5), rng.uniform(-0.2, 0.2, 3)
+            J = inertia_matrix(random_inertia(rng)) + mass * (com @ com * np.eye(3)
+                                                             - np.outer(com, com))
+            values.update({f"m{i}": mass, f"mx{i}": mass * com[0], f"my{i}": mass * com[1],
+                           f"mz{i}": mass * com[2], f"XX{i}": J[0, 0], f"YY{i}": J[1, 1],
+                           f"ZZ{i}": J[2, 2], f"XY{i}": J[0, 1], f"YZ{i}": J[1, 2],
+                           f"XZ{i}": J[0, 2]})
+        params = np.array([values[str(p)] for p in robot.parameters])
+        model = pin_model(robot.spec, {p: values[str(p)] for p in robot.parameters})
+        q, qd, qdd = random_states(rng, 6, 100)
+        assert_close(module.inverse_dynamics(q, qd, qdd, params), pin_rnea(model, q, qd, qdd))

@@ -1,0 +1,112 @@
+"""The generated C: strict compilation, no heap, no globals, same numbers as Python and Pinocchio."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import symdyn
+from symdyn.emit.build import STRICT
+from support import ROBOTS, assert_close, generated_python, pin_model, pin_rnea, random_states
+
+ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+@pytest.fixture(scope="module", params=ROBOT_FILES, ids=[p.stem for p in ROBOT_FILES])
+def robot_code(request, tmp_path_factory):
+    robot = symdyn.load_robot(request.param)
+    out = tmp_path_factory.mktemp(robot.name)
+    symdyn.generate(symdyn.newton_euler(robot), "c", out)
+    return robot, out
+
+
+@needs_gcc
+def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
+    robot, out = robot_code
+    source = out / f"{robot.name}.c"
+    obj = out / f"{robot.name}.o"
+    subprocess.run(["gcc", *STRICT, "-c", str(source), "-o", str(obj)], check=True,
+                   capture_output=True)
+    symbols = subprocess.run(["nm", str(obj)], check=True, capture_output=True,
+                             text=True).stdout.split("\n")
+    defined = {line.split()[-1]: line.split()[-2] for line in symbols if len(line.split()) == 3}
+    undefined = {line.split()[-1] for line in symbols if len(line.split()) == 2}
+    # One global function; no variables (data, bss, common), only the compiler's literal pool.
+    assert {n: t for n, t in defined.items() if t.isupper()} == {
+        f"{robot.name}_inverse_dynamics": "T"}
+    assert not [n for n, t in defined.items() if t in "dDbBCgG"]
+    assert undefined <= {"sin", "cos", "sincos", "sqrt"}             # libm only: no malloc
+    header = (out / f"{robot.name}.h").read_text()
+    assert f"void {robot.name}_inverse_dynamics(const double q[{robot.dof}]" in header
+
+
+@needs_gcc
+def test_compiled_module_matches_python_and_pinocchio(robot_code, tmp_path):
+    robot, out = robot_code
+    compiled = symdyn.compile(out / f"{robot.name}.c", cache=tmp_path / "cache")
+    python = generated_python(robot, tmp_path)
+    assert compiled.DOF == python.DOF and compiled.PARAMETERS == python.PARAMETERS
+    rng = np.random.default_rng(3)
+    q, qd, qdd = random_states(rng, robot.dof, 200)
+    args = (q, qd, qdd) + ((rng.uniform(0.5, 2, len(robot.parameters)),)
+                           if robot.parameters else ())
+    batch = compiled.inverse_dynamics(*args)
+    assert batch.shape == (200, robot.dof)
+    assert_close(batch, python.inverse_dynamics(*args), rtol=1e-12)
+    single = compiled.inverse_dynamics(*(a[0] if a.ndim == 2 else a for a in args))
+    np.testing.assert_array_equal(single, batch[0])
+    if not robot.parameters:
+        assert_close(batch, pin_rnea(pin_model(robot.spec), q, qd, qdd))
+
+
+@needs_gcc
+def test_builds_are_cached_by_content(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path / "gen")
+    first = symdyn.compile(tmp_path / "gen" / "planar2.c", cache=tmp_path / "cache")
+    again = symdyn.compile(tmp_path / "gen" / "planar2.c", cache=tmp_path / "cache")
+    assert first.__file__ == again.__file__
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    source = tmp_path / "gen" / "planar2.c"
+    source.write_text(source.read_text() + "\n/* changed */\n")
+    changed = symdyn.compile(source, cache=tmp_path / "cache")
+    assert changed.__file__ != first.__file__
+
+
+def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path)
+    monkeypatch.setenv("CC", "no-such-compiler")
+    with pytest.raises(symdyn.BuildError, match="no C compiler found"):
+        symdyn.compile(tmp_path / "planar2.c", cache=tmp_path / "cache")
+
+
+def test_missing_files_are_a_clear_error(tmp_path):
+    (tmp_path / "arm.c").write_text("")
+    with pytest.raises(symdyn.BuildError, match="run `symdyn generate ROBOT --lang c`"):
+        symdyn.compile(tmp_path / "arm.c", cache=tmp_path / "cache")
+
+
+@needs_gcc
+def test_broken_c_reports_the_compiler_message(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path)
+    (tmp_path / "planar2.c").write_text("int x = ;\n")
+    with pytest.raises(symdyn.BuildError, match="compilation failed"):
+        symdyn.compile(tmp_path / "planar2.c", cache=tmp_path / "cache")
+
+
+@needs_gcc
+def test_cli_builds(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from symdyn.cli import main
+    monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "cache"))
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--lang", "c",
+                                       "--build", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "built" in result.stderr
+    assert CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--build"]
+                              ).exit_code == 2
