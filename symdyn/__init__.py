@@ -10,8 +10,7 @@ __version__ = "0.1.0"
 from .derive import Dynamics, newton_euler  # noqa: E402
 from .emit import generate  # noqa: E402
 from .emit.build import compile  # noqa: E402
-from .errors import (  # noqa: E402
-    BuildError, DerivationError, EmitError, RobotFileError, SymdynError)
+from .errors import BuildError, DerivationError, EmitError, RobotFileError, SymdynError  # noqa: E402
 from .program import op_count, optimize  # noqa: E402
 from .robot import Robot, load_robot  # noqa: E402
 

@@ -6,7 +6,6 @@ command exits with code 2, as click does for misuse.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import click
 
@@ -60,17 +59,25 @@ def main():
               show_default=True, help="Language of the generated code.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
               show_default=True, help="Folder the files are written to.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Fix a free symbol of the robot to a number in the generated code (repeatable).")
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, lang, out_dir, build, quiet):
+def generate(robot_file, lang, out_dir, settings, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
     if build and lang != "c":
         raise click.UsageError("--build goes with --lang c")
+    values = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{setting!r} is not NAME=VALUE", param_hint="--set")
+        values[name.strip()] = value.strip()
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress)
     try:
-        paths = generate_files(dynamics, lang, out_dir, progress=progress)
+        paths = generate_files(dynamics, lang, out_dir, values=values, progress=progress)
         if build:
             progress("compiling the C code and its Python wrapper")
             module = compile_c(next(p for p in paths if p.name == f"{robot.name}.c"))
@@ -119,7 +126,7 @@ def info(robot_file):
 
 
 def _show(value) -> str:
-    """A table entry: exact rationals as the decimals the file gave, anything else as sympy writes it."""
+    """A table entry: exact rationals as the file's decimals, anything else as sympy writes it."""
     return repr(float(value)) if value.is_Rational and not value.is_Integer else str(value)
 
 

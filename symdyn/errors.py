@@ -10,7 +10,7 @@ class SymdynError(Exception):
 
 
 class RobotFileError(SymdynError):
-    """A robot file that cannot be read: says where (file, line, field), what and what is expected."""
+    """A robot file that cannot be read: where (file, line, field), what, and what is expected."""
 
     def __init__(self, path, message, *, field=None, line=None, expected=None):
         self.path = str(path)

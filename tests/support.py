@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
-import sympy
 
 import symdyn
+from symdyn.reference import pinocchio_model
 
 ROOT = Path(__file__).resolve().parent.parent
 ROBOTS = ROOT / "robots"
@@ -21,8 +20,7 @@ def random_inertia(rng):
     principal = rng.uniform(0.01, 0.2, 3)
     principal[2] = rng.uniform(abs(principal[0] - principal[1]) + 1e-3, principal[0] + principal[1])
     rotation = pin.rpy.rpyToMatrix(*rng.uniform(-np.pi, np.pi, 3))
-    I = rotation @ np.diag(principal) @ rotation.T
-    return [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[1, 2], I[0, 2]]
+    return _six(rotation @ np.diag(principal) @ rotation.T)
 
 
 def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form=False):
@@ -64,53 +62,8 @@ def _six(J):
     return [J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[0, 2]]
 
 
-# -- Pinocchio, from the robot file's numbers, with none of symdyn's kinematics ----------------
-def _num(expr, values):
-    return float(sympy.sympify(expr).subs(values))
-
-
-def pin_model(spec, values=None):
-    """A Pinocchio model of a RobotSpec, free symbols replaced by ``values`` ({symbol: float})."""
-    values = values or {}
-
-    def rx(t):
-        return pin.SE3(pin.utils.rotate("x", t), np.zeros(3))
-
-    def rz(t):
-        return pin.SE3(pin.utils.rotate("z", t), np.zeros(3))
-
-    def tx(x):
-        return pin.SE3(np.eye(3), np.array([x, 0.0, 0.0]))
-
-    def tz(z):
-        return pin.SE3(np.eye(3), np.array([0.0, 0.0, z]))
-
-    model = pin.Model()
-    model.gravity.linear = np.array([_num(g, values) for g in spec.gravity])
-    parent, placement = 0, pin.SE3.Identity()
-    for i, link in enumerate(spec.links, start=1):
-        a, alpha, d, theta = (_num(getattr(link, k), values) for k in ("a", "alpha", "d", "theta"))
-        joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
-        if spec.convention == "modified":
-            joint_placement = placement * rx(alpha) * tx(a) * rz(theta) * tz(d)
-            body = pin.SE3.Identity()                 # the link frame is the joint frame
-            placement = pin.SE3.Identity()
-        else:
-            joint_placement = placement               # joint i moves about z_{i-1}
-            body = rz(theta) * tz(d) * tx(a) * rx(alpha)
-            placement = body
-        jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
-        mass = _num(link.mass, values)
-        if link.com is not None:
-            com = np.array([_num(c, values) for c in link.com])
-            inertia = pin.Inertia(mass, com, inertia_matrix([_num(v, values) for v in link.inertia]))
-        else:
-            com = np.array([_num(c, values) for c in link.first_moment]) / mass
-            J = inertia_matrix([_num(v, values) for v in link.inertia_origin])
-            inertia = pin.Inertia(mass, com, J - mass * (com @ com * np.eye(3) - np.outer(com, com)))
-        model.appendBodyToJoint(jid, body.act(inertia), pin.SE3.Identity())
-        parent = jid
-    return model
+# -- Pinocchio ---------------------------------------------------------------------------------
+pin_model = pinocchio_model
 
 
 def pin_rnea(model, q, qd, qdd):

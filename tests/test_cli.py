@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 from click.testing import CliRunner
+from support import ROBOTS, import_file
 
 from symdyn.cli import main
-from support import ROBOTS, import_file
 
 
 def test_generate_writes_an_importable_module_and_reports_progress(tmp_path):

@@ -1,4 +1,4 @@
-"""The generated C: strict compilation, no heap, no globals, same numbers as Python and Pinocchio."""
+"""Generated C: strict compilation, no heap or globals, the numbers of Python and Pinocchio."""
 from __future__ import annotations
 
 import shutil
@@ -6,10 +6,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from support import ROBOTS, assert_close, generated_python, pin_model, pin_rnea, random_states
 
 import symdyn
 from symdyn.emit.build import STRICT
-from support import ROBOTS, assert_close, generated_python, pin_model, pin_rnea, random_states
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -102,6 +102,7 @@ def test_broken_c_reports_the_compiler_message(tmp_path):
 @needs_gcc
 def test_cli_builds(tmp_path, monkeypatch):
     from click.testing import CliRunner
+
     from symdyn.cli import main
     monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "cache"))
     result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--lang", "c",

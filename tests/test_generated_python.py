@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+
 import numpy as np
 import pytest
+from support import ROBOTS, ROOT, generated_python, import_file
 
 import symdyn
-from support import ROBOTS, ROOT, generated_python, import_file
 
 
 @pytest.fixture(scope="module")

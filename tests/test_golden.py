@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from support import ROBOTS, ROOT
 
 import symdyn
 from symdyn.emit.backends import BACKENDS
-from support import ROBOTS, ROOT
 
 UPDATE = os.environ.get("SYMDYN_UPDATE_GOLDEN") == "1"
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))

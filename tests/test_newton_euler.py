@@ -4,10 +4,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy
+from support import (
+    ROBOTS,
+    assert_close,
+    generated_python,
+    inertia_matrix,
+    pin_model,
+    pin_rnea,
+    random_inertia,
+    random_robot_yaml,
+    random_states,
+)
 
 import symdyn
-from support import (ROBOTS, assert_close, generated_python, inertia_matrix, pin_model,
-                     pin_rnea, random_inertia, random_robot_yaml, random_states)
 
 
 def test_planar_arm_equals_craig_closed_form():

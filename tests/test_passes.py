@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy
+from support import ROBOTS, import_file
 
 import symdyn
 from symdyn.program import Argument, Assignment, Program, op_count
-from symdyn.program.passes import (eliminate_common_subexpressions, eliminate_dead_code,
-                                   propagate_copies)
-from support import ROBOTS
+from symdyn.program.passes import (
+    eliminate_common_subexpressions,
+    eliminate_dead_code,
+    fold_parameters,
+    propagate_copies,
+)
 
 x, y, z, a, b, c, d = sympy.symbols("x y z a b c d")
 
@@ -79,3 +84,37 @@ def test_optimize_reduces_puma_without_changing_tau():
     rng = np.random.default_rng(0)
     values = dict(zip(raw.input_symbols, rng.uniform(-2, 2, 18)))
     np.testing.assert_allclose(evaluate(raw, values), evaluate(optimized, values), rtol=1e-12)
+
+
+def test_fold_parameters_substitutes_folds_and_drops_the_inputs():
+    m, g = sympy.symbols("m g")
+    p = Program("f", (Argument.vector("in", (x,)), Argument.vector("params", (m, g))),
+                (Assignment(a, m * x + g), Assignment(b, a * g * m), Assignment(c, g * x)),
+                (Argument.vector("out", (b, c)),))
+    q = fold_parameters(p, {g: sympy.Integer(0), m: sympy.Integer(1)})
+    assert [arg.name for arg in q.inputs] == ["in"]            # no parameters left to pass
+    assert [s.rhs for s in q.assignments] == [x, 0, 0]         # m*x + 0 -> x; products with 0
+    optimized = symdyn.optimize(p, {g: 0, m: 1})
+    assert optimized.assignments == () and optimized.outputs[0].values == (0, 0)
+    half = fold_parameters(p, {m: sympy.Rational(1, 2)})
+    assert [str(s) for s in half.inputs[1].values] == ["g"]
+
+
+def test_generate_with_fixed_values(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    dynamics = symdyn.newton_euler(robot)
+    (path,) = symdyn.generate(dynamics, "python", tmp_path, values={"g": 9.81, "l1": "1/2"})
+    module = import_file(path, "planar2_fixed")
+    assert module.PARAMETERS == ("m1", "m2", "l2")
+    assert "Fixed at generation: g = 9.81, l1 = 0.5." in path.read_text()
+    full = symdyn.generate(dynamics, "python", tmp_path / "full")[0]
+    reference = import_file(full, "planar2_full")
+    rng = np.random.default_rng(5)
+    q, qd, qdd = (rng.uniform(-2, 2, (20, 2)) for _ in range(3))
+    np.testing.assert_allclose(module.inverse_dynamics(q, qd, qdd, [1.0, 2.0, 0.7]),
+                               reference.inverse_dynamics(q, qd, qdd, [1.0, 2.0, 0.5, 0.7, 9.81]),
+                               rtol=1e-13)
+    with pytest.raises(symdyn.EmitError, match="'l3' is not a free symbol"):
+        symdyn.generate(dynamics, "python", tmp_path, values={"l3": 1})
+    with pytest.raises(symdyn.EmitError, match="must be a number"):
+        symdyn.generate(dynamics, "python", tmp_path, values={"g": "m1"})

@@ -99,7 +99,8 @@ def test_bad_file_gets_a_located_error(tmp_path, change, message, line):
         assert error.line == line, str(error)
 
 
-@pytest.mark.parametrize("text", ["", "- just\n- a list\n", "links: []\nname: a\nconvention: standard\n"])
+@pytest.mark.parametrize("text", ["", "- just\n- a list\n",
+                                  "links: []\nname: a\nconvention: standard\n"])
 def test_degenerate_files(tmp_path, text):
     with pytest.raises(symdyn.RobotFileError):
         symdyn.load_robot(write(tmp_path, text))

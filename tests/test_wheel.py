@@ -7,7 +7,6 @@ import sys
 import zipfile
 
 import pytest
-
 from support import ROBOTS, ROOT
 
 

@@ -22,7 +22,8 @@ class _ArithmeticMixin:
         coeff, rest = expr.as_coeff_Mul()
         if coeff.is_Rational and not coeff.is_Integer and rest is not sympy.S.One:
             sign = "-" if coeff < 0 else ""
-            return f"{sign}{float(abs(coeff))!r}*{self.parenthesize(rest, PRECEDENCE['Mul'], strict=True)}"
+            factor = self.parenthesize(rest, PRECEDENCE["Mul"], strict=True)
+            return f"{sign}{float(abs(coeff))!r}*{factor}"
         return super()._print_Mul(expr)
 
     def _print_Pow(self, expr, rational=False):

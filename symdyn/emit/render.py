@@ -23,8 +23,9 @@ from ..robot.model import Robot
 from .backends import BACKENDS, Backend
 
 DOCS = {
-    "inverse_dynamics": "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
-                        "tau = M(q) qdd + C(q, qd) qd + g(q).",
+    "inverse_dynamics": (
+        "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
+        "tau = M(q) qdd + C(q, qd) qd + g(q)."),
 }
 
 
@@ -68,6 +69,7 @@ class Module:
     digest: str
     version: str
     functions: tuple[Function, ...]
+    fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
 
 def function_code(program: Program, printer) -> Function:
@@ -86,12 +88,19 @@ def function_code(program: Program, printer) -> Function:
                     op_count(program))
 
 
-def module_code(robot: Robot, programs, backend: Backend) -> Module:
+def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module:
     printer = backend.printer()
+    fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     return Module(
-        name=robot.name, dof=robot.dof, parameters=tuple(str(p) for p in robot.parameters),
+        name=robot.name, dof=robot.dof, parameters=_parameters(programs),
         source=robot.spec.path, digest=robot.spec.digest, version=__version__,
-        functions=tuple(function_code(p, printer) for p in programs))
+        functions=tuple(function_code(p, printer) for p in programs), fixed=fixed)
+
+
+def _parameters(programs) -> tuple[str, ...]:
+    """The free symbols the code still takes (those not fixed at generation), in robot order."""
+    return tuple(dict.fromkeys(str(s) for p in programs for arg in p.inputs
+                               if arg.name == "params" for s in arg.values))
 
 
 def template_root() -> Path:

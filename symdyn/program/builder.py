@@ -49,7 +49,8 @@ class ProgramBuilder:
         return sympy.Matrix([self.define(f"{name}_{axis}", v, expand)
                              for axis, v in zip("xyz", values)])
 
-    def program(self, name: str, inputs: Iterable[Argument], outputs: Iterable[Argument]) -> Program:
+    def program(self, name: str, inputs: Iterable[Argument],
+                outputs: Iterable[Argument]) -> Program:
         return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs))
 
     def _fresh(self, name: str) -> str:

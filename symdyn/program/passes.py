@@ -2,6 +2,9 @@
 
 Each pass keeps the program's meaning and does one thing:
 
+* ``fold_parameters``: free parameters fixed to numbers are substituted and dropped from the
+  inputs; sympy folds the constants as it rebuilds each expression, so products with 0 vanish,
+  factors 1 disappear and signs merge;
 * ``propagate_copies``: assignments of a number, a symbol or a negated symbol are substituted
   into their uses (after other passes, ``x = t3`` and ``x = 0`` appear);
 * ``eliminate_dead_code``: assignments no output depends on are dropped;
@@ -11,13 +14,25 @@ Each pass keeps the program's meaning and does one thing:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import symengine
 import sympy
 
 from .builder import is_trivial
 from .program import Argument, Assignment, Program
+
+
+def fold_parameters(program: Program, values) -> Program:
+    """Fix some free parameters: ``values`` maps their symbols to numbers (or expressions)."""
+    values = dict(values)
+    inputs = tuple(
+        Argument.vector(arg.name, [s for s in arg.values if s not in values])
+        if arg.name == "params" else arg
+        for arg in program.inputs)
+    body = [Assignment(a.lhs, a.rhs.xreplace(values)) for a in program.assignments]
+    folded = program.with_body(body, _map_outputs(program, lambda e: e.xreplace(values)))
+    return replace(folded, inputs=tuple(arg for arg in inputs if arg.values))
 
 
 def propagate_copies(program: Program) -> Program:
@@ -78,8 +93,10 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
 
 
-def optimize(program: Program) -> Program:
-    """The passes ``generate`` runs, in order."""
+def optimize(program: Program, values=None) -> Program:
+    """The passes ``generate`` runs, in order; ``values`` fixes free parameters first."""
+    if values:
+        program = fold_parameters(program, values)
     program = eliminate_dead_code(propagate_copies(program))
     program = eliminate_common_subexpressions(program)
     return eliminate_dead_code(propagate_copies(program))

@@ -48,7 +48,7 @@ class Inertia:
                    sympy.ImmutableMatrix(sympy.expand(inertia_com - mass * skew(c) * skew(c))))
 
     def transformed(self, rotation, position) -> "Inertia":
-        """The same body seen from a frame in which this frame has ``rotation`` and origin ``position``."""
+        """The body seen from a frame in which this one has ``rotation`` and origin ``position``."""
         ms = rotation * self.first_moment
         p = sympy.Matrix(position)
         j = (rotation * self.inertia_origin * rotation.T

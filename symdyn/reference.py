@@ -1,0 +1,68 @@
+"""An independent reference: Pinocchio models built from a robot file's numbers.
+
+Nothing of symdyn's own kinematics is used: the model is assembled from the DH table with
+Pinocchio's SE3 algebra, so that agreement with symdyn's derivation means something. Needs the
+optional package ``pin`` (installed with symdyn's test extras).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from .robot.file import RobotSpec
+
+
+def pinocchio_model(spec: RobotSpec, values=None):
+    """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x})."""
+    import pinocchio as pin
+
+    values = values or {}
+
+    def num(expr):
+        return float(sympy.sympify(expr).subs(values))
+
+    def rx(t):
+        return pin.SE3(pin.utils.rotate("x", t), np.zeros(3))
+
+    def rz(t):
+        return pin.SE3(pin.utils.rotate("z", t), np.zeros(3))
+
+    def tx(x):
+        return pin.SE3(np.eye(3), np.array([x, 0.0, 0.0]))
+
+    def tz(z):
+        return pin.SE3(np.eye(3), np.array([0.0, 0.0, z]))
+
+    model = pin.Model()
+    model.gravity.linear = np.array([num(g) for g in spec.gravity])
+    parent, placement = 0, pin.SE3.Identity()
+    for i, link in enumerate(spec.links, start=1):
+        a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
+        joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
+        if spec.convention == "modified":
+            joint_placement = placement * rx(alpha) * tx(a) * rz(theta) * tz(d)
+            body = pin.SE3.Identity()                 # the link frame is the joint frame
+            placement = pin.SE3.Identity()
+        else:
+            joint_placement = placement               # joint i moves about z_{i-1}
+            body = rz(theta) * tz(d) * tx(a) * rx(alpha)
+            placement = body
+        jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
+        model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
+        parent = jid
+    return model
+
+
+def _inertia(pin, link, num):
+    mass = num(link.mass)
+    if link.com is not None:
+        com = np.array([num(c) for c in link.com])
+        return pin.Inertia(mass, com, _matrix([num(v) for v in link.inertia]))
+    com = np.array([num(c) for c in link.first_moment]) / mass
+    J = _matrix([num(v) for v in link.inertia_origin])
+    return pin.Inertia(mass, com, J - mass * (com @ com * np.eye(3) - np.outer(com, com)))
+
+
+def _matrix(six):
+    ixx, iyy, izz, ixy, iyz, ixz = six
+    return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
