@@ -6,8 +6,8 @@ from typing import Callable
 
 from ..derive.dynamics import Dynamics
 from ..errors import EmitError
-from ..robot.expr import ExpressionError, parse_expression
 from ..program.passes import optimize
+from ..robot.expr import ExpressionError, parse_expression
 from .render import backend, module_code, render, write_files
 
 
