@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau[2])
+void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau_out[2])
 {
     const double q1 = q[0];
     const double q2 = q[1];
@@ -44,6 +44,201 @@ void planar2_inverse_dynamics(const double q[2], const double qd[2], const doubl
     const double N1_z = dv1_y*l1*m1 + l1*l1*m1*qdd1;
     const double fr1_y = C2*F2_y + F2_x*S2;
     const double n1_z = N1_z + N2_z + fr1_y*l1;
-    tau[0] = n1_z;
-    tau[1] = N2_z;
+    tau_out[0] = n1_z;
+    tau_out[1] = N2_z;
+}
+
+void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
+{
+    const double q2 = q[1];
+    const double m1 = params[0];
+    const double m2 = params[1];
+    const double l1 = params[2];
+    const double l2 = params[3];
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double dv2_x = S2*l1;
+    const double dv2_y = C2*l1;
+    const double F2_x = dv2_x*m2;
+    const double t0 = l2*m2;
+    const double F2_y = dv2_y*m2 + t0;
+    const double t1 = l2*l2*m2;
+    const double N2_z = dv2_y*t0 + t1;
+    const double N1_z = l1*l1*m1;
+    const double fr1_y = C2*F2_y + F2_x*S2;
+    const double n1_z = N1_z + N2_z + fr1_y*l1;
+    M[0] = n1_z;
+    M[1] = N2_z;
+    M[2] = N2_z;
+    M[3] = t1;
+}
+
+void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4])
+{
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double m2 = params[1];
+    const double l1 = params[2];
+    const double l2 = params[3];
+    const double t0 = sin(q2);
+    const double t1 = cos(q2);
+    const double dv2_x = l1*t0;
+    const double dv2_y = l1*t1;
+    const double F2_x = dv2_x*m2;
+    const double t2 = l2*m2;
+    const double F2_y = dv2_y*m2 + t2;
+    const double S2_dt = qd2*t1;
+    const double C2_dt = -qd2*t0;
+    const double dv2_x_dt = S2_dt*l1;
+    const double dv2_y_dt = C2_dt*l1;
+    const double F2_x_dt = dv2_x_dt*m2;
+    const double t3 = dv2_y_dt*m2;
+    const double N2_z_dt = l2*t3;
+    const double fr1_y_dt = C2_dt*F2_y + F2_x*S2_dt + F2_x_dt*t0 + t1*t3;
+    const double n1_z_dt = N2_z_dt + fr1_y_dt*l1;
+    const double dvp2_y = l1*qd1;
+    const double dw2_z = qd1 + qd2;
+    const double dv2_x_1 = dvp2_y*t0;
+    const double dv2_y_1 = dvp2_y*t1;
+    const double F2_x_1 = dv2_x_1*m2;
+    const double t4 = dv2_y_1*m2;
+    const double F2_y_2 = dw2_z*t2 + t4;
+    const double dv2_y_1_q2 = -dvp2_y*t0;
+    const double t5 = dv2_y_1_q2*m2;
+    const double N2_z_2_q2 = l2*t5;
+    const double fr1_y_2_q2 = F2_x_1*t1 - F2_y_2*t0 + t0*t4 + t1*t5;
+    const double n1_z_2_q2 = N2_z_2_q2 + fr1_y_2_q2*l1;
+    const double C1_1 = 0.5*n1_z_dt;
+    const double t6 = 0.5*n1_z_2_q2;
+    const double t7 = 0.5*N2_z_dt;
+    const double C1_2 = t6 + t7;
+    const double C2_1 = -t6 + t7;
+    C[0] = C1_1;
+    C[1] = C1_2;
+    C[2] = C2_1;
+    C[3] = 0;
+}
+
+void planar2_gravity_torques(const double q[2], const double params[5], double g_out[2])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double m1 = params[0];
+    const double m2 = params[1];
+    const double l1 = params[2];
+    const double l2 = params[3];
+    const double g = params[4];
+    const double S1 = sin(q1);
+    const double C1 = cos(q1);
+    const double dv1_x = S1*g;
+    const double dv1_y = C1*g;
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double dv2_x = C2*dv1_x + S2*dv1_y;
+    const double dv2_y = C2*dv1_y - S2*dv1_x;
+    const double F2_x = dv2_x*m2;
+    const double t0 = dv2_y*m2;
+    const double N2_z = l2*t0;
+    const double N1_z = dv1_y*l1*m1;
+    const double fr1_y = C2*t0 + F2_x*S2;
+    const double n1_z = N1_z + N2_z + fr1_y*l1;
+    g_out[0] = n1_z;
+    g_out[1] = N2_z;
+}
+
+void planar2_nonlinear_effects(const double q[2], const double qd[2], const double params[5], double h[2])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double m1 = params[0];
+    const double m2 = params[1];
+    const double l1 = params[2];
+    const double l2 = params[3];
+    const double g = params[4];
+    const double S1 = sin(q1);
+    const double C1 = cos(q1);
+    const double dv1_x = S1*g;
+    const double dv1_y = C1*g;
+    const double ww1_zz = qd1*qd1;
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double dvp2_x = dv1_x - l1*ww1_zz;
+    const double w2_z = qd1 + qd2;
+    const double dv2_x = C2*dvp2_x + S2*dv1_y;
+    const double dv2_y = C2*dv1_y - S2*dvp2_x;
+    const double ww2_zz = w2_z*w2_z;
+    const double F2_x = dv2_x*m2 - l2*m2*ww2_zz;
+    const double t0 = dv2_y*m2;
+    const double N2_z = l2*t0;
+    const double N1_z = dv1_y*l1*m1;
+    const double fr1_y = C2*t0 + F2_x*S2;
+    const double n1_z = N1_z + N2_z + fr1_y*l1;
+    h[0] = n1_z;
+    h[1] = N2_z;
+}
+
+void planar2_friction_torques(const double qd[2], const double params[5], double tau_f[2])
+{
+    (void)qd;
+    (void)params;
+    tau_f[0] = 0;
+    tau_f[1] = 0;
+}
+
+void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd_out[2])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double tau1 = tau[0];
+    const double tau2 = tau[1];
+    const double m1 = params[0];
+    const double m2 = params[1];
+    const double l1 = params[2];
+    const double l2 = params[3];
+    const double g = params[4];
+    const double S1 = sin(q1);
+    const double C1 = cos(q1);
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double dv2_x = S2*l1;
+    const double dv2_y = C2*l1;
+    const double F2_x = dv2_x*m2;
+    const double t0 = l2*m2;
+    const double t1 = dv2_y*m2;
+    const double F2_y = t0 + t1;
+    const double t2 = l2*l2*m2;
+    const double N2_z = l2*t1 + t2;
+    const double N1_z = l1*l1*m1;
+    const double fr1_y = C2*F2_y + F2_x*S2;
+    const double n1_z = N1_z + N2_z + fr1_y*l1;
+    const double dv1_x = S1*g;
+    const double dv1_y = C1*g;
+    const double ww1_zz = qd1*qd1;
+    const double dvp2_x = dv1_x - l1*ww1_zz;
+    const double w2_z = qd1 + qd2;
+    const double dv2_x_1 = C2*dvp2_x + S2*dv1_y;
+    const double dv2_y_1 = C2*dv1_y - S2*dvp2_x;
+    const double ww2_zz = w2_z*w2_z;
+    const double F2_x_1 = dv2_x_1*m2 - t0*ww2_zz;
+    const double t3 = dv2_y_1*m2;
+    const double N2_z_2 = l2*t3;
+    const double N1_z_1 = dv1_y*l1*m1;
+    const double fr1_y_2 = C2*t3 + F2_x_1*S2;
+    const double n1_z_2 = N1_z_1 + N2_z_2 + fr1_y_2*l1;
+    const double r1 = -n1_z_2 + tau1;
+    const double r2 = -N2_z_2 + tau2;
+    const double iD1 = 1.0/n1_z;
+    const double L2_1 = N2_z*iD1;
+    const double D2 = -L2_1*L2_1*n1_z + t2;
+    const double iD2 = 1.0/D2;
+    const double y2 = -L2_1*r1 + r2;
+    const double qdd2_out = iD2*y2;
+    const double qdd1_out = -L2_1*qdd2_out + iD1*r1;
+    qdd_out[0] = qdd1_out;
+    qdd_out[1] = qdd2_out;
 }

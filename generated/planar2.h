@@ -16,8 +16,34 @@
 #define PLANAR2_NUM_PARAMETERS 5
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
  * 27 multiplications, 13 additions, 4 function calls. */
-void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau[2]);
+void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau_out[2]);
+
+/* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
+ * 13 multiplications, 5 additions, 2 function calls. */
+void planar2_mass_matrix(const double q[2], const double params[5], double M[4]);
+
+/* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * 34 multiplications, 13 additions, 2 function calls. */
+void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4]);
+
+/* The gravity torques g(q).
+ * 14 multiplications, 5 additions, 4 function calls. */
+void planar2_gravity_torques(const double q[2], const double params[5], double g_out[2]);
+
+/* The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded.
+ * 19 multiplications, 8 additions, 4 function calls. */
+void planar2_nonlinear_effects(const double q[2], const double qd[2], const double params[5], double h[2]);
+
+/* Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0.
+ * 0 multiplications, 0 additions, 0 function calls. */
+void planar2_friction_torques(const double qd[2], const double params[5], double tau_f[2]);
+
+/* The accelerations qdd that the joint forces tau produce at (q, qd):
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
+ * 40 multiplications, 18 additions, 4 function calls. */
+void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd_out[2]);
 
 #endif

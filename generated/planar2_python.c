@@ -103,9 +103,129 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_inverse_dynamics, args, nargs);
 }
 
+static void call_mass_matrix(const double *const *in, double *out)
+{
+    planar2_mass_matrix(in[0], in[1], out);
+}
+
+static const char *const names_mass_matrix[] = {"q", "params"};
+static const npy_intp sizes_mass_matrix[] = {2, 5};
+static const signature sig_mass_matrix = {
+    "mass_matrix", 2, names_mass_matrix, sizes_mass_matrix,
+    2, {2, 2}, call_mass_matrix
+};
+
+static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_mass_matrix, args, nargs);
+}
+
+static void call_coriolis_matrix(const double *const *in, double *out)
+{
+    planar2_coriolis_matrix(in[0], in[1], in[2], out);
+}
+
+static const char *const names_coriolis_matrix[] = {"q", "qd", "params"};
+static const npy_intp sizes_coriolis_matrix[] = {2, 2, 5};
+static const signature sig_coriolis_matrix = {
+    "coriolis_matrix", 3, names_coriolis_matrix, sizes_coriolis_matrix,
+    2, {2, 2}, call_coriolis_matrix
+};
+
+static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_coriolis_matrix, args, nargs);
+}
+
+static void call_gravity_torques(const double *const *in, double *out)
+{
+    planar2_gravity_torques(in[0], in[1], out);
+}
+
+static const char *const names_gravity_torques[] = {"q", "params"};
+static const npy_intp sizes_gravity_torques[] = {2, 5};
+static const signature sig_gravity_torques = {
+    "gravity_torques", 2, names_gravity_torques, sizes_gravity_torques,
+    1, {2, 1}, call_gravity_torques
+};
+
+static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_gravity_torques, args, nargs);
+}
+
+static void call_nonlinear_effects(const double *const *in, double *out)
+{
+    planar2_nonlinear_effects(in[0], in[1], in[2], out);
+}
+
+static const char *const names_nonlinear_effects[] = {"q", "qd", "params"};
+static const npy_intp sizes_nonlinear_effects[] = {2, 2, 5};
+static const signature sig_nonlinear_effects = {
+    "nonlinear_effects", 3, names_nonlinear_effects, sizes_nonlinear_effects,
+    1, {2, 1}, call_nonlinear_effects
+};
+
+static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_nonlinear_effects, args, nargs);
+}
+
+static void call_friction_torques(const double *const *in, double *out)
+{
+    planar2_friction_torques(in[0], in[1], out);
+}
+
+static const char *const names_friction_torques[] = {"qd", "params"};
+static const npy_intp sizes_friction_torques[] = {2, 5};
+static const signature sig_friction_torques = {
+    "friction_torques", 2, names_friction_torques, sizes_friction_torques,
+    1, {2, 1}, call_friction_torques
+};
+
+static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_friction_torques, args, nargs);
+}
+
+static void call_forward_dynamics(const double *const *in, double *out)
+{
+    planar2_forward_dynamics(in[0], in[1], in[2], in[3], out);
+}
+
+static const char *const names_forward_dynamics[] = {"q", "qd", "tau", "params"};
+static const npy_intp sizes_forward_dynamics[] = {2, 2, 2, 5};
+static const signature sig_forward_dynamics = {
+    "forward_dynamics", 4, names_forward_dynamics, sizes_forward_dynamics,
+    1, {2, 1}, call_forward_dynamics
+};
+
+static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_forward_dynamics, args, nargs);
+}
+
 static PyMethodDef methods[] = {
     {"inverse_dynamics", (PyCFunction)(void (*)(void))py_inverse_dynamics, METH_FASTCALL,
-     "Joint forces and torques tau that produce the accelerations qdd at (q, qd): tau = M(q) qdd + C(q, qd) qd + g(q)."},
+     "Joint forces and torques tau that produce the accelerations qdd at (q, qd): tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."},
+    {"mass_matrix", (PyCFunction)(void (*)(void))py_mass_matrix, METH_FASTCALL,
+     "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal."},
+    {"coriolis_matrix", (PyCFunction)(void (*)(void))py_coriolis_matrix, METH_FASTCALL,
+     "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and centrifugal forces, and dM/dt - 2 C is skew-symmetric."},
+    {"gravity_torques", (PyCFunction)(void (*)(void))py_gravity_torques, METH_FASTCALL,
+     "The gravity torques g(q)."},
+    {"nonlinear_effects", (PyCFunction)(void (*)(void))py_nonlinear_effects, METH_FASTCALL,
+     "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."},
+    {"friction_torques", (PyCFunction)(void (*)(void))py_friction_torques, METH_FASTCALL,
+     "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."},
+    {"forward_dynamics", (PyCFunction)(void (*)(void))py_forward_dynamics, METH_FASTCALL,
+     "The accelerations qdd that the joint forces tau produce at (q, qd): M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."},
     {NULL, NULL, 0, NULL}
 };
 

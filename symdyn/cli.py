@@ -10,7 +10,7 @@ import time
 import click
 
 from . import __version__
-from .derive import newton_euler
+from .derive import QUANTITIES, newton_euler
 from .emit import generate as generate_files
 from .emit.backends import BACKENDS
 from .emit.build import compile as compile_c
@@ -55,18 +55,22 @@ def main():
 
 @main.command()
 @ROBOT
-@click.option("--lang", type=click.Choice(sorted(BACKENDS)), default="python",
-              show_default=True, help="Language of the generated code.")
+@click.option("--lang", "langs", type=click.Choice(sorted(BACKENDS)), multiple=True,
+              help="Language of the generated code (repeatable; python by default).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
               show_default=True, help="Folder the files are written to.")
+@click.option("--quantity", "-Q", "quantities", multiple=True,
+              type=click.Choice(list(QUANTITIES)),
+              help="Write only this function (repeatable); all of them by default.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
               help="Fix a free symbol of the robot to a number in the generated code (repeatable).")
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, lang, out_dir, settings, build, quiet):
+def generate(robot_file, langs, out_dir, quantities, settings, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
-    if build and lang != "c":
+    langs = langs or ("python",)
+    if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
     values = {}
     for setting in settings:
@@ -77,7 +81,8 @@ def generate(robot_file, lang, out_dir, settings, build, quiet):
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress)
     try:
-        paths = generate_files(dynamics, lang, out_dir, values=values, progress=progress)
+        paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
+                               values=values, progress=progress)
         if build:
             progress("compiling the C code and its Python wrapper")
             module = compile_c(next(p for p in paths if p.name == f"{robot.name}.c"))
@@ -94,11 +99,7 @@ def generate(robot_file, lang, out_dir, settings, build, quiet):
 def info(robot_file):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
     progress = Progress(quiet=True)
-    start = time.perf_counter()
     robot, dynamics = _derive(robot_file, progress)
-    derived = time.perf_counter()
-    optimized = optimize(dynamics.program)
-    done = time.perf_counter()
     spec = robot.spec
     click.echo(f"{spec.name}: {robot.dof} joints, {spec.convention} DH"
                + (f"\nsource: {spec.source}" if spec.source else ""))
@@ -117,12 +118,17 @@ def info(robot_file):
     click.echo(f"free symbols: {free}")
     click.echo(f"gravity: [{', '.join(_show(g) for g in spec.gravity)}]")
     click.echo("")
-    click.echo("operation count (multiplications, additions, function calls):")
-    click.echo(f"  inverse_dynamics  as derived: {op_count(dynamics.program)}")
-    click.echo(f"  inverse_dynamics  optimized:  {op_count(optimized)}")
-    click.echo("")
-    click.echo(f"derivation {1000 * (derived - start):.0f} ms, "
-               f"optimization {1000 * (done - derived):.0f} ms")
+    click.echo("operation counts, mul / add (function calls), as derived -> optimized:")
+    width = max(len(name) for name in QUANTITIES)
+    for name in QUANTITIES:
+        start = time.perf_counter()
+        program = dynamics.program(name)
+        derived = time.perf_counter()
+        before, after = op_count(program), op_count(optimize(program))
+        done = time.perf_counter()
+        click.echo(f"  {name:<{width}}  {before.mul:>5} / {before.add:<5} -> "
+                   f"{after.mul:>5} / {after.add:<5} ({after.calls} calls)   derived in "
+                   f"{1000 * (derived - start):.0f} ms, optimized in {1000 * (done - derived):.0f} ms")
 
 
 def _show(value) -> str:

@@ -50,7 +50,28 @@ def pinocchio_model(spec: RobotSpec, values=None):
         jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
         parent = jid
+    model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)
+                               for link in spec.links])
+    if spec.payload is not None:                      # in the last link's frame
+        load = spec.payload
+        inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
+                              _matrix([num(v) for v in load.inertia]))
+        model.appendBodyToJoint(parent, body.act(inertia), pin.SE3.Identity())
     return model
+
+
+def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
+    """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd."""
+    values = values or {}
+    qd = np.asarray(qd, dtype=float)
+    out = np.zeros_like(qd)
+    for i, link in enumerate(spec.links):
+        G, B = (float(sympy.sympify(x).subs(values)) for x in (link.gear_ratio,
+                                                               link.viscous_friction))
+        plus, minus = (float(sympy.sympify(x).subs(values)) for x in link.coulomb_friction)
+        v = qd[..., i]
+        out[..., i] = G**2 * B * v + abs(G) * np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
+    return out
 
 
 def _inertia(pin, link, num):

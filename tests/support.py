@@ -8,7 +8,7 @@ import numpy as np
 import pinocchio as pin
 
 import symdyn
-from symdyn.reference import pinocchio_model
+from symdyn.reference import friction_torques, pinocchio_model
 
 ROOT = Path(__file__).resolve().parent.parent
 ROBOTS = ROOT / "robots"
@@ -66,9 +66,11 @@ def _six(J):
 pin_model = pinocchio_model
 
 
-def pin_rnea(model, q, qd, qdd):
+def pin_rnea(model, q, qd, qdd, spec=None):
+    """Pinocchio's rnea (with the model's armature), plus the robot file's friction if given."""
     data = model.createData()
-    return np.array([pin.rnea(model, data, *state).copy() for state in zip(q, qd, qdd)])
+    tau = np.array([pin.rnea(model, data, *state).copy() for state in zip(q, qd, qdd)])
+    return tau if spec is None else tau + friction_torques(spec, qd)
 
 
 # -- generated code ----------------------------------------------------------------------------
@@ -79,9 +81,9 @@ def import_file(path: Path, name: str):
     return module
 
 
-def generated_python(robot, out_dir: Path):
-    dynamics = symdyn.newton_euler(robot)
-    (path,) = symdyn.generate(dynamics, "python", out_dir)
+def generated_python(robot, out_dir: Path, quantities=None):
+    (path,) = symdyn.generate(symdyn.newton_euler(robot), "python", out_dir,
+                              quantities=quantities)
     return import_file(path, f"gen_{robot.name}_{abs(hash(str(out_dir)))}")
 
 

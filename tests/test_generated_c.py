@@ -6,9 +6,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import ROBOTS, assert_close, generated_python, pin_model, pin_rnea, random_states
+from support import ROBOTS, assert_close, import_file, pin_model, pin_rnea, random_states
 
 import symdyn
+from symdyn.derive import QUANTITIES
 from symdyn.emit.build import STRICT
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
@@ -19,7 +20,7 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not i
 def robot_code(request, tmp_path_factory):
     robot = symdyn.load_robot(request.param)
     out = tmp_path_factory.mktemp(robot.name)
-    symdyn.generate(symdyn.newton_euler(robot), "c", out)
+    symdyn.generate(symdyn.newton_euler(robot), ["c", "python"], out)
     return robot, out
 
 
@@ -36,30 +37,33 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
     undefined = {line.split()[-1] for line in symbols if len(line.split()) == 2}
     # One global function; no variables (data, bss, common), only the compiler's literal pool.
     assert {n: t for n, t in defined.items() if t.isupper()} == {
-        f"{robot.name}_inverse_dynamics": "T"}
+        f"{robot.name}_{name}": "T" for name in symdyn.Dynamics.QUANTITIES}
     assert not [n for n, t in defined.items() if t in "dDbBCgG"]
-    assert undefined <= {"sin", "cos", "sincos", "sqrt"}             # libm only: no malloc
+    assert undefined <= {"sin", "cos", "sincos", "sqrt", "fabs"}     # libm only: no malloc
     header = (out / f"{robot.name}.h").read_text()
     assert f"void {robot.name}_inverse_dynamics(const double q[{robot.dof}]" in header
 
 
 @needs_gcc
 def test_compiled_module_matches_python_and_pinocchio(robot_code, tmp_path):
+    """Every function, batched and one state at a time, against the generated Python."""
     robot, out = robot_code
     compiled = symdyn.compile(out / f"{robot.name}.c", cache=tmp_path / "cache")
-    python = generated_python(robot, tmp_path)
+    python = import_file(out / f"{robot.name}.py", f"c_reference_{robot.name}")
     assert compiled.DOF == python.DOF and compiled.PARAMETERS == python.PARAMETERS
     rng = np.random.default_rng(3)
     q, qd, qdd = random_states(rng, robot.dof, 200)
-    args = (q, qd, qdd) + ((rng.uniform(0.5, 2, len(robot.parameters)),)
-                           if robot.parameters else ())
-    batch = compiled.inverse_dynamics(*args)
-    assert batch.shape == (200, robot.dof)
-    assert_close(batch, python.inverse_dynamics(*args), rtol=1e-12)
-    single = compiled.inverse_dynamics(*(a[0] if a.ndim == 2 else a for a in args))
-    np.testing.assert_array_equal(single, batch[0])
+    arrays = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd}
+    params = (rng.uniform(0.5, 2, len(robot.parameters)),) if robot.parameters else ()
+    for name in symdyn.Dynamics.QUANTITIES:
+        args = [arrays[i] for i in QUANTITIES[name].inputs] + list(params)
+        batch = getattr(compiled, name)(*args)
+        assert_close(batch, getattr(python, name)(*args), rtol=1e-12)
+        single = getattr(compiled, name)(*(a[0] if a.ndim == 2 else a for a in args))
+        np.testing.assert_array_equal(single, batch[0])
     if not robot.parameters:
-        assert_close(batch, pin_rnea(pin_model(robot.spec), q, qd, qdd))
+        assert_close(compiled.inverse_dynamics(q, qd, qdd),
+                     pin_rnea(pin_model(robot.spec), q, qd, qdd, robot.spec))
 
 
 @needs_gcc

@@ -77,7 +77,7 @@ def test_op_count_counts_as_the_printed_code_computes():
 
 def test_optimize_reduces_puma_without_changing_tau():
     robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
-    raw = symdyn.newton_euler(robot).program
+    raw = symdyn.newton_euler(robot).program()
     optimized = symdyn.optimize(raw)
     assert op_count(optimized).mul < op_count(raw).mul
     assert op_count(optimized).add < op_count(raw).add

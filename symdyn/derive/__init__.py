@@ -1,5 +1,6 @@
-"""Derivations: robot model -> Dynamics (programs and recorded steps)."""
+"""Derivations: robot model -> Dynamics (programs of every quantity, recorded steps)."""
 from .dynamics import Dynamics
 from .newton_euler import newton_euler
+from .quantities import QUANTITIES
 
-__all__ = ["Dynamics", "newton_euler"]
+__all__ = ["QUANTITIES", "Dynamics", "newton_euler"]

@@ -1,30 +1,69 @@
-"""Dynamics: what a derivation returns -- immutable, with the program and the record."""
+"""Dynamics: what a derivation returns -- the model's quantities as programs, made on demand."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import sympy
 
 from ..program.program import Program
 from ..robot.model import Robot
-from .record import Record
+from .quantities import QUANTITIES, Route, build
+from .record import Record, Step
 
 
-@dataclass(frozen=True)
 class Dynamics:
-    """The derived inverse dynamics of one robot, by one method.
+    """The dynamics of one robot by one route (Newton-Euler or Lagrange).
 
-    ``program`` computes tau from q, qd, qdd (and the free parameters) in named steps, exactly as
-    derived; ``record`` holds each equation's value for the printouts.
+    ``program(name)`` is the straight-line program of one quantity (``inverse_dynamics``,
+    ``mass_matrix``, ``coriolis_matrix``, ``gravity_torques``, ``nonlinear_effects``,
+    ``friction_torques``, ``forward_dynamics``), built the first time it is asked for and kept;
+    ``record`` holds the inverse dynamics' equations for the printouts; ``tau``, ``M``, ``C``
+    and ``g`` are closed forms, practical for small robots.
     """
 
-    robot: Robot
-    method: str
-    program: Program
-    record: Record
+    QUANTITIES = tuple(QUANTITIES)
+
+    def __init__(self, robot: Robot, route: Route, progress=None):
+        self.robot = robot
+        self.route = route
+        self.progress = progress or (lambda message: None)
+        self._programs: dict[str, Program] = {}
+        self._steps: list[Step] = []
+
+    @property
+    def method(self) -> str:
+        return self.route.method
+
+    def program(self, name: str = "inverse_dynamics") -> Program:
+        if name not in QUANTITIES:
+            raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
+        if name not in self._programs:
+            self.progress(f"deriving {name} by {self.method}")
+            steps = self._steps if name == "inverse_dynamics" else None
+            self._programs[name] = build(name, self.robot, self.route, steps, self.progress)
+        return self._programs[name]
+
+    @property
+    def record(self) -> Record:
+        self.program("inverse_dynamics")
+        return Record(tuple(self._steps))
 
     @cached_property
     def tau(self) -> sympy.Matrix:
-        """tau as closed-form expressions of q, qd, qdd (n x 1); large for 6-DOF arms."""
-        return self.program.expanded("tau")
+        """tau(q, qd, qdd) in closed form (n x 1)."""
+        return self.program("inverse_dynamics").expanded()
+
+    @cached_property
+    def M(self) -> sympy.Matrix:
+        return self.program("mass_matrix").expanded()
+
+    @cached_property
+    def C(self) -> sympy.Matrix:
+        return self.program("coriolis_matrix").expanded()
+
+    @cached_property
+    def g(self) -> sympy.Matrix:
+        return self.program("gravity_torques").expanded()
+
+    def __repr__(self):
+        return f"<Dynamics of {self.robot.name} by {self.method}>"

@@ -1,4 +1,4 @@
-"""Recursive Newton-Euler: tau(q, qd, qdd) as a straight-line program.
+"""Recursive Newton-Euler: joint forces from a motion, as named steps of a straight-line program.
 
 The outward recursion carries velocities and accelerations from the base to the tip (Craig
 (6.45)-(6.47), derived in seed 003), the inward one carries forces from the tip to the base and
@@ -15,23 +15,62 @@ shared by the next link's acceleration and this link's force:
     f_i = F_i + R_{i+1} f_{i+1}
     n_i = N_i + R_{i+1} n_{i+1} + P_{i+1} x (R_{i+1} f_{i+1})
 
-Gravity enters as the base's acceleration dv_0 = -g.
+Gravity enters as the base's acceleration dv_0 = -g. ``rnea`` takes the joint velocities and
+accelerations and the gravity as expressions, so the same recursion gives tau (symbols), g(q)
+(zeros), the columns of M (unit accelerations, no gravity) and M(q) qd (see quantities.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.program import Argument
-from ..robot.file import RESERVED
+from ..program.derivative import directional_derivative
 from ..robot.model import Link, Robot, skew
 from .dynamics import Dynamics
-from .record import Record, Step
+from .record import Step
 
 Z = sympy.Matrix([0, 0, 1])
+
+
+@dataclass(frozen=True)
+class NewtonEuler:
+    """The Newton-Euler route to every quantity (see quantities.py)."""
+
+    robot: Robot
+    method = "newton-euler"
+
+    def inverse_dynamics(self, b, qd, qdd, gravity, steps=None,
+                         progress=None) -> list[sympy.Expr]:
+        return rnea(self.robot, b, qd, qdd, gravity, steps=steps, progress=progress)
+
+    def mass_matrix(self, b: ProgramBuilder) -> sympy.Matrix:
+        """Column j is the joint forces for qdd = e_j at rest without gravity (Walker-Orin's
+        method 1); only rows i >= j are kept, the others are column i's by symmetry."""
+        n = self.robot.dof
+        rest, no_gravity = [0] * n, [0, 0, 0]
+        columns = [rnea(self.robot, b, rest, [int(k == j) for k in range(n)], no_gravity)
+                   for j in range(n)]
+        return sympy.Matrix(n, n, lambda i, j: columns[min(i, j)][max(i, j)])
+
+    def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix:
+        """C = (dM/dt + P - P^T) / 2 with P = d(M qd)/dq: the Christoffel symbols
+        c_kj = sum_i (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k) qd_i / 2, summed.
+
+        dM/dt is one forward-mode derivative of the mass-matrix program along qd; M qd is
+        Newton-Euler with qd as the accelerations, at rest, without gravity; P is its derivative
+        along each q_j. All are named steps of the same program.
+        """
+        robot, n = self.robot, self.robot.dof
+        M = self.mass_matrix(b)
+        Mdot = sympy.Matrix(n, n, directional_derivative(
+            b, list(M), {q: v for q, v in zip(robot.q, qd)}, "_dt"))
+        p = rnea(robot, b, [0] * n, qd, [0, 0, 0])
+        P = sympy.Matrix.hstack(*(sympy.Matrix(directional_derivative(b, p, {q: 1}, f"_q{j}"))
+                                  for j, q in enumerate(robot.q, start=1)))
+        return sympy.Matrix(n, n, lambda k, j: b.define(
+            f"C{k + 1}_{j + 1}", (Mdot[k, j] + P[k, j] - P[j, k]) / 2))
 
 
 @dataclass(frozen=True)
@@ -42,17 +81,32 @@ class Motion:
     domega: sympy.Matrix
     dv: sympy.Matrix
     U: sympy.Matrix          # S(domega) + S(omega)^2, so that a point's acceleration is dv + U r
+    ww: sympy.Matrix         # omega omega^T: the six products omega_j omega_k
     R: sympy.Matrix          # ^{i-1}R_i with sin and cos of q_i as named symbols
     P: sympy.Matrix          # ^{i-1}P_i
-    ww: sympy.Matrix         # omega omega^T: the six products omega_j omega_k
 
 
-def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -> list[Motion]:
+def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, steps=None,
+         progress=None) -> list[sympy.Expr]:
+    """Joint forces for joint velocities ``qd``, accelerations ``qdd`` and ``gravity``.
+
+    Each intermediate becomes a named step of ``b``; ``steps``, when given, receives the record of
+    each equation for the printouts.
+    """
+    progress = progress or (lambda message: None)
+    steps = [] if steps is None else steps
+    motions = forward_pass(robot, b, qd, qdd, gravity, steps, progress)
+    return backward_pass(robot, b, motions, steps, progress)
+
+
+def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
+                 progress) -> list[Motion]:
     """Base to tip: omega_i, domega_i, dv_i of each link (Craig (6.45)-(6.47))."""
     zero = sympy.zeros(3, 1)
-    parent = Motion(zero, zero, -sympy.Matrix(robot.gravity), sympy.zeros(3, 3), None, None, None)
+    parent = Motion(zero, zero, -sympy.Matrix(gravity), sympy.zeros(3, 3), sympy.zeros(3, 3),
+                    None, None)
     motions = []
-    for link in robot.links:
+    for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
         progress(f"outward recursion, link {i}/{robot.dof}")
         R, P = _placement(link, b)
@@ -60,23 +114,21 @@ def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -
         dv_parent = b.vector(f"dvp{i}", parent.U * P + parent.dv)
         omega_rot = R.T * parent.omega
         if link.revolute:
-            omega = b.vector(f"w{i}", omega_rot + link.qd * Z)
+            omega = b.vector(f"w{i}", omega_rot + qd_i * Z)
             # R^T omega_{i-1} x qd Z equals omega_i x qd Z (Z x Z = 0), and omega_i is named.
-            domega = b.vector(f"dw{i}", R.T * parent.domega + omega.cross(link.qd * Z)
-                              + link.qdd * Z)
+            domega = b.vector(f"dw{i}", R.T * parent.domega + omega.cross(qd_i * Z) + qdd_i * Z)
             dv = b.vector(f"dv{i}", R.T * dv_parent)
         else:
             omega = b.vector(f"w{i}", omega_rot)
             domega = b.vector(f"dw{i}", R.T * parent.domega)
-            dv = b.vector(f"dv{i}", R.T * dv_parent + 2 * omega.cross(link.qd * Z)
-                          + link.qdd * Z)
+            dv = b.vector(f"dv{i}", R.T * dv_parent + 2 * omega.cross(qd_i * Z) + qdd_i * Z)
         ww = sympy.Matrix(3, 3, lambda r, c: b.define(
             f"ww{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}", omega[r] * omega[c]))
         # S(omega)^2 = omega omega^T - |omega|^2 I
         U = sympy.Matrix(3, 3, lambda r, c: b.define(
             f"U{i}_{'xyz'[r]}{'xyz'[c]}",
             skew(domega)[r, c] + ww[r, c] - (ww.trace() if r == c else 0)))
-        motion = Motion(omega, domega, dv, U, R, P, ww)
+        motion = Motion(omega, domega, dv, U, ww, R, P)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
                   Step("dv", i, sympy.ImmutableMatrix(dv))]
@@ -85,7 +137,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], progress) -
     return motions
 
 
-def backward_pass(robot: Robot, b: ProgramBuilder, steps: list[Step], motions: list[Motion],
+def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                   progress) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i and tau_i (Craig (6.49)-(6.51), about the origin)."""
     tau = [sympy.Integer(0)] * robot.dof
@@ -129,19 +181,6 @@ def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> sympy.Matrix:
     ])
 
 
-def newton_euler(robot: Robot, *, progress: Callable[[str], None] | None = None) -> Dynamics:
-    """Derive tau = inverse_dynamics(q, qd, qdd[, params]) by the two recursions."""
-    progress = progress or (lambda message: None)
-    b = ProgramBuilder(reserved=_reserved_names(robot))
-    steps: list[Step] = []
-    motions = forward_pass(robot, b, steps, progress)
-    tau = backward_pass(robot, b, steps, motions, progress)
-    program = b.program("inverse_dynamics", _inputs(robot, "q", "qd", "qdd"),
-                        [Argument.vector("tau", tau)])
-    return Dynamics(robot=robot, method="newton-euler", program=program,
-                    record=Record(tuple(steps)))
-
-
 def _placement(link: Link, b: ProgramBuilder):
     """R and P of the link, with sin(q_i) and cos(q_i) computed once as S_i and C_i."""
     trig = {}
@@ -151,12 +190,6 @@ def _placement(link: Link, b: ProgramBuilder):
     return sympy.Matrix(link.rotation).xreplace(trig), sympy.Matrix(link.position)
 
 
-def _inputs(robot: Robot, *names: str) -> list[Argument]:
-    inputs = [Argument.vector(name, getattr(robot, name)) for name in names]
-    if robot.parameters:
-        inputs.append(Argument.vector("params", robot.parameters))
-    return inputs
-
-
-def _reserved_names(robot: Robot) -> set[str]:
-    return RESERVED | {str(s) for s in robot.parameters + robot.q + robot.qd + robot.qdd}
+def newton_euler(robot: Robot, *, progress=None) -> Dynamics:
+    """The dynamics of ``robot`` by the Newton-Euler route (programs are derived on demand)."""
+    return Dynamics(robot, NewtonEuler(robot), progress=progress)

@@ -1,7 +1,7 @@
 """The record of a derivation: each equation it evaluated, for which link, and the value.
 
 Printouts read the record; they never derive anything again. Values are in the derivation's named
-intermediates; ``Dynamics.program`` holds their definitions.
+intermediates; ``Dynamics.program()`` holds their definitions.
 """
 from __future__ import annotations
 

@@ -11,20 +11,29 @@ from ..robot.expr import ExpressionError, parse_expression
 from .render import backend, module_code, render, write_files
 
 
-def generate(dynamics: Dynamics, lang: str = "python", out_dir="generated", *,
-             values=None, progress: Callable[[str], None] | None = None) -> list[Path]:
-    """Optimize the dynamics' programs and write them as ``lang`` files into ``out_dir``.
+def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
+             quantities=None, values=None,
+             progress: Callable[[str], None] | None = None) -> list[Path]:
+    """Optimize the dynamics' programs and write them as files into ``out_dir``.
 
-    ``values`` ({symbol or name: number}) fixes some of the robot's free parameters in the code.
+    ``lang`` is a language or a list of them (the programs are optimized once for all);
+    ``quantities`` names the functions to write (all of them by default); ``values``
+    ({symbol or name: number}) fixes some of the robot's free parameters in the code.
+    All files are written, or none.
     """
     progress = progress or (lambda message: None)
-    chosen = backend(lang)
+    backends = [backend(lang)] if isinstance(lang, str) else [backend(x) for x in lang]
     values = resolve_values(dynamics.robot, values or {})
-    progress(f"optimizing {dynamics.program.name} ({len(dynamics.program.assignments)} steps)")
-    programs = [optimize(dynamics.program, values)]
-    progress(f"writing {lang} code")
-    module = module_code(dynamics.robot, programs, chosen, values)
-    return write_files(render(module, chosen), out_dir)
+    programs = []
+    for name in quantities or dynamics.QUANTITIES:
+        program = dynamics.program(name)
+        progress(f"optimizing {name} ({len(program.assignments)} steps)")
+        programs.append(optimize(program, values))
+    files = {}
+    for chosen in backends:
+        progress(f"writing {chosen.lang} code")
+        files.update(render(module_code(dynamics.robot, programs, chosen, values), chosen))
+    return write_files(files, out_dir)
 
 
 def resolve_values(robot, values) -> dict:

@@ -16,17 +16,12 @@ import jinja2
 import sympy
 
 from .. import __version__
+from ..derive.quantities import QUANTITIES
 from ..errors import EmitError
 from ..program.passes import OpCount, op_count
 from ..program.program import Program
 from ..robot.model import Robot
 from .backends import BACKENDS, Backend
-
-DOCS = {
-    "inverse_dynamics": (
-        "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
-        "tau = M(q) qdd + C(q, qd) qd + g(q)."),
-}
 
 
 @dataclass(frozen=True)
@@ -84,7 +79,7 @@ def function_code(program: Program, printer) -> Function:
         Output(out.name, len(out.values), out.shape,
                tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)))
         for out in program.outputs)
-    return Function(program.name, DOCS.get(program.name, ""), inputs, lines, outputs,
+    return Function(program.name, QUANTITIES[program.name].doc, inputs, lines, outputs,
                     op_count(program))
 
 

@@ -49,6 +49,10 @@ class ProgramBuilder:
         return sympy.Matrix([self.define(f"{name}_{axis}", v, expand)
                              for axis, v in zip("xyz", values)])
 
+    @property
+    def assignments(self) -> tuple[Assignment, ...]:
+        return tuple(self._assignments)
+
     def program(self, name: str, inputs: Iterable[Argument],
                 outputs: Iterable[Argument]) -> Program:
         return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs))

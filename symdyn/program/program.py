@@ -54,8 +54,8 @@ class Program:
     def input_symbols(self) -> tuple[sympy.Symbol, ...]:
         return tuple(s for arg in self.inputs for s in arg.values)
 
-    def expanded(self, name: str) -> sympy.Matrix:
-        """An output as closed-form expressions of the inputs (substitutes every assignment).
+    def expanded(self, name: str | None = None) -> sympy.Matrix:
+        """An output (the first by default) as closed-form expressions of the inputs.
 
         Cheap for small robots; for a 6-DOF arm the expressions are large, which is why the
         program exists.
@@ -63,6 +63,6 @@ class Program:
         values = {}
         for a in self.assignments:
             values[a.lhs] = a.rhs.xreplace(values)
-        out = self.output(name)
+        out = self.outputs[0] if name is None else self.output(name)
         flat = [sympy.sympify(v).xreplace(values) for v in out.values]
         return sympy.Matrix(*out.shape, flat) if len(out.shape) == 2 else sympy.Matrix(flat)

@@ -35,9 +35,11 @@ CONVENTIONS = ("standard", "modified")
 JOINTS = ("revolute", "prismatic")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
-TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links"}
+TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload"}
+ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
-             "first_moment", "inertia_origin"}
+             "first_moment", "inertia_origin"} | ACTUATOR_KEYS
+PAYLOAD_KEYS = {"mass", "com", "inertia"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta", "mass")
 
 
@@ -60,6 +62,20 @@ class LinkSpec:
     inertia: tuple | None = None
     first_moment: tuple | None = None
     inertia_origin: tuple | None = None
+    # The actuator, on the motor side (Robotics Toolbox's convention), reflected by the model.
+    motor_inertia: sympy.Expr = sympy.Integer(0)        # Jm
+    gear_ratio: sympy.Expr = sympy.Integer(1)           # G: joint velocity * G = motor velocity
+    viscous_friction: sympy.Expr = sympy.Integer(0)     # B
+    coulomb_friction: tuple = (sympy.Integer(0), sympy.Integer(0))  # (Tc+ if qd > 0, Tc- if < 0)
+
+
+@dataclass(frozen=True)
+class PayloadSpec:
+    """A load rigidly fixed to the last link, given in the last link's frame (about its COM)."""
+
+    mass: sympy.Expr
+    com: tuple
+    inertia: tuple
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,7 @@ class RobotSpec:
     parameters: tuple[sympy.Symbol, ...]  # the free symbols, in order of first appearance
     path: str
     digest: str  # sha256 of the file's bytes: generated files say which version they came from
+    payload: PayloadSpec | None = None
 
 
 def load_robot_spec(path) -> RobotSpec:
@@ -143,9 +160,10 @@ class _Reader:
             raise self.error("must be a non-empty list of links", links_node, "links",
                              "one entry per joint, base to tip")
         links = tuple(self.link(node, i) for i, node in enumerate(links_node.value))
+        payload = self.payload(top["payload"]) if "payload" in top else None
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
-                         path=_display_path(self.path), digest=digest)
+                         path=_display_path(self.path), digest=digest, payload=payload)
 
     def mapping(self, node, field, allowed) -> dict[str, yaml.Node]:
         if not isinstance(node, yaml.MappingNode):
@@ -252,4 +270,18 @@ class _Reader:
                 (("first_moment", 3), ("inertia_origin", 6)):
             inertial[key] = (self.vector(keys[key], f"{field}.{key}", length) if key in keys
                              else (sympy.Integer(0),) * length)
-        return LinkSpec(joint=joint, **values, **inertial)
+        actuator = {key: self.expression(keys[key], f"{field}.{key}")
+                    for key in ("motor_inertia", "gear_ratio", "viscous_friction") if key in keys}
+        if "coulomb_friction" in keys:
+            actuator["coulomb_friction"] = self.vector(keys["coulomb_friction"],
+                                                       f"{field}.coulomb_friction", 2)
+        return LinkSpec(joint=joint, **values, **inertial, **actuator)
+
+    def payload(self, node) -> PayloadSpec:
+        keys = self.mapping(node, "payload", PAYLOAD_KEYS)
+        mass = self.expression(self.require(keys, "mass", node, "payload"), "payload.mass")
+        com = (self.vector(keys["com"], "payload.com", 3) if "com" in keys
+               else (sympy.Integer(0),) * 3)
+        inertia = (self.vector(keys["inertia"], "payload.inertia", 6) if "inertia" in keys
+                   else (sympy.Integer(0),) * 6)
+        return PayloadSpec(mass, com, inertia)

@@ -56,6 +56,12 @@ class Inertia:
         return Inertia(self.mass, sympy.ImmutableMatrix(sympy.expand(ms + self.mass * p)),
                        sympy.ImmutableMatrix(sympy.expand(j)))
 
+    def __add__(self, other: "Inertia") -> "Inertia":
+        """Two bodies fixed together, both given about the same origin."""
+        return Inertia(self.mass + other.mass,
+                       sympy.ImmutableMatrix(self.first_moment + other.first_moment),
+                       sympy.ImmutableMatrix(self.inertia_origin + other.inertia_origin))
+
 
 @dataclass(frozen=True)
 class Link:
@@ -69,10 +75,18 @@ class Link:
     rotation: sympy.ImmutableMatrix   # ^{i-1}R_i, in sin(q_i), cos(q_i) for a revolute joint
     position: sympy.ImmutableMatrix   # ^{i-1}P_i, origin of {i} in {i-1}
     inertia: Inertia                  # about the origin of {i}
+    # The actuator reflected to the joint (Robotics Toolbox's convention, motor side data):
+    armature: sympy.Expr              # G^2 Jm, added to M's diagonal
+    viscous: sympy.Expr               # G^2 B
+    coulomb: tuple                    # |G| Tc+ (applied when qd > 0), |G| Tc- (when qd < 0)
 
     @property
     def revolute(self) -> bool:
         return self.joint == "revolute"
+
+    @property
+    def has_friction(self) -> bool:
+        return self.viscous != 0 or any(c != 0 for c in self.coulomb)
 
 
 @dataclass(frozen=True)
@@ -125,11 +139,18 @@ class Robot:
             d = row.d + q if row.joint == "prismatic" else row.d
             rotation, position = _placement(alpha, a, theta, d)
             inertia = _link_inertia(row)
+            if i == len(rows) and spec.payload is not None:
+                load = spec.payload
+                inertia = inertia + Inertia.from_com(load.mass, load.com,
+                                                     inertia_matrix(*load.inertia))
             if spec.convention == "standard":
                 standard_in_joint = rot_x(row.alpha)[:3, :3]   # {i}_std = {i} Tx(a_i) Rx(alpha_i)
                 inertia = inertia.transformed(standard_in_joint, (row.a, 0, 0))
+            G = row.gear_ratio
             links.append(Link(i, row.joint, q, qd, qdd, sympy.ImmutableMatrix(rotation),
-                              sympy.ImmutableMatrix(position), inertia))
+                              sympy.ImmutableMatrix(position), inertia,
+                              armature=G**2 * row.motor_inertia, viscous=G**2 * row.viscous_friction,
+                              coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction)))
         last = rows[-1]
         tool = (trans_x(last.a) * rot_x(last.alpha) if spec.convention == "standard"
                 else sympy.eye(4))

@@ -1,0 +1,147 @@
+"""The quantities a controller uses, each as its own program, from one derivation route.
+
+A route (Newton-Euler or Lagrange) supplies the rigid-body parts: inverse dynamics for any joint
+velocities, accelerations and gravity, the mass matrix and the Coriolis matrix. Everything else is
+assembled here, the same way for both routes: the actuators (rotor inertia G^2 Jm on M's
+diagonal, viscous and Coulomb friction on the joint side, as Robotics Toolbox reflects them),
+g(q) = ID(q, 0, 0), the nonlinear effects C(q, qd) qd + g(q) = ID(q, qd, 0), and forward dynamics
+as an LDL^T solve written out for the robot's n.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import sympy
+
+from ..program.builder import ProgramBuilder
+from ..program.program import Argument, Program
+from ..robot.file import RESERVED
+from ..robot.model import Robot
+
+
+class Route(Protocol):
+    method: str
+
+    def inverse_dynamics(self, b: ProgramBuilder, qd, qdd, gravity, steps=None,
+                         progress=None) -> list: ...
+
+    def mass_matrix(self, b: ProgramBuilder) -> sympy.Matrix: ...
+
+    def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix: ...
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str
+    inputs: tuple[str, ...]
+    output: str
+    doc: str
+
+
+QUANTITIES = {q.name: q for q in (
+    Quantity("inverse_dynamics", ("q", "qd", "qdd"), "tau",
+             "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
+             "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."),
+    Quantity("mass_matrix", ("q",), "M",
+             "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal."),
+    Quantity("coriolis_matrix", ("q", "qd"), "C",
+             "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
+             "centrifugal forces, and dM/dt - 2 C is skew-symmetric."),
+    Quantity("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
+    Quantity("nonlinear_effects", ("q", "qd"), "h",
+             "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
+    Quantity("friction_torques", ("qd",), "tau_f",
+             "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."),
+    Quantity("forward_dynamics", ("q", "qd", "tau"), "qdd",
+             "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
+             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."),
+)}
+
+
+def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> Program:
+    """The program of one quantity; ``steps`` receives inverse dynamics' recorded equations."""
+    quantity = QUANTITIES[name]
+    inputs = _inputs(robot, quantity.inputs)
+    taken = RESERVED | {str(s) for arg in inputs for s in arg.values}
+    # The output array keeps its book name (g, M, ...) unless a parameter already has it.
+    output = quantity.output if quantity.output not in taken else f"{quantity.output}_out"
+    b = ProgramBuilder(reserved=taken | {output})
+    n = robot.dof
+    zeros = [sympy.Integer(0)] * n
+    qd, qdd, tau = list(robot.qd), list(robot.qdd), list(_tau_symbols(robot))
+    if name == "inverse_dynamics":
+        rigid = route.inverse_dynamics(b, qd, qdd, robot.gravity, steps, progress)
+        out = [b.define(f"tau{i + 1}_total", rigid[i] + robot.links[i].armature * qdd[i] + f)
+               for i, f in enumerate(friction(robot))]
+    elif name == "mass_matrix":
+        out = list(with_armature(robot, route.mass_matrix(b)))
+    elif name == "coriolis_matrix":
+        out = list(route.coriolis_matrix(b, qd))
+    elif name == "gravity_torques":
+        out = route.inverse_dynamics(b, zeros, zeros, robot.gravity)
+    elif name == "nonlinear_effects":
+        out = route.inverse_dynamics(b, qd, zeros, robot.gravity)
+    elif name == "friction_torques":
+        out = friction(robot)
+    elif name == "forward_dynamics":
+        M = with_armature(robot, route.mass_matrix(b))
+        h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
+        rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+        out = ldlt_solve(b, M, rhs)
+    else:
+        raise KeyError(name)
+    shape = (n, n) if name in ("mass_matrix", "coriolis_matrix") else (n,)
+    return b.program(name, inputs, [Argument(output, tuple(out), shape)])
+
+
+def friction(robot: Robot) -> list[sympy.Expr]:
+    """Viscous and Coulomb friction at each joint, none at rest."""
+    out = []
+    for link in robot.links:
+        plus, minus = link.coulomb
+        coulomb = (sympy.Piecewise((plus, link.qd > 0), (minus, link.qd < 0), (0, True))
+                   if plus != 0 or minus != 0 else 0)
+        out.append(link.viscous * link.qd + coulomb)
+    return out
+
+
+def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
+    return M + sympy.diag(*(link.armature for link in robot.links))
+
+
+def ldlt_solve(b: ProgramBuilder, M: sympy.Matrix, rhs) -> list[sympy.Expr]:
+    """x with M x = rhs, M symmetric positive definite, by M = L D L^T written out.
+
+    One division per joint (the inverse pivots), no square roots.
+    """
+    n = M.rows
+    L = sympy.eye(n)
+    inv_d = [None] * n
+    d = [None] * n
+    for j in range(n):
+        d[j] = b.define(f"D{j + 1}", M[j, j] - sum(L[j, k] ** 2 * d[k] for k in range(j)))
+        inv_d[j] = b.define(f"iD{j + 1}", 1 / d[j])
+        for i in range(j + 1, n):
+            L[i, j] = b.define(f"L{i + 1}_{j + 1}", (M[i, j] - sum(
+                L[i, k] * L[j, k] * d[k] for k in range(j))) * inv_d[j])
+    y = []
+    for i in range(n):
+        y.append(b.define(f"y{i + 1}", rhs[i] - sum(L[i, k] * y[k] for k in range(i))))
+    x = [None] * n
+    for i in reversed(range(n)):
+        x[i] = b.define(f"qdd{i + 1}_out", y[i] * inv_d[i] - sum(
+            L[k, i] * x[k] for k in range(i + 1, n)))
+    return x
+
+
+def _tau_symbols(robot: Robot):
+    return sympy.symbols(f"tau1:{robot.dof + 1}") if robot.dof > 1 else (sympy.Symbol("tau1"),)
+
+
+def _inputs(robot: Robot, names) -> list[Argument]:
+    values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot)}
+    inputs = [Argument.vector(name, values[name]) for name in names]
+    if robot.parameters:
+        inputs.append(Argument.vector("params", robot.parameters))
+    return inputs

@@ -1,0 +1,163 @@
+"""M, C, g, nonlinear effects and forward dynamics against Pinocchio, and against each other."""
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from support import ROBOTS, assert_close, generated_python, random_robot_yaml, random_states
+
+import symdyn
+from symdyn.reference import friction_torques, pinocchio_model
+
+
+def pin_quantities(model, q, qd, qdd, tau):
+    """Pinocchio's M (symmetrised), C, g, h, aba and rnea, state by state."""
+    data = model.createData()
+    out = {k: [] for k in ("M", "C", "g", "h", "aba", "rnea")}
+    for state in zip(q, qd, qdd, tau):
+        qi, vi, ai, ti = state
+        M = pin.crba(model, data, qi).copy()
+        out["M"].append(np.triu(M) + np.triu(M, 1).T)       # the C++ fills the upper triangle
+        out["C"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
+        out["g"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
+        out["h"].append(pin.nonLinearEffects(model, data, qi, vi).copy())
+        out["aba"].append(pin.aba(model, data, qi, vi, ti).copy())
+        out["rnea"].append(pin.rnea(model, data, qi, vi, ai).copy())
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def check_against_pinocchio(robot, module, rng, params=(), count=100):
+    values = dict(zip(robot.parameters, params))
+    model = pinocchio_model(robot.spec, values)
+    q, qd, qdd = random_states(rng, robot.dof, count)
+    tau = rng.uniform(-20, 20, (count, robot.dof))
+    friction = friction_torques(robot.spec, qd, values)
+    ref = pin_quantities(model, q, qd, qdd, tau - friction)   # Pinocchio has no friction
+    extra = (np.asarray(params),) if robot.parameters else ()
+    M = module.mass_matrix(q, *extra)
+    assert M.shape == (count, robot.dof, robot.dof)
+    assert_close(M, ref["M"])
+    assert_close(module.coriolis_matrix(q, qd, *extra), ref["C"])
+    assert_close(module.gravity_torques(q, *extra), ref["g"])
+    assert_close(module.nonlinear_effects(q, qd, *extra), ref["h"])
+    assert_close(module.friction_torques(qd, *extra), friction)
+    assert_close(module.inverse_dynamics(q, qd, qdd, *extra), ref["rnea"] + friction)
+    assert_close(module.forward_dynamics(q, qd, tau, *extra), ref["aba"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda"])
+def test_shipped_robots_match_pinocchio(tmp_path, name):
+    robot = symdyn.load_robot(ROBOTS / f"{name}.yaml")
+    check_against_pinocchio(robot, generated_python(robot, tmp_path), np.random.default_rng(7))
+
+
+def test_symbolic_planar_arm_matches_pinocchio(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    module = generated_python(robot, tmp_path)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        check_against_pinocchio(robot, module, rng, rng.uniform(0.5, 3, 5), count=30)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_robots_match_pinocchio(tmp_path, seed):
+    rng = np.random.default_rng(100 + seed)
+    path = tmp_path / "robot.yaml"
+    path.write_text(random_robot_yaml(rng, name=f"quant{seed}", dof=int(rng.integers(2, 6)),
+                                      convention=("standard", "modified")[seed % 2],
+                                      origin_form=seed == 5))
+    robot = symdyn.load_robot(path)
+    check_against_pinocchio(robot, generated_python(robot, tmp_path), rng, count=50)
+
+
+def test_structure_of_M_and_C(tmp_path):
+    """M symmetric positive definite, dM/dt - 2C skew, M qdd + C qd + g + friction = tau."""
+    robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
+    module = generated_python(robot, tmp_path)
+    rng = np.random.default_rng(9)
+    q, qd, qdd = random_states(rng, 6, 50)
+    M, C, g = module.mass_matrix(q), module.coriolis_matrix(q, qd), module.gravity_torques(q)
+    np.testing.assert_array_equal(M, np.swapaxes(M, 1, 2))
+    assert np.all(np.linalg.eigvalsh(M) > 0)
+    step = 1e-6
+    Mdot = (module.mass_matrix(q + step * qd) - module.mass_matrix(q - step * qd)) / (2 * step)
+    skew = Mdot - 2 * C
+    np.testing.assert_allclose(skew, -np.swapaxes(skew, 1, 2), atol=1e-6)
+    tau = (np.einsum("nij,nj->ni", M, qdd) + np.einsum("nij,nj->ni", C, qd) + g
+           + module.friction_torques(qd))
+    assert_close(tau, module.inverse_dynamics(q, qd, qdd))
+
+
+ACTUATED = """\
+name: actuated
+convention: modified
+gravity: [0, 0, -9.81]
+links:
+  - {joint: revolute, alpha: 0, a: 0, d: 0, theta: 0, mass: 1, com: [0.2, 0, 0],
+     inertia: [0.01, 0.02, 0.03, 0, 0, 0],
+     motor_inertia: 0.0002, gear_ratio: -50, viscous_friction: 0.001,
+     coulomb_friction: [0.3, -0.4]}
+  - {joint: prismatic, alpha: pi/2, a: 0.3, d: 0.1, theta: 0, mass: 2, com: [0, 0.05, 0.1],
+     inertia: [0.01, 0.01, 0.01, 0, 0, 0],
+     motor_inertia: 0.0001, gear_ratio: 20, viscous_friction: 0.002}
+payload: {mass: 0.5, com: [0, 0, 0.05], inertia: [0.001, 0.001, 0.001, 0, 0, 0]}
+"""
+
+
+@pytest.fixture(scope="module")
+def actuated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("actuated") / "actuated.yaml"
+    path.write_text(ACTUATED)
+    robot = symdyn.load_robot(path)
+    return robot, generated_python(robot, path.parent)
+
+
+def test_friction_follows_robotics_toolbox_conventions(actuated):
+    """tau_f = G^2 B qd + |G| Tc, Tc+ for qd > 0, Tc- for qd < 0, nothing at rest (by hand)."""
+    _, module = actuated
+    qd = np.array([[2.0, -1.0], [-3.0, 0.5], [0.0, 0.0]])
+    expected = np.array([
+        [50**2 * 0.001 * 2.0 + 50 * 0.3, 20**2 * 0.002 * -1.0],
+        [50**2 * 0.001 * -3.0 + 50 * -0.4, 20**2 * 0.002 * 0.5],
+        [0.0, 0.0]])
+    np.testing.assert_allclose(module.friction_torques(qd), expected, rtol=1e-14)
+
+
+def test_rotor_inertia_on_the_diagonal_and_in_tau(actuated, tmp_path):
+    robot, module = actuated
+    rng = np.random.default_rng(11)
+    q, qd, qdd = random_states(rng, 2, 50)
+    armature = np.array([50**2 * 0.0002, 20**2 * 0.0001])
+    model = pinocchio_model(robot.spec)
+    np.testing.assert_allclose(model.armature, armature)
+    ref = pin_quantities(model, q, qd, qdd, np.zeros_like(q))
+    assert_close(module.mass_matrix(q), ref["M"])
+    # tau = Pinocchio's rnea with armature (which adds armature * qdd) + friction
+    assert_close(module.inverse_dynamics(q, qd, qdd), ref["rnea"] + module.friction_torques(qd))
+    M, h = module.mass_matrix(q), module.nonlinear_effects(q, qd)
+    lhs = np.einsum("nij,nj->ni", M, qdd) + h + module.friction_torques(qd)
+    assert_close(lhs, module.inverse_dynamics(q, qd, qdd))
+    tau = module.inverse_dynamics(q, qd, qdd)
+    assert_close(module.forward_dynamics(q, qd, tau), qdd, rtol=1e-9)
+
+
+def test_payload_adds_to_the_last_link(tmp_path):
+    with_payload = tmp_path / "a.yaml"
+    with_payload.write_text(ACTUATED)
+    combined = tmp_path / "b.yaml"          # the payload folded into link 2 by hand
+    m, c = 2.0 + 0.5, (2.0 * np.array([0, 0.05, 0.1]) + 0.5 * np.array([0, 0, 0.05])) / 2.5
+    # parallel-axis: each body's inertia about the common COM
+    def about(mass, com, inertia):
+        d = np.asarray(com) - c
+        return np.diag(inertia) + mass * (d @ d * np.eye(3) - np.outer(d, d))
+    I = about(2.0, [0, 0.05, 0.1], [0.01] * 3) + about(0.5, [0, 0, 0.05], [0.001] * 3)
+    text = ACTUATED.split("payload:")[0].replace(
+        "mass: 2, com: [0, 0.05, 0.1],\n     inertia: [0.01, 0.01, 0.01, 0, 0, 0]",
+        f"mass: {m!r}, com: [{', '.join(repr(float(v)) for v in c)}],\n     inertia: "
+        f"[{', '.join(repr(float(I[j, k])) for j, k in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2)))}]")
+    combined.write_text(text.replace("name: actuated", "name: combined"))
+    a = generated_python(symdyn.load_robot(with_payload), tmp_path / "a")
+    b = generated_python(symdyn.load_robot(combined), tmp_path / "b")
+    rng = np.random.default_rng(12)
+    q, qd, qdd = random_states(rng, 2, 30)
+    assert_close(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd))
