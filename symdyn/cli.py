@@ -128,7 +128,8 @@ def info(robot_file):
         done = time.perf_counter()
         click.echo(f"  {name:<{width}}  {before.mul:>5} / {before.add:<5} -> "
                    f"{after.mul:>5} / {after.add:<5} ({after.calls} calls)   derived in "
-                   f"{1000 * (derived - start):.0f} ms, optimized in {1000 * (done - derived):.0f} ms")
+                   f"{1000 * (derived - start):.0f} ms, optimized in "
+                   f"{1000 * (done - derived):.0f} ms")
 
 
 def _show(value) -> str:

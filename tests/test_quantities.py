@@ -150,11 +150,12 @@ def test_payload_adds_to_the_last_link(tmp_path):
     def about(mass, com, inertia):
         d = np.asarray(com) - c
         return np.diag(inertia) + mass * (d @ d * np.eye(3) - np.outer(d, d))
-    I = about(2.0, [0, 0.05, 0.1], [0.01] * 3) + about(0.5, [0, 0, 0.05], [0.001] * 3)
+    inertia = about(2.0, [0, 0.05, 0.1], [0.01] * 3) + about(0.5, [0, 0, 0.05], [0.001] * 3)
+    six = [inertia[j, k] for j, k in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))]
     text = ACTUATED.split("payload:")[0].replace(
         "mass: 2, com: [0, 0.05, 0.1],\n     inertia: [0.01, 0.01, 0.01, 0, 0, 0]",
         f"mass: {m!r}, com: [{', '.join(repr(float(v)) for v in c)}],\n     inertia: "
-        f"[{', '.join(repr(float(I[j, k])) for j, k in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2)))}]")
+        f"[{', '.join(repr(float(v)) for v in six)}]")
     combined.write_text(text.replace("name: actuated", "name: combined"))
     a = generated_python(symdyn.load_robot(with_payload), tmp_path / "a")
     b = generated_python(symdyn.load_robot(combined), tmp_path / "b")

@@ -149,7 +149,8 @@ class Robot:
             G = row.gear_ratio
             links.append(Link(i, row.joint, q, qd, qdd, sympy.ImmutableMatrix(rotation),
                               sympy.ImmutableMatrix(position), inertia,
-                              armature=G**2 * row.motor_inertia, viscous=G**2 * row.viscous_friction,
+                              armature=G**2 * row.motor_inertia,
+                              viscous=G**2 * row.viscous_friction,
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction)))
         last = rows[-1]
         tool = (trans_x(last.a) * rot_x(last.alpha) if spec.convention == "standard"
