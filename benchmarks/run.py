@@ -28,12 +28,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
+from symdyn.emit import python_module  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 
 STATES = 1024
+TAU = ["inverse_dynamics"]
 
-# Published operation counts for the 60-parameter PUMA 560 of robots/puma560_linear.yaml.
-PUBLISHED = [("SymPyBotics", 378, 319), ("OpenSYMORO", 390, 334), ("ARM (hand-tuned)", 224, 174)]
+# Published operation counts (mul, add) for the 60-parameter PUMA 560 of
+# robots/puma560_linear.yaml, by quantity.
+PUBLISHED = {
+    "inverse_dynamics": [("SymPyBotics", 378, 319), ("OpenSYMORO", 390, 334),
+                         ("ARM, hand-tuned", 224, 174)],
+    "mass_matrix": [("SymPyBotics", 402, 320)],
+    "coriolis_matrix": [("SymPyBotics", 2564, 2555)],
+}
 
 C_HARNESS = r"""
 #define _POSIX_C_SOURCE 199309L
@@ -138,7 +146,7 @@ def pinocchio_prefix() -> Path:
 
 
 def compile_harnesses(robot, work: Path, reps: int):
-    symdyn.generate(symdyn.newton_euler(robot), "c", work)
+    symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=TAU)
     n = robot.dof
     (work / "bench_symdyn.c").write_text(fill(C_HARNESS, NAME=robot.name, N=n, STATES=STATES,
                                               REPS=reps))
@@ -213,12 +221,9 @@ def section_python(robots):
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
             dynamics = symdyn.newton_euler(robot)
-            c_file = next(p for p in symdyn.generate(dynamics, "c", tmp) if p.suffix == ".c")
-            compiled = symdyn.compile(c_file, cache=Path(tmp) / "cache")
-            (py_file,) = symdyn.generate(dynamics, "python", Path(tmp) / "py")
-            sys.path.insert(0, str(py_file.parent))
-            numpy_module = __import__(robot.name)
-            sys.path.pop(0)
+            symdyn.generate(dynamics, "c", tmp, quantities=TAU)
+            compiled = symdyn.compile(Path(tmp) / f"{robot.name}.c", cache=Path(tmp) / "cache")
+            numpy_module = python_module(dynamics, quantities=TAU)
             model = pinocchio_model(robot.spec)
             data = model.createData()
             q, qd, qdd = (rng.uniform(-3, 3, robot.dof) for _ in range(3))
@@ -234,17 +239,20 @@ def section_python(robots):
 
 
 def section_ops():
-    print("## 3. Operation counts of tau (multiplications / additions, after optimization)\n")
-    print("| robot | symdyn | as derived | for comparison |")
-    print("|---|---:|---:|---|")
+    print("## 3. Operation counts (multiplications / additions, after optimization)\n")
+    print("| robot | quantity | symdyn | as derived | published |")
+    print("|---|---|---:|---:|---|")
     for name in ("puma560", "panda", "puma560_linear"):
         robot = symdyn.load_robot(ROOT / "robots" / f"{name}.yaml")
-        raw = symdyn.newton_euler(robot).program
-        ops, before = symdyn.op_count(symdyn.optimize(raw)), symdyn.op_count(raw)
-        others = ("; ".join(f"{who} {m}/{a}" for who, m, a in PUBLISHED)
-                  if name == "puma560_linear" else "")
-        print(f"| {name} ({len(robot.parameters)} symbols) | {ops.mul}/{ops.add} | "
-              f"{before.mul}/{before.add} | {others} |")
+        dynamics = symdyn.newton_euler(robot)
+        for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix",
+                         "gravity_torques", "forward_dynamics"):
+            raw = dynamics.program(quantity)
+            ops, before = symdyn.op_count(symdyn.optimize(raw)), symdyn.op_count(raw)
+            others = ("; ".join(f"{who} {m}/{a}" for who, m, a in PUBLISHED.get(quantity, []))
+                      if name == "puma560_linear" else "")
+            print(f"| {name} ({len(robot.parameters)} symbols) | {quantity} | "
+                  f"{ops.mul}/{ops.add} | {before.mul}/{before.add} | {others} |", flush=True)
     print("\nCounted over every assignment as the printed code computes: a constant factor is a "
           "multiplication, a factor -1 is not (it becomes a subtraction), x**2 is one; "
           "sin and cos are not counted.\n")
@@ -264,7 +272,7 @@ def chain_yaml(n: int) -> str:
 
 def section_scaling(quick):
     print("## 4. From robot file to Python and C files: time against joints\n")
-    print("| joints | derive | optimize + emit (Python and C) | total | per joint | "
+    print("| joints | derive tau | optimize + emit (Python and C) | total | per joint | "
           "mul/add of tau |")
     print("|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -273,11 +281,11 @@ def section_scaling(quick):
             path.write_text(chain_yaml(n))
             t0 = time.perf_counter()
             dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+            dynamics.program("inverse_dynamics")
             t1 = time.perf_counter()
-            for lang in ("python", "c"):
-                symdyn.generate(dynamics, lang, Path(tmp) / "out")
+            symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out", quantities=TAU)
             t2 = time.perf_counter()
-            ops = symdyn.op_count(symdyn.optimize(dynamics.program))
+            ops = symdyn.op_count(symdyn.optimize(dynamics.program()))
             print(f"| {n} | {(t1 - t0) * 1e3:.0f} ms | {(t2 - t1) * 1e3:.0f} ms | "
                   f"{(t2 - t0) * 1e3:.0f} ms | {(t2 - t0) * 1e3 / n:.0f} ms | "
                   f"{ops.mul}/{ops.add} |", flush=True)

@@ -2401,6 +2401,66 @@ void panda_friction_torques(const double qd[7], double tau_f[7])
     tau_f[6] = 0;
 }
 
+void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double tau_ext[7])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double q7 = q[6];
+    const double f_ext1 = f_ext[0];
+    const double f_ext2 = f_ext[1];
+    const double f_ext3 = f_ext[2];
+    const double f_ext4 = f_ext[3];
+    const double f_ext5 = f_ext[4];
+    const double f_ext6 = f_ext[5];
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double S3 = sin(q3);
+    const double C3 = cos(q3);
+    const double S4 = sin(q4);
+    const double C4 = cos(q4);
+    const double S5 = sin(q5);
+    const double C5 = cos(q5);
+    const double S6 = sin(q6);
+    const double C6 = cos(q6);
+    const double S7 = sin(q7);
+    const double C7 = cos(q7);
+    const double fr6_x = C7*f_ext1 - S7*f_ext2;
+    const double fr6_z = C7*f_ext2 + S7*f_ext1;
+    const double n6_x = C7*f_ext4 - S7*f_ext5;
+    const double n6_y = -f_ext6 - 0.088*fr6_z;
+    const double n6_z = C7*f_ext5 + S7*f_ext4 - 0.088*f_ext3;
+    const double fr5_x = C6*fr6_x + S6*f_ext3;
+    const double fr5_z = -C6*f_ext3 + S6*fr6_x;
+    const double n5_x = C6*n6_x - S6*n6_y;
+    const double n5_z = C6*n6_y + S6*n6_x;
+    const double fr4_x = C5*fr5_x + S5*fr6_z;
+    const double fr4_z = C5*fr6_z - S5*fr5_x;
+    const double n4_x = C5*n5_x + S5*n6_z + 0.384*fr4_z;
+    const double t0 = 0.0825*fr4_z;
+    const double n4_y = n5_z + t0;
+    const double n4_z = C5*n6_z - S5*n5_x - 0.384*fr4_x - 0.0825*fr5_z;
+    const double fr3_x = C4*fr4_x - S4*fr5_z;
+    const double fr3_z = C4*fr5_z + S4*fr4_x;
+    const double n3_x = C4*n4_x - S4*n4_y;
+    const double n3_y = -0.0825*fr3_z - n4_z;
+    const double n3_z = C4*n4_y + S4*n4_x - t0;
+    const double fr2_x = C3*fr3_x + S3*fr4_z;
+    const double fr2_z = -C3*fr4_z + S3*fr3_x;
+    const double n2_x = C3*n3_x - S3*n3_y - 0.316*fr2_z;
+    const double n2_z = C3*n3_y + S3*n3_x + 0.316*fr2_x;
+    const double n1_z = C2*n3_z - S2*n2_x;
+    tau_ext[0] = n1_z;
+    tau_ext[1] = n2_z;
+    tau_ext[2] = n3_z;
+    tau_ext[3] = n4_z;
+    tau_ext[4] = n5_z;
+    tau_ext[5] = n6_z;
+    tau_ext[6] = f_ext6;
+}
+
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd_out[7])
 {
     const double q2 = q[1];

@@ -40,6 +40,12 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
  * 0 multiplications, 0 additions, 0 function calls. */
 void panda_friction_torques(const double qd[7], double tau_f[7]);
 
+/* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
+ * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * Add them to inverse_dynamics for a robot in contact.
+ * 51 multiplications, 31 additions, 12 function calls. */
+void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double tau_ext[7]);
+
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
  * 1238 multiplications, 977 additions, 12 function calls. */

@@ -188,6 +188,21 @@ void planar2_friction_torques(const double qd[2], const double params[5], double
     tau_f[1] = 0;
 }
 
+void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const double params[5], double tau_ext[2])
+{
+    const double q2 = q[1];
+    const double f_ext1 = f_ext[0];
+    const double f_ext2 = f_ext[1];
+    const double f_ext6 = f_ext[5];
+    const double l1 = params[2];
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double fr1_y = C2*f_ext2 + S2*f_ext1;
+    const double n1_z = f_ext6 + fr1_y*l1;
+    tau_ext[0] = n1_z;
+    tau_ext[1] = f_ext6;
+}
+
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd_out[2])
 {
     const double q1 = q[0];

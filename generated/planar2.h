@@ -41,6 +41,12 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
  * 0 multiplications, 0 additions, 0 function calls. */
 void planar2_friction_torques(const double qd[2], const double params[5], double tau_f[2]);
 
+/* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
+ * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * Add them to inverse_dynamics for a robot in contact.
+ * 3 multiplications, 2 additions, 2 function calls. */
+void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const double params[5], double tau_ext[2]);
+
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
  * 40 multiplications, 18 additions, 4 function calls. */

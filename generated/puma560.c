@@ -1611,6 +1611,57 @@ void puma560_friction_torques(const double qd[6], double tau_f[6])
     tau_f[5] = 0.2158232532732*qd6 + (qd6 > 0 ? 0.30367656 : (qd6 < 0 ? -0.805203 : 0));
 }
 
+void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double f_ext1 = f_ext[0];
+    const double f_ext2 = f_ext[1];
+    const double f_ext3 = f_ext[2];
+    const double f_ext4 = f_ext[3];
+    const double f_ext5 = f_ext[4];
+    const double f_ext6 = f_ext[5];
+    const double S2 = sin(q2);
+    const double C2 = cos(q2);
+    const double S3 = sin(q3);
+    const double C3 = cos(q3);
+    const double S4 = sin(q4);
+    const double C4 = cos(q4);
+    const double S5 = sin(q5);
+    const double C5 = cos(q5);
+    const double S6 = sin(q6);
+    const double C6 = cos(q6);
+    const double fr5_x = C6*f_ext1 - S6*f_ext2;
+    const double fr5_z = -C6*f_ext2 - S6*f_ext1;
+    const double n5_x = C6*f_ext4 - S6*f_ext5;
+    const double n5_z = -C6*f_ext5 - S6*f_ext4;
+    const double fr4_x = C5*fr5_x - S5*f_ext3;
+    const double fr4_z = C5*f_ext3 + S5*fr5_x;
+    const double n4_x = C5*n5_x - S5*f_ext6;
+    const double n4_z = C5*f_ext6 + S5*n5_x;
+    const double fr3_x = C4*fr4_x + S4*fr5_z;
+    const double fr3_z = C4*fr5_z - S4*fr4_x;
+    const double t0 = 0.4318*fr3_z;
+    const double n3_x = C4*n4_x + S4*n5_z + t0;
+    const double n3_y = -0.0203*fr3_z + n4_z;
+    const double n3_z = C4*n5_z - S4*n4_x - 0.4318*fr3_x + 0.0203*fr4_z;
+    const double fr2_x = C3*fr3_x - S3*fr4_z;
+    const double fr2_y = C3*fr4_z + S3*fr3_x;
+    const double n2_x = C3*n3_x - S3*n3_y - 0.15005*fr2_y;
+    const double n2_y = C3*n3_y + S3*n3_x + 0.15005*fr2_x - t0;
+    const double n2_z = 0.4318*fr2_y + n3_z;
+    const double n1_z = C2*n2_y + S2*n2_x;
+    tau_ext[0] = n1_z;
+    tau_ext[1] = n2_z;
+    tau_ext[2] = n3_z;
+    tau_ext[3] = n4_z;
+    tau_ext[4] = n5_z;
+    tau_ext[5] = f_ext6;
+}
+
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd_out[6])
 {
     const double q2 = q[1];

@@ -40,6 +40,12 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
  * 6 multiplications, 6 additions, 36 function calls. */
 void puma560_friction_torques(const double qd[6], double tau_f[6]);
 
+/* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
+ * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * Add them to inverse_dynamics for a robot in contact.
+ * 41 multiplications, 25 additions, 10 function calls. */
+void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
+
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
  * 587 multiplications, 409 additions, 46 function calls. */

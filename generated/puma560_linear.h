@@ -41,6 +41,12 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
  * 0 multiplications, 0 additions, 0 function calls. */
 void puma560_linear_friction_torques(const double qd[6], const double params[60], double tau_f[6]);
 
+/* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
+ * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * Add them to inverse_dynamics for a robot in contact.
+ * 45 multiplications, 27 additions, 10 function calls. */
+void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6], const double params[60], double tau_ext[6]);
+
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
  * 820 multiplications, 671 additions, 10 function calls. */

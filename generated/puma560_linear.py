@@ -2083,6 +2083,69 @@ def friction_torques(qd, params):
     return tau_f
 
 
+def tool_wrench_torques(q, f_ext, params):
+    """The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
+    exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+    Add them to inverse_dynamics for a robot in contact.
+
+    45 multiplications, 27 additions, 10 function calls.
+    """
+    (q, f_ext, params, ), batch = _states(
+        (q, 6, "q"),
+        (f_ext, 6, "f_ext"),
+        (params, 60, "params"),
+    )
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    f_ext1 = f_ext[..., 0]
+    f_ext2 = f_ext[..., 1]
+    f_ext3 = f_ext[..., 2]
+    f_ext4 = f_ext[..., 3]
+    f_ext5 = f_ext[..., 4]
+    f_ext6 = f_ext[..., 5]
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    fr5_x = C6*f_ext1 - S6*f_ext2
+    fr5_z = C6*f_ext2 + S6*f_ext1
+    n5_x = C6*f_ext4 - S6*f_ext5
+    n5_z = C6*f_ext5 + S6*f_ext4
+    fr4_x = C5*fr5_x + S5*f_ext3
+    fr4_z = C5*f_ext3 - S5*fr5_x
+    n4_x = C5*n5_x + S5*f_ext6
+    n4_z = C5*f_ext6 - S5*n5_x
+    fr3_x = C4*fr4_x - S4*fr5_z
+    fr3_z = C4*fr5_z + S4*fr4_x
+    n3_x = C4*n4_x - S4*n5_z - 0.4331*fr3_z
+    n3_y = 0.0203*fr3_z - n4_z
+    n3_z = C4*n5_z + S4*n4_x + 0.4331*fr3_x + 0.0203*fr4_z
+    fr2_x = C3*fr3_x + S3*fr4_z
+    fr2_y = -C3*fr4_z + S3*fr3_x
+    n2_x = C3*n3_x - S3*n3_y + 0.0934*fr2_y
+    n2_y = C3*n3_y + S3*n3_x - 0.0934*fr2_x - 0.4318*fr3_z
+    n2_z = 0.4318*fr2_y + n3_z
+    fr1_x = C2*fr2_x - S2*fr2_y
+    n1_z = -C2*n2_y - S2*n2_x - 0.2435*fr1_x
+    tau_ext = np.empty(batch + (6,))
+    tau_ext[..., 0] = n1_z
+    tau_ext[..., 1] = n2_z
+    tau_ext[..., 2] = n3_z
+    tau_ext[..., 3] = n4_z
+    tau_ext[..., 4] = n5_z
+    tau_ext[..., 5] = f_ext6
+    return tau_ext
+
+
 def forward_dynamics(q, qd, tau, params):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.

@@ -193,6 +193,24 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_friction_torques, args, nargs);
 }
 
+static void call_tool_wrench_torques(const double *const *in, double *out)
+{
+    puma560_tool_wrench_torques(in[0], in[1], out);
+}
+
+static const char *const names_tool_wrench_torques[] = {"q", "f_ext"};
+static const npy_intp sizes_tool_wrench_torques[] = {6, 6};
+static const signature sig_tool_wrench_torques = {
+    "tool_wrench_torques", 2, names_tool_wrench_torques, sizes_tool_wrench_torques,
+    1, {6, 1}, call_tool_wrench_torques
+};
+
+static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return evaluate(&sig_tool_wrench_torques, args, nargs);
+}
+
 static void call_forward_dynamics(const double *const *in, double *out)
 {
     puma560_forward_dynamics(in[0], in[1], in[2], out);
@@ -224,6 +242,8 @@ static PyMethodDef methods[] = {
      "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."},
     {"friction_torques", (PyCFunction)(void (*)(void))py_friction_torques, METH_FASTCALL,
      "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."},
+    {"tool_wrench_torques", (PyCFunction)(void (*)(void))py_tool_wrench_torques, METH_FASTCALL,
+     "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool exerts on its environment (in the last link's frame, about its origin): J^T f_ext. Add them to inverse_dynamics for a robot in contact."},
     {"forward_dynamics", (PyCFunction)(void (*)(void))py_forward_dynamics, METH_FASTCALL,
      "The accelerations qdd that the joint forces tau produce at (q, qd): M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."},
     {NULL, NULL, 0, NULL}

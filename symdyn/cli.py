@@ -10,7 +10,8 @@ import time
 import click
 
 from . import __version__
-from .derive import QUANTITIES, newton_euler
+from .check import check as check_robot
+from .derive import QUANTITIES, lagrange, newton_euler
 from .emit import generate as generate_files
 from .emit.backends import BACKENDS
 from .emit.build import compile as compile_c
@@ -35,16 +36,25 @@ class Progress:
             click.echo(f"[{time.perf_counter() - self.start:6.2f}s] {message}", err=True)
 
 
-def _derive(robot_file, progress):
+METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
+
+
+def _load(robot_file):
     try:
-        robot = load_robot(robot_file)
-        progress(f"deriving {robot.name} ({robot.dof} joints) by Newton-Euler")
-        return robot, newton_euler(robot, progress=progress)
+        return load_robot(robot_file)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
 
 
+def _derive(robot_file, progress, method="newton-euler"):
+    robot = _load(robot_file)
+    progress(f"{robot.name} ({robot.dof} joints) by {method}")
+    return robot, METHODS[method](robot, progress=progress)
+
+
 ROBOT = click.argument("robot_file", metavar="ROBOT", type=click.Path(dir_okay=False))
+METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="newton-euler",
+                      show_default=True, help="The derivation route.")
 
 
 @click.group()
@@ -55,6 +65,7 @@ def main():
 
 @main.command()
 @ROBOT
+@METHOD
 @click.option("--lang", "langs", type=click.Choice(sorted(BACKENDS)), multiple=True,
               help="Language of the generated code (repeatable; python by default).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
@@ -67,7 +78,7 @@ def main():
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, langs, out_dir, quantities, settings, build, quiet):
+def generate(robot_file, method, langs, out_dir, quantities, settings, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
     langs = langs or ("python",)
     if build and "c" not in langs:
@@ -79,7 +90,7 @@ def generate(robot_file, langs, out_dir, quantities, settings, build, quiet):
             raise click.BadParameter(f"{setting!r} is not NAME=VALUE", param_hint="--set")
         values[name.strip()] = value.strip()
     progress = Progress(quiet)
-    robot, dynamics = _derive(robot_file, progress)
+    robot, dynamics = _derive(robot_file, progress, method)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)
@@ -96,10 +107,10 @@ def generate(robot_file, langs, out_dir, quantities, settings, build, quiet):
 
 @main.command()
 @ROBOT
-def info(robot_file):
+@METHOD
+def info(robot_file, method):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
-    progress = Progress(quiet=True)
-    robot, dynamics = _derive(robot_file, progress)
+    robot, dynamics = _derive(robot_file, Progress(quiet=True), method)
     spec = robot.spec
     click.echo(f"{spec.name}: {robot.dof} joints, {spec.convention} DH"
                + (f"\nsource: {spec.source}" if spec.source else ""))
@@ -130,6 +141,29 @@ def info(robot_file):
                    f"{after.mul:>5} / {after.add:<5} ({after.calls} calls)   derived in "
                    f"{1000 * (derived - start):.0f} ms, optimized in "
                    f"{1000 * (done - derived):.0f} ms")
+
+
+@main.command()
+@ROBOT
+@click.option("--states", default=100, show_default=True, help="Random states to compare on.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the random states.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
+def check(robot_file, states, seed, quiet):
+    """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
+    the structure of rigid-body dynamics, and against Pinocchio; exit 1 on any disagreement."""
+    robot = _load(robot_file)
+    rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet))
+    width = max(len(row.check) for row in rows)
+    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states, tolerance 1e-9")
+    for row in rows:
+        error = "" if row.error is None else f"{row.error:9.1e}"
+        status = "ok" if row.passed else "FAILED"
+        note = f"  ({row.note})" if row.note else ""
+        click.echo(f"  {row.check:<{width}}  {error:>9}  {status}{note}")
+    failed = [row for row in rows if not row.passed]
+    if failed:
+        click.echo(f"{len(failed)} check(s) failed", err=True)
+        raise SystemExit(1)
 
 
 def _show(value) -> str:

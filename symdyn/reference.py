@@ -13,7 +13,10 @@ from .robot.file import RobotSpec
 
 
 def pinocchio_model(spec: RobotSpec, values=None):
-    """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x})."""
+    """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x}).
+
+    Its frame "tool" is the robot file's last link frame.
+    """
     import pinocchio as pin
 
     values = values or {}
@@ -50,6 +53,8 @@ def pinocchio_model(spec: RobotSpec, values=None):
         jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
         parent = jid
+    # The file's last frame, where a tool wrench is given: the last body's frame.
+    model.addFrame(pin.Frame("tool", parent, body, pin.FrameType.OP_FRAME))
     model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)
                                for link in spec.links])
     if spec.payload is not None:                      # in the last link's frame

@@ -53,7 +53,8 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, tmp_path):
     assert compiled.DOF == python.DOF and compiled.PARAMETERS == python.PARAMETERS
     rng = np.random.default_rng(3)
     q, qd, qdd = random_states(rng, robot.dof, 200)
-    arrays = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd}
+    arrays = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd,
+              "f_ext": rng.uniform(-10, 10, (200, 6))}
     params = (rng.uniform(0.5, 2, len(robot.parameters)),) if robot.parameters else ()
     for name in symdyn.Dynamics.QUANTITIES:
         args = [arrays[i] for i in QUANTITIES[name].inputs] + list(params)

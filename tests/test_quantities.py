@@ -162,3 +162,30 @@ def test_payload_adds_to_the_last_link(tmp_path):
     rng = np.random.default_rng(12)
     q, qd, qdd = random_states(rng, 2, 30)
     assert_close(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd))
+
+
+@pytest.mark.parametrize("name", ["puma560", "panda", "random_standard", "random_modified"])
+def test_tool_wrench_enters_the_inward_recursion_as_pinocchio_fext(tmp_path, name):
+    """tool_wrench_torques(q, w) = rnea with the opposite wrench applied to the last body."""
+    rng = np.random.default_rng(13)
+    if name.startswith("random"):
+        path = tmp_path / "robot.yaml"
+        path.write_text(random_robot_yaml(rng, name="wrench", dof=4,
+                                          convention=name.split("_")[1]))
+    else:
+        path = ROBOTS / f"{name}.yaml"
+    robot = symdyn.load_robot(path)
+    module = generated_python(robot, tmp_path, ["tool_wrench_torques"])
+    model = pinocchio_model(robot.spec)
+    model.gravity.linear[:] = 0
+    data = model.createData()
+    tool = model.frames[model.getFrameId("tool")].placement
+    q, _, _ = random_states(rng, robot.dof, 30)
+    wrench = rng.uniform(-10, 10, (30, 6))
+    expected = []
+    for qi, w in zip(q, wrench):
+        fext = [pin.Force.Zero() for _ in range(model.njoints)]
+        fext[-1] = -tool.act(pin.Force(w[:3], w[3:]))
+        zero = np.zeros(robot.dof)
+        expected.append(pin.rnea(model, data, qi, zero, zero, fext).copy())
+    assert_close(module.tool_wrench_torques(q, wrench), np.array(expected))

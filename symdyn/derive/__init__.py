@@ -1,6 +1,7 @@
 """Derivations: robot model -> Dynamics (programs of every quantity, recorded steps)."""
 from .dynamics import Dynamics
+from .lagrange import lagrange
 from .newton_euler import newton_euler
 from .quantities import QUANTITIES
 
-__all__ = ["QUANTITIES", "Dynamics", "newton_euler"]
+__all__ = ["QUANTITIES", "Dynamics", "lagrange", "newton_euler"]

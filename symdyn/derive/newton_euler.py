@@ -27,8 +27,9 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
-from ..robot.model import Link, Robot, skew
+from ..robot.model import Robot, skew
 from .dynamics import Dynamics
+from .kinematics import placement
 from .record import Step
 
 Z = sympy.Matrix([0, 0, 1])
@@ -72,6 +73,14 @@ class NewtonEuler:
         return sympy.Matrix(n, n, lambda k, j: b.define(
             f"C{k + 1}_{j + 1}", (Mdot[k, j] + P[k, j] - P[j, k]) / 2))
 
+    def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
+        """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
+        robot, n = self.robot, self.robot.dof
+        R, p = robot.tool[:3, :3], robot.tool[:3, 3]        # the file's frame {n} in {n}
+        f_tip = b.vector("f_tip", R * sympy.Matrix(force))
+        n_tip = b.vector("n_tip", R * sympy.Matrix(moment) + p.cross(f_tip))
+        return rnea(robot, b, [0] * n, [0] * n, [0, 0, 0], tip=(f_tip, n_tip))
+
 
 @dataclass(frozen=True)
 class Motion:
@@ -86,17 +95,18 @@ class Motion:
     P: sympy.Matrix          # ^{i-1}P_i
 
 
-def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, steps=None,
+def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=None,
          progress=None) -> list[sympy.Expr]:
     """Joint forces for joint velocities ``qd``, accelerations ``qdd`` and ``gravity``.
 
-    Each intermediate becomes a named step of ``b``; ``steps``, when given, receives the record of
-    each equation for the printouts.
+    ``tip`` is the wrench (f_{n+1}, n_{n+1}) the last link exerts on its environment, in frame
+    {n} about its origin (seed 001's end-effector load). Each intermediate becomes a named step
+    of ``b``; ``steps``, when given, receives the record of each equation for the printouts.
     """
     progress = progress or (lambda message: None)
     steps = [] if steps is None else steps
     motions = forward_pass(robot, b, qd, qdd, gravity, steps, progress)
-    return backward_pass(robot, b, motions, steps, progress)
+    return backward_pass(robot, b, motions, steps, progress, tip)
 
 
 def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
@@ -109,7 +119,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
     for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
         progress(f"outward recursion, link {i}/{robot.dof}")
-        R, P = _placement(link, b)
+        R, P = placement(link, b)
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
         dv_parent = b.vector(f"dvp{i}", parent.U * P + parent.dv)
         omega_rot = R.T * parent.omega
@@ -138,10 +148,10 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
 
 
 def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
-                  progress) -> list[sympy.Expr]:
+                  progress, tip=None) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i and tau_i (Craig (6.49)-(6.51), about the origin)."""
     tau = [sympy.Integer(0)] * robot.dof
-    f_child = n_child = sympy.zeros(3, 1)
+    f_child, n_child = tip or (sympy.zeros(3, 1), sympy.zeros(3, 1))
     child = None
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
@@ -149,8 +159,9 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
         m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
         F = b.vector(f"F{i}", m * motion.dv + motion.U * MS)
         N = b.vector(f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
-        if child is None:
-            f, n = F, N
+        if child is None:            # the last link: its child is the environment
+            f = b.vector(f"f{i}", F + f_child)
+            n = b.vector(f"n{i}", N + n_child)
         else:
             f_rot = b.vector(f"fr{i}", child.R * f_child)
             f = b.vector(f"f{i}", F + f_rot)
@@ -179,15 +190,6 @@ def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> sympy.Matrix:
         XY * U[2, 1] + YY * dw[1] - YZ * U[0, 1] + XZ * V[1] + (XX - ZZ) * ww[0, 2],
         -XZ * U[1, 2] + YZ * U[0, 2] + ZZ * dw[2] + XY * V[2] + (YY - XX) * ww[0, 1],
     ])
-
-
-def _placement(link: Link, b: ProgramBuilder):
-    """R and P of the link, with sin(q_i) and cos(q_i) computed once as S_i and C_i."""
-    trig = {}
-    if link.revolute:
-        trig = {sympy.sin(link.q): b.define(f"S{link.index}", sympy.sin(link.q)),
-                sympy.cos(link.q): b.define(f"C{link.index}", sympy.cos(link.q))}
-    return sympy.Matrix(link.rotation).xreplace(trig), sympy.Matrix(link.position)
 
 
 def newton_euler(robot: Robot, *, progress=None) -> Dynamics:

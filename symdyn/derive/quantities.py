@@ -30,6 +30,8 @@ class Route(Protocol):
 
     def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix: ...
 
+    def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list: ...
+
 
 @dataclass(frozen=True)
 class Quantity:
@@ -53,6 +55,10 @@ QUANTITIES = {q.name: q for q in (
              "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
     Quantity("friction_torques", ("qd",), "tau_f",
              "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."),
+    Quantity("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
+             "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool\n"
+             "exerts on its environment (in the last link's frame, about its origin): J^T f_ext.\n"
+             "Add them to inverse_dynamics for a robot in contact."),
     Quantity("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
              "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."),
@@ -84,6 +90,9 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         out = route.inverse_dynamics(b, qd, zeros, robot.gravity)
     elif name == "friction_torques":
         out = friction(robot)
+    elif name == "tool_wrench_torques":
+        wrench = _f_ext_symbols()
+        out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
     elif name == "forward_dynamics":
         M = with_armature(robot, route.mass_matrix(b))
         h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
@@ -139,8 +148,13 @@ def _tau_symbols(robot: Robot):
     return sympy.symbols(f"tau1:{robot.dof + 1}") if robot.dof > 1 else (sympy.Symbol("tau1"),)
 
 
+def _f_ext_symbols():
+    return sympy.symbols("f_ext1:7")
+
+
 def _inputs(robot: Robot, names) -> list[Argument]:
-    values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot)}
+    values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot),
+              "f_ext": _f_ext_symbols()}
     inputs = [Argument.vector(name, values[name]) for name in names]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

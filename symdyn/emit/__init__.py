@@ -1,6 +1,7 @@
 """Emitters: optimized programs -> Python and C files through Jinja templates."""
 from __future__ import annotations
 
+import types
 from pathlib import Path
 from typing import Callable
 
@@ -24,16 +25,36 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     progress = progress or (lambda message: None)
     backends = [backend(lang)] if isinstance(lang, str) else [backend(x) for x in lang]
     values = resolve_values(dynamics.robot, values or {})
-    programs = []
-    for name in quantities or dynamics.QUANTITIES:
-        program = dynamics.program(name)
-        progress(f"optimizing {name} ({len(program.assignments)} steps)")
-        programs.append(optimize(program, values))
+    programs = _optimized(dynamics, quantities, values, progress)
     files = {}
     for chosen in backends:
         progress(f"writing {chosen.lang} code")
         files.update(render(module_code(dynamics.robot, programs, chosen, values), chosen))
     return write_files(files, out_dir)
+
+
+def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=None):
+    """The generated Python module, made in memory and imported, without writing a file.
+
+    For notebooks and checks: the same code ``generate`` writes, with the same functions.
+    """
+    progress = progress or (lambda message: None)
+    chosen = backend("python")
+    values = resolve_values(dynamics.robot, values or {})
+    programs = _optimized(dynamics, quantities, values, progress)
+    (text,) = render(module_code(dynamics.robot, programs, chosen, values), chosen).values()
+    module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
+    exec(compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
+    return module
+
+
+def _optimized(dynamics, quantities, values, progress):
+    programs = []
+    for name in quantities or dynamics.QUANTITIES:
+        program = dynamics.program(name)
+        progress(f"optimizing {name} ({len(program.assignments)} steps)")
+        programs.append(optimize(program, values))
+    return programs
 
 
 def resolve_values(robot, values) -> dict:
@@ -60,4 +81,4 @@ def _no_names(name):
     raise ExpressionError(f"{name!r}: a value must be a number (or pi)")
 
 
-__all__ = ["generate"]
+__all__ = ["generate", "python_module"]

@@ -30,7 +30,7 @@ RESERVED = (
     | {"np", "numpy", "math", "q", "qd", "qdd", "tau", "params", "out", "pi", "sqrt", "sin",
        "cos"}
 )
-JOINT_VARIABLE = re.compile(r"(q|qd|qdd)[0-9]+\Z")
+JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # inputs of the generated code
 CONVENTIONS = ("standard", "modified")
 JOINTS = ("revolute", "prismatic")
 DEFAULT_GRAVITY = (0, 0, -9.81)

@@ -1,0 +1,128 @@
+"""``symdyn check``: one robot derived by both routes, compared with each other, with the
+structure every rigid-body model has, and with Pinocchio when it is installed.
+
+Numerically on random states, always; symbolically (the difference of the two routes simplified
+to zero) where that is cheap, for robots of up to two joints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from .derive import QUANTITIES, lagrange, newton_euler
+from .emit import python_module
+from .reference import friction_torques
+from .robot.model import Robot
+
+TOLERANCE = 1e-9
+SYMBOLIC_UP_TO = 2   # joints
+
+
+@dataclass(frozen=True)
+class Row:
+    check: str
+    error: float | None      # largest relative difference; None for a yes/no check
+    passed: bool
+    note: str = ""
+
+
+def relative(a, b) -> float:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+def _numeric(name, a, b) -> Row:
+    error = relative(a, b)
+    return Row(name, error, error <= TOLERANCE)
+
+
+def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> list[Row]:
+    progress = progress or (lambda message: None)
+    rng = np.random.default_rng(seed)
+    n = robot.dof
+    values = {str(p): float(v) for p, v in zip(robot.parameters,
+                                                rng.uniform(0.5, 1.5, len(robot.parameters)))}
+    routes = {"newton-euler": newton_euler(robot, progress=progress),
+              "lagrange": lagrange(robot, progress=progress)}
+    ne, la = (python_module(d, values=values, progress=progress) for d in routes.values())
+    q, qd, qdd = (rng.uniform(-np.pi, np.pi, (states, n)), rng.uniform(-3, 3, (states, n)),
+                  rng.uniform(-5, 5, (states, n)))
+    tau = rng.uniform(-10, 10, (states, n))
+    wrench = rng.uniform(-10, 10, (states, 6))
+    progress(f"comparing on {states} random states")
+    args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench}
+
+    rows = []
+    for name, quantity in QUANTITIES.items():
+        inputs = [args[i] for i in quantity.inputs]
+        rows.append(_numeric(f"{name}: Newton-Euler = Lagrange",
+                             getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
+    M, C, g = ne.mass_matrix(q), ne.coriolis_matrix(q, qd), ne.gravity_torques(q)
+    f = ne.friction_torques(qd)
+    rows.append(_numeric("M qdd + C qd + g + friction = inverse_dynamics",
+                         np.einsum("nij,nj->ni", M, qdd) + np.einsum("nij,nj->ni", C, qd)
+                         + g + f, ne.inverse_dynamics(q, qd, qdd)))
+    rows.append(_numeric("forward_dynamics(inverse_dynamics(qdd)) = qdd",
+                         ne.forward_dynamics(q, qd, ne.inverse_dynamics(q, qd, qdd)), qdd))
+    step = 1e-6
+    Mdot = (ne.mass_matrix(q + step * qd) - ne.mass_matrix(q - step * qd)) / (2 * step)
+    skew = Mdot - 2 * C
+    error = float(np.max(np.abs(skew + np.swapaxes(skew, 1, 2)))
+                  / max(1.0, float(np.max(np.abs(Mdot)))))
+    rows.append(Row("dM/dt - 2C skew-symmetric (finite differences)", error, error <= 1e-6))
+    rows.append(Row("M symmetric", None, bool(np.array_equal(M, np.swapaxes(M, 1, 2)))))
+    definite = bool(np.all(np.linalg.eigvalsh(M) > 0))
+    # Free parameters get random values, which need not be those of a physical body.
+    rows.append(Row("M positive definite", None, definite or bool(robot.parameters),
+                    "" if definite else "not at these random parameter values"))
+    rows += _pinocchio_rows(robot, values, ne, args, f, progress)
+    if n <= SYMBOLIC_UP_TO:
+        progress("comparing the two routes symbolically")
+        for attribute in ("M", "C", "g", "tau"):
+            difference = sympy.simplify(getattr(routes["newton-euler"], attribute)
+                                        - getattr(routes["lagrange"], attribute))
+            rows.append(Row(f"{attribute}: Newton-Euler - Lagrange simplifies to 0", None,
+                            difference == sympy.zeros(*difference.shape)))
+    return rows
+
+
+def _pinocchio_rows(robot, values, ne, args, f, progress) -> list[Row]:
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return [Row("Pinocchio", None, True, "not installed: pip install pin")]
+    from .reference import pinocchio_model
+
+    progress("comparing with Pinocchio")
+    symbols = {p: values[str(p)] for p in robot.parameters}
+    q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
+    model = pinocchio_model(robot.spec, symbols)
+    data = model.createData()
+    tool = model.frames[model.getFrameId("tool")].placement
+    ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext")}
+    friction = friction_torques(robot.spec, qd, symbols)
+    for qi, vi, ai, ti, fi, wi in zip(q, qd, qdd, tau, friction, wrench):
+        ref["rnea"].append(pin.rnea(model, data, qi, vi, ai) + fi)
+        fext = [pin.Force.Zero() for _ in range(model.njoints)]
+        fext[-1] = -tool.act(pin.Force(wi[:3], wi[3:]))   # the tool's wrench on the world
+        ref["fext"].append(pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
+                           - pin.computeGeneralizedGravity(model, data, qi))
+        M = pin.crba(model, data, qi)
+        ref["crba"].append(np.triu(M) + np.triu(M, 1).T)
+        ref["coriolis"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
+        ref["gravity"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
+        ref["aba"].append(pin.aba(model, data, qi, vi, ti - fi).copy())
+    return [
+        _numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
+                 ne.inverse_dynamics(q, qd, qdd), ref["rnea"]),
+        _numeric("mass_matrix = Pinocchio crba", ne.mass_matrix(q), ref["crba"]),
+        _numeric("coriolis_matrix = Pinocchio computeCoriolisMatrix",
+                 ne.coriolis_matrix(q, qd), ref["coriolis"]),
+        _numeric("gravity_torques = Pinocchio computeGeneralizedGravity",
+                 ne.gravity_torques(q), ref["gravity"]),
+        _numeric("forward_dynamics = Pinocchio aba", ne.forward_dynamics(q, qd, tau), ref["aba"]),
+        _numeric("tool_wrench_torques = Pinocchio rnea with fext",
+                 ne.tool_wrench_torques(q, wrench), ref["fext"]),
+    ]

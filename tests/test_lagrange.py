@@ -1,0 +1,90 @@
+"""The Euler-Lagrange route against Newton-Euler, and `symdyn check`."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+from click.testing import CliRunner
+from support import ROBOTS, assert_close, random_robot_yaml, random_states
+
+import symdyn
+from symdyn.cli import main
+from symdyn.derive import QUANTITIES, lagrange
+from symdyn.derive.lagrange import Lagrange
+from symdyn.emit import python_module
+
+
+def test_planar_arm_routes_agree_symbolically():
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    ne, la = symdyn.newton_euler(robot), lagrange(robot)
+    for attribute in ("M", "C", "g", "tau"):
+        difference = sympy.simplify(getattr(ne, attribute) - getattr(la, attribute))
+        assert difference == sympy.zeros(*difference.shape), attribute
+
+
+def test_planar_arm_christoffel_symbols_are_the_textbook_ones():
+    """c_121 = c_211 = c_221 = -m2 l1 l2 s2, c_112 = m2 l1 l2 s2 (Spong's c_ijk, seed 002)."""
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    dynamics = lagrange(robot)
+    values = {}
+    for a in dynamics.program("inverse_dynamics").assignments:
+        values[a.lhs] = a.rhs.xreplace(values)
+    symbols = {step.quantity: sympy.simplify(step.value[0].xreplace(values))
+               for step in dynamics.record.steps if step.quantity.startswith("c")}
+    m1, m2, l1, l2, g = robot.parameters
+    h = m2 * l1 * l2 * sympy.sin(robot.q[1])
+    assert {k: v for k, v in symbols.items() if v != 0} == {
+        "c121": -h, "c211": -h, "c221": -h, "c112": h}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_robots_routes_agree(tmp_path, seed):
+    rng = np.random.default_rng(200 + seed)
+    path = tmp_path / "robot.yaml"
+    path.write_text(random_robot_yaml(rng, name=f"lagrange{seed}", dof=int(rng.integers(2, 5)),
+                                      convention=("standard", "modified")[seed % 2],
+                                      origin_form=seed == 3))
+    robot = symdyn.load_robot(path)
+    ne = python_module(symdyn.newton_euler(robot))
+    la = python_module(lagrange(robot))
+    q, qd, qdd = random_states(rng, robot.dof, 100)
+    arrays = {"q": q, "qd": qd, "qdd": qdd, "tau": 5 * qdd, "f_ext": rng.uniform(-5, 5, (100, 6))}
+    for name, quantity in QUANTITIES.items():
+        inputs = [arrays[i] for i in quantity.inputs]
+        assert_close(getattr(la, name)(*inputs), getattr(ne, name)(*inputs), rtol=1e-10)
+
+
+def test_generate_by_lagrange(tmp_path):
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--method",
+                                       "lagrange", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Christoffel symbols" in result.stderr
+
+
+def test_check_passes_on_the_planar_arm():
+    result = CliRunner().invoke(main, ["check", str(ROBOTS / "planar2.yaml"), "-q"])
+    assert result.exit_code == 0, result.output
+    for words in ("Newton-Euler = Lagrange", "Pinocchio crba", "computeCoriolisMatrix",
+                  "skew-symmetric", "positive definite", "simplifies to 0"):
+        assert words in result.stdout
+    assert "FAILED" not in result.stdout
+
+
+def test_check_fails_when_the_routes_disagree(monkeypatch):
+    original = Lagrange.gravity_torques
+
+    def wrong(self, b, gravity, steps=None):
+        return [1.01 * t for t in original(self, b, gravity, steps)]
+
+    monkeypatch.setattr(Lagrange, "gravity_torques", wrong)
+    result = CliRunner().invoke(main, ["check", str(ROBOTS / "planar2.yaml"), "-q"])
+    assert result.exit_code == 1
+    assert "gravity_torques: Newton-Euler = Lagrange" in result.stdout
+    assert "FAILED" in result.stdout
+
+
+@pytest.mark.slow
+def test_check_passes_on_the_puma():
+    result = CliRunner().invoke(main, ["check", str(ROBOTS / "puma560.yaml"), "-q",
+                                       "--states", "30"])
+    assert result.exit_code == 0, result.output
