@@ -44,14 +44,22 @@ def setup():
     STAMP.write_text(wanted)
 
 
+DEMO = """
+import numpy as np, symdyn, generated.puma560 as p
+q, qd, qdd = np.zeros(6), np.zeros(6), np.zeros(6)
+print("tau at rest, from the Python module:", p.inverse_dynamics(q, qd, qdd).round(4))
+c = symdyn.compile("generated/puma560.c")
+print("the same from the compiled C:       ", c.inverse_dynamics(q, qd, qdd).round(4))
+print("M(q) diagonal:", np.diag(c.mass_matrix(q)).round(4))
+"""
+
+
 def demo():
     symdyn = BIN / "symdyn"
     for command in ([symdyn, "info", "robots/puma560.yaml"],
-                    [symdyn, "generate", "robots/puma560.yaml", "--lang", "python",
+                    [symdyn, "generate", "robots/puma560.yaml", "--lang", "python", "--lang", "c",
                      "--out", "generated/"],
-                    [PYTHON, "-c", "import numpy as np, generated.puma560 as p; "
-                                   "print('tau at q = qd = qdd = 0:', "
-                                   "p.inverse_dynamics(np.zeros(6), np.zeros(6), np.zeros(6)))"]):
+                    [PYTHON, "-c", DEMO]):
         code = run(*command)
         if code:
             return code

@@ -1,20 +1,28 @@
 """symdyn: symbolic equations of motion for serial robot arms.
 
->>> import symdyn
->>> robot = symdyn.load_robot("robots/planar2.yaml")      # doctest: +SKIP
->>> dynamics = symdyn.newton_euler(robot)                  # doctest: +SKIP
->>> symdyn.generate(dynamics, "python", "generated")       # doctest: +SKIP
+>>> import symdyn, sympy
+>>> robot = symdyn.load_robot("robots/planar2.yaml")
+>>> robot.dof, [str(p) for p in robot.parameters]
+(2, ['m1', 'm2', 'l1', 'l2', 'g'])
+>>> dynamics = symdyn.newton_euler(robot)
+>>> sympy.simplify(dynamics.M[1, 1])
+l2**2*m2
+>>> sympy.simplify(dynamics.g[1])
+g*l2*m2*cos(q1 + q2)
+>>> print(symdyn.op_count(symdyn.optimize(dynamics.program("gravity_torques"))))
+14 mul, 5 add, 4 calls
 """
 __version__ = "0.1.0"
 
-from .derive import Dynamics, newton_euler  # noqa: E402
-from .emit import generate  # noqa: E402
+from .derive import Dynamics, lagrange, newton_euler  # noqa: E402
+from .emit import generate, python_module  # noqa: E402
 from .emit.build import compile  # noqa: E402
-from .errors import BuildError, DerivationError, EmitError, RobotFileError, SymdynError  # noqa: E402
+from .errors import BuildError, EmitError, RobotFileError, SymdynError  # noqa: E402
 from .program import op_count, optimize  # noqa: E402
 from .robot import Robot, load_robot  # noqa: E402
 
 __all__ = [
-    "BuildError", "DerivationError", "Dynamics", "EmitError", "Robot", "RobotFileError",
-    "SymdynError", "compile", "generate", "load_robot", "newton_euler", "op_count", "optimize",
+    "BuildError", "Dynamics", "EmitError", "Robot", "RobotFileError", "SymdynError", "compile",
+    "generate", "lagrange", "load_robot", "newton_euler", "op_count", "optimize",
+    "python_module",
 ]

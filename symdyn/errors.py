@@ -27,10 +27,6 @@ class RobotFileError(SymdynError):
         return f"{where}: {what}{tail}"
 
 
-class DerivationError(SymdynError):
-    """A derivation that cannot proceed for this robot."""
-
-
 class EmitError(SymdynError):
     """Generated code that cannot be written."""
 
