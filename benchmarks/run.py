@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 import statistics
 import subprocess
 import sys
@@ -113,6 +114,14 @@ PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=
                "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12"]
 
 
+def without_friction(robot):
+    """The same robot with rotor inertias but no friction: the model Pinocchio's rnea computes."""
+    spec = robot.spec
+    links = tuple(replace(link, viscous_friction=0, coulomb_friction=(0, 0))
+                  for link in spec.links)
+    return symdyn.Robot.from_spec(replace(spec, links=links))
+
+
 def fill(template: str, **values) -> str:
     for key, value in values.items():
         template = template.replace(f"@{key}@", str(value))
@@ -192,6 +201,7 @@ def per_call(fn, args, seconds=0.3):
 
 def section_c(robots, quick):
     print("## 1. Generated C against Pinocchio C++, per call of tau(q, qd, qdd)\n")
+    print("Both with the robot's rotor inertias (Pinocchio's armature), neither with friction.\n")
     print("| robot | states | symdyn C (gcc -O2) | Pinocchio rnea (g++ -O3) | speed-up |")
     print("|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -299,7 +309,8 @@ def main():
                         help="run only these sections")
     args = parser.parse_args()
     sections = set(args.only or ["c", "python", "ops", "scaling"])
-    robots = [symdyn.load_robot(ROOT / "robots" / f"{n}.yaml") for n in ("puma560", "panda")]
+    robots = [without_friction(symdyn.load_robot(ROOT / "robots" / f"{n}.yaml"))
+              for n in ("puma560", "panda")]
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     if "c" in sections:

@@ -17,7 +17,7 @@ def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
     tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
 
-    226 multiplications, 194 additions, 46 function calls.
+    244 multiplications, 200 additions, 16 function calls.
     """
     (q, qd, qdd, ), batch = _states(
         (q, 6, "q"),
@@ -203,12 +203,18 @@ def inverse_dynamics(q, qd, qdd):
     n2_z = N2_z + 0.4318*fr2_y + n3_z
     N1_z = 0.35*qdd1
     n1_z = C2*n2_y + N1_z + S2*n2_x
-    tau1_total = n1_z + 5.8018217679508*qd1 + 0.784029968642*qdd1 + np.where((qd1 > 0), 24.7313845, np.where((qd1 < 0), -27.2358285, 0))
-    tau2_total = n2_z + 9.496868641825*qd2 + 2.324814845*qdd2 + np.where((qd2 > 0), 13.58469, np.where((qd2 < 0), -7.654865, 0))
-    tau3_total = n3_z + 3.9804259903722*qd3 + 0.576873331938*qdd3 + np.where((qd3 > 0), 7.0892316, np.where((qd3 < 0), -5.6391615, 0))
-    tau4_total = n4_z + 0.411645229697152*qd4 + 0.19079062612368*qdd4 + np.where((qd4 > 0), 0.85160768, np.where((qd4 < 0), -1.28501516, 0))
-    tau5_total = n5_z + 0.4272830209354*qd5 + 0.170706291657*qdd5 + np.where((qd5 > 0), 0.66600698, np.where((qd5 < 0), -1.0428835, 0))
-    tau6_total = N6_z + 0.2158232532732*qd6 + 0.194064505668*qdd6 + np.where((qd6 > 0), 0.30367656, np.where((qd6 < 0), -0.805203, 0))
+    t8 = np.sign(qd1)
+    tau1_total = n1_z + 5.8018217679508*qd1 + 0.784029968642*qdd1 - 1.252222*t8*t8 + 25.9836065*t8
+    t9 = np.sign(qd2)
+    tau2_total = n2_z + 9.496868641825*qd2 + 2.324814845*qdd2 + 2.9649125*t9*t9 + 10.6197775*t9
+    t10 = np.sign(qd3)
+    tau3_total = n3_z + 3.9804259903722*qd3 + 0.576873331938*qdd3 + 0.72503505*t10*t10 + 6.36419655*t10
+    t11 = np.sign(qd4)
+    tau4_total = n4_z + 0.411645229697152*qd4 + 0.19079062612368*qdd4 - 0.21670374*t11*t11 + 1.06831142*t11
+    t12 = np.sign(qd5)
+    tau5_total = n5_z + 0.4272830209354*qd5 + 0.170706291657*qdd5 - 0.18843826*t12*t12 + 0.85444524*t12
+    t13 = np.sign(qd6)
+    tau6_total = N6_z + 0.2158232532732*qd6 + 0.194064505668*qdd6 - 0.25076322*t13*t13 + 0.55443978*t13
     tau_out = np.empty(batch + (6,))
     tau_out[..., 0] = tau1_total
     tau_out[..., 1] = tau2_total
@@ -1648,7 +1654,7 @@ def nonlinear_effects(q, qd):
 def friction_torques(qd):
     """Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0.
 
-    6 multiplications, 6 additions, 36 function calls.
+    24 multiplications, 12 additions, 6 function calls.
     """
     (qd, ), batch = _states(
         (qd, 6, "qd"),
@@ -1659,13 +1665,19 @@ def friction_torques(qd):
     qd4 = qd[..., 3]
     qd5 = qd[..., 4]
     qd6 = qd[..., 5]
+    t0 = np.sign(qd1)
+    t1 = np.sign(qd2)
+    t2 = np.sign(qd3)
+    t3 = np.sign(qd4)
+    t4 = np.sign(qd5)
+    t5 = np.sign(qd6)
     tau_f = np.empty(batch + (6,))
-    tau_f[..., 0] = 5.8018217679508*qd1 + np.where((qd1 > 0), 24.7313845, np.where((qd1 < 0), -27.2358285, 0))
-    tau_f[..., 1] = 9.496868641825*qd2 + np.where((qd2 > 0), 13.58469, np.where((qd2 < 0), -7.654865, 0))
-    tau_f[..., 2] = 3.9804259903722*qd3 + np.where((qd3 > 0), 7.0892316, np.where((qd3 < 0), -5.6391615, 0))
-    tau_f[..., 3] = 0.411645229697152*qd4 + np.where((qd4 > 0), 0.85160768, np.where((qd4 < 0), -1.28501516, 0))
-    tau_f[..., 4] = 0.4272830209354*qd5 + np.where((qd5 > 0), 0.66600698, np.where((qd5 < 0), -1.0428835, 0))
-    tau_f[..., 5] = 0.2158232532732*qd6 + np.where((qd6 > 0), 0.30367656, np.where((qd6 < 0), -0.805203, 0))
+    tau_f[..., 0] = 5.8018217679508*qd1 - 1.252222*t0*t0 + 25.9836065*t0
+    tau_f[..., 1] = 9.496868641825*qd2 + 2.9649125*t1*t1 + 10.6197775*t1
+    tau_f[..., 2] = 3.9804259903722*qd3 + 0.72503505*t2*t2 + 6.36419655*t2
+    tau_f[..., 3] = 0.411645229697152*qd4 - 0.21670374*t3*t3 + 1.06831142*t3
+    tau_f[..., 4] = 0.4272830209354*qd5 - 0.18843826*t4*t4 + 0.85444524*t4
+    tau_f[..., 5] = 0.2158232532732*qd6 - 0.25076322*t5*t5 + 0.55443978*t5
     return tau_f
 
 
@@ -1735,7 +1747,7 @@ def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
 
-    587 multiplications, 409 additions, 46 function calls.
+    605 multiplications, 415 additions, 16 function calls.
     """
     (q, qd, tau, ), batch = _states(
         (q, 6, "q"),
@@ -2100,12 +2112,18 @@ def forward_dynamics(q, qd, tau):
     n2_y_6 = C3*n3_y_5 + N2_y_1 + S3*n3_x_6 - 0.4318*f3_z_1 + 0.15005*fr2_x_5
     n2_z_5 = N2_z_1 + 0.4318*fr2_y_5 + n3_z_6
     n1_z_6 = C2*n2_y_6 + S2*n2_x_6
-    r1 = -n1_z_6 - 5.8018217679508*qd1 + tau1 - np.where((qd1 > 0), 24.7313845, np.where((qd1 < 0), -27.2358285, 0))
-    r2 = -n2_z_5 - 9.496868641825*qd2 + tau2 - np.where((qd2 > 0), 13.58469, np.where((qd2 < 0), -7.654865, 0))
-    r3 = -n3_z_6 - 3.9804259903722*qd3 + tau3 - np.where((qd3 > 0), 7.0892316, np.where((qd3 < 0), -5.6391615, 0))
-    r4 = -n4_z_5 - 0.411645229697152*qd4 + tau4 - np.where((qd4 > 0), 0.85160768, np.where((qd4 < 0), -1.28501516, 0))
-    r5 = -n5_z_5 - 0.4272830209354*qd5 + tau5 - np.where((qd5 > 0), 0.66600698, np.where((qd5 < 0), -1.0428835, 0))
-    r6 = -N6_z_3 - 0.2158232532732*qd6 + tau6 - np.where((qd6 > 0), 0.30367656, np.where((qd6 < 0), -0.805203, 0))
+    t18 = np.sign(qd1)
+    r1 = -n1_z_6 - 5.8018217679508*qd1 + 1.252222*t18*t18 - 25.9836065*t18 + tau1
+    t19 = np.sign(qd2)
+    r2 = -n2_z_5 - 9.496868641825*qd2 - 2.9649125*t19*t19 - 10.6197775*t19 + tau2
+    t20 = np.sign(qd3)
+    r3 = -n3_z_6 - 3.9804259903722*qd3 - 0.72503505*t20*t20 - 6.36419655*t20 + tau3
+    t21 = np.sign(qd4)
+    r4 = -n4_z_5 - 0.411645229697152*qd4 + 0.21670374*t21*t21 - 1.06831142*t21 + tau4
+    t22 = np.sign(qd5)
+    r5 = -n5_z_5 - 0.4272830209354*qd5 + 0.18843826*t22*t22 - 0.85444524*t22 + tau5
+    t23 = np.sign(qd6)
+    r6 = -N6_z_3 - 0.2158232532732*qd6 + 0.25076322*t23*t23 - 0.55443978*t23 + tau6
     D1 = n1_z + 0.784029968642
     iD1 = 1.0/D1
     L2_1 = iD1*n2_z
@@ -2115,34 +2133,34 @@ def forward_dynamics(q, qd, tau):
     L6_1 = N6_z*iD1
     D2 = -D1*L2_1*L2_1 + n2_z_1 + 2.324814845
     iD2 = 1.0/D2
-    t18 = L2_1*iD2
-    L3_2 = -D1*L3_1*t18 + iD2*n3_z_1
-    t19 = D1*L4_1
-    L4_2 = iD2*n4_z_1 - t18*t19
-    t20 = D1*L5_1
-    L5_2 = iD2*n5_z_1 - t18*t20
-    t21 = D1*L6_1
-    L6_2 = N6_z_1*iD2 - t18*t21
+    t24 = L2_1*iD2
+    L3_2 = -D1*L3_1*t24 + iD2*n3_z_1
+    t25 = D1*L4_1
+    L4_2 = iD2*n4_z_1 - t24*t25
+    t26 = D1*L5_1
+    L5_2 = iD2*n5_z_1 - t24*t26
+    t27 = D1*L6_1
+    L6_2 = N6_z_1*iD2 - t24*t27
     D3 = -D1*L3_1*L3_1 - D2*L3_2*L3_2 + n3_z_2 + 0.576873331938
     iD3 = 1.0/D3
-    t22 = L3_1*iD3
-    t23 = L3_2*iD3
-    L4_3 = -D2*L4_2*t23 + iD3*n4_z_2 - t19*t22
-    t24 = D2*L5_2
-    L5_3 = iD3*n5_z_2 - t20*t22 - t23*t24
-    t25 = D2*L6_2
-    L6_3 = N6_z_1*iD3 - t21*t22 - t23*t25
+    t28 = L3_1*iD3
+    t29 = L3_2*iD3
+    L4_3 = -D2*L4_2*t29 + iD3*n4_z_2 - t25*t28
+    t30 = D2*L5_2
+    L5_3 = iD3*n5_z_2 - t26*t28 - t29*t30
+    t31 = D2*L6_2
+    L6_3 = N6_z_1*iD3 - t27*t28 - t29*t31
     D4 = -D1*L4_1*L4_1 - D2*L4_2*L4_2 - D3*L4_3*L4_3 + n4_z_3 + 0.19079062612368
     iD4 = 1.0/D4
-    t26 = D3*L5_3
-    t27 = L4_3*iD4
-    t28 = L4_1*iD4
-    t29 = L4_2*iD4
-    L5_4 = iD4*n5_z_3 - t20*t28 - t24*t29 - t26*t27
-    L6_4 = -D3*L6_3*t27 + N6_z_2*iD4 - t21*t28 - t25*t29
+    t32 = D3*L5_3
+    t33 = L4_3*iD4
+    t34 = L4_1*iD4
+    t35 = L4_2*iD4
+    L5_4 = iD4*n5_z_3 - t26*t34 - t30*t35 - t32*t33
+    L6_4 = -D3*L6_3*t33 + N6_z_2*iD4 - t27*t34 - t31*t35
     D5 = -D1*L5_1*L5_1 - D2*L5_2*L5_2 - D3*L5_3*L5_3 - D4*L5_4*L5_4 + n5_z_4 + 0.170706291657
     iD5 = 1.0/D5
-    L6_5 = -D4*L5_4*L6_4*iD5 - L5_1*iD5*t21 - L5_2*iD5*t25 - L6_3*iD5*t26
+    L6_5 = -D4*L5_4*L6_4*iD5 - L5_1*iD5*t27 - L5_2*iD5*t31 - L6_3*iD5*t32
     D6 = -D1*L6_1*L6_1 - D2*L6_2*L6_2 - D3*L6_3*L6_3 - D4*L6_4*L6_4 - D5*L6_5*L6_5 + 0.194104505668
     iD6 = 1.0/D6
     y2 = -L2_1*r1 + r2

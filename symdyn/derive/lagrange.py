@@ -83,7 +83,7 @@ class Lagrange:
     def coriolis_matrix(self, b: ProgramBuilder, qd, steps=None) -> sympy.Matrix:
         robot, n = self.robot, self.robot.dof
         steps = [] if steps is None else steps
-        M = self.mass_matrix(b, steps)
+        M = self.mass_matrix(b)           # recorded once, by inverse_dynamics
         dM = [sympy.Matrix(n, n, directional_derivative(b, list(M), {q: 1}, f"_q{i + 1}"))
               for i, q in enumerate(robot.q)]
         C = sympy.zeros(n, n)
@@ -122,7 +122,8 @@ class Lagrange:
                                 for link, (R, p) in zip(robot.links, frames)), sympy.Integer(0)))
         torques = [directional_derivative(b, [V], {q: 1}, f"_q{k + 1}")[0]
                    for k, q in enumerate(robot.q)]
-        steps.append(Step("g", 0, sympy.ImmutableMatrix(torques)))
+        steps += [Step("V", 0, sympy.ImmutableMatrix([V])),
+                  Step("g", 0, sympy.ImmutableMatrix(torques))]
         return torques
 
 

@@ -40,7 +40,8 @@ class _ArithmeticMixin:
 class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
     """numpy-vectorised Python: functions from ``np``."""
 
-    _functions = {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "sqrt": "np.sqrt"}
+    _functions = {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "sqrt": "np.sqrt",
+                  "sign": "np.sign", "Abs": "np.abs"}
 
     def _print_Function(self, expr):
         name = self._functions.get(expr.func.__name__)
@@ -48,7 +49,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
             return super()._print_Function(expr)
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
 
-    _print_sin = _print_cos = _print_tan = _print_Function
+    _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_Function
 
     def _print_Pow(self, expr, rational=False):
         if expr.exp == sympy.Rational(1, 2):

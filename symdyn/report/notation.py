@@ -1,0 +1,108 @@
+"""The books' notation: theta_i, dot-theta_i, c_12 for cos(q1 + q2), in text, LaTeX and MathML.
+
+Expressions are prepared once for display (``readable``): definitions substituted while they
+stay small, trigonometry simplified, sines and cosines of joint angles written s_i, c_i, s_ij.
+Then each format prints the same expression.
+"""
+from __future__ import annotations
+
+import sympy
+from sympy.printing.mathml import MathMLPresentationPrinter
+
+from ..robot.model import Robot
+
+LIMIT = 250   # operations: beyond this an expression is shown with its named intermediates
+
+
+class Notation:
+    """Display symbols for one robot, and the three printers."""
+
+    def __init__(self, robot: Robot):
+        self.robot = robot
+        self.latex_names: dict[sympy.Symbol, str] = {}
+        self.text_names: dict[sympy.Symbol, str] = {}
+        self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
+        for link in robot.links:
+            i = link.index
+            base_latex, base = (r"\theta", "θ") if link.revolute else ("d", "d")
+            for symbol, accent_latex, accent in ((link.q, "", ""), (link.qd, r"\dot", "\u02d9"),
+                                                 (link.qdd, r"\ddot", "\u00a8")):
+                core = f"{accent_latex}{{{base_latex}}}" if accent else base_latex
+                self.latex_names[symbol] = f"{core}_{{{i}}}"
+                combining = {"": "", "\u02d9": "\u0307", "\u00a8": "\u0308"}[accent]
+                self.text_names[symbol] = f"{base}{combining}{i}"
+                self.parts[symbol] = (base, accent, str(i))
+
+    # -- preparing an expression ------------------------------------------------------------
+    def readable(self, expr):
+        """Trigonometry simplified and s_i, c_i shorthand, for a (matrix) expression."""
+        if isinstance(expr, sympy.MatrixBase):
+            return expr.applyfunc(self.readable)
+        expr = sympy.sympify(expr)
+        if expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < LIMIT:
+            expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)))
+        return expr.xreplace(self._trig_shorthand(expr))
+
+    def _trig_shorthand(self, expr):
+        joints = {link.q: str(link.index) for link in self.robot.links}
+        names = {}
+        for f in expr.atoms(sympy.sin, sympy.cos):
+            terms = sympy.Add.make_args(f.args[0])
+            if all(t in joints for t in terms):
+                index = "".join(sorted((joints[t] for t in terms), key=int))
+                letter = "s" if isinstance(f, sympy.sin) else "c"
+                names[f] = sympy.Symbol(f"{letter}_{index}")
+        return names
+
+    # -- printers -----------------------------------------------------------------------------
+    def latex(self, expr) -> str:
+        return sympy.latex(expr, symbol_names=self.latex_names, mat_delim="[",
+                           mat_str="matrix")
+
+    def text(self, expr) -> str:
+        if isinstance(expr, sympy.MatrixBase):
+            if expr.cols == 1:
+                return "[" + ", ".join(self.text(e) for e in expr) + "]ᵀ"
+            return "[" + "; ".join(", ".join(self.text(e) for e in expr.row(r))
+                                   for r in range(expr.rows)) + "]"
+        text = sympy.sstr(expr)
+        for symbol in sorted(self.text_names, key=lambda s: -len(str(s))):
+            text = _replace_word(text, str(symbol), self.text_names[symbol])
+        return text.replace("**", "^").replace("_", "")
+
+    def mathml(self, expr) -> str:
+        return _MathML(self.parts).doprint(expr)
+
+
+class _MathML(MathMLPresentationPrinter):
+    """Presentation MathML, which browsers render without scripts or fonts to load."""
+
+    def __init__(self, parts):
+        super().__init__({"mat_delim": "["})
+        self._parts = parts
+
+    def _print_Symbol(self, symbol, style="plain"):
+        if symbol not in self._parts:
+            return super()._print_Symbol(symbol, style)
+        base, accent, index = self._parts[symbol]
+        mi = self.dom.createElement("mi")
+        mi.appendChild(self.dom.createTextNode(base))
+        if accent:
+            over = self.dom.createElement("mover")
+            over.setAttribute("accent", "true")
+            mo = self.dom.createElement("mo")
+            mo.appendChild(self.dom.createTextNode(accent))
+            over.appendChild(mi)
+            over.appendChild(mo)
+            mi = over
+        msub = self.dom.createElement("msub")
+        mn = self.dom.createElement("mn")
+        mn.appendChild(self.dom.createTextNode(index))
+        msub.appendChild(mi)
+        msub.appendChild(mn)
+        return msub
+
+
+def _replace_word(text: str, word: str, new: str) -> str:
+    import re
+    return re.sub(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", new, text)
