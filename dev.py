@@ -30,15 +30,17 @@ def run(*command, **kwargs):
 
 
 def setup():
-    """Create .venv and install symdyn with its test extras, unless pyproject.toml is unchanged."""
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    """Create .venv and install symdyn with its test extras (versions from constraints.txt),
+    unless pyproject.toml and constraints.txt are unchanged since the last time."""
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()
+                            + (ROOT / "constraints.txt").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
     if not PYTHON.exists():
         print(f"+ creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     code = run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "-e", ".[test]")
+               "-c", "constraints.txt", "-e", ".[test]")
     if code:
         sys.exit(code)
     STAMP.write_text(wanted)

@@ -6,6 +6,7 @@ command exits with code 2, as click does for misuse.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
@@ -16,7 +17,9 @@ from .emit import generate as generate_files
 from .emit.backends import BACKENDS
 from .emit.build import compile as compile_c
 from .errors import SymdynError
+from .emit.render import write_files
 from .program import op_count, optimize
+from .report import FORMATS, printout
 from .robot import load_robot
 
 
@@ -141,6 +144,28 @@ def info(robot_file, method):
                    f"{after.mul:>5} / {after.add:<5} ({after.calls} calls)   derived in "
                    f"{1000 * (derived - start):.0f} ms, optimized in "
                    f"{1000 * (done - derived):.0f} ms")
+
+
+@main.command()
+@ROBOT
+@METHOD
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text, markdown (renders on GitHub), latex (a document for pdflatex) or "
+                   "html (a self-contained page).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write to this file instead of standard output.")
+def derive(robot_file, method, fmt, output):
+    """Print ROBOT's derivation step by step, in the notation of Craig's and Spong's books."""
+    robot, dynamics = _derive(robot_file, Progress(quiet=output is None), method)
+    text = printout(dynamics).render(fmt)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_files({Path(output).name: text}, Path(output).parent)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(output)
 
 
 @main.command()

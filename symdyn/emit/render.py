@@ -127,6 +127,8 @@ def render(module: Module, backend: Backend) -> dict[str, str]:
 def write_files(files: dict[str, str], out_dir) -> list[Path]:
     """Write all files or none: each goes to a temporary file first, then is renamed into place."""
     out = Path(out_dir)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
         out.mkdir(parents=True, exist_ok=True)
         staged = []
@@ -134,6 +136,7 @@ def write_files(files: dict[str, str], out_dir) -> list[Path]:
             for name, text in files.items():
                 fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
                 staged.append((tmp, out / name))
+                os.chmod(tmp, 0o666 & ~umask)     # as an ordinary new file, not mkstemp's 0600
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                     fh.write(text)
         except BaseException:

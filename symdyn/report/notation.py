@@ -11,7 +11,9 @@ from sympy.printing.mathml import MathMLPresentationPrinter
 
 from ..robot.model import Robot
 
-LIMIT = 250   # operations: beyond this an expression is shown with its named intermediates
+LIMIT = 250      # operations: beyond this an expression is shown with its named intermediates
+SMALL = 3        # joints: robots up to this size get their expressions trigonometrically
+                 # simplified (trigsimp costs seconds an expression on larger ones)
 
 
 class Notation:
@@ -19,6 +21,7 @@ class Notation:
 
     def __init__(self, robot: Robot):
         self.robot = robot
+        self.simplify = robot.dof <= SMALL
         self.latex_names: dict[sympy.Symbol, str] = {}
         self.text_names: dict[sympy.Symbol, str] = {}
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
@@ -39,9 +42,12 @@ class Notation:
         if isinstance(expr, sympy.MatrixBase):
             return expr.applyfunc(self.readable)
         expr = sympy.sympify(expr)
-        if expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < LIMIT:
+        if self.simplify and expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < LIMIT:
             expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)))
-        return expr.xreplace(self._trig_shorthand(expr))
+        # exact fractions of the file's decimals read better as those decimals: 0.4318, not 2159/5000
+        decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
+                    if not r.is_Integer and r.q != 2}
+        return expr.xreplace(self._trig_shorthand(expr)).xreplace(decimals)
 
     def _trig_shorthand(self, expr):
         joints = {link.q: str(link.index) for link in self.robot.links}
@@ -65,7 +71,7 @@ class Notation:
                 return "[" + ", ".join(self.text(e) for e in expr) + "]ᵀ"
             return "[" + "; ".join(", ".join(self.text(e) for e in expr.row(r))
                                    for r in range(expr.rows)) + "]"
-        text = sympy.sstr(expr)
+        text = sympy.sstr(expr, full_prec=False)
         for symbol in sorted(self.text_names, key=lambda s: -len(str(s))):
             text = _replace_word(text, str(symbol), self.text_names[symbol])
         return text.replace("**", "^").replace("_", "")

@@ -1,0 +1,309 @@
+"""Textbook printouts of a derivation: the recorded steps, in the books' notation.
+
+A printout only reads a Dynamics' record and programs; it derives nothing again. Each value is
+shown in closed form while that stays small (the definitions of the named intermediates are
+substituted up to ``notation.LIMIT`` operations) and otherwise in terms of the named
+intermediates, which the printout then lists, so a 7-joint arm prints in seconds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from ..derive.dynamics import Dynamics
+from ..robot.dh import link_transform
+from .notation import LIMIT, Notation
+
+
+@dataclass(frozen=True)
+class Lhs:
+    """A left-hand side in the books' style: {}^{pre}base_{sub}, with an optional dot accent."""
+
+    base: str                # as written in text and MathML: "ω", "v", "F", "τ", "d_12", ...
+    latex: str               # the base in LaTeX: r"\omega"
+    sub: str = ""
+    pre: str = ""            # left superscript: the frame a vector is expressed in
+    pre_sub: str = ""        # left subscript (^{i-1}_{i}T)
+    accent: str = ""         # "", "dot"
+    sub_latex: str = ""      # the subscript in LaTeX, where it is not ``sub`` itself
+
+
+@dataclass(frozen=True)
+class Equation:
+    lhs: Lhs
+    value: object            # a display-ready sympy expression or matrix
+
+
+@dataclass(frozen=True)
+class Block:
+    title: str
+    general: tuple[tuple[str, str], ...]   # the general equations first: (LaTeX, text)
+    note: str
+    equations: tuple[Equation, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+@dataclass(frozen=True)
+class Printout:
+    """A derivation, step by step; ``render(fmt)`` writes it as text, markdown, latex or html."""
+
+    title: str
+    intro: tuple[str, ...]
+    tables: tuple[Table, ...]
+    blocks: tuple[Block, ...]
+    notation: Notation
+
+    def render(self, fmt: str = "text") -> str:
+        from .render import render
+        return render(self, fmt)
+
+    def _repr_markdown_(self):
+        return self.render("markdown")
+
+    def __str__(self):
+        return self.render("text")
+
+
+class Expander:
+    """Closed forms of a program's named steps, while they stay below ``limit`` operations."""
+
+    def __init__(self, program, limit: int = LIMIT):
+        self.closed: dict[sympy.Symbol, sympy.Expr] = {}
+        self.named: list = []          # steps kept as names, with their definitions
+        for a in program.assignments:
+            value = a.rhs.xreplace(self.closed)
+            if sympy.count_ops(value) <= limit:
+                self.closed[a.lhs] = value
+            else:
+                self.named.append((a.lhs, value))
+
+    def __call__(self, expr):
+        return sympy.sympify(expr).xreplace(self.closed)
+
+
+def printout(dynamics: Dynamics) -> Printout:
+    """The derivation of ``dynamics`` by its route, as a Printout."""
+    build = {"newton-euler": _newton_euler, "lagrange": _lagrange}[dynamics.method]
+    return build(dynamics, Notation(dynamics.robot))
+
+
+# -- the robot ------------------------------------------------------------------------------------
+def _robot_tables(robot) -> tuple[Table, ...]:
+    spec = robot.spec
+    convention = ("standard (Denavit-Hartenberg, Spong): T = Rz(theta) Tz(d) Tx(a) Rx(alpha)"
+                  if spec.convention == "standard" else
+                  "modified (Craig): T = Rx(alpha(i-1)) Tx(a(i-1)) Rz(theta(i)) Tz(d(i))")
+    prime = "" if spec.convention == "standard" else " (a and alpha of row i are a(i-1), alpha(i-1))"
+    dh = Table(f"Denavit-Hartenberg table, {convention}{prime}",
+               ("i", "joint", "a", "alpha", "d", "theta"),
+               tuple((str(i), link.joint, link.a, link.alpha,
+                      link.d + (robot.links[i - 1].q if link.joint == "prismatic" else 0),
+                      link.theta + (robot.links[i - 1].q if link.joint == "revolute" else 0))
+                     for i, link in enumerate(spec.links, start=1)))
+    inertial = Table("Inertial parameters (link frame {i})",
+                     ("i", "mass", "centre of mass / first moment", "inertia"),
+                     tuple((str(i), link.mass,
+                            sympy.Matrix(link.com if link.com is not None else link.first_moment).T,
+                            sympy.Matrix([link.inertia if link.inertia is not None
+                                          else link.inertia_origin]))
+                           for i, link in enumerate(spec.links, start=1)))
+    return dh, inertial
+
+
+def _transforms(robot, notation) -> Block:
+    spec = robot.spec
+    equations = []
+    for i, (row, link) in enumerate(zip(spec.links, robot.links), start=1):
+        theta = row.theta + (link.q if link.revolute else 0)
+        d = row.d + (0 if link.revolute else link.q)
+        T = link_transform(spec.convention, a=row.a, alpha=row.alpha, d=d, theta=theta)
+        equations.append(Equation(Lhs("T", "T", pre=str(i - 1), pre_sub=str(i)),
+                                  notation.readable(T)))
+    note = ("The recursion below runs in Craig's joint frames, z along each joint axis; a "
+            "standard table is rewritten into them exactly (Tx(a_i) Rx(alpha_i) moves to the next "
+            "link's placement) and each link's inertia is carried along."
+            if spec.convention == "standard" else "")
+    return Block("Link transforms", (), note, tuple(equations))
+
+
+# -- Newton-Euler ---------------------------------------------------------------------------------
+OUTWARD = (
+    (r"{}^{i+1}\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\omega_{i} + \dot\theta_{i+1}\,{}^{i+1}\hat Z_{i+1}",
+     "w(i+1) = R(i+1,i) w(i) + thd(i+1) Z"),
+    (r"{}^{i+1}\dot\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\dot\omega_{i} + {}^{i+1}_{i}R\,{}^{i}\omega_{i}"
+     r" \times \dot\theta_{i+1}\,{}^{i+1}\hat Z_{i+1} + \ddot\theta_{i+1}\,{}^{i+1}\hat Z_{i+1}",
+     "dw(i+1) = R(i+1,i) dw(i) + R(i+1,i) w(i) x thd(i+1) Z + thdd(i+1) Z"),
+    (r"{}^{i+1}\dot v_{i+1} = {}^{i+1}_{i}R\,({}^{i}\dot\omega_{i} \times {}^{i}P_{i+1} + {}^{i}\omega_{i}"
+     r" \times ({}^{i}\omega_{i} \times {}^{i}P_{i+1}) + {}^{i}\dot v_{i})",
+     "dv(i+1) = R(i+1,i) (dw(i) x P(i+1) + w(i) x (w(i) x P(i+1)) + dv(i))"),
+    (r"{}^{i+1}\dot v_{C_{i+1}} = {}^{i+1}\dot\omega_{i+1} \times {}^{i+1}P_{C_{i+1}} + {}^{i+1}\omega_{i+1}"
+     r" \times ({}^{i+1}\omega_{i+1} \times {}^{i+1}P_{C_{i+1}}) + {}^{i+1}\dot v_{i+1}",
+     "dvc(i+1) = dw(i+1) x Pc(i+1) + w(i+1) x (w(i+1) x Pc(i+1)) + dv(i+1)"),
+    (r"{}^{i+1}F_{i+1} = m_{i+1}\,{}^{i+1}\dot v_{C_{i+1}}", "F(i+1) = m(i+1) dvc(i+1)"),
+    (r"{}^{i+1}N_{i+1} = {}^{C_{i+1}}I_{i+1}\,{}^{i+1}\dot\omega_{i+1} + {}^{i+1}\omega_{i+1} \times "
+     r"{}^{C_{i+1}}I_{i+1}\,{}^{i+1}\omega_{i+1}", "N(i+1) = Ic(i+1) dw(i+1) + w(i+1) x Ic(i+1) w(i+1)"),
+)
+PRISMATIC = (
+    (r"\text{prismatic joint: } {}^{i+1}\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\omega_{i},\quad "
+     r"{}^{i+1}\dot\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\dot\omega_{i},\quad {}^{i+1}\dot v_{i+1} = "
+     r"{}^{i+1}_{i}R\,(\dots) + 2\,{}^{i+1}\omega_{i+1} \times \dot d_{i+1}\hat Z + \ddot d_{i+1}\hat Z",
+     "prismatic: w(i+1) = R w(i); dw(i+1) = R dw(i); dv(i+1) = R(...) + 2 w(i+1) x dd(i+1) Z "
+     "+ ddd(i+1) Z"),
+)
+INWARD = (
+    (r"{}^{i}f_{i} = {}^{i}_{i+1}R\,{}^{i+1}f_{i+1} + {}^{i}F_{i}", "f(i) = R(i,i+1) f(i+1) + F(i)"),
+    (r"{}^{i}n_{i} = {}^{i}N_{i} + {}^{i}_{i+1}R\,{}^{i+1}n_{i+1} + {}^{i}P_{C_{i}} \times {}^{i}F_{i}"
+     r" + {}^{i}P_{i+1} \times {}^{i}_{i+1}R\,{}^{i+1}f_{i+1}",
+     "n(i) = N(i) + R(i,i+1) n(i+1) + Pc(i) x F(i) + P(i+1) x R(i,i+1) f(i+1)"),
+    (r"\tau_{i} = {}^{i}n_{i}^{T}\,{}^{i}\hat Z_{i} \;\text{(revolute)},\quad \tau_{i} = "
+     r"{}^{i}f_{i}^{T}\,{}^{i}\hat Z_{i} \;\text{(prismatic)}",
+     "tau(i) = n(i) . Z (revolute), f(i) . Z (prismatic)"),
+)
+
+
+def _newton_euler(dynamics: Dynamics, notation: Notation) -> Printout:
+    robot = dynamics.robot
+    record = dynamics.record
+    expand = Expander(dynamics.program("inverse_dynamics"))
+
+    def show(value):
+        return notation.readable(expand(value))
+
+    blocks = [_transforms(robot, notation)]
+    for link in robot.links:
+        i = link.index
+        omega, domega, dv = (sympy.Matrix(record.value(k, i)) for k in ("omega", "domega", "dv"))
+        F, N_origin = sympy.Matrix(record.value("F", i)), sympy.Matrix(record.value("N", i))
+        inertia = link.inertia
+        # Craig's centre-of-mass quantities, read off the origin form of the recursion
+        r_c = (inertia.first_moment / inertia.mass if inertia.mass != 0
+               else sympy.zeros(3, 1))
+        dv_c = domega.cross(r_c) + omega.cross(omega.cross(r_c)) + dv
+        N_c = N_origin - sympy.Matrix(r_c).cross(F)
+        general = OUTWARD + (PRISMATIC if not link.revolute else ())
+        blocks.append(Block(f"Outward recursion, link {i}", general if i == 1 else (), "", (
+            Equation(Lhs("ω", r"\omega", str(i), str(i)), show(omega)),
+            Equation(Lhs("ω", r"\omega", str(i), str(i), accent="dot"), show(domega)),
+            Equation(Lhs("v", "v", str(i), str(i), accent="dot"), show(dv)),
+            Equation(Lhs("v", "v", f"C{i}", str(i), accent="dot"), show(dv_c)),
+            Equation(Lhs("F", "F", str(i), str(i)), show(F)),
+            Equation(Lhs("N", "N", str(i), str(i)), show(N_c)),
+        )))
+    n = robot.dof
+    for link in reversed(robot.links):
+        i = link.index
+        f, nn = sympy.Matrix(record.value("f", i)), sympy.Matrix(record.value("n", i))
+        tau = record.value("tau", i)[0]
+        blocks.append(Block(f"Inward recursion, link {i}", INWARD if i == n else (), "", (
+            Equation(Lhs("f", "f", str(i), str(i)), show(f)),
+            Equation(Lhs("n", "n", str(i), str(i)), show(nn)),
+            Equation(Lhs("τ", r"\tau", str(i)), show(tau)),
+        )))
+    blocks += _closed_form(dynamics, notation)
+    blocks += _named(expand, notation)
+    intro = (f"Recursive Newton-Euler derivation for {robot.name} ({n} joints), in Craig's "
+             "notation: the outward recursion gives each link's velocities and accelerations, "
+             "the inward one the forces and torques at each joint (seed 000 (12)-(25), "
+             "Craig (6.45)-(6.53)). Gravity enters as the base acceleration "
+             "dv0 = -g.",)
+    return Printout(f"{robot.name}: Newton-Euler", intro, _robot_tables(robot), tuple(blocks),
+                    notation)
+
+
+def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
+    """tau_i read as inertial + Coriolis and centrifugal + gravity terms (handbook section 4)."""
+    robot = dynamics.robot
+    programs = [dynamics.program(q) for q in ("mass_matrix", "coriolis_matrix", "gravity_torques")]
+    if any(_too_large(p) for p in programs):
+        return [Block("Closed form", (), "Omitted: fully expanded, M(q), C(q, qd) and g(q) of this "
+                      "robot exceed the size a printout can show; the generated code holds them.",
+                      ())]
+    M, C, g = (p.expanded() for p in programs)
+    qd, qdd = sympy.Matrix(robot.qd), sympy.Matrix(robot.qdd)
+    inertial, coriolis = M * qdd, C * qd
+    equations = []
+    for k in range(robot.dof):
+        parts = [notation.readable(part) for part in (inertial[k], coriolis[k], g[k])]
+        equations.append(Equation(Lhs("τ", r"\tau", str(k + 1)), sympy.Matrix([parts]).T))
+    general = ((r"\tau = \underbrace{M(q)\,\ddot q}_{\text{inertial}} + "
+                r"\underbrace{C(q,\dot q)\,\dot q}_{\text{Coriolis, centrifugal}} + "
+                r"\underbrace{g(q)}_{\text{gravity}} \;(+\text{ friction})",
+                "tau = M(q) qdd [inertial] + C(q, qd) qd [Coriolis and centrifugal] + g(q) "
+                "[gravity] (+ friction)"),)
+    return [Block("Closed form: inertial, Coriolis and centrifugal, and gravity terms", general,
+                  "Each tau_k below is the column [inertial; Coriolis and centrifugal; gravity].",
+                  tuple(equations))]
+
+
+def _too_large(program) -> bool:
+    return sum(sympy.count_ops(a.rhs) for a in program.assignments) > 4 * LIMIT
+
+
+def _named(expand: Expander, notation: Notation) -> list[Block]:
+    if not expand.named:
+        return []
+    return [Block("Named intermediates", (), "Expressions above this size are shown in terms of "
+                  "these named steps, in the order they are computed.",
+                  tuple(Equation(Lhs(str(s), notation.latex(s)), notation.readable(v))
+                        for s, v in expand.named))]
+
+
+# -- Lagrange -------------------------------------------------------------------------------------
+def _lagrange(dynamics: Dynamics, notation: Notation) -> Printout:
+    robot = dynamics.robot
+    record = dynamics.record
+    expand = Expander(dynamics.program("inverse_dynamics"))
+
+    def show(value):
+        return notation.readable(expand(value))
+
+    blocks = [_transforms(robot, notation)]
+    jacobians = []
+    for link in robot.links:
+        i = link.index
+        jacobians += [Equation(Lhs("J", "J", f"v{i}"), show(record.value("Jv", i))),
+                      Equation(Lhs("J", "J", f"ω{i}", sub_latex=rf"\omega_{{{i}}}"),
+                               show(record.value("Jw", i)))]
+    blocks.append(Block("Link Jacobians (frame origins, base frame)", (
+        (r"J_{v_i} = [\,z_{j} \times (p_i - p_j)\,]_{j \le i},\quad J_{\omega_i} = [\,z_j\,]_{j\le i}"
+         r"\;\text{(revolute; } z_j,\ 0 \text{ for a prismatic joint)}",
+         "Jv(i) = [z(j) x (p(i) - p(j))], Jw(i) = [z(j)] for j <= i"),), "", tuple(jacobians)))
+    M = sympy.Matrix(record.value("d", 0))
+    n = robot.dof
+    blocks.append(Block("Kinetic energy and the inertia matrix", (
+        (r"K = \tfrac12 \dot q^T D(q)\,\dot q,\quad D(q) = \sum_i m_i J_{v_{C_i}}^T J_{v_{C_i}} + "
+         r"J_{\omega_i}^T R_i I_i R_i^T J_{\omega_i}",
+         "K = 1/2 qd^T D(q) qd, D = sum m Jv^T Jv + Jw^T R I R^T Jw"),), "",
+        tuple(Equation(Lhs("d", "d", f"{k + 1}{j + 1}"), show(M[k, j]))
+              for k in range(n) for j in range(k, n))))
+    christoffel = [step for step in record.steps if step.quantity.startswith("c")]
+    blocks.append(Block("Christoffel symbols (the non-zero ones)", (
+        (r"c_{ijk} = \tfrac12\left(\frac{\partial d_{kj}}{\partial q_i} + \frac{\partial d_{ki}}"
+         r"{\partial q_j} - \frac{\partial d_{ij}}{\partial q_k}\right)",
+         "c_ijk = 1/2 (d d_kj/dq_i + d d_ki/dq_j - d d_ij/dq_k)"),), "",
+        tuple(Equation(Lhs("c", "c", s.quantity[1:]), show(s.value[0]))
+              for s in christoffel if show(s.value[0]) != 0)))
+    V, g = record.value("V", 0)[0], sympy.Matrix(record.value("g", 0))
+    blocks.append(Block("Potential energy and gravity", (
+        (r"V = -\sum_i m_i\, g^T p_{C_i},\quad g_k = \frac{\partial V}{\partial q_k}",
+         "V = -sum m g . pc, g_k = dV/dq_k"),), "",
+        (Equation(Lhs("V", "V"), show(V)),) + tuple(
+            Equation(Lhs("g", "g", str(k + 1)), show(g[k])) for k in range(n))))
+    blocks.append(Block("Equations of motion", (
+        (r"\sum_j d_{kj}\,\ddot q_j + \sum_{i,j} c_{ijk}\,\dot q_i \dot q_j + g_k = \tau_k",
+         "sum_j d_kj qdd_j + sum_ij c_ijk qd_i qd_j + g_k = tau_k"),), "", ()))
+    blocks += _closed_form(dynamics, notation)
+    blocks += _named(expand, notation)
+    intro = (f"Euler-Lagrange derivation for {robot.name} ({n} joints), in Spong's notation "
+             "(seed 002): the link Jacobians give the kinetic energy and the inertia matrix "
+             "D(q) = [d_kj], its derivatives the Christoffel symbols c_ijk, the potential energy "
+             "the gravity terms g_k.",)
+    return Printout(f"{robot.name}: Euler-Lagrange", intro, _robot_tables(robot), tuple(blocks),
+                    notation)

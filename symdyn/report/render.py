@@ -1,0 +1,109 @@
+"""Printout -> text, markdown, LaTeX or HTML, through the templates in templates/report/.
+
+Python prints every expression and left-hand side in the chosen format (text, LaTeX, MathML);
+the templates only lay the pieces out.
+"""
+from __future__ import annotations
+
+import html
+import textwrap
+from dataclasses import dataclass
+
+import sympy
+
+from ..emit.render import environment
+from .printout import Lhs, Printout
+
+FORMATS = ("text", "markdown", "latex", "html")
+
+
+@dataclass(frozen=True)
+class _Block:
+    title: str
+    general: tuple[str, ...]
+    note: str
+    equations: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    math: bool                      # an expression in the format's notation, not plain text
+
+
+@dataclass(frozen=True)
+class _Table:
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[_Cell, ...], ...]
+    lines: tuple[str, ...]          # the table laid out in fixed-width columns, for text
+
+
+def render(printout: Printout, fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    notation = printout.notation
+    expr = {"text": notation.text, "markdown": notation.latex, "latex": notation.latex,
+            "html": notation.mathml}[fmt]
+    lhs = {"text": _lhs_text, "markdown": _lhs_latex, "latex": _lhs_latex,
+           "html": _lhs_mathml}[fmt]
+    general = 0 if fmt in ("markdown", "latex") else 1     # LaTeX where it renders, else text
+    tables = []
+    for table in printout.tables:
+        rows = tuple(tuple(_Cell(expr(c), True) if isinstance(c, (sympy.Basic, sympy.MatrixBase))
+                           else _Cell(str(c), False) for c in row) for row in table.rows)
+        tables.append(_Table(table.caption, table.header, rows, _columns(table.header, rows)
+                             if fmt == "text" else ()))
+    blocks = [_Block(b.title, tuple(g[general] for g in b.general), b.note,
+                     tuple((lhs(e.lhs), expr(e.value)) for e in b.equations))
+              for b in printout.blocks]
+    env = environment()
+    env.filters["tex"] = _tex_escape
+    env.filters["wrap"] = lambda text, width=100: "\n".join(textwrap.wrap(text, width))
+    return env.get_template(f"report/{fmt}.j2").render(
+        title=printout.title, intro=printout.intro, tables=tables, blocks=blocks)
+
+
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _lhs_text(lhs: Lhs) -> str:
+    accent = "\u0307" if lhs.accent == "dot" else ""
+    pre = lhs.pre.translate(SUPERSCRIPT) + lhs.pre_sub.translate(SUBSCRIPT)
+    return f"{pre}{lhs.base}{accent}{lhs.sub.translate(SUBSCRIPT)}"
+
+
+def _lhs_latex(lhs: Lhs) -> str:
+    base = rf"\dot{{{lhs.latex}}}" if lhs.accent == "dot" else lhs.latex
+    pre = f"{{}}^{{{lhs.pre}}}" if lhs.pre else ""
+    pre += f"_{{{lhs.pre_sub}}}" if lhs.pre_sub else ""
+    sub = lhs.sub_latex or lhs.sub
+    sub = sub.replace("C", "C_{", 1) + "}" if sub.startswith("C") and len(sub) > 1 else sub
+    return f"{pre}{base}" + (f"_{{{sub}}}" if sub else "")
+
+
+def _lhs_mathml(lhs: Lhs) -> str:
+    base = f"<mi>{html.escape(lhs.base)}</mi>"
+    if lhs.accent == "dot":
+        base = f'<mover accent="true">{base}<mo>\u02d9</mo></mover>'
+    sub = f"<mi>{html.escape(lhs.sub)}</mi>" if lhs.sub else "<none/>"
+    if not (lhs.pre or lhs.pre_sub):
+        return base if not lhs.sub else f"<msub>{base}{sub}</msub>"
+    pre_sub = f"<mn>{lhs.pre_sub}</mn>" if lhs.pre_sub else "<none/>"
+    pre = f"<mn>{lhs.pre}</mn>" if lhs.pre else "<none/>"
+    return f"<mmultiscripts>{base}{sub}<none/><mprescripts/>{pre_sub}{pre}</mmultiscripts>"
+
+
+def _columns(header, rows) -> tuple[str, ...]:
+    cells = (header,) + tuple(tuple(c.text for c in row) for row in rows)
+    widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
+    return tuple("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                 for row in cells)
+
+
+def _tex_escape(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
+                 ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("^", r"\^{}")):
+        text = text.replace(a, b)
+    return text

@@ -1,0 +1,170 @@
+"""Derivation printouts: the seeds' worked example step by step, and every format."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import sympy
+from click.testing import CliRunner
+from support import ROBOTS, ROOT
+
+import symdyn
+from symdyn.cli import main
+from symdyn.report import printout
+
+GOLDEN = ROOT / "tests" / "golden"
+UPDATE = os.environ.get("SYMDYN_UPDATE_GOLDEN") == "1"
+
+
+@pytest.fixture(scope="module")
+def planar():
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    return robot, printout(symdyn.newton_euler(robot))
+
+
+@pytest.mark.parametrize("method, fmt", [("newton-euler", "text"), ("newton-euler", "markdown"),
+                                         ("lagrange", "text")])
+def test_planar_printout_matches_golden_file(method, fmt):
+    """tests/golden holds the printouts; SYMDYN_UPDATE_GOLDEN=1 rewrites them."""
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    dynamics = symdyn.newton_euler(robot) if method == "newton-euler" else symdyn.lagrange(robot)
+    text = printout(dynamics).render(fmt)
+    golden = GOLDEN / f"planar2_{method}.{ {'text': 'txt', 'markdown': 'md'}[fmt] }"
+    if UPDATE:
+        golden.write_text(text, encoding="utf-8")
+    assert golden.read_text(encoding="utf-8") == text, f"{golden} differs: review, then update"
+
+
+def _values(printout_, title_prefix):
+    """{left-hand side: value} of the printout's blocks whose titles start with the prefix."""
+    from symdyn.report.render import _lhs_text
+    return {_lhs_text(e.lhs): e.value for b in printout_.blocks
+            if b.title.startswith(title_prefix) for e in b.equations}
+
+
+def test_printed_intermediates_are_those_of_seed_001(planar):
+    """Each printed step of the worked two-link example, against the lecture's formulas."""
+    robot, p = planar
+    m1, m2, l1, l2, g = robot.parameters
+    (q1, q2), (d1, d2), (dd1, dd2) = robot.q, robot.qd, robot.qdd
+    s1, c1, s2, c2 = sympy.sin(q1), sympy.cos(q1), sympy.sin(q2), sympy.cos(q2)
+    s12, c12 = sympy.sin(q1 + q2), sympy.cos(q1 + q2)
+    dv2 = sympy.Matrix([l1 * dd1 * s2 - l1 * d1**2 * c2 + g * s12,
+                        l1 * dd1 * c2 + l1 * d1**2 * s2 + g * c12, 0])
+    dvc2 = dv2 + sympy.Matrix([-l2 * (d1 + d2)**2, l2 * (dd1 + dd2), 0])
+    F2 = m2 * dvc2
+    n2_z = (m2 * l1 * l2 * c2 * dd1 + m2 * l1 * l2 * s2 * d1**2 + m2 * l2 * g * c12
+            + m2 * l2**2 * (dd1 + dd2))
+    expected = {
+        "¹ω₁": sympy.Matrix([0, 0, d1]), "¹ω̇₁": sympy.Matrix([0, 0, dd1]),
+        "¹v̇₁": sympy.Matrix([g * s1, g * c1, 0]),
+        "¹v̇C₁": sympy.Matrix([-l1 * d1**2 + g * s1, l1 * dd1 + g * c1, 0]),
+        "¹F₁": m1 * sympy.Matrix([-l1 * d1**2 + g * s1, l1 * dd1 + g * c1, 0]),
+        "¹N₁": sympy.zeros(3, 1),
+        "²ω₂": sympy.Matrix([0, 0, d1 + d2]), "²ω̇₂": sympy.Matrix([0, 0, dd1 + dd2]),
+        "²v̇₂": dv2, "²v̇C₂": dvc2, "²F₂": F2, "²N₂": sympy.zeros(3, 1),
+        "²f₂": F2, "²n₂": sympy.Matrix([0, 0, n2_z]), "τ₂": n2_z,
+    }
+    printed = {**_values(p, "Outward"), **_values(p, "Inward")}
+    shorthand = {sympy.Symbol("s_1"): s1, sympy.Symbol("c_1"): c1, sympy.Symbol("s_2"): s2,
+                 sympy.Symbol("c_2"): c2, sympy.Symbol("s_12"): s12, sympy.Symbol("c_12"): c12}
+    rng = np.random.default_rng(1)
+    for name, formula in expected.items():
+        value = sympy.sympify(printed[name]).xreplace(shorthand)
+        for _ in range(3):
+            point = {s: rng.uniform(0.3, 2.0) for s in (m1, m2, l1, l2, g, q1, q2, d1, d2, dd1,
+                                                        dd2)}
+            got = np.array(sympy.Matrix([value]).xreplace(point).evalf(), dtype=float)
+            want = np.array(sympy.Matrix([formula]).xreplace(point).evalf(), dtype=float)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_printout_ends_in_the_textbook_torques(planar):
+    robot, p = planar
+    tau = {k: v for k, v in _values(p, "Inward").items() if k.startswith("τ")}
+    dynamics_tau = symdyn.newton_euler(robot).tau
+    shorthand = {sympy.Symbol(f"{f}_{i}"): fn(a) for f, fn in (("s", sympy.sin), ("c", sympy.cos))
+                 for i, a in (("1", robot.q[0]), ("2", robot.q[1]), ("12", sum(robot.q)))}
+    for k, name in enumerate(("τ₁", "τ₂")):
+        assert sympy.simplify(tau[name].xreplace(shorthand) - dynamics_tau[k]) == 0
+
+
+def test_lagrange_printout_shows_inertia_christoffel_and_gravity():
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    text = printout(symdyn.lagrange(robot)).render("text")
+    for words in ("d₁₁ =", "d₁₂ =", "d₂₂ =", "c₁₂₁ = -l1*l2*m2*s2", "c₂₁₁ = -l1*l2*m2*s2",
+                  "c₂₂₁ = -l1*l2*m2*s2", "c₁₁₂ = l1*l2*m2*s2", "g₁ =", "g₂ = c12*g*l2*m2",
+                  "sum_j d_kj qdd_j + sum_ij c_ijk qd_i qd_j + g_k = tau_k"):
+        assert words in text, words
+
+
+def test_large_robot_prints_named_intermediates_quickly():
+    robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
+    text = printout(symdyn.newton_euler(robot)).render("text")
+    assert "Named intermediates" in text and "Omitted: fully expanded" in text
+    assert "Craig's joint frames" in text            # a standard table is said to be rewritten
+
+
+def test_printout_shows_in_a_notebook(planar):
+    _, p = planar
+    assert p._repr_markdown_().startswith("# planar2: Newton-Euler")
+
+
+def test_derive_command_writes_each_format(tmp_path):
+    for fmt, suffix in (("text", "txt"), ("markdown", "md"), ("latex", "tex"), ("html", "html")):
+        out = tmp_path / f"planar2.{suffix}"
+        result = CliRunner().invoke(main, ["derive", str(ROBOTS / "planar2.yaml"), "--format",
+                                           fmt, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        assert out.stat().st_size > 1000
+    assert CliRunner().invoke(main, ["derive", str(ROBOTS / "planar2.yaml"), "--format",
+                                     "pdf"]).exit_code == 2
+
+
+def _latex(robot_name, method, tmp_path):
+    robot = symdyn.load_robot(ROBOTS / f"{robot_name}.yaml")
+    dynamics = symdyn.newton_euler(robot) if method == "newton-euler" else symdyn.lagrange(robot)
+    tex = tmp_path / f"{robot_name}.tex"
+    tex.write_text(printout(dynamics).render("latex"), encoding="utf-8")
+    return tex
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None,
+                    reason="pdflatex is not installed (apt-get install texlive-latex-base "
+                           "texlive-latex-recommended); the LaTeX printout is not compiled")
+@pytest.mark.parametrize("robot_name, method", [("planar2", "newton-euler"),
+                                                ("planar2", "lagrange"),
+                                                ("puma560", "newton-euler")])
+def test_latex_compiles_with_pdflatex(tmp_path, robot_name, method):
+    tex = _latex(robot_name, method, tmp_path)
+    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                             tex.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (tmp_path / f"{robot_name}.pdf").stat().st_size > 10_000
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install "
+                                            "chromium); the HTML printout is not rendered")
+def test_html_renders_in_headless_chromium(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    page = tmp_path / "planar2.html"
+    page.write_text(printout(symdyn.newton_euler(robot)).render("html"), encoding="utf-8")
+    shot = tmp_path / "planar2.png"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update",
+                    "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+                    f"--screenshot={shot}", "--window-size=1200,2400", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    assert shot.stat().st_size > 20_000          # a page with content, not a blank screen
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--disable-background-networking", "--no-first-run",
+                          f"--user-data-dir={tmp_path / 'profile2'}", "--dump-dom",
+                          page.as_uri()], check=True, capture_output=True, text=True,
+                         timeout=120).stdout
+    assert dom.count("<math") > 20
