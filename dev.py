@@ -69,7 +69,9 @@ def demo():
 
 
 def test(*pytest_args):
-    return run(PYTHON, "-m", "pytest", *pytest_args)
+    """The whole suite, slow tests included, on as many workers as the machine has cores."""
+    workers = str(min(os.cpu_count() or 1, 4))
+    return run(PYTHON, "-m", "pytest", "-n", workers, *pytest_args)
 
 
 def regenerate():
