@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import replace
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np

@@ -16,8 +16,8 @@ from .derive import QUANTITIES, lagrange, newton_euler
 from .emit import generate as generate_files
 from .emit.backends import BACKENDS
 from .emit.build import compile as compile_c
-from .errors import SymdynError
 from .emit.render import write_files
+from .errors import SymdynError
 from .program import op_count, optimize
 from .report import FORMATS, printout
 from .robot import load_robot

@@ -44,7 +44,7 @@ class Notation:
         expr = sympy.sympify(expr)
         if self.simplify and expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < LIMIT:
             expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)))
-        # exact fractions of the file's decimals read better as those decimals: 0.4318, not 2159/5000
+        # the file's decimals read better as decimals: 0.4318, not 2159/5000
         decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
                     if not r.is_Integer and r.q != 2}
         return expr.xreplace(self._trig_shorthand(expr)).xreplace(decimals)

@@ -90,8 +90,18 @@ class Expander:
 
 def printout(dynamics: Dynamics) -> Printout:
     """The derivation of ``dynamics`` by its route, as a Printout."""
-    build = {"newton-euler": _newton_euler, "lagrange": _lagrange}[dynamics.method]
-    return build(dynamics, Notation(dynamics.robot))
+    robot = dynamics.robot
+    notation = Notation(robot)
+    expand = Expander(dynamics.program("inverse_dynamics"))
+
+    def show(value):
+        return notation.readable(expand(value))
+
+    route = {"newton-euler": _newton_euler, "lagrange": _lagrange}[dynamics.method]
+    title, intro, steps = route(dynamics, show)
+    blocks = (_transforms(robot, notation), *steps, *_closed_form(dynamics, notation),
+              *_named(expand, notation))
+    return Printout(title, intro, _robot_tables(robot), blocks, notation)
 
 
 # -- the robot ------------------------------------------------------------------------------------
@@ -168,15 +178,10 @@ INWARD = (
 )
 
 
-def _newton_euler(dynamics: Dynamics, notation: Notation) -> Printout:
+def _newton_euler(dynamics: Dynamics, show):
     robot = dynamics.robot
     record = dynamics.record
-    expand = Expander(dynamics.program("inverse_dynamics"))
-
-    def show(value):
-        return notation.readable(expand(value))
-
-    blocks = [_transforms(robot, notation)]
+    blocks = []
     for link in robot.links:
         i = link.index
         omega, domega, dv = (sympy.Matrix(record.value(k, i)) for k in ("omega", "domega", "dv"))
@@ -206,15 +211,12 @@ def _newton_euler(dynamics: Dynamics, notation: Notation) -> Printout:
             Equation(Lhs("n", "n", str(i), str(i)), show(nn)),
             Equation(Lhs("τ", r"\tau", str(i)), show(tau)),
         )))
-    blocks += _closed_form(dynamics, notation)
-    blocks += _named(expand, notation)
     intro = (f"Recursive Newton-Euler derivation for {robot.name} ({n} joints), in Craig's "
              "notation: the outward recursion gives each link's velocities and accelerations, "
              "the inward one the forces and torques at each joint (seed 000 (12)-(25), "
              "Craig (6.45)-(6.53)). Gravity enters as the base acceleration "
              "dv0 = -g.",)
-    return Printout(f"{robot.name}: Newton-Euler", intro, _robot_tables(robot), tuple(blocks),
-                    notation)
+    return f"{robot.name}: Newton-Euler", intro, blocks
 
 
 def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
@@ -256,15 +258,10 @@ def _named(expand: Expander, notation: Notation) -> list[Block]:
 
 
 # -- Lagrange -------------------------------------------------------------------------------------
-def _lagrange(dynamics: Dynamics, notation: Notation) -> Printout:
+def _lagrange(dynamics: Dynamics, show):
     robot = dynamics.robot
     record = dynamics.record
-    expand = Expander(dynamics.program("inverse_dynamics"))
-
-    def show(value):
-        return notation.readable(expand(value))
-
-    blocks = [_transforms(robot, notation)]
+    blocks = []
     jacobians = []
     for link in robot.links:
         i = link.index
@@ -299,11 +296,8 @@ def _lagrange(dynamics: Dynamics, notation: Notation) -> Printout:
     blocks.append(Block("Equations of motion", (
         (r"\sum_j d_{kj}\,\ddot q_j + \sum_{i,j} c_{ijk}\,\dot q_i \dot q_j + g_k = \tau_k",
          "sum_j d_kj qdd_j + sum_ij c_ijk qd_i qd_j + g_k = tau_k"),), "", ()))
-    blocks += _closed_form(dynamics, notation)
-    blocks += _named(expand, notation)
     intro = (f"Euler-Lagrange derivation for {robot.name} ({n} joints), in Spong's notation "
              "(seed 002): the link Jacobians give the kinetic energy and the inertia matrix "
              "D(q) = [d_kj], its derivatives the Christoffel symbols c_ijk, the potential energy "
              "the gravity terms g_k.",)
-    return Printout(f"{robot.name}: Euler-Lagrange", intro, _robot_tables(robot), tuple(blocks),
-                    notation)
+    return f"{robot.name}: Euler-Lagrange", intro, blocks
