@@ -53,6 +53,13 @@ def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form
     return "\n".join(lines) + "\n"
 
 
+def random_robot(folder: Path, rng, **kwargs):
+    """A random robot (see random_robot_yaml), written to ``folder`` and loaded."""
+    path = folder / f"{kwargs.get('name', 'random')}.yaml"
+    path.write_text(random_robot_yaml(rng, **kwargs))
+    return symdyn.load_robot(path)
+
+
 def inertia_matrix(six):
     ixx, iyy, izz, ixy, iyz, ixz = six
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import sympy
 from click.testing import CliRunner
-from support import ROBOTS, assert_close, random_robot_yaml, random_states
+from support import ROBOTS, assert_close, random_robot, random_states
 
 import symdyn
 from symdyn.cli import main
@@ -40,11 +40,8 @@ def test_planar_arm_christoffel_symbols_are_the_textbook_ones():
 @pytest.mark.parametrize("seed", range(4))
 def test_random_robots_routes_agree(tmp_path, seed):
     rng = np.random.default_rng(200 + seed)
-    path = tmp_path / "robot.yaml"
-    path.write_text(random_robot_yaml(rng, name=f"lagrange{seed}", dof=int(rng.integers(2, 5)),
-                                      convention=("standard", "modified")[seed % 2],
-                                      origin_form=seed == 3))
-    robot = symdyn.load_robot(path)
+    robot = random_robot(tmp_path, rng, name=f"lagrange{seed}", dof=int(rng.integers(2, 5)),
+                         convention=("standard", "modified")[seed % 2], origin_form=seed == 3)
     ne = python_module(symdyn.newton_euler(robot))
     la = python_module(lagrange(robot))
     q, qd, qdd = random_states(rng, robot.dof, 100)

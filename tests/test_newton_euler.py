@@ -12,6 +12,7 @@ from support import (
     pin_model,
     pin_rnea,
     random_inertia,
+    random_robot,
     random_robot_yaml,
     random_states,
 )
@@ -72,12 +73,8 @@ def test_planar_arm_with_parameters_matches_pinocchio(tmp_path):
 def test_random_robots_match_pinocchio(tmp_path, seed):
     """Both conventions, revolute and prismatic joints, both ways of giving inertia."""
     rng = np.random.default_rng(seed)
-    convention = ("standard", "modified")[seed % 2]
-    text = random_robot_yaml(rng, name=f"random{seed}", convention=convention,
-                             origin_form=seed % 3 == 2)
-    path = tmp_path / f"random{seed}.yaml"
-    path.write_text(text)
-    robot = symdyn.load_robot(path)
+    robot = random_robot(tmp_path, rng, name=f"random{seed}",
+                         convention=("standard", "modified")[seed % 2], origin_form=seed % 3 == 2)
     module = generated_python(robot, tmp_path, TAU)
     q, qd, qdd = random_states(rng, robot.dof, 100)
     expected = pin_rnea(pin_model(robot.spec), q, qd, qdd, robot.spec)

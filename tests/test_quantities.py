@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import ROBOTS, assert_close, generated_python, random_robot_yaml, random_states
+from support import ROBOTS, assert_close, generated_python, random_robot, random_states
 
 import symdyn
 from symdyn.reference import friction_torques, pinocchio_model
@@ -62,11 +62,8 @@ def test_symbolic_planar_arm_matches_pinocchio(tmp_path):
 @pytest.mark.parametrize("seed", range(6))
 def test_random_robots_match_pinocchio(tmp_path, seed):
     rng = np.random.default_rng(100 + seed)
-    path = tmp_path / "robot.yaml"
-    path.write_text(random_robot_yaml(rng, name=f"quant{seed}", dof=int(rng.integers(2, 6)),
-                                      convention=("standard", "modified")[seed % 2],
-                                      origin_form=seed == 5))
-    robot = symdyn.load_robot(path)
+    robot = random_robot(tmp_path, rng, name=f"quant{seed}", dof=int(rng.integers(2, 6)),
+                         convention=("standard", "modified")[seed % 2], origin_form=seed == 5)
     check_against_pinocchio(robot, generated_python(robot, tmp_path), rng, count=50)
 
 
@@ -168,13 +165,8 @@ def test_payload_adds_to_the_last_link(tmp_path):
 def test_tool_wrench_enters_the_inward_recursion_as_pinocchio_fext(tmp_path, name):
     """tool_wrench_torques(q, w) = rnea with the opposite wrench applied to the last body."""
     rng = np.random.default_rng(13)
-    if name.startswith("random"):
-        path = tmp_path / "robot.yaml"
-        path.write_text(random_robot_yaml(rng, name="wrench", dof=4,
-                                          convention=name.split("_")[1]))
-    else:
-        path = ROBOTS / f"{name}.yaml"
-    robot = symdyn.load_robot(path)
+    robot = (random_robot(tmp_path, rng, name="wrench", dof=4, convention=name.split("_")[1])
+             if name.startswith("random") else symdyn.load_robot(ROBOTS / f"{name}.yaml"))
     module = generated_python(robot, tmp_path, ["tool_wrench_torques"])
     model = pinocchio_model(robot.spec)
     model.gravity.linear[:] = 0
