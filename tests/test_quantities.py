@@ -42,7 +42,7 @@ def check_against_pinocchio(robot, module, rng, params=(), count=100):
     assert_close(module.nonlinear_effects(q, qd, *extra), ref["h"])
     assert_close(module.friction_torques(qd, *extra), friction)
     assert_close(module.inverse_dynamics(q, qd, qdd, *extra), ref["rnea"] + friction)
-    assert_close(module.forward_dynamics(q, qd, tau, *extra), ref["aba"], rtol=1e-9)
+    assert_close(module.forward_dynamics(q, qd, tau, *extra), ref["aba"])
 
 
 @pytest.mark.parametrize("name", ["puma560", "panda"])
@@ -56,7 +56,7 @@ def test_symbolic_planar_arm_matches_pinocchio(tmp_path):
     module = generated_python(robot, tmp_path)
     rng = np.random.default_rng(8)
     for _ in range(3):
-        check_against_pinocchio(robot, module, rng, rng.uniform(0.5, 3, 5), count=30)
+        check_against_pinocchio(robot, module, rng, rng.uniform(0.5, 3, 5), count=40)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -64,7 +64,7 @@ def test_random_robots_match_pinocchio(tmp_path, seed):
     rng = np.random.default_rng(100 + seed)
     robot = random_robot(tmp_path, rng, name=f"quant{seed}", dof=int(rng.integers(2, 6)),
                          convention=("standard", "modified")[seed % 2], origin_form=seed == 5)
-    check_against_pinocchio(robot, generated_python(robot, tmp_path), rng, count=50)
+    check_against_pinocchio(robot, generated_python(robot, tmp_path), rng)
 
 
 def test_structure_of_M_and_C(tmp_path):
