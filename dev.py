@@ -40,7 +40,7 @@ def setup():
         print(f"+ creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     code = run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "-c", "constraints.txt", "-e", ".[test]")
+               "-c", "constraints.txt", "-e", ".[test,bench]")
     if code:
         sys.exit(code)
     STAMP.write_text(wanted)
