@@ -39,6 +39,7 @@ class Quantity:
     inputs: tuple[str, ...]
     output: str
     doc: str
+    matrix: bool = False      # an n x n output (row-major), else an n-vector
 
 
 QUANTITIES = {q.name: q for q in (
@@ -46,10 +47,11 @@ QUANTITIES = {q.name: q for q in (
              "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
              "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."),
     Quantity("mass_matrix", ("q",), "M",
-             "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal."),
+             "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.",
+             matrix=True),
     Quantity("coriolis_matrix", ("q", "qd"), "C",
              "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
-             "centrifugal forces, and dM/dt - 2 C is skew-symmetric."),
+             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", matrix=True),
     Quantity("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
     Quantity("nonlinear_effects", ("q", "qd"), "h",
              "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
@@ -100,7 +102,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         out = ldlt_solve(b, M, rhs)
     else:
         raise KeyError(name)
-    shape = (n, n) if name in ("mass_matrix", "coriolis_matrix") else (n,)
+    shape = (n, n) if quantity.matrix else (n,)
     return b.program(name, inputs, [Argument(output, tuple(out), shape)])
 
 
