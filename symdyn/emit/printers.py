@@ -56,21 +56,6 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
             return f"np.sqrt({self._print(expr.base)})"
         return super()._print_Pow(expr, rational)
 
-    def _print_Piecewise(self, expr):
-        # np.where keeps batches vectorised; the last branch of a Piecewise is its default.
-        *branches, (default, _) = expr.args
-        text = self._print(default)
-        for value, condition in reversed(branches):
-            text = f"np.where({self._print(condition)}, {self._print(value)}, {text})"
-        return text
-
 
 class CPrinter(_ArithmeticMixin, C99CodePrinter):
     """C99 with <math.h> doubles."""
-
-    def _print_Piecewise(self, expr):
-        *branches, (default, _) = expr.args
-        text = self._print(default)
-        for value, condition in reversed(branches):
-            text = f"({self._print(condition)} ? {self._print(value)} : {text})"
-        return text

@@ -84,10 +84,6 @@ class Link:
     def revolute(self) -> bool:
         return self.joint == "revolute"
 
-    @property
-    def has_friction(self) -> bool:
-        return self.viscous != 0 or any(c != 0 for c in self.coulomb)
-
 
 @dataclass(frozen=True)
 class Robot:
