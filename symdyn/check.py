@@ -98,7 +98,11 @@ def _pinocchio_rows(robot, values, ne, args, f, progress) -> list[Row]:
     progress("comparing with Pinocchio")
     symbols = {p: values[str(p)] for p in robot.parameters}
     q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
-    model = pinocchio_model(robot.spec, symbols)
+    try:
+        model = pinocchio_model(robot.spec, symbols)
+    except (RuntimeError, ValueError) as exc:     # Pinocchio refuses a non-physical body
+        return [Row("Pinocchio", None, True, f"not compared: {exc} (free symbols drawn at "
+                    "random need not describe a physical body)")]
     data = model.createData()
     tool = model.frames[model.getFrameId("tool")].placement
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext")}
