@@ -60,6 +60,7 @@ def test_free_symbols_are_ordered_by_first_appearance(tmp_path):
 BAD = [
     # (what to change, (field in message, words in message), line)
     (("name: arm", "name: Arm-1"), ("name", "not a valid robot name"), 1),
+    (("name: arm", "name: class"), ("name", "not a valid robot name"), 1),
     (("name: arm\n", ""), (None, "missing required field 'name'"), 1),
     (("convention: modified", "convention: craig"), ("convention", "'craig' is not known"), 2),
     (("joint: prismatic", "joint: spherical"), ("links[1].joint", "'spherical' is not known"), 13),

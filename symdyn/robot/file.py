@@ -146,9 +146,10 @@ class _Reader:
         top = self.mapping(root, "the file", TOP_KEYS)
 
         name = self.scalar_str(self.require(top, "name", root), "name")
-        if not NAME.match(name):
+        if not NAME.match(name) or keyword.iskeyword(name):
             raise self.error(f"{name!r} is not a valid robot name", top["name"], "name",
-                             "lower-case letters, digits and _, starting with a letter")
+                             "lower-case letters, digits and _, starting with a letter, and not "
+                             "a Python keyword (the name is the generated module's)")
         source = self.scalar_str(top["source"], "source") if "source" in top else ""
         convention = self.choice(self.require(top, "convention", root), "convention", CONVENTIONS)
         if "parameters" in top:
