@@ -116,7 +116,7 @@ def test_missing_and_binary_files(tmp_path):
         symdyn.load_robot(binary)
 
 
-@pytest.mark.parametrize("change", [c for c, _, _ in BAD[:6]] + [BAD[8][0]])
+@pytest.mark.parametrize("change", [c for c, _, _ in BAD[:7]] + [BAD[9][0]])
 def test_cli_reports_bad_file_with_exit_2_and_writes_nothing(tmp_path, change):
     path = write(tmp_path, GOOD.replace(*change, 1))
     out = tmp_path / "out"
