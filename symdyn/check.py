@@ -16,7 +16,7 @@ from .emit import python_module
 from .reference import friction_torques
 from .robot.model import Robot
 
-TOLERANCE = 1e-9
+TOLERANCE = 1e-10
 SYMBOLIC_UP_TO = 2   # joints
 
 

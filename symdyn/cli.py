@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .check import TOLERANCE
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
 from .emit import generate as generate_files
@@ -179,7 +180,7 @@ def check(robot_file, states, seed, quiet):
     robot = _load(robot_file)
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet))
     width = max(len(row.check) for row in rows)
-    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states, tolerance 1e-9")
+    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states, tolerance {TOLERANCE:g}")
     for row in rows:
         error = "" if row.error is None else f"{row.error:9.1e}"
         status = "ok" if row.passed else "FAILED"
