@@ -12,7 +12,7 @@ from sympy.printing.mathml import MathMLPresentationPrinter
 from ..robot.model import Robot
 
 LIMIT = 250      # operations: beyond this an expression is shown with its named intermediates
-SMALL = 3        # joints: robots up to this size get their expressions trigonometrically
+SMALL = 2        # joints: robots up to this size get their expressions trigonometrically
                  # simplified (trigsimp costs seconds an expression on larger ones)
 
 
