@@ -21,8 +21,9 @@ from .errors import BuildError, EmitError, RobotFileError, SymdynError  # noqa: 
 from .program import op_count, optimize  # noqa: E402
 from .robot import Robot, load_robot  # noqa: E402
 
+# symdyn.compile is left out of __all__ so that `from symdyn import *` keeps Python's compile.
 __all__ = [
-    "BuildError", "Dynamics", "EmitError", "Robot", "RobotFileError", "SymdynError", "compile",
+    "BuildError", "Dynamics", "EmitError", "Robot", "RobotFileError", "SymdynError",
     "generate", "lagrange", "load_robot", "newton_euler", "op_count", "optimize",
     "python_module",
 ]
