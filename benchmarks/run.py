@@ -136,7 +136,7 @@ def cpp_joints(model) -> str:
     lines = []
     for jid in range(1, model.njoints):
         placement, inertia = model.jointPlacements[jid], model.inertias[jid]
-        kind = model.joints[jid].shortname().replace("JointModel", "JointModel")
+        kind = model.joints[jid].shortname()            # JointModelRZ or JointModelPZ
         lines += [
             f"    R << {numbers(placement.rotation)}; p << {numbers(placement.translation)};",
             f"    parent = model.addJoint(parent, {kind}(), SE3(R, p), \"j{jid}\");",

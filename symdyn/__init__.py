@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 from .derive import Dynamics, lagrange, newton_euler  # noqa: E402
 from .emit import generate, python_module  # noqa: E402
-from .emit.build import compile  # noqa: E402
+from .emit.build import compile as compile  # noqa: E402  (re-exported, see __all__)
 from .errors import BuildError, EmitError, RobotFileError, SymdynError  # noqa: E402
 from .program import op_count, optimize  # noqa: E402
 from .robot import Robot, load_robot  # noqa: E402

@@ -43,12 +43,14 @@ class Lagrange:
         n = self.robot.dof
         steps = [] if steps is None else steps
         tau = sympy.zeros(n, 1)
-        if any(a != 0 for a in qdd):
+        moving, accelerating = any(v != 0 for v in qd), any(a != 0 for a in qdd)
+        if moving or accelerating:
             progress("inertia matrix from the link Jacobians")
-            tau += self.mass_matrix(b, steps) * sympy.Matrix(qdd)
-        if any(v != 0 for v in qd):
+            M = self.mass_matrix(b, steps)      # once, for both terms
+            tau += M * sympy.Matrix(qdd)
+        if moving:
             progress("Christoffel symbols")
-            tau += self.coriolis_matrix(b, qd, steps) * sympy.Matrix(qd)
+            tau += self._christoffel(b, M, qd, steps) * sympy.Matrix(qd)
         if any(g != 0 for g in gravity):
             progress("potential energy and gravity torques")
             tau += sympy.Matrix(self.gravity_torques(b, gravity, steps))
@@ -81,9 +83,11 @@ class Lagrange:
         return M
 
     def coriolis_matrix(self, b: ProgramBuilder, qd, steps=None) -> sympy.Matrix:
+        return self._christoffel(b, self.mass_matrix(b), qd, [] if steps is None else steps)
+
+    def _christoffel(self, b: ProgramBuilder, M, qd, steps) -> sympy.Matrix:
+        """C_kj = sum_i c_ijk qd_i, the c_ijk from the derivatives of M's program."""
         robot, n = self.robot, self.robot.dof
-        steps = [] if steps is None else steps
-        M = self.mass_matrix(b)           # recorded once, by inverse_dynamics
         dM = [sympy.Matrix(n, n, directional_derivative(b, list(M), {q: 1}, f"_q{i + 1}"))
               for i, q in enumerate(robot.q)]
         C = sympy.zeros(n, n)

@@ -5,6 +5,8 @@ import types
 from pathlib import Path
 from typing import Callable
 
+import sympy
+
 from ..derive.dynamics import Dynamics
 from ..errors import EmitError
 from ..program.passes import optimize
@@ -59,8 +61,6 @@ def _optimized(dynamics, quantities, values, progress):
 
 def resolve_values(robot, values) -> dict:
     """{symbol: exact number} for values given by symbol or by name; unknown names are errors."""
-    import sympy
-
     free = {str(p): p for p in robot.parameters}
     resolved = {}
     for key, value in values.items():

@@ -18,6 +18,8 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+import numpy
+
 from .. import __version__
 from ..errors import BuildError
 
@@ -49,8 +51,6 @@ def compile(c_file, *, cache=None):
     if missing:
         raise BuildError(f"cannot build {source}: missing {', '.join(missing)} "
                          "(run `symdyn generate ROBOT --lang c` to make all three)")
-    import numpy
-
     cc = compiler()
     includes = [f"-I{source.parent}", f"-I{sysconfig.get_paths()['include']}",
                 f"-I{numpy.get_include()}"]

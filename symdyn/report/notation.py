@@ -6,6 +6,8 @@ Then each format prints the same expression.
 """
 from __future__ import annotations
 
+import re
+
 import sympy
 from sympy.printing.mathml import MathMLPresentationPrinter
 
@@ -110,5 +112,4 @@ class _MathML(MathMLPresentationPrinter):
 
 
 def _replace_word(text: str, word: str, new: str) -> str:
-    import re
     return re.sub(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", new, text)
