@@ -8,6 +8,51 @@
 #include "panda.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
+ * and no table, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four
+ * parts, after Cody and Waite), fdlibm's minimax polynomials for sin r and cos r, then the
+ * quadrant k mod 4 swaps and signs them (bit operations). Beyond 1e5, s and c are wrong.
+ */
+static inline void panda_sincos_bounded(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double shifted = x * 0.6366197723675814 + shift;
+    const double k = shifted - shift;
+    const double r = (((x - k * 1.5707963267341256) - k * 6.077100506303966e-11)
+                      - k * 2.0222662487111665e-21) - k * 8.4784276603689e-32;
+    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
+    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
+    memcpy(&quadrant, &shifted, sizeof quadrant);
+    memcpy(&sin_x, &sin_r, sizeof sin_x);
+    memcpy(&cos_x, &cos_r, sizeof cos_x);
+    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
+    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
+    memcpy(s, &sin_x, sizeof sin_x);
+    memcpy(c, &cos_x, sizeof cos_x);
+}
+
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void panda_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        panda_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau_out[7])
 {
@@ -31,8 +76,18 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double qdd5 = qdd[4];
     const double qdd6 = qdd[5];
     const double qdd7 = qdd[6];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double w2_x = -S2*qd1;
     const double w2_y = -C2*qd1;
     const double t0 = qd2*w2_y;
@@ -54,8 +109,6 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double U2_zx = -dw2_y + t1;
     const double U2_zy = dw2_x + t0;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = -0.316*U2_xy + dv2_x;
     const double dvp3_y = -0.316*U2_yy + dv2_y;
     const double dvp3_z = -0.316*U2_zy;
@@ -82,8 +135,6 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = 0.0825*U3_xx + dv3_x;
     const double dvp4_y = 0.0825*U3_yx + dv3_y;
     const double dvp4_z = 0.0825*U3_zx - dvp3_y;
@@ -110,8 +161,6 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double U4_zx = -dw4_y + ww4_xz;
     const double U4_zy = dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dvp5_x = -0.0825*U4_xx + 0.384*U4_xy + dv4_x;
     const double dvp5_y = -0.0825*U4_yx + 0.384*U4_yy + dv4_y;
     const double dvp5_z = -0.0825*U4_zx + 0.384*U4_zy - dvp4_y;
@@ -138,8 +187,6 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double U5_zx = -dw5_y + ww5_xz;
     const double U5_zy = dw5_x + ww5_yz;
     const double U5_zz = -ww5_xx - ww5_yy;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x + S6*w5_z;
     const double w6_y = C6*w5_z - S6*w5_x;
     const double w6_z = qd6 - w5_y;
@@ -163,8 +210,6 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
     const double U6_zx = -dw6_y + ww6_xz;
     const double U6_zy = dw6_x + ww6_yz;
     const double U6_zz = -ww6_xx - ww6_yy;
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
     const double dvp7_x = 0.088*U6_xx + dv6_x;
     const double dvp7_y = 0.088*U6_yx + dv6_y;
     const double dvp7_z = 0.088*U6_zx - dv5_y;
@@ -296,25 +341,29 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double q5 = q[4];
     const double q6 = q[5];
     const double q7 = q[6];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double dvp3_z = 0.316*S2;
     const double dw3_x = -C3*S2;
     const double dw3_y = S2*S3;
     const double dv3_x = S3*dvp3_z;
     const double dv3_y = C3*dvp3_z;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_y = 0.0825*C2 + dv3_y;
     const double t0 = 0.0825*dw3_y;
     const double dw4_x = C2*S4 + C4*dw3_x;
     const double dw4_y = C2*C4 - S4*dw3_x;
     const double dv4_x = C4*dv3_x - S4*t0;
     const double dv4_y = -C4*t0 - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dvp5_x = dv4_x + 0.384*dw3_y;
     const double dvp5_y = dv4_y + t0;
     const double dvp5_z = -dvp4_y + 0.384*dw4_x + 0.0825*dw4_y;
@@ -322,14 +371,10 @@ void panda_mass_matrix(const double q[7], double M[49])
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dvp5_x - S5*dvp5_z;
     const double dv5_y = -C5*dvp5_z - S5*dvp5_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dvp5_y;
     const double dv6_y = C6*dvp5_y - S6*dv5_x;
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
     const double dvp7_y = dv6_y - 0.088*dw5_y;
     const double dvp7_z = -dv5_y - 0.088*dw6_y;
     const double dw7_x = C7*dw6_x - S7*dw5_y;
@@ -689,25 +734,29 @@ void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49])
     const double qd5 = qd[4];
     const double qd6 = qd[5];
     const double qd7 = qd[6];
-    const double t0 = sin(q2);
-    const double t1 = cos(q2);
-    const double t2 = sin(q3);
-    const double t3 = cos(q3);
+    double t0, t1;
+    panda_sincos(q2, &t0, &t1);
+    double t2, t3;
+    panda_sincos(q3, &t2, &t3);
+    double t4, t5;
+    panda_sincos(q4, &t4, &t5);
+    double t7, t8;
+    panda_sincos(q5, &t7, &t8);
+    double t9, t10;
+    panda_sincos(q6, &t9, &t10);
+    double t11, t12;
+    panda_sincos(q7, &t11, &t12);
     const double dvp3_z = 0.316*t0;
     const double dw3_x = -t0*t3;
     const double dw3_y = t0*t2;
     const double dv3_x = dvp3_z*t2;
     const double dv3_y = dvp3_z*t3;
-    const double t4 = sin(q4);
-    const double t5 = cos(q4);
     const double dvp4_y = dv3_y + 0.0825*t1;
     const double t6 = 0.0825*dw3_y;
     const double dw4_x = dw3_x*t5 + t1*t4;
     const double dw4_y = -dw3_x*t4 + t1*t5;
     const double dv4_x = dv3_x*t5 - t4*t6;
     const double dv4_y = -dv3_x*t4 - t5*t6;
-    const double t7 = sin(q5);
-    const double t8 = cos(q5);
     const double dvp5_x = dv4_x + 0.384*dw3_y;
     const double dvp5_y = dv4_y + t6;
     const double dvp5_z = -dvp4_y + 0.384*dw4_x + 0.0825*dw4_y;
@@ -715,14 +764,10 @@ void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49])
     const double dw5_y = dw3_y*t8 - dw4_x*t7;
     const double dv5_x = dvp5_x*t8 - dvp5_z*t7;
     const double dv5_y = -dvp5_x*t7 - dvp5_z*t8;
-    const double t9 = sin(q6);
-    const double t10 = cos(q6);
     const double dw6_x = dw4_y*t9 + dw5_x*t10;
     const double dw6_y = dw4_y*t10 - dw5_x*t9;
     const double dv6_x = dv5_x*t10 + dvp5_y*t9;
     const double dv6_y = -dv5_x*t9 + dvp5_y*t10;
-    const double t11 = sin(q7);
-    const double t12 = cos(q7);
     const double dvp7_y = dv6_y - 0.088*dw5_y;
     const double dvp7_z = -dv5_y - 0.088*dw6_y;
     const double dw7_x = -dw5_y*t11 + dw6_x*t12;
@@ -2027,28 +2072,28 @@ void panda_gravity_torques(const double q[7], double g[7])
     const double q5 = q[4];
     const double q6 = q[5];
     const double q7 = q[6];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double dv2_x = -9.81*S2;
     const double dv2_y = -9.81*C2;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dv3_x = C3*dv2_x;
     const double dv3_y = -S3*dv2_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dv4_x = C4*dv3_x - S4*dv2_y;
     const double dv4_y = -C4*dv2_y - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dv6_x = C6*dv5_x + S6*dv4_y;
     const double dv6_y = C6*dv4_y - S6*dv5_x;
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
     const double dv7_x = C7*dv6_x - S7*dv5_y;
     const double dv7_y = -C7*dv5_y - S7*dv6_x;
     const double F7_x = 0.735522*dv7_x;
@@ -2144,8 +2189,18 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double qd5 = qd[4];
     const double qd6 = qd[5];
     const double qd7 = qd[6];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double w2_x = -S2*qd1;
     const double w2_y = -C2*qd1;
     const double dw2_x = qd2*w2_y;
@@ -2161,8 +2216,6 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double U2_zx = 2*t0;
     const double U2_zy = 2*dw2_x;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = dv2_x - 0.316*ww2_xy;
     const double dvp3_y = -0.316*U2_yy + dv2_y;
     const double dvp3_z = -0.316*U2_zy;
@@ -2188,8 +2241,6 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = 0.0825*U3_xx + dv3_x;
     const double dvp4_y = 0.0825*U3_yx + dv3_y;
     const double dvp4_z = 0.0825*U3_zx - dvp3_y;
@@ -2215,8 +2266,6 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double U4_zx = -dw4_y + ww4_xz;
     const double U4_zy = dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dvp5_x = -0.0825*U4_xx + 0.384*U4_xy + dv4_x;
     const double dvp5_y = -0.0825*U4_yx + 0.384*U4_yy + dv4_y;
     const double dvp5_z = -0.0825*U4_zx + 0.384*U4_zy - dvp4_y;
@@ -2242,8 +2291,6 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double U5_zx = -dw5_y + ww5_xz;
     const double U5_zy = dw5_x + ww5_yz;
     const double U5_zz = -ww5_xx - ww5_yy;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x + S6*w5_z;
     const double w6_y = C6*w5_z - S6*w5_x;
     const double w6_z = qd6 - w5_y;
@@ -2266,8 +2313,6 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
     const double U6_zx = -dw6_y + ww6_xz;
     const double U6_zy = dw6_x + ww6_yz;
     const double U6_zz = -ww6_xx - ww6_yy;
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
     const double dvp7_x = 0.088*U6_xx + dv6_x;
     const double dvp7_y = 0.088*U6_yx + dv6_y;
     const double dvp7_z = 0.088*U6_zx - dv5_y;
@@ -2415,18 +2460,18 @@ void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double 
     const double f_ext4 = f_ext[3];
     const double f_ext5 = f_ext[4];
     const double f_ext6 = f_ext[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double fr6_x = C7*f_ext1 - S7*f_ext2;
     const double fr6_z = C7*f_ext2 + S7*f_ext1;
     const double n6_x = C7*f_ext4 - S7*f_ext5;
@@ -2483,25 +2528,29 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     const double tau5 = tau[4];
     const double tau6 = tau[5];
     const double tau7 = tau[6];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
+    double S2, C2;
+    panda_sincos(q2, &S2, &C2);
+    double S3, C3;
+    panda_sincos(q3, &S3, &C3);
+    double S4, C4;
+    panda_sincos(q4, &S4, &C4);
+    double S5, C5;
+    panda_sincos(q5, &S5, &C5);
+    double S6, C6;
+    panda_sincos(q6, &S6, &C6);
+    double S7, C7;
+    panda_sincos(q7, &S7, &C7);
     const double dvp3_z = 0.316*S2;
     const double dw3_x = -C3*S2;
     const double dw3_y = S2*S3;
     const double dv3_x = S3*dvp3_z;
     const double dv3_y = C3*dvp3_z;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_y = 0.0825*C2 + dv3_y;
     const double t0 = 0.0825*dw3_y;
     const double dw4_x = C2*S4 + C4*dw3_x;
     const double dw4_y = C2*C4 - S4*dw3_x;
     const double dv4_x = C4*dv3_x - S4*t0;
     const double dv4_y = -C4*t0 - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dvp5_x = dv4_x + 0.384*dw3_y;
     const double dvp5_y = dv4_y + t0;
     const double dvp5_z = -dvp4_y + 0.384*dw4_x + 0.0825*dw4_y;
@@ -2509,14 +2558,10 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dvp5_x - S5*dvp5_z;
     const double dv5_y = -C5*dvp5_z - S5*dvp5_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dvp5_y;
     const double dv6_y = C6*dvp5_y - S6*dv5_x;
-    const double S7 = sin(q7);
-    const double C7 = cos(q7);
     const double dvp7_y = dv6_y - 0.088*dw5_y;
     const double dvp7_z = -dv5_y - 0.088*dw6_y;
     const double dw7_x = C7*dw6_x - S7*dw5_y;

@@ -8,6 +8,51 @@
 #include "planar2.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
+ * and no table, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four
+ * parts, after Cody and Waite), fdlibm's minimax polynomials for sin r and cos r, then the
+ * quadrant k mod 4 swaps and signs them (bit operations). Beyond 1e5, s and c are wrong.
+ */
+static inline void planar2_sincos_bounded(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double shifted = x * 0.6366197723675814 + shift;
+    const double k = shifted - shift;
+    const double r = (((x - k * 1.5707963267341256) - k * 6.077100506303966e-11)
+                      - k * 2.0222662487111665e-21) - k * 8.4784276603689e-32;
+    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
+    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
+    memcpy(&quadrant, &shifted, sizeof quadrant);
+    memcpy(&sin_x, &sin_r, sizeof sin_x);
+    memcpy(&cos_x, &cos_r, sizeof cos_x);
+    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
+    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
+    memcpy(s, &sin_x, sizeof sin_x);
+    memcpy(c, &cos_x, sizeof cos_x);
+}
+
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void planar2_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        planar2_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 
 void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau_out[2])
 {
@@ -22,13 +67,13 @@ void planar2_inverse_dynamics(const double q[2], const double qd[2], const doubl
     const double l1 = params[2];
     const double l2 = params[3];
     const double g = params[4];
-    const double S1 = sin(q1);
-    const double C1 = cos(q1);
+    double S1, C1;
+    planar2_sincos(q1, &S1, &C1);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double dv1_x = S1*g;
     const double dv1_y = C1*g;
     const double ww1_zz = qd1*qd1;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
     const double dvp2_x = dv1_x - l1*ww1_zz;
     const double dvp2_y = dv1_y + l1*qdd1;
     const double w2_z = qd1 + qd2;
@@ -55,8 +100,8 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
     const double m2 = params[1];
     const double l1 = params[2];
     const double l2 = params[3];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double dv2_x = S2*l1;
     const double dv2_y = C2*l1;
     const double F2_x = dv2_x*m2;
@@ -81,8 +126,8 @@ void planar2_coriolis_matrix(const double q[2], const double qd[2], const double
     const double m2 = params[1];
     const double l1 = params[2];
     const double l2 = params[3];
-    const double t0 = sin(q2);
-    const double t1 = cos(q2);
+    double t0, t1;
+    planar2_sincos(q2, &t0, &t1);
     const double dv2_x = l1*t0;
     const double dv2_y = l1*t1;
     const double F2_x = dv2_x*m2;
@@ -129,12 +174,12 @@ void planar2_gravity_torques(const double q[2], const double params[5], double g
     const double l1 = params[2];
     const double l2 = params[3];
     const double g = params[4];
-    const double S1 = sin(q1);
-    const double C1 = cos(q1);
+    double S1, C1;
+    planar2_sincos(q1, &S1, &C1);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double dv1_x = S1*g;
     const double dv1_y = C1*g;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
     const double dv2_x = C2*dv1_x + S2*dv1_y;
     const double dv2_y = C2*dv1_y - S2*dv1_x;
     const double F2_x = dv2_x*m2;
@@ -158,13 +203,13 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
     const double l1 = params[2];
     const double l2 = params[3];
     const double g = params[4];
-    const double S1 = sin(q1);
-    const double C1 = cos(q1);
+    double S1, C1;
+    planar2_sincos(q1, &S1, &C1);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double dv1_x = S1*g;
     const double dv1_y = C1*g;
     const double ww1_zz = qd1*qd1;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
     const double dvp2_x = dv1_x - l1*ww1_zz;
     const double w2_z = qd1 + qd2;
     const double dv2_x = C2*dvp2_x + S2*dv1_y;
@@ -195,8 +240,8 @@ void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const
     const double f_ext2 = f_ext[1];
     const double f_ext6 = f_ext[5];
     const double l1 = params[2];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double fr1_y = C2*f_ext2 + S2*f_ext1;
     const double n1_z = f_ext6 + fr1_y*l1;
     tau_ext[0] = n1_z;
@@ -216,10 +261,10 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double l1 = params[2];
     const double l2 = params[3];
     const double g = params[4];
-    const double S1 = sin(q1);
-    const double C1 = cos(q1);
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S1, C1;
+    planar2_sincos(q1, &S1, &C1);
+    double S2, C2;
+    planar2_sincos(q2, &S2, &C2);
     const double dv2_x = S2*l1;
     const double dv2_y = C2*l1;
     const double F2_x = dv2_x*m2;

@@ -7,7 +7,8 @@
 
 /*
  * Built by symdyn.compile(); gives Python the generated module's interface: each function takes
- * one state, shape (n,), or a batch, shape (N, n), and loops over the batch in C.
+ * one state, shape (n,), or a batch, shape (N, n). A batch goes LANES states at a time through
+ * the lane kernels below, which the compiler evaluates side by side in vector registers.
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -16,9 +17,17 @@
 
 #include "planar2.h"
 
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
 #define MAX_ARGS 8
+#define LANES 4
 
 typedef void (*kernel)(const double *const *in, double *out);
+/* LANES states, input k of state l at in[k][l * step[k]]; returns 0 where an angle is beyond the
+ * branch-free sin/cos (those states then go one at a time, through the kernel). */
+typedef int (*lane_kernel)(const double *const *in, const npy_intp *step, double *out);
 
 typedef struct {
     const char *name;
@@ -28,6 +37,7 @@ typedef struct {
     int out_ndim;
     npy_intp out_shape[2];
     kernel call;
+    lane_kernel lanes;
 } signature;
 
 /* Converts the arguments, checks their shapes, loops the kernel over the batch. */
@@ -67,22 +77,104 @@ static PyObject *evaluate(const signature *s, PyObject *const *args, Py_ssize_t 
     }
     if (out != NULL) {
         const double *ptr[MAX_ARGS];
-        npy_intp step[MAX_ARGS], n, count = batch < 0 ? 1 : batch;
+        npy_intp step[MAX_ARGS], n, taken, count = batch < 0 ? 1 : batch;
         double *result = (double *)PyArray_DATA((PyArrayObject *)out);
         for (k = 0; k < s->nin; k++) {
             ptr[k] = (const double *)PyArray_DATA(in[k]);
             step[k] = PyArray_NDIM(in[k]) == 2 ? s->sizes[k] : 0;
         }
         Py_BEGIN_ALLOW_THREADS
-        for (n = 0; n < count; n++) {
-            s->call(ptr, result + n * out_size);
-            for (k = 0; k < s->nin; k++) ptr[k] += step[k];
+        for (n = 0; n < count; n += taken) {
+            taken = count - n >= LANES && s->lanes(ptr, step, result + n * out_size) ? LANES : 1;
+            if (taken == 1) s->call(ptr, result + n * out_size);
+            for (k = 0; k < s->nin; k++) ptr[k] += taken * step[k];
         }
         Py_END_ALLOW_THREADS
     }
 done:
     for (k = 0; k < s->nin; k++) Py_XDECREF(in[k]);
     return out;
+}
+
+/*
+ * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
+ * and no table, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four
+ * parts, after Cody and Waite), fdlibm's minimax polynomials for sin r and cos r, then the
+ * quadrant k mod 4 swaps and signs them (bit operations). Beyond 1e5, s and c are wrong.
+ */
+static inline void planar2_sincos_bounded(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double shifted = x * 0.6366197723675814 + shift;
+    const double k = shifted - shift;
+    const double r = (((x - k * 1.5707963267341256) - k * 6.077100506303966e-11)
+                      - k * 2.0222662487111665e-21) - k * 8.4784276603689e-32;
+    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
+    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
+    memcpy(&quadrant, &shifted, sizeof quadrant);
+    memcpy(&sin_x, &sin_r, sizeof sin_x);
+    memcpy(&cos_x, &cos_r, sizeof cos_x);
+    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
+    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
+    memcpy(s, &sin_x, sizeof sin_x);
+    memcpy(c, &cos_x, sizeof cos_x);
+}
+
+
+/* inverse_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
+                                double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = in[0][lane * step[0] + 0];
+        const double q2 = in[0][lane * step[0] + 1];
+        const double qd1 = in[1][lane * step[1] + 0];
+        const double qd2 = in[1][lane * step[1] + 1];
+        const double qdd1 = in[2][lane * step[2] + 0];
+        const double qdd2 = in[2][lane * step[2] + 1];
+        const double m1 = in[3][lane * step[3] + 0];
+        const double m2 = in[3][lane * step[3] + 1];
+        const double l1 = in[3][lane * step[3] + 2];
+        const double l2 = in[3][lane * step[3] + 3];
+        const double g = in[3][lane * step[3] + 4];
+        double S1, C1;
+        planar2_sincos_bounded(q1, &S1, &C1);
+        beyond |= !(fabs(q1) < 1e5);
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv1_x = S1*g;
+        const double dv1_y = C1*g;
+        const double ww1_zz = qd1*qd1;
+        const double dvp2_x = dv1_x - l1*ww1_zz;
+        const double dvp2_y = dv1_y + l1*qdd1;
+        const double w2_z = qd1 + qd2;
+        const double dw2_z = qdd1 + qdd2;
+        const double dv2_x = C2*dvp2_x + S2*dvp2_y;
+        const double dv2_y = C2*dvp2_y - S2*dvp2_x;
+        const double ww2_zz = w2_z*w2_z;
+        const double t0 = l2*m2;
+        const double F2_x = dv2_x*m2 - t0*ww2_zz;
+        const double t1 = dv2_y*m2;
+        const double F2_y = dw2_z*t0 + t1;
+        const double N2_z = dw2_z*l2*l2*m2 + l2*t1;
+        const double N1_z = dv1_y*l1*m1 + l1*l1*m1*qdd1;
+        const double fr1_y = C2*F2_y + F2_x*S2;
+        const double n1_z = N1_z + N2_z + fr1_y*l1;
+        out[lane * 2 + 0] = n1_z;
+        out[lane * 2 + 1] = N2_z;
+    }
+    return !beyond;
 }
 
 static void call_inverse_dynamics(const double *const *in, double *out)
@@ -94,13 +186,46 @@ static const char *const names_inverse_dynamics[] = {"q", "qd", "qdd", "params"}
 static const npy_intp sizes_inverse_dynamics[] = {2, 2, 2, 5};
 static const signature sig_inverse_dynamics = {
     "inverse_dynamics", 4, names_inverse_dynamics, sizes_inverse_dynamics,
-    1, {2, 1}, call_inverse_dynamics
+    1, {2, 1}, call_inverse_dynamics, lanes_inverse_dynamics
 };
 
 static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_inverse_dynamics, args, nargs);
+}
+
+/* mass_matrix of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
+                           double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = in[0][lane * step[0] + 1];
+        const double m1 = in[1][lane * step[1] + 0];
+        const double m2 = in[1][lane * step[1] + 1];
+        const double l1 = in[1][lane * step[1] + 2];
+        const double l2 = in[1][lane * step[1] + 3];
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv2_x = S2*l1;
+        const double dv2_y = C2*l1;
+        const double F2_x = dv2_x*m2;
+        const double t0 = l2*m2;
+        const double F2_y = dv2_y*m2 + t0;
+        const double t1 = l2*l2*m2;
+        const double N2_z = dv2_y*t0 + t1;
+        const double N1_z = l1*l1*m1;
+        const double fr1_y = C2*F2_y + F2_x*S2;
+        const double n1_z = N1_z + N2_z + fr1_y*l1;
+        out[lane * 4 + 0] = n1_z;
+        out[lane * 4 + 1] = N2_z;
+        out[lane * 4 + 2] = N2_z;
+        out[lane * 4 + 3] = t1;
+    }
+    return !beyond;
 }
 
 static void call_mass_matrix(const double *const *in, double *out)
@@ -112,13 +237,68 @@ static const char *const names_mass_matrix[] = {"q", "params"};
 static const npy_intp sizes_mass_matrix[] = {2, 5};
 static const signature sig_mass_matrix = {
     "mass_matrix", 2, names_mass_matrix, sizes_mass_matrix,
-    2, {2, 2}, call_mass_matrix
+    2, {2, 2}, call_mass_matrix, lanes_mass_matrix
 };
 
 static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_mass_matrix, args, nargs);
+}
+
+/* coriolis_matrix of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
+                               double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = in[0][lane * step[0] + 1];
+        const double qd1 = in[1][lane * step[1] + 0];
+        const double qd2 = in[1][lane * step[1] + 1];
+        const double m2 = in[2][lane * step[2] + 1];
+        const double l1 = in[2][lane * step[2] + 2];
+        const double l2 = in[2][lane * step[2] + 3];
+        double t0, t1;
+        planar2_sincos_bounded(q2, &t0, &t1);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv2_x = l1*t0;
+        const double dv2_y = l1*t1;
+        const double F2_x = dv2_x*m2;
+        const double t2 = l2*m2;
+        const double F2_y = dv2_y*m2 + t2;
+        const double S2_dt = qd2*t1;
+        const double C2_dt = -qd2*t0;
+        const double dv2_x_dt = S2_dt*l1;
+        const double dv2_y_dt = C2_dt*l1;
+        const double F2_x_dt = dv2_x_dt*m2;
+        const double t3 = dv2_y_dt*m2;
+        const double N2_z_dt = l2*t3;
+        const double fr1_y_dt = C2_dt*F2_y + F2_x*S2_dt + F2_x_dt*t0 + t1*t3;
+        const double n1_z_dt = N2_z_dt + fr1_y_dt*l1;
+        const double dvp2_y = l1*qd1;
+        const double dw2_z = qd1 + qd2;
+        const double dv2_x_1 = dvp2_y*t0;
+        const double dv2_y_1 = dvp2_y*t1;
+        const double F2_x_1 = dv2_x_1*m2;
+        const double t4 = dv2_y_1*m2;
+        const double F2_y_2 = dw2_z*t2 + t4;
+        const double dv2_y_1_q2 = -dvp2_y*t0;
+        const double t5 = dv2_y_1_q2*m2;
+        const double N2_z_2_q2 = l2*t5;
+        const double fr1_y_2_q2 = F2_x_1*t1 - F2_y_2*t0 + t0*t4 + t1*t5;
+        const double n1_z_2_q2 = N2_z_2_q2 + fr1_y_2_q2*l1;
+        const double C1_1 = 0.5*n1_z_dt;
+        const double t6 = 0.5*n1_z_2_q2;
+        const double t7 = 0.5*N2_z_dt;
+        const double C1_2 = t6 + t7;
+        const double C2_1 = -t6 + t7;
+        out[lane * 4 + 0] = C1_1;
+        out[lane * 4 + 1] = C1_2;
+        out[lane * 4 + 2] = C2_1;
+        out[lane * 4 + 3] = 0;
+    }
+    return !beyond;
 }
 
 static void call_coriolis_matrix(const double *const *in, double *out)
@@ -130,13 +310,49 @@ static const char *const names_coriolis_matrix[] = {"q", "qd", "params"};
 static const npy_intp sizes_coriolis_matrix[] = {2, 2, 5};
 static const signature sig_coriolis_matrix = {
     "coriolis_matrix", 3, names_coriolis_matrix, sizes_coriolis_matrix,
-    2, {2, 2}, call_coriolis_matrix
+    2, {2, 2}, call_coriolis_matrix, lanes_coriolis_matrix
 };
 
 static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_coriolis_matrix, args, nargs);
+}
+
+/* gravity_torques of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
+                               double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = in[0][lane * step[0] + 0];
+        const double q2 = in[0][lane * step[0] + 1];
+        const double m1 = in[1][lane * step[1] + 0];
+        const double m2 = in[1][lane * step[1] + 1];
+        const double l1 = in[1][lane * step[1] + 2];
+        const double l2 = in[1][lane * step[1] + 3];
+        const double g = in[1][lane * step[1] + 4];
+        double S1, C1;
+        planar2_sincos_bounded(q1, &S1, &C1);
+        beyond |= !(fabs(q1) < 1e5);
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv1_x = S1*g;
+        const double dv1_y = C1*g;
+        const double dv2_x = C2*dv1_x + S2*dv1_y;
+        const double dv2_y = C2*dv1_y - S2*dv1_x;
+        const double F2_x = dv2_x*m2;
+        const double t0 = dv2_y*m2;
+        const double N2_z = l2*t0;
+        const double N1_z = dv1_y*l1*m1;
+        const double fr1_y = C2*t0 + F2_x*S2;
+        const double n1_z = N1_z + N2_z + fr1_y*l1;
+        out[lane * 2 + 0] = n1_z;
+        out[lane * 2 + 1] = N2_z;
+    }
+    return !beyond;
 }
 
 static void call_gravity_torques(const double *const *in, double *out)
@@ -148,13 +364,55 @@ static const char *const names_gravity_torques[] = {"q", "params"};
 static const npy_intp sizes_gravity_torques[] = {2, 5};
 static const signature sig_gravity_torques = {
     "gravity_torques", 2, names_gravity_torques, sizes_gravity_torques,
-    1, {2, 1}, call_gravity_torques
+    1, {2, 1}, call_gravity_torques, lanes_gravity_torques
 };
 
 static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_gravity_torques, args, nargs);
+}
+
+/* nonlinear_effects of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
+                                 double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = in[0][lane * step[0] + 0];
+        const double q2 = in[0][lane * step[0] + 1];
+        const double qd1 = in[1][lane * step[1] + 0];
+        const double qd2 = in[1][lane * step[1] + 1];
+        const double m1 = in[2][lane * step[2] + 0];
+        const double m2 = in[2][lane * step[2] + 1];
+        const double l1 = in[2][lane * step[2] + 2];
+        const double l2 = in[2][lane * step[2] + 3];
+        const double g = in[2][lane * step[2] + 4];
+        double S1, C1;
+        planar2_sincos_bounded(q1, &S1, &C1);
+        beyond |= !(fabs(q1) < 1e5);
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv1_x = S1*g;
+        const double dv1_y = C1*g;
+        const double ww1_zz = qd1*qd1;
+        const double dvp2_x = dv1_x - l1*ww1_zz;
+        const double w2_z = qd1 + qd2;
+        const double dv2_x = C2*dvp2_x + S2*dv1_y;
+        const double dv2_y = C2*dv1_y - S2*dvp2_x;
+        const double ww2_zz = w2_z*w2_z;
+        const double F2_x = dv2_x*m2 - l2*m2*ww2_zz;
+        const double t0 = dv2_y*m2;
+        const double N2_z = l2*t0;
+        const double N1_z = dv1_y*l1*m1;
+        const double fr1_y = C2*t0 + F2_x*S2;
+        const double n1_z = N1_z + N2_z + fr1_y*l1;
+        out[lane * 2 + 0] = n1_z;
+        out[lane * 2 + 1] = N2_z;
+    }
+    return !beyond;
 }
 
 static void call_nonlinear_effects(const double *const *in, double *out)
@@ -166,13 +424,26 @@ static const char *const names_nonlinear_effects[] = {"q", "qd", "params"};
 static const npy_intp sizes_nonlinear_effects[] = {2, 2, 5};
 static const signature sig_nonlinear_effects = {
     "nonlinear_effects", 3, names_nonlinear_effects, sizes_nonlinear_effects,
-    1, {2, 1}, call_nonlinear_effects
+    1, {2, 1}, call_nonlinear_effects, lanes_nonlinear_effects
 };
 
 static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_nonlinear_effects, args, nargs);
+}
+
+/* friction_torques of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_friction_torques(const double *const *in, const npy_intp *step,
+                                double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+            out[lane * 2 + 0] = 0;
+        out[lane * 2 + 1] = 0;
+    }
+    return !beyond;
 }
 
 static void call_friction_torques(const double *const *in, double *out)
@@ -184,13 +455,36 @@ static const char *const names_friction_torques[] = {"qd", "params"};
 static const npy_intp sizes_friction_torques[] = {2, 5};
 static const signature sig_friction_torques = {
     "friction_torques", 2, names_friction_torques, sizes_friction_torques,
-    1, {2, 1}, call_friction_torques
+    1, {2, 1}, call_friction_torques, lanes_friction_torques
 };
 
 static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_friction_torques, args, nargs);
+}
+
+/* tool_wrench_torques of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
+                                   double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = in[0][lane * step[0] + 1];
+        const double f_ext1 = in[1][lane * step[1] + 0];
+        const double f_ext2 = in[1][lane * step[1] + 1];
+        const double f_ext6 = in[1][lane * step[1] + 5];
+        const double l1 = in[2][lane * step[2] + 2];
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double fr1_y = C2*f_ext2 + S2*f_ext1;
+        const double n1_z = f_ext6 + fr1_y*l1;
+        out[lane * 2 + 0] = n1_z;
+        out[lane * 2 + 1] = f_ext6;
+    }
+    return !beyond;
 }
 
 static void call_tool_wrench_torques(const double *const *in, double *out)
@@ -202,13 +496,77 @@ static const char *const names_tool_wrench_torques[] = {"q", "f_ext", "params"};
 static const npy_intp sizes_tool_wrench_torques[] = {2, 6, 5};
 static const signature sig_tool_wrench_torques = {
     "tool_wrench_torques", 3, names_tool_wrench_torques, sizes_tool_wrench_torques,
-    1, {2, 1}, call_tool_wrench_torques
+    1, {2, 1}, call_tool_wrench_torques, lanes_tool_wrench_torques
 };
 
 static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return evaluate(&sig_tool_wrench_torques, args, nargs);
+}
+
+/* forward_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
+                                double *restrict out)
+{
+    uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
+    int lane;
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = in[0][lane * step[0] + 0];
+        const double q2 = in[0][lane * step[0] + 1];
+        const double qd1 = in[1][lane * step[1] + 0];
+        const double qd2 = in[1][lane * step[1] + 1];
+        const double tau1 = in[2][lane * step[2] + 0];
+        const double tau2 = in[2][lane * step[2] + 1];
+        const double m1 = in[3][lane * step[3] + 0];
+        const double m2 = in[3][lane * step[3] + 1];
+        const double l1 = in[3][lane * step[3] + 2];
+        const double l2 = in[3][lane * step[3] + 3];
+        const double g = in[3][lane * step[3] + 4];
+        double S1, C1;
+        planar2_sincos_bounded(q1, &S1, &C1);
+        beyond |= !(fabs(q1) < 1e5);
+        double S2, C2;
+        planar2_sincos_bounded(q2, &S2, &C2);
+        beyond |= !(fabs(q2) < 1e5);
+        const double dv2_x = S2*l1;
+        const double dv2_y = C2*l1;
+        const double F2_x = dv2_x*m2;
+        const double t0 = l2*m2;
+        const double t1 = dv2_y*m2;
+        const double F2_y = t0 + t1;
+        const double t2 = l2*l2*m2;
+        const double N2_z = l2*t1 + t2;
+        const double N1_z = l1*l1*m1;
+        const double fr1_y = C2*F2_y + F2_x*S2;
+        const double n1_z = N1_z + N2_z + fr1_y*l1;
+        const double dv1_x = S1*g;
+        const double dv1_y = C1*g;
+        const double ww1_zz = qd1*qd1;
+        const double dvp2_x = dv1_x - l1*ww1_zz;
+        const double w2_z = qd1 + qd2;
+        const double dv2_x_1 = C2*dvp2_x + S2*dv1_y;
+        const double dv2_y_1 = C2*dv1_y - S2*dvp2_x;
+        const double ww2_zz = w2_z*w2_z;
+        const double F2_x_1 = dv2_x_1*m2 - t0*ww2_zz;
+        const double t3 = dv2_y_1*m2;
+        const double N2_z_2 = l2*t3;
+        const double N1_z_1 = dv1_y*l1*m1;
+        const double fr1_y_2 = C2*t3 + F2_x_1*S2;
+        const double n1_z_2 = N1_z_1 + N2_z_2 + fr1_y_2*l1;
+        const double r1 = -n1_z_2 + tau1;
+        const double r2 = -N2_z_2 + tau2;
+        const double iD1 = 1.0/n1_z;
+        const double L2_1 = N2_z*iD1;
+        const double D2 = -L2_1*L2_1*n1_z + t2;
+        const double iD2 = 1.0/D2;
+        const double y2 = -L2_1*r1 + r2;
+        const double qdd2_out = iD2*y2;
+        const double qdd1_out = -L2_1*qdd2_out + iD1*r1;
+        out[lane * 2 + 0] = qdd1_out;
+        out[lane * 2 + 1] = qdd2_out;
+    }
+    return !beyond;
 }
 
 static void call_forward_dynamics(const double *const *in, double *out)
@@ -220,7 +578,7 @@ static const char *const names_forward_dynamics[] = {"q", "qd", "tau", "params"}
 static const npy_intp sizes_forward_dynamics[] = {2, 2, 2, 5};
 static const signature sig_forward_dynamics = {
     "forward_dynamics", 4, names_forward_dynamics, sizes_forward_dynamics,
-    1, {2, 1}, call_forward_dynamics
+    1, {2, 1}, call_forward_dynamics, lanes_forward_dynamics
 };
 
 static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

@@ -8,6 +8,51 @@
 #include "puma560.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
+ * and no table, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four
+ * parts, after Cody and Waite), fdlibm's minimax polynomials for sin r and cos r, then the
+ * quadrant k mod 4 swaps and signs them (bit operations). Beyond 1e5, s and c are wrong.
+ */
+static inline void puma560_sincos_bounded(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double shifted = x * 0.6366197723675814 + shift;
+    const double k = shifted - shift;
+    const double r = (((x - k * 1.5707963267341256) - k * 6.077100506303966e-11)
+                      - k * 2.0222662487111665e-21) - k * 8.4784276603689e-32;
+    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
+    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
+    memcpy(&quadrant, &shifted, sizeof quadrant);
+    memcpy(&sin_x, &sin_r, sizeof sin_x);
+    memcpy(&cos_x, &cos_r, sizeof cos_x);
+    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
+    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
+    memcpy(s, &sin_x, sizeof sin_x);
+    memcpy(c, &cos_x, sizeof cos_x);
+}
+
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void puma560_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        puma560_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau_out[6])
 {
@@ -28,8 +73,16 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double qdd4 = qdd[3];
     const double qdd5 = qdd[4];
     const double qdd6 = qdd[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double w2_x = S2*qd1;
     const double w2_y = C2*qd1;
     const double t0 = qd2*w2_y;
@@ -51,8 +104,6 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double U2_zx = -dw2_y + t1;
     const double U2_zy = dw2_x + t0;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.4318*U2_xx + 0.15005*U2_xz + dv2_x;
     const double dvp3_y = 0.4318*U2_yx + 0.15005*U2_yz + dv2_y;
     const double dvp3_z = 0.4318*U2_zx + 0.15005*U2_zz;
@@ -79,8 +130,6 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = 0.0203*U3_xx + 0.4318*U3_xy + dv3_x;
     const double dvp4_y = 0.0203*U3_yx + 0.4318*U3_yy + dv3_y;
     const double dvp4_z = 0.0203*U3_zx + 0.4318*U3_zy + dvp3_z;
@@ -99,8 +148,6 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double U4_xz = dw4_y + ww4_xz;
     const double U4_yz = -dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double w5_x = C5*w4_x + S5*w4_z;
     const double w5_y = C5*w4_z - S5*w4_x;
     const double w5_z = qd5 - w4_y;
@@ -111,8 +158,6 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double dv5_y = C5*dvp4_y - S5*dv4_x;
     const double ww5_xz = w5_x*w5_z;
     const double ww5_yz = w5_y*w5_z;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x - S6*w5_z;
     const double w6_y = -C6*w5_z - S6*w5_x;
     const double w6_z = qd6 + w5_y;
@@ -190,17 +235,17 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
     const double n2_z = N2_z + 0.4318*fr2_y + n3_z;
     const double N1_z = 0.35*qdd1;
     const double n1_z = C2*n2_y + N1_z + S2*n2_x;
-    const double t8 = (((qd1) > 0) - ((qd1) < 0));
+    const double t8 = ((double)(qd1 > 0) - (double)(qd1 < 0));
     const double tau1_total = n1_z + 5.8018217679508*qd1 + 0.784029968642*qdd1 - 1.252222*t8*t8 + 25.9836065*t8;
-    const double t9 = (((qd2) > 0) - ((qd2) < 0));
+    const double t9 = ((double)(qd2 > 0) - (double)(qd2 < 0));
     const double tau2_total = n2_z + 9.496868641825*qd2 + 2.324814845*qdd2 + 2.9649125*t9*t9 + 10.6197775*t9;
-    const double t10 = (((qd3) > 0) - ((qd3) < 0));
+    const double t10 = ((double)(qd3 > 0) - (double)(qd3 < 0));
     const double tau3_total = n3_z + 3.9804259903722*qd3 + 0.576873331938*qdd3 + 0.72503505*t10*t10 + 6.36419655*t10;
-    const double t11 = (((qd4) > 0) - ((qd4) < 0));
+    const double t11 = ((double)(qd4 > 0) - (double)(qd4 < 0));
     const double tau4_total = n4_z + 0.411645229697152*qd4 + 0.19079062612368*qdd4 - 0.21670374*t11*t11 + 1.06831142*t11;
-    const double t12 = (((qd5) > 0) - ((qd5) < 0));
+    const double t12 = ((double)(qd5 > 0) - (double)(qd5 < 0));
     const double tau5_total = n5_z + 0.4272830209354*qd5 + 0.170706291657*qdd5 - 0.18843826*t12*t12 + 0.85444524*t12;
-    const double t13 = (((qd6) > 0) - ((qd6) < 0));
+    const double t13 = ((double)(qd6 > 0) - (double)(qd6 < 0));
     const double tau6_total = N6_z + 0.2158232532732*qd6 + 0.194064505668*qdd6 - 0.25076322*t13*t13 + 0.55443978*t13;
     tau_out[0] = tau1_total;
     tau_out[1] = tau2_total;
@@ -217,10 +262,16 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double q4 = q[3];
     const double q5 = q[4];
     const double q6 = q[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double dvp3_x = 0.15005*C2;
     const double dvp3_y = -0.15005*S2;
     const double dvp3_z = -0.4318*C2;
@@ -228,21 +279,15 @@ void puma560_mass_matrix(const double q[6], double M[36])
     const double dw3_y = C2*C3 - S2*S3;
     const double dv3_x = C3*dvp3_x + S3*dvp3_y;
     const double dv3_y = C3*dvp3_y - S3*dvp3_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_z = dvp3_z + 0.4318*dw3_x - 0.0203*dw3_y;
     const double dw4_x = C4*dw3_x;
     const double dw4_y = -S4*dw3_x;
     const double dv4_x = C4*dv3_x - S4*dvp4_z;
     const double dv4_y = -C4*dvp4_z - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dw5_x = C5*dw4_x + S5*dw3_y;
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dv4_y;
@@ -470,10 +515,16 @@ void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]
     const double qd4 = qd[3];
     const double qd5 = qd[4];
     const double qd6 = qd[5];
-    const double t0 = sin(q2);
-    const double t1 = cos(q2);
-    const double t2 = sin(q3);
-    const double t3 = cos(q3);
+    double t0, t1;
+    puma560_sincos(q2, &t0, &t1);
+    double t2, t3;
+    puma560_sincos(q3, &t2, &t3);
+    double t4, t5;
+    puma560_sincos(q4, &t4, &t5);
+    double t6, t7;
+    puma560_sincos(q5, &t6, &t7);
+    double t8, t9;
+    puma560_sincos(q6, &t8, &t9);
     const double dvp3_x = 0.15005*t1;
     const double dvp3_y = -0.15005*t0;
     const double dvp3_z = -0.4318*t1;
@@ -481,21 +532,15 @@ void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]
     const double dw3_y = -t0*t2 + t1*t3;
     const double dv3_x = dvp3_x*t3 + dvp3_y*t2;
     const double dv3_y = -dvp3_x*t2 + dvp3_y*t3;
-    const double t4 = sin(q4);
-    const double t5 = cos(q4);
     const double dvp4_z = dvp3_z + 0.4318*dw3_x - 0.0203*dw3_y;
     const double dw4_x = dw3_x*t5;
     const double dw4_y = -dw3_x*t4;
     const double dv4_x = dv3_x*t5 - dvp4_z*t4;
     const double dv4_y = -dv3_x*t4 - dvp4_z*t5;
-    const double t6 = sin(q5);
-    const double t7 = cos(q5);
     const double dw5_x = dw3_y*t6 + dw4_x*t7;
     const double dw5_y = dw3_y*t7 - dw4_x*t6;
     const double dv5_x = dv3_y*t6 + dv4_x*t7;
     const double dv5_y = dv3_y*t7 - dv4_x*t6;
-    const double t8 = sin(q6);
-    const double t9 = cos(q6);
     const double dw6_x = dw4_y*t8 + dw5_x*t9;
     const double dw6_y = dw4_y*t9 - dw5_x*t8;
     const double dv6_x = dv4_y*t8 + dv5_x*t9;
@@ -1353,24 +1398,24 @@ void puma560_gravity_torques(const double q[6], double g[6])
     const double q4 = q[3];
     const double q5 = q[4];
     const double q6 = q[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double dv2_x = 9.81*S2;
     const double dv2_y = 9.81*C2;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dv3_x = C3*dv2_x + S3*dv2_y;
     const double dv3_y = C3*dv2_y - S3*dv2_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dv4_x = C4*dv3_x;
     const double dv4_y = -S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dv6_x = C6*dv5_x + S6*dv4_y;
     const double dv6_y = C6*dv4_y - S6*dv5_x;
     const double F6_x = 0.09*dv6_x;
@@ -1444,8 +1489,16 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
     const double qd4 = qd[3];
     const double qd5 = qd[4];
     const double qd6 = qd[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double w2_x = S2*qd1;
     const double w2_y = C2*qd1;
     const double dw2_x = qd2*w2_y;
@@ -1461,8 +1514,6 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
     const double U2_zx = 2*t0;
     const double U2_zy = 2*dw2_x;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.4318*U2_xx + dv2_x;
     const double dvp3_y = dv2_y + 0.4318*ww2_xy;
     const double dvp3_z = 0.4318*U2_zx + 0.15005*U2_zz;
@@ -1486,8 +1537,6 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = 0.0203*U3_xx + dv3_x + 0.4318*ww3_xy;
     const double dvp4_y = 0.4318*U3_yy + dv3_y + 0.0203*ww3_xy;
     const double dvp4_z = 0.0203*U3_zx + 0.4318*U3_zy + dvp3_z;
@@ -1505,8 +1554,6 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
     const double U4_xz = dw4_y + ww4_xz;
     const double U4_yz = -dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double w5_x = C5*w4_x + S5*w4_z;
     const double w5_y = C5*w4_z - S5*w4_x;
     const double w5_z = qd5 - w4_y;
@@ -1516,8 +1563,6 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
     const double dv5_y = C5*dvp4_y - S5*dv4_x;
     const double ww5_xz = w5_x*w5_z;
     const double ww5_yz = w5_y*w5_z;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x - S6*w5_z;
     const double w6_y = -C6*w5_z - S6*w5_x;
     const double w6_z = qd6 + w5_y;
@@ -1609,12 +1654,12 @@ void puma560_friction_torques(const double qd[6], double tau_f[6])
     const double qd4 = qd[3];
     const double qd5 = qd[4];
     const double qd6 = qd[5];
-    const double t0 = (((qd1) > 0) - ((qd1) < 0));
-    const double t1 = (((qd2) > 0) - ((qd2) < 0));
-    const double t2 = (((qd3) > 0) - ((qd3) < 0));
-    const double t3 = (((qd4) > 0) - ((qd4) < 0));
-    const double t4 = (((qd5) > 0) - ((qd5) < 0));
-    const double t5 = (((qd6) > 0) - ((qd6) < 0));
+    const double t0 = ((double)(qd1 > 0) - (double)(qd1 < 0));
+    const double t1 = ((double)(qd2 > 0) - (double)(qd2 < 0));
+    const double t2 = ((double)(qd3 > 0) - (double)(qd3 < 0));
+    const double t3 = ((double)(qd4 > 0) - (double)(qd4 < 0));
+    const double t4 = ((double)(qd5 > 0) - (double)(qd5 < 0));
+    const double t5 = ((double)(qd6 > 0) - (double)(qd6 < 0));
     tau_f[0] = 5.8018217679508*qd1 - 1.252222*t0*t0 + 25.9836065*t0;
     tau_f[1] = 9.496868641825*qd2 + 2.9649125*t1*t1 + 10.6197775*t1;
     tau_f[2] = 3.9804259903722*qd3 + 0.72503505*t2*t2 + 6.36419655*t2;
@@ -1636,16 +1681,16 @@ void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], doubl
     const double f_ext4 = f_ext[3];
     const double f_ext5 = f_ext[4];
     const double f_ext6 = f_ext[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double fr5_x = C6*f_ext1 - S6*f_ext2;
     const double fr5_z = -C6*f_ext2 - S6*f_ext1;
     const double n5_x = C6*f_ext4 - S6*f_ext5;
@@ -1693,10 +1738,16 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     const double tau4 = tau[3];
     const double tau5 = tau[4];
     const double tau6 = tau[5];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
+    double S2, C2;
+    puma560_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_sincos(q6, &S6, &C6);
     const double dvp3_x = 0.15005*C2;
     const double dvp3_y = -0.15005*S2;
     const double dvp3_z = -0.4318*C2;
@@ -1704,21 +1755,15 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     const double dw3_y = C2*C3 - S2*S3;
     const double dv3_x = C3*dvp3_x + S3*dvp3_y;
     const double dv3_y = C3*dvp3_y - S3*dvp3_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_z = dvp3_z + 0.4318*dw3_x - 0.0203*dw3_y;
     const double dw4_x = C4*dw3_x;
     const double dw4_y = -S4*dw3_x;
     const double dv4_x = C4*dv3_x - S4*dvp4_z;
     const double dv4_y = -C4*dvp4_z - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dw5_x = C5*dw4_x + S5*dw3_y;
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dv4_y;
@@ -2034,17 +2079,17 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
     const double n2_y_6 = C3*n3_y_5 + N2_y_1 + S3*n3_x_6 - 0.4318*f3_z_1 + 0.15005*fr2_x_5;
     const double n2_z_5 = N2_z_1 + 0.4318*fr2_y_5 + n3_z_6;
     const double n1_z_6 = C2*n2_y_6 + S2*n2_x_6;
-    const double t18 = (((qd1) > 0) - ((qd1) < 0));
+    const double t18 = ((double)(qd1 > 0) - (double)(qd1 < 0));
     const double r1 = -n1_z_6 - 5.8018217679508*qd1 + 1.252222*t18*t18 - 25.9836065*t18 + tau1;
-    const double t19 = (((qd2) > 0) - ((qd2) < 0));
+    const double t19 = ((double)(qd2 > 0) - (double)(qd2 < 0));
     const double r2 = -n2_z_5 - 9.496868641825*qd2 - 2.9649125*t19*t19 - 10.6197775*t19 + tau2;
-    const double t20 = (((qd3) > 0) - ((qd3) < 0));
+    const double t20 = ((double)(qd3 > 0) - (double)(qd3 < 0));
     const double r3 = -n3_z_6 - 3.9804259903722*qd3 - 0.72503505*t20*t20 - 6.36419655*t20 + tau3;
-    const double t21 = (((qd4) > 0) - ((qd4) < 0));
+    const double t21 = ((double)(qd4 > 0) - (double)(qd4 < 0));
     const double r4 = -n4_z_5 - 0.411645229697152*qd4 + 0.21670374*t21*t21 - 1.06831142*t21 + tau4;
-    const double t22 = (((qd5) > 0) - ((qd5) < 0));
+    const double t22 = ((double)(qd5 > 0) - (double)(qd5 < 0));
     const double r5 = -n5_z_5 - 0.4272830209354*qd5 + 0.18843826*t22*t22 - 0.85444524*t22 + tau5;
-    const double t23 = (((qd6) > 0) - ((qd6) < 0));
+    const double t23 = ((double)(qd6 > 0) - (double)(qd6 < 0));
     const double r6 = -N6_z_3 - 0.2158232532732*qd6 + 0.25076322*t23*t23 - 0.55443978*t23 + tau6;
     const double D1 = n1_z + 0.784029968642;
     const double iD1 = 1.0/D1;

@@ -8,6 +8,51 @@
 #include "puma560_linear.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
+ * and no table, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four
+ * parts, after Cody and Waite), fdlibm's minimax polynomials for sin r and cos r, then the
+ * quadrant k mod 4 swaps and signs them (bit operations). Beyond 1e5, s and c are wrong.
+ */
+static inline void puma560_linear_sincos_bounded(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;   /* 1.5 * 2^52: adding it rounds to an integer */
+    const double shifted = x * 0.6366197723675814 + shift;
+    const double k = shifted - shift;
+    const double r = (((x - k * 1.5707963267341256) - k * 6.077100506303966e-11)
+                      - k * 2.0222662487111665e-21) - k * 8.4784276603689e-32;
+    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
+    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
+    memcpy(&quadrant, &shifted, sizeof quadrant);
+    memcpy(&sin_x, &sin_r, sizeof sin_x);
+    memcpy(&cos_x, &cos_r, sizeof cos_x);
+    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
+    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
+    memcpy(s, &sin_x, sizeof sin_x);
+    memcpy(c, &cos_x, sizeof cos_x);
+}
+
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void puma560_linear_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        puma560_linear_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 
 void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], const double params[60], double tau_out[6])
 {
@@ -79,9 +124,17 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
     const double XY6 = params[57];
     const double YZ6 = params[58];
     const double XZ6 = params[59];
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double ww1_zz = qd1*qd1;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
     const double dvp2_x = -0.2435*qdd1;
     const double dvp2_y = -0.2435*ww1_zz;
     const double w2_x = -S2*qd1;
@@ -105,8 +158,6 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
     const double U2_zx = -dw2_y + t1;
     const double U2_zy = dw2_x + t0;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.4318*U2_xx - 0.0934*U2_xz + dv2_x;
     const double dvp3_y = 0.4318*U2_yx - 0.0934*U2_yz + dv2_y;
     const double dvp3_z = 0.4318*U2_zx - 0.0934*U2_zz + dvp2_y;
@@ -133,8 +184,6 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = -0.0203*U3_xx - 0.4331*U3_xy + dv3_x;
     const double dvp4_y = -0.0203*U3_yx - 0.4331*U3_yy + dv3_y;
     const double dvp4_z = -0.0203*U3_zx - 0.4331*U3_zy + dvp3_z;
@@ -161,8 +210,6 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
     const double U4_zx = -dw4_y + ww4_xz;
     const double U4_zy = dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double w5_x = C5*w4_x - S5*w4_z;
     const double w5_y = -C5*w4_z - S5*w4_x;
     const double w5_z = qd5 + w4_y;
@@ -186,8 +233,6 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
     const double U5_zx = -dw5_y + ww5_xz;
     const double U5_zy = dw5_x + ww5_yz;
     const double U5_zz = -ww5_xx - ww5_yy;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x + S6*w5_z;
     const double w6_y = C6*w5_z - S6*w5_x;
     const double w6_z = qd6 - w5_y;
@@ -355,12 +400,18 @@ void puma560_linear_mass_matrix(const double q[6], const double params[60], doub
     const double XY6 = params[57];
     const double YZ6 = params[58];
     const double XZ6 = params[59];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double dv2_x = -0.2435*C2;
     const double dv2_y = 0.2435*S2;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.0934*C2 + dv2_x;
     const double dvp3_y = -0.0934*S2 + dv2_y;
     const double dvp3_z = 0.4318*C2;
@@ -368,21 +419,15 @@ void puma560_linear_mass_matrix(const double q[6], const double params[60], doub
     const double dw3_y = -C2*C3 + S2*S3;
     const double dv3_x = C3*dvp3_x + S3*dvp3_y;
     const double dv3_y = C3*dvp3_y - S3*dvp3_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_z = dvp3_z - 0.4331*dw3_x + 0.0203*dw3_y;
     const double dw4_x = C4*dw3_x;
     const double dw4_y = -S4*dw3_x;
     const double dv4_x = C4*dv3_x + S4*dvp4_z;
     const double dv4_y = C4*dvp4_z - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dw5_x = C5*dw4_x + S5*dw3_y;
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dv4_y;
@@ -681,12 +726,18 @@ void puma560_linear_coriolis_matrix(const double q[6], const double qd[6], const
     const double XY6 = params[57];
     const double YZ6 = params[58];
     const double XZ6 = params[59];
-    const double t0 = sin(q2);
-    const double t1 = cos(q2);
+    double t0, t1;
+    puma560_linear_sincos(q2, &t0, &t1);
+    double t2, t3;
+    puma560_linear_sincos(q3, &t2, &t3);
+    double t4, t5;
+    puma560_linear_sincos(q4, &t4, &t5);
+    double t6, t7;
+    puma560_linear_sincos(q5, &t6, &t7);
+    double t8, t9;
+    puma560_linear_sincos(q6, &t8, &t9);
     const double dv2_x = -0.2435*t1;
     const double dv2_y = 0.2435*t0;
-    const double t2 = sin(q3);
-    const double t3 = cos(q3);
     const double dvp3_x = dv2_x + 0.0934*t1;
     const double dvp3_y = dv2_y - 0.0934*t0;
     const double dvp3_z = 0.4318*t1;
@@ -694,21 +745,15 @@ void puma560_linear_coriolis_matrix(const double q[6], const double qd[6], const
     const double dw3_y = t0*t2 - t1*t3;
     const double dv3_x = dvp3_x*t3 + dvp3_y*t2;
     const double dv3_y = -dvp3_x*t2 + dvp3_y*t3;
-    const double t4 = sin(q4);
-    const double t5 = cos(q4);
     const double dvp4_z = dvp3_z - 0.4331*dw3_x + 0.0203*dw3_y;
     const double dw4_x = dw3_x*t5;
     const double dw4_y = -dw3_x*t4;
     const double dv4_x = dv3_x*t5 + dvp4_z*t4;
     const double dv4_y = -dv3_x*t4 + dvp4_z*t5;
-    const double t6 = sin(q5);
-    const double t7 = cos(q5);
     const double dw5_x = dw3_y*t6 + dw4_x*t7;
     const double dw5_y = dw3_y*t7 - dw4_x*t6;
     const double dv5_x = dv3_y*t6 + dv4_x*t7;
     const double dv5_y = dv3_y*t7 - dv4_x*t6;
-    const double t8 = sin(q6);
-    const double t9 = cos(q6);
     const double dw6_x = dw4_y*t8 + dw5_x*t9;
     const double dw6_y = dw4_y*t9 - dw5_x*t8;
     const double dv6_x = dv4_y*t8 + dv5_x*t9;
@@ -1654,24 +1699,24 @@ void puma560_linear_gravity_torques(const double q[6], const double params[60], 
     const double mx6 = params[51];
     const double my6 = params[52];
     const double mz6 = params[53];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double dv2_x = -9.81*S2;
     const double dv2_y = -9.81*C2;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dv3_x = C3*dv2_x + S3*dv2_y;
     const double dv3_y = C3*dv2_y - S3*dv2_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dv4_x = C4*dv3_x;
     const double dv4_y = -S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dv6_x = C6*dv5_x + S6*dv4_y;
     const double dv6_y = C6*dv4_y - S6*dv5_x;
     const double F6_x = dv6_x*m6;
@@ -1805,9 +1850,17 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
     const double XY6 = params[57];
     const double YZ6 = params[58];
     const double XZ6 = params[59];
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double ww1_zz = qd1*qd1;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
     const double dvp2_y = -0.2435*ww1_zz;
     const double w2_x = -S2*qd1;
     const double w2_y = -C2*qd1;
@@ -1824,8 +1877,6 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
     const double U2_zx = 2*t0;
     const double U2_zy = 2*dw2_x;
     const double U2_zz = -ww2_xx - ww2_yy;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.4318*U2_xx + dv2_x;
     const double dvp3_y = dv2_y + 0.4318*ww2_xy;
     const double dvp3_z = 0.4318*U2_zx - 0.0934*U2_zz + dvp2_y;
@@ -1849,8 +1900,6 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
     const double U3_zx = -dw3_y + ww3_xz;
     const double U3_zy = dw3_x + ww3_yz;
     const double U3_zz = -ww3_xx - ww3_yy;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_x = -0.0203*U3_xx + dv3_x - 0.4331*ww3_xy;
     const double dvp4_y = -0.4331*U3_yy + dv3_y - 0.0203*ww3_xy;
     const double dvp4_z = -0.0203*U3_zx - 0.4331*U3_zy + dvp3_z;
@@ -1876,8 +1925,6 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
     const double U4_zx = -dw4_y + ww4_xz;
     const double U4_zy = dw4_x + ww4_yz;
     const double U4_zz = -ww4_xx - ww4_yy;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double w5_x = C5*w4_x - S5*w4_z;
     const double w5_y = -C5*w4_z - S5*w4_x;
     const double w5_z = qd5 + w4_y;
@@ -1900,8 +1947,6 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
     const double U5_zx = -dw5_y + ww5_xz;
     const double U5_zy = dw5_x + ww5_yz;
     const double U5_zz = -ww5_xx - ww5_yy;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double w6_x = C6*w5_x + S6*w5_z;
     const double w6_y = C6*w5_z - S6*w5_x;
     const double w6_z = qd6 - w5_y;
@@ -2035,16 +2080,16 @@ void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6]
     const double f_ext5 = f_ext[4];
     const double f_ext6 = f_ext[5];
     (void)params;
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double fr5_x = C6*f_ext1 - S6*f_ext2;
     const double fr5_z = C6*f_ext2 + S6*f_ext1;
     const double n5_x = C6*f_ext4 - S6*f_ext5;
@@ -2143,12 +2188,18 @@ void puma560_linear_forward_dynamics(const double q[6], const double qd[6], cons
     const double XY6 = params[57];
     const double YZ6 = params[58];
     const double XZ6 = params[59];
-    const double S2 = sin(q2);
-    const double C2 = cos(q2);
+    double S2, C2;
+    puma560_linear_sincos(q2, &S2, &C2);
+    double S3, C3;
+    puma560_linear_sincos(q3, &S3, &C3);
+    double S4, C4;
+    puma560_linear_sincos(q4, &S4, &C4);
+    double S5, C5;
+    puma560_linear_sincos(q5, &S5, &C5);
+    double S6, C6;
+    puma560_linear_sincos(q6, &S6, &C6);
     const double dv2_x = -0.2435*C2;
     const double dv2_y = 0.2435*S2;
-    const double S3 = sin(q3);
-    const double C3 = cos(q3);
     const double dvp3_x = 0.0934*C2 + dv2_x;
     const double dvp3_y = -0.0934*S2 + dv2_y;
     const double dvp3_z = 0.4318*C2;
@@ -2156,21 +2207,15 @@ void puma560_linear_forward_dynamics(const double q[6], const double qd[6], cons
     const double dw3_y = -C2*C3 + S2*S3;
     const double dv3_x = C3*dvp3_x + S3*dvp3_y;
     const double dv3_y = C3*dvp3_y - S3*dvp3_x;
-    const double S4 = sin(q4);
-    const double C4 = cos(q4);
     const double dvp4_z = dvp3_z - 0.4331*dw3_x + 0.0203*dw3_y;
     const double dw4_x = C4*dw3_x;
     const double dw4_y = -S4*dw3_x;
     const double dv4_x = C4*dv3_x + S4*dvp4_z;
     const double dv4_y = C4*dvp4_z - S4*dv3_x;
-    const double S5 = sin(q5);
-    const double C5 = cos(q5);
     const double dw5_x = C5*dw4_x + S5*dw3_y;
     const double dw5_y = C5*dw3_y - S5*dw4_x;
     const double dv5_x = C5*dv4_x + S5*dv3_y;
     const double dv5_y = C5*dv3_y - S5*dv4_x;
-    const double S6 = sin(q6);
-    const double C6 = cos(q6);
     const double dw6_x = C6*dw5_x + S6*dw4_y;
     const double dw6_y = C6*dw4_y - S6*dw5_x;
     const double dv6_x = C6*dv5_x + S6*dv4_y;

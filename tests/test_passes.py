@@ -12,6 +12,7 @@ from symdyn.program.passes import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
     fold_parameters,
+    hoist_trigonometry,
     propagate_copies,
 )
 
@@ -67,6 +68,14 @@ def test_cse_temporaries_do_not_clash_with_existing_names():
                 (Argument.vector("out", (a, x * y * t0)),))
     q = eliminate_common_subexpressions(p)
     assert "t0" not in [str(s.lhs) for s in q.assignments]
+
+
+def test_trigonometry_of_inputs_moves_to_the_top_in_order():
+    p = program([(a, x * y), (b, sympy.sin(y)), (c, sympy.cos(a) + b), (d, sympy.cos(y))],
+                (c, d))
+    hoisted = hoist_trigonometry(p)
+    assert [str(s.lhs) for s in hoisted.assignments] == ["b", "d", "a", "c"]
+    same_values(p, hoisted)
 
 
 def test_op_count_counts_as_the_printed_code_computes():

@@ -11,6 +11,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -24,7 +25,11 @@ from .. import __version__
 from ..errors import BuildError
 
 STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
-WRAPPER = ("-O2",)
+# The wrapper's lane kernels are built for this machine's vector units. Without contraction into
+# fused multiply-adds a batch gives the single-state function's results bit for bit; without
+# trapping math the branch-free sign() of friction may be evaluated unconditionally, so that
+# the loop vectorises (floating-point exceptions are not used).
+WRAPPER = ("-O2", "-march=native", "-ffp-contract=off", "-fno-trapping-math")
 
 
 def cache_root() -> Path:
@@ -56,7 +61,8 @@ def compile(c_file, *, cache=None):
                 f"-I{numpy.get_include()}"]
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     digest = hashlib.sha256()
-    for part in [__version__, cc, sys.version, numpy.__version__, *STRICT, *WRAPPER, *includes]:
+    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *WRAPPER,
+                 *includes]:
         digest.update(part.encode() + b"\0")
     for f in files:
         digest.update(f.read_bytes() + b"\0")
@@ -64,6 +70,17 @@ def compile(c_file, *, cache=None):
     if not target.exists():
         _build(cc, files, includes, target)
     return _load(name, target)
+
+
+def _host() -> str:
+    """What -march=native builds for: the machine and, on Linux, its CPU's features (a cache in
+    a shared home folder must not hand one machine's build to another)."""
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        cpuinfo = []
+    features = next((line for line in cpuinfo if line.startswith(("flags", "Features"))), "")
+    return platform.machine() + features
 
 
 def _build(cc, files, includes, target: Path):

@@ -59,3 +59,8 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
 
 class CPrinter(_ArithmeticMixin, C99CodePrinter):
     """C99 with <math.h> doubles."""
+
+    def _print_sign(self, expr):
+        # In doubles, not sympy's int arithmetic, so a loop over states vectorises at full width.
+        x = self.parenthesize(expr.args[0], PRECEDENCE["Relational"])
+        return f"((double)({x} > 0) - (double)({x} < 0))"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import ClassVar
 from pathlib import Path
 
 import jinja2
@@ -28,6 +29,17 @@ from .backends import BACKENDS, Backend
 class Line:
     lhs: str
     rhs: str
+    kind: ClassVar[str] = "line"
+
+
+@dataclass(frozen=True)
+class SinCos:
+    """``sin, cos = sin(angle), cos(angle)``: one evaluation for both where the language has it."""
+
+    angle: str
+    sin: str
+    cos: str
+    kind: ClassVar[str] = "sincos"
 
 
 @dataclass(frozen=True)
@@ -46,12 +58,17 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Body:
+    steps: tuple[Line | SinCos, ...]
+    outputs: tuple[Output, ...]
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     doc: str
     inputs: tuple[Input, ...]
-    lines: tuple[Line, ...]
-    outputs: tuple[Output, ...]
+    body: Body
     ops: OpCount
 
 
@@ -66,6 +83,10 @@ class Module:
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
+    @property
+    def has_sincos(self) -> bool:
+        return any(step.kind == "sincos" for f in self.functions for step in f.body.steps)
+
 
 def function_code(program: Program, printer) -> Function:
     used = set().union(*(a.rhs.free_symbols for a in program.assignments),
@@ -74,13 +95,42 @@ def function_code(program: Program, printer) -> Function:
         Input(arg.name, len(arg.values),
               tuple((k, str(s)) for k, s in enumerate(arg.values) if s in used))
         for arg in program.inputs)
-    lines = tuple(Line(str(a.lhs), printer.doprint(a.rhs)) for a in program.assignments)
+    return Function(program.name, QUANTITIES[program.name].doc, inputs,
+                    body_code(program, printer), op_count(program))
+
+
+def body_code(program: Program, printer) -> Body:
+    """The assignments and outputs as printed code; sin and cos of one angle become one step."""
+    partner = _sin_cos_pairs(program)
+    steps: list[Line | SinCos] = []
+    seen = set()
+    for a in program.assignments:
+        other = partner.get(a.lhs)
+        if other is None:
+            steps.append(Line(str(a.lhs), printer.doprint(a.rhs)))
+        elif other not in seen:     # the pair is one step, placed at its first half
+            sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
+            steps.append(SinCos(printer.doprint(a.rhs.args[0]), str(sin), str(cos)))
+        seen.add(a.lhs)
     outputs = tuple(
         Output(out.name, len(out.values), out.shape,
                tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)))
         for out in program.outputs)
-    return Function(program.name, QUANTITIES[program.name].doc, inputs, lines, outputs,
-                    op_count(program))
+    return Body(tuple(steps), outputs)
+
+
+def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
+    """{lhs of sin(x): lhs of cos(x)} and the reverse, for each x with both assigned."""
+    found: dict[tuple[type, sympy.Expr], sympy.Symbol] = {}
+    for a in program.assignments:
+        if a.rhs.func in (sympy.sin, sympy.cos):
+            found.setdefault((a.rhs.func, a.rhs.args[0]), a.lhs)
+    partner = {}
+    for (func, angle), lhs in found.items():
+        if func is sympy.sin and (sympy.cos, angle) in found:
+            other = found[(sympy.cos, angle)]
+            partner[lhs], partner[other] = other, lhs
+    return partner
 
 
 def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module:
