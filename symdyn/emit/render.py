@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import ClassVar
 from pathlib import Path
+from typing import ClassVar
 
 import jinja2
 import sympy
