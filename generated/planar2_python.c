@@ -129,24 +129,36 @@ static inline void planar2_sincos_bounded(double x, double *s, double *c)
 }
 
 
-/* inverse_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+/* inverse_dynamics of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[11][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q1 = in[0][lane * step[0] + 0];
-        const double q2 = in[0][lane * step[0] + 1];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double qdd1 = in[2][lane * step[2] + 0];
-        const double qdd2 = in[2][lane * step[2] + 1];
-        const double m1 = in[3][lane * step[3] + 0];
-        const double m2 = in[3][lane * step[3] + 1];
-        const double l1 = in[3][lane * step[3] + 2];
-        const double l2 = in[3][lane * step[3] + 3];
-        const double g = in[3][lane * step[3] + 4];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[4 + entry][lane] = in[2][lane * step[2] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[6 + entry][lane] = in[3][lane * step[3] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = lanes_in[0][lane];
+        const double q2 = lanes_in[1][lane];
+        const double qd1 = lanes_in[2][lane];
+        const double qd2 = lanes_in[3][lane];
+        const double qdd1 = lanes_in[4][lane];
+        const double qdd2 = lanes_in[5][lane];
+        const double m1 = lanes_in[6][lane];
+        const double m2 = lanes_in[7][lane];
+        const double l1 = lanes_in[8][lane];
+        const double l2 = lanes_in[9][lane];
+        const double g = lanes_in[10][lane];
         double S1, C1;
         planar2_sincos_bounded(q1, &S1, &C1);
         beyond |= !(fabs(q1) < 1e5);
@@ -171,8 +183,12 @@ static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
         const double N1_z = dv1_y*l1*m1 + l1*l1*m1*qdd1;
         const double fr1_y = C2*F2_y + F2_x*S2;
         const double n1_z = N1_z + N2_z + fr1_y*l1;
-        out[lane * 2 + 0] = n1_z;
-        out[lane * 2 + 1] = N2_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = N2_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -195,18 +211,26 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_inverse_dynamics, args, nargs);
 }
 
-/* mass_matrix of LANES states, a loop the compiler turns into vector instructions. */
+/* mass_matrix of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
-                           double *restrict out)
+                             double *restrict out)
 {
+    double lanes_in[7][LANES], lanes_out[4][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double m1 = in[1][lane * step[1] + 0];
-        const double m2 = in[1][lane * step[1] + 1];
-        const double l1 = in[1][lane * step[1] + 2];
-        const double l2 = in[1][lane * step[1] + 3];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double m1 = lanes_in[2][lane];
+        const double m2 = lanes_in[3][lane];
+        const double l1 = lanes_in[4][lane];
+        const double l2 = lanes_in[5][lane];
         double S2, C2;
         planar2_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -220,10 +244,14 @@ static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
         const double N1_z = l1*l1*m1;
         const double fr1_y = C2*F2_y + F2_x*S2;
         const double n1_z = N1_z + N2_z + fr1_y*l1;
-        out[lane * 4 + 0] = n1_z;
-        out[lane * 4 + 1] = N2_z;
-        out[lane * 4 + 2] = N2_z;
-        out[lane * 4 + 3] = t1;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = N2_z;
+        lanes_out[2][lane] = N2_z;
+        lanes_out[3][lane] = t1;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 4; entry++)
+            out[lane * 4 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -246,19 +274,29 @@ static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_
     return evaluate(&sig_mass_matrix, args, nargs);
 }
 
-/* coriolis_matrix of LANES states, a loop the compiler turns into vector instructions. */
+/* coriolis_matrix of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
-                               double *restrict out)
+                                 double *restrict out)
 {
+    double lanes_in[9][LANES], lanes_out[4][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double m2 = in[2][lane * step[2] + 1];
-        const double l1 = in[2][lane * step[2] + 2];
-        const double l2 = in[2][lane * step[2] + 3];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[4 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double qd1 = lanes_in[2][lane];
+        const double qd2 = lanes_in[3][lane];
+        const double m2 = lanes_in[5][lane];
+        const double l1 = lanes_in[6][lane];
+        const double l2 = lanes_in[7][lane];
         double t0, t1;
         planar2_sincos_bounded(q2, &t0, &t1);
         beyond |= !(fabs(q2) < 1e5);
@@ -293,10 +331,14 @@ static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
         const double t7 = 0.5*N2_z_dt;
         const double C1_2 = t6 + t7;
         const double C2_1 = -t6 + t7;
-        out[lane * 4 + 0] = C1_1;
-        out[lane * 4 + 1] = C1_2;
-        out[lane * 4 + 2] = C2_1;
-        out[lane * 4 + 3] = 0;
+        lanes_out[0][lane] = C1_1;
+        lanes_out[1][lane] = C1_2;
+        lanes_out[2][lane] = C2_1;
+        lanes_out[3][lane] = 0;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 4; entry++)
+            out[lane * 4 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -319,20 +361,28 @@ static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ss
     return evaluate(&sig_coriolis_matrix, args, nargs);
 }
 
-/* gravity_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* gravity_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
-                               double *restrict out)
+                                 double *restrict out)
 {
+    double lanes_in[7][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q1 = in[0][lane * step[0] + 0];
-        const double q2 = in[0][lane * step[0] + 1];
-        const double m1 = in[1][lane * step[1] + 0];
-        const double m2 = in[1][lane * step[1] + 1];
-        const double l1 = in[1][lane * step[1] + 2];
-        const double l2 = in[1][lane * step[1] + 3];
-        const double g = in[1][lane * step[1] + 4];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = lanes_in[0][lane];
+        const double q2 = lanes_in[1][lane];
+        const double m1 = lanes_in[2][lane];
+        const double m2 = lanes_in[3][lane];
+        const double l1 = lanes_in[4][lane];
+        const double l2 = lanes_in[5][lane];
+        const double g = lanes_in[6][lane];
         double S1, C1;
         planar2_sincos_bounded(q1, &S1, &C1);
         beyond |= !(fabs(q1) < 1e5);
@@ -349,8 +399,12 @@ static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
         const double N1_z = dv1_y*l1*m1;
         const double fr1_y = C2*t0 + F2_x*S2;
         const double n1_z = N1_z + N2_z + fr1_y*l1;
-        out[lane * 2 + 0] = n1_z;
-        out[lane * 2 + 1] = N2_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = N2_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -373,22 +427,32 @@ static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ss
     return evaluate(&sig_gravity_torques, args, nargs);
 }
 
-/* nonlinear_effects of LANES states, a loop the compiler turns into vector instructions. */
+/* nonlinear_effects of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
-                                 double *restrict out)
+                                   double *restrict out)
 {
+    double lanes_in[9][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q1 = in[0][lane * step[0] + 0];
-        const double q2 = in[0][lane * step[0] + 1];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double m1 = in[2][lane * step[2] + 0];
-        const double m2 = in[2][lane * step[2] + 1];
-        const double l1 = in[2][lane * step[2] + 2];
-        const double l2 = in[2][lane * step[2] + 3];
-        const double g = in[2][lane * step[2] + 4];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[4 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = lanes_in[0][lane];
+        const double q2 = lanes_in[1][lane];
+        const double qd1 = lanes_in[2][lane];
+        const double qd2 = lanes_in[3][lane];
+        const double m1 = lanes_in[4][lane];
+        const double m2 = lanes_in[5][lane];
+        const double l1 = lanes_in[6][lane];
+        const double l2 = lanes_in[7][lane];
+        const double g = lanes_in[8][lane];
         double S1, C1;
         planar2_sincos_bounded(q1, &S1, &C1);
         beyond |= !(fabs(q1) < 1e5);
@@ -409,8 +473,12 @@ static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step
         const double N1_z = dv1_y*l1*m1;
         const double fr1_y = C2*t0 + F2_x*S2;
         const double n1_z = N1_z + N2_z + fr1_y*l1;
-        out[lane * 2 + 0] = n1_z;
-        out[lane * 2 + 1] = N2_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = N2_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -433,15 +501,27 @@ static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_
     return evaluate(&sig_nonlinear_effects, args, nargs);
 }
 
-/* friction_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* friction_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_friction_torques(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[7][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-            out[lane * 2 + 0] = 0;
-        out[lane * 2 + 1] = 0;
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+            lanes_out[0][lane] = 0;
+        lanes_out[1][lane] = 0;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -464,25 +544,39 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_friction_torques, args, nargs);
 }
 
-/* tool_wrench_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* tool_wrench_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
-                                   double *restrict out)
+                                     double *restrict out)
 {
+    double lanes_in[13][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double f_ext1 = in[1][lane * step[1] + 0];
-        const double f_ext2 = in[1][lane * step[1] + 1];
-        const double f_ext6 = in[1][lane * step[1] + 5];
-        const double l1 = in[2][lane * step[2] + 2];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[8 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double f_ext1 = lanes_in[2][lane];
+        const double f_ext2 = lanes_in[3][lane];
+        const double f_ext6 = lanes_in[7][lane];
+        const double l1 = lanes_in[10][lane];
         double S2, C2;
         planar2_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
         const double fr1_y = C2*f_ext2 + S2*f_ext1;
         const double n1_z = f_ext6 + fr1_y*l1;
-        out[lane * 2 + 0] = n1_z;
-        out[lane * 2 + 1] = f_ext6;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = f_ext6;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -505,24 +599,36 @@ static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, P
     return evaluate(&sig_tool_wrench_torques, args, nargs);
 }
 
-/* forward_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+/* forward_dynamics of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[11][LANES], lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q1 = in[0][lane * step[0] + 0];
-        const double q2 = in[0][lane * step[0] + 1];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double tau1 = in[2][lane * step[2] + 0];
-        const double tau2 = in[2][lane * step[2] + 1];
-        const double m1 = in[3][lane * step[3] + 0];
-        const double m2 = in[3][lane * step[3] + 1];
-        const double l1 = in[3][lane * step[3] + 2];
-        const double l2 = in[3][lane * step[3] + 3];
-        const double g = in[3][lane * step[3] + 4];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 2; entry++)
+            lanes_in[4 + entry][lane] = in[2][lane * step[2] + entry];
+        for (entry = 0; entry < 5; entry++)
+            lanes_in[6 + entry][lane] = in[3][lane * step[3] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q1 = lanes_in[0][lane];
+        const double q2 = lanes_in[1][lane];
+        const double qd1 = lanes_in[2][lane];
+        const double qd2 = lanes_in[3][lane];
+        const double tau1 = lanes_in[4][lane];
+        const double tau2 = lanes_in[5][lane];
+        const double m1 = lanes_in[6][lane];
+        const double m2 = lanes_in[7][lane];
+        const double l1 = lanes_in[8][lane];
+        const double l2 = lanes_in[9][lane];
+        const double g = lanes_in[10][lane];
         double S1, C1;
         planar2_sincos_bounded(q1, &S1, &C1);
         beyond |= !(fabs(q1) < 1e5);
@@ -563,8 +669,12 @@ static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
         const double y2 = -L2_1*r1 + r2;
         const double qdd2_out = iD2*y2;
         const double qdd1_out = -L2_1*qdd2_out + iD1*r1;
-        out[lane * 2 + 0] = qdd1_out;
-        out[lane * 2 + 1] = qdd2_out;
+        lanes_out[0][lane] = qdd1_out;
+        lanes_out[1][lane] = qdd2_out;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 2; entry++)
+            out[lane * 2 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }

@@ -129,81 +129,93 @@ static inline void puma560_linear_sincos_bounded(double x, double *s, double *c)
 }
 
 
-/* inverse_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+/* inverse_dynamics of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[78][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double qd3 = in[1][lane * step[1] + 2];
-        const double qd4 = in[1][lane * step[1] + 3];
-        const double qd5 = in[1][lane * step[1] + 4];
-        const double qd6 = in[1][lane * step[1] + 5];
-        const double qdd1 = in[2][lane * step[2] + 0];
-        const double qdd2 = in[2][lane * step[2] + 1];
-        const double qdd3 = in[2][lane * step[2] + 2];
-        const double qdd4 = in[2][lane * step[2] + 3];
-        const double qdd5 = in[2][lane * step[2] + 4];
-        const double qdd6 = in[2][lane * step[2] + 5];
-        const double ZZ1 = in[3][lane * step[3] + 6];
-        const double m2 = in[3][lane * step[3] + 10];
-        const double mx2 = in[3][lane * step[3] + 11];
-        const double my2 = in[3][lane * step[3] + 12];
-        const double mz2 = in[3][lane * step[3] + 13];
-        const double XX2 = in[3][lane * step[3] + 14];
-        const double YY2 = in[3][lane * step[3] + 15];
-        const double ZZ2 = in[3][lane * step[3] + 16];
-        const double XY2 = in[3][lane * step[3] + 17];
-        const double YZ2 = in[3][lane * step[3] + 18];
-        const double XZ2 = in[3][lane * step[3] + 19];
-        const double m3 = in[3][lane * step[3] + 20];
-        const double mx3 = in[3][lane * step[3] + 21];
-        const double my3 = in[3][lane * step[3] + 22];
-        const double mz3 = in[3][lane * step[3] + 23];
-        const double XX3 = in[3][lane * step[3] + 24];
-        const double YY3 = in[3][lane * step[3] + 25];
-        const double ZZ3 = in[3][lane * step[3] + 26];
-        const double XY3 = in[3][lane * step[3] + 27];
-        const double YZ3 = in[3][lane * step[3] + 28];
-        const double XZ3 = in[3][lane * step[3] + 29];
-        const double m4 = in[3][lane * step[3] + 30];
-        const double mx4 = in[3][lane * step[3] + 31];
-        const double my4 = in[3][lane * step[3] + 32];
-        const double mz4 = in[3][lane * step[3] + 33];
-        const double XX4 = in[3][lane * step[3] + 34];
-        const double YY4 = in[3][lane * step[3] + 35];
-        const double ZZ4 = in[3][lane * step[3] + 36];
-        const double XY4 = in[3][lane * step[3] + 37];
-        const double YZ4 = in[3][lane * step[3] + 38];
-        const double XZ4 = in[3][lane * step[3] + 39];
-        const double m5 = in[3][lane * step[3] + 40];
-        const double mx5 = in[3][lane * step[3] + 41];
-        const double my5 = in[3][lane * step[3] + 42];
-        const double mz5 = in[3][lane * step[3] + 43];
-        const double XX5 = in[3][lane * step[3] + 44];
-        const double YY5 = in[3][lane * step[3] + 45];
-        const double ZZ5 = in[3][lane * step[3] + 46];
-        const double XY5 = in[3][lane * step[3] + 47];
-        const double YZ5 = in[3][lane * step[3] + 48];
-        const double XZ5 = in[3][lane * step[3] + 49];
-        const double m6 = in[3][lane * step[3] + 50];
-        const double mx6 = in[3][lane * step[3] + 51];
-        const double my6 = in[3][lane * step[3] + 52];
-        const double mz6 = in[3][lane * step[3] + 53];
-        const double XX6 = in[3][lane * step[3] + 54];
-        const double YY6 = in[3][lane * step[3] + 55];
-        const double ZZ6 = in[3][lane * step[3] + 56];
-        const double XY6 = in[3][lane * step[3] + 57];
-        const double YZ6 = in[3][lane * step[3] + 58];
-        const double XZ6 = in[3][lane * step[3] + 59];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[18 + entry][lane] = in[3][lane * step[3] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double qd1 = lanes_in[6][lane];
+        const double qd2 = lanes_in[7][lane];
+        const double qd3 = lanes_in[8][lane];
+        const double qd4 = lanes_in[9][lane];
+        const double qd5 = lanes_in[10][lane];
+        const double qd6 = lanes_in[11][lane];
+        const double qdd1 = lanes_in[12][lane];
+        const double qdd2 = lanes_in[13][lane];
+        const double qdd3 = lanes_in[14][lane];
+        const double qdd4 = lanes_in[15][lane];
+        const double qdd5 = lanes_in[16][lane];
+        const double qdd6 = lanes_in[17][lane];
+        const double ZZ1 = lanes_in[24][lane];
+        const double m2 = lanes_in[28][lane];
+        const double mx2 = lanes_in[29][lane];
+        const double my2 = lanes_in[30][lane];
+        const double mz2 = lanes_in[31][lane];
+        const double XX2 = lanes_in[32][lane];
+        const double YY2 = lanes_in[33][lane];
+        const double ZZ2 = lanes_in[34][lane];
+        const double XY2 = lanes_in[35][lane];
+        const double YZ2 = lanes_in[36][lane];
+        const double XZ2 = lanes_in[37][lane];
+        const double m3 = lanes_in[38][lane];
+        const double mx3 = lanes_in[39][lane];
+        const double my3 = lanes_in[40][lane];
+        const double mz3 = lanes_in[41][lane];
+        const double XX3 = lanes_in[42][lane];
+        const double YY3 = lanes_in[43][lane];
+        const double ZZ3 = lanes_in[44][lane];
+        const double XY3 = lanes_in[45][lane];
+        const double YZ3 = lanes_in[46][lane];
+        const double XZ3 = lanes_in[47][lane];
+        const double m4 = lanes_in[48][lane];
+        const double mx4 = lanes_in[49][lane];
+        const double my4 = lanes_in[50][lane];
+        const double mz4 = lanes_in[51][lane];
+        const double XX4 = lanes_in[52][lane];
+        const double YY4 = lanes_in[53][lane];
+        const double ZZ4 = lanes_in[54][lane];
+        const double XY4 = lanes_in[55][lane];
+        const double YZ4 = lanes_in[56][lane];
+        const double XZ4 = lanes_in[57][lane];
+        const double m5 = lanes_in[58][lane];
+        const double mx5 = lanes_in[59][lane];
+        const double my5 = lanes_in[60][lane];
+        const double mz5 = lanes_in[61][lane];
+        const double XX5 = lanes_in[62][lane];
+        const double YY5 = lanes_in[63][lane];
+        const double ZZ5 = lanes_in[64][lane];
+        const double XY5 = lanes_in[65][lane];
+        const double YZ5 = lanes_in[66][lane];
+        const double XZ5 = lanes_in[67][lane];
+        const double m6 = lanes_in[68][lane];
+        const double mx6 = lanes_in[69][lane];
+        const double my6 = lanes_in[70][lane];
+        const double mz6 = lanes_in[71][lane];
+        const double XX6 = lanes_in[72][lane];
+        const double YY6 = lanes_in[73][lane];
+        const double ZZ6 = lanes_in[74][lane];
+        const double XY6 = lanes_in[75][lane];
+        const double YZ6 = lanes_in[76][lane];
+        const double XZ6 = lanes_in[77][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -419,12 +431,16 @@ static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
         const double N1_z = ZZ1*qdd1;
         const double fr1_x = C2*f2_x - S2*f2_y;
         const double n1_z = -C2*n2_y + N1_z - S2*n2_x - 0.2435*fr1_x;
-        out[lane * 6 + 0] = n1_z;
-        out[lane * 6 + 1] = n2_z;
-        out[lane * 6 + 2] = n3_z;
-        out[lane * 6 + 3] = n4_z;
-        out[lane * 6 + 4] = n5_z;
-        out[lane * 6 + 5] = N6_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = n2_z;
+        lanes_out[2][lane] = n3_z;
+        lanes_out[3][lane] = n4_z;
+        lanes_out[4][lane] = n5_z;
+        lanes_out[5][lane] = N6_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -447,69 +463,77 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_inverse_dynamics, args, nargs);
 }
 
-/* mass_matrix of LANES states, a loop the compiler turns into vector instructions. */
+/* mass_matrix of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
-                           double *restrict out)
+                             double *restrict out)
 {
+    double lanes_in[66][LANES], lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double ZZ1 = in[1][lane * step[1] + 6];
-        const double m2 = in[1][lane * step[1] + 10];
-        const double mx2 = in[1][lane * step[1] + 11];
-        const double my2 = in[1][lane * step[1] + 12];
-        const double mz2 = in[1][lane * step[1] + 13];
-        const double XX2 = in[1][lane * step[1] + 14];
-        const double YY2 = in[1][lane * step[1] + 15];
-        const double ZZ2 = in[1][lane * step[1] + 16];
-        const double XY2 = in[1][lane * step[1] + 17];
-        const double YZ2 = in[1][lane * step[1] + 18];
-        const double XZ2 = in[1][lane * step[1] + 19];
-        const double m3 = in[1][lane * step[1] + 20];
-        const double mx3 = in[1][lane * step[1] + 21];
-        const double my3 = in[1][lane * step[1] + 22];
-        const double mz3 = in[1][lane * step[1] + 23];
-        const double XX3 = in[1][lane * step[1] + 24];
-        const double YY3 = in[1][lane * step[1] + 25];
-        const double ZZ3 = in[1][lane * step[1] + 26];
-        const double XY3 = in[1][lane * step[1] + 27];
-        const double YZ3 = in[1][lane * step[1] + 28];
-        const double XZ3 = in[1][lane * step[1] + 29];
-        const double m4 = in[1][lane * step[1] + 30];
-        const double mx4 = in[1][lane * step[1] + 31];
-        const double my4 = in[1][lane * step[1] + 32];
-        const double mz4 = in[1][lane * step[1] + 33];
-        const double XX4 = in[1][lane * step[1] + 34];
-        const double YY4 = in[1][lane * step[1] + 35];
-        const double ZZ4 = in[1][lane * step[1] + 36];
-        const double XY4 = in[1][lane * step[1] + 37];
-        const double YZ4 = in[1][lane * step[1] + 38];
-        const double XZ4 = in[1][lane * step[1] + 39];
-        const double m5 = in[1][lane * step[1] + 40];
-        const double mx5 = in[1][lane * step[1] + 41];
-        const double my5 = in[1][lane * step[1] + 42];
-        const double mz5 = in[1][lane * step[1] + 43];
-        const double XX5 = in[1][lane * step[1] + 44];
-        const double YY5 = in[1][lane * step[1] + 45];
-        const double ZZ5 = in[1][lane * step[1] + 46];
-        const double XY5 = in[1][lane * step[1] + 47];
-        const double YZ5 = in[1][lane * step[1] + 48];
-        const double XZ5 = in[1][lane * step[1] + 49];
-        const double m6 = in[1][lane * step[1] + 50];
-        const double mx6 = in[1][lane * step[1] + 51];
-        const double my6 = in[1][lane * step[1] + 52];
-        const double mz6 = in[1][lane * step[1] + 53];
-        const double XX6 = in[1][lane * step[1] + 54];
-        const double YY6 = in[1][lane * step[1] + 55];
-        const double ZZ6 = in[1][lane * step[1] + 56];
-        const double XY6 = in[1][lane * step[1] + 57];
-        const double YZ6 = in[1][lane * step[1] + 58];
-        const double XZ6 = in[1][lane * step[1] + 59];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double ZZ1 = lanes_in[12][lane];
+        const double m2 = lanes_in[16][lane];
+        const double mx2 = lanes_in[17][lane];
+        const double my2 = lanes_in[18][lane];
+        const double mz2 = lanes_in[19][lane];
+        const double XX2 = lanes_in[20][lane];
+        const double YY2 = lanes_in[21][lane];
+        const double ZZ2 = lanes_in[22][lane];
+        const double XY2 = lanes_in[23][lane];
+        const double YZ2 = lanes_in[24][lane];
+        const double XZ2 = lanes_in[25][lane];
+        const double m3 = lanes_in[26][lane];
+        const double mx3 = lanes_in[27][lane];
+        const double my3 = lanes_in[28][lane];
+        const double mz3 = lanes_in[29][lane];
+        const double XX3 = lanes_in[30][lane];
+        const double YY3 = lanes_in[31][lane];
+        const double ZZ3 = lanes_in[32][lane];
+        const double XY3 = lanes_in[33][lane];
+        const double YZ3 = lanes_in[34][lane];
+        const double XZ3 = lanes_in[35][lane];
+        const double m4 = lanes_in[36][lane];
+        const double mx4 = lanes_in[37][lane];
+        const double my4 = lanes_in[38][lane];
+        const double mz4 = lanes_in[39][lane];
+        const double XX4 = lanes_in[40][lane];
+        const double YY4 = lanes_in[41][lane];
+        const double ZZ4 = lanes_in[42][lane];
+        const double XY4 = lanes_in[43][lane];
+        const double YZ4 = lanes_in[44][lane];
+        const double XZ4 = lanes_in[45][lane];
+        const double m5 = lanes_in[46][lane];
+        const double mx5 = lanes_in[47][lane];
+        const double my5 = lanes_in[48][lane];
+        const double mz5 = lanes_in[49][lane];
+        const double XX5 = lanes_in[50][lane];
+        const double YY5 = lanes_in[51][lane];
+        const double ZZ5 = lanes_in[52][lane];
+        const double XY5 = lanes_in[53][lane];
+        const double YZ5 = lanes_in[54][lane];
+        const double XZ5 = lanes_in[55][lane];
+        const double m6 = lanes_in[56][lane];
+        const double mx6 = lanes_in[57][lane];
+        const double my6 = lanes_in[58][lane];
+        const double mz6 = lanes_in[59][lane];
+        const double XX6 = lanes_in[60][lane];
+        const double YY6 = lanes_in[61][lane];
+        const double ZZ6 = lanes_in[62][lane];
+        const double XY6 = lanes_in[63][lane];
+        const double YZ6 = lanes_in[64][lane];
+        const double XZ6 = lanes_in[65][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -742,42 +766,46 @@ static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
         const double N6_y_4 = C6*YY6 + S6*XY6;
         const double N6_z_4 = C6*YZ6 + S6*XZ6;
         const double n5_z_4 = C6*N6_y_4 + N6_x_4*S6 + ZZ5;
-        out[lane * 36 + 0] = n1_z;
-        out[lane * 36 + 1] = n2_z;
-        out[lane * 36 + 2] = n3_z;
-        out[lane * 36 + 3] = n4_z;
-        out[lane * 36 + 4] = n5_z;
-        out[lane * 36 + 5] = N6_z;
-        out[lane * 36 + 6] = n2_z;
-        out[lane * 36 + 7] = n2_z_1;
-        out[lane * 36 + 8] = n3_z_1;
-        out[lane * 36 + 9] = n4_z_1;
-        out[lane * 36 + 10] = n5_z_1;
-        out[lane * 36 + 11] = N6_z_1;
-        out[lane * 36 + 12] = n3_z;
-        out[lane * 36 + 13] = n3_z_1;
-        out[lane * 36 + 14] = n3_z_2;
-        out[lane * 36 + 15] = n4_z_2;
-        out[lane * 36 + 16] = n5_z_2;
-        out[lane * 36 + 17] = N6_z_2;
-        out[lane * 36 + 18] = n4_z;
-        out[lane * 36 + 19] = n4_z_1;
-        out[lane * 36 + 20] = n4_z_2;
-        out[lane * 36 + 21] = n4_z_3;
-        out[lane * 36 + 22] = n5_z_3;
-        out[lane * 36 + 23] = N6_z_3;
-        out[lane * 36 + 24] = n5_z;
-        out[lane * 36 + 25] = n5_z_1;
-        out[lane * 36 + 26] = n5_z_2;
-        out[lane * 36 + 27] = n5_z_3;
-        out[lane * 36 + 28] = n5_z_4;
-        out[lane * 36 + 29] = N6_z_4;
-        out[lane * 36 + 30] = N6_z;
-        out[lane * 36 + 31] = N6_z_1;
-        out[lane * 36 + 32] = N6_z_2;
-        out[lane * 36 + 33] = N6_z_3;
-        out[lane * 36 + 34] = N6_z_4;
-        out[lane * 36 + 35] = ZZ6;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = n2_z;
+        lanes_out[2][lane] = n3_z;
+        lanes_out[3][lane] = n4_z;
+        lanes_out[4][lane] = n5_z;
+        lanes_out[5][lane] = N6_z;
+        lanes_out[6][lane] = n2_z;
+        lanes_out[7][lane] = n2_z_1;
+        lanes_out[8][lane] = n3_z_1;
+        lanes_out[9][lane] = n4_z_1;
+        lanes_out[10][lane] = n5_z_1;
+        lanes_out[11][lane] = N6_z_1;
+        lanes_out[12][lane] = n3_z;
+        lanes_out[13][lane] = n3_z_1;
+        lanes_out[14][lane] = n3_z_2;
+        lanes_out[15][lane] = n4_z_2;
+        lanes_out[16][lane] = n5_z_2;
+        lanes_out[17][lane] = N6_z_2;
+        lanes_out[18][lane] = n4_z;
+        lanes_out[19][lane] = n4_z_1;
+        lanes_out[20][lane] = n4_z_2;
+        lanes_out[21][lane] = n4_z_3;
+        lanes_out[22][lane] = n5_z_3;
+        lanes_out[23][lane] = N6_z_3;
+        lanes_out[24][lane] = n5_z;
+        lanes_out[25][lane] = n5_z_1;
+        lanes_out[26][lane] = n5_z_2;
+        lanes_out[27][lane] = n5_z_3;
+        lanes_out[28][lane] = n5_z_4;
+        lanes_out[29][lane] = N6_z_4;
+        lanes_out[30][lane] = N6_z;
+        lanes_out[31][lane] = N6_z_1;
+        lanes_out[32][lane] = N6_z_2;
+        lanes_out[33][lane] = N6_z_3;
+        lanes_out[34][lane] = N6_z_4;
+        lanes_out[35][lane] = ZZ6;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 36; entry++)
+            out[lane * 36 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -800,72 +828,82 @@ static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_
     return evaluate(&sig_mass_matrix, args, nargs);
 }
 
-/* coriolis_matrix of LANES states, a loop the compiler turns into vector instructions. */
+/* coriolis_matrix of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
-                               double *restrict out)
+                                 double *restrict out)
 {
+    double lanes_in[72][LANES], lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double qd3 = in[1][lane * step[1] + 2];
-        const double qd4 = in[1][lane * step[1] + 3];
-        const double qd5 = in[1][lane * step[1] + 4];
-        const double qd6 = in[1][lane * step[1] + 5];
-        const double m2 = in[2][lane * step[2] + 10];
-        const double mx2 = in[2][lane * step[2] + 11];
-        const double my2 = in[2][lane * step[2] + 12];
-        const double mz2 = in[2][lane * step[2] + 13];
-        const double XX2 = in[2][lane * step[2] + 14];
-        const double YY2 = in[2][lane * step[2] + 15];
-        const double XY2 = in[2][lane * step[2] + 17];
-        const double YZ2 = in[2][lane * step[2] + 18];
-        const double XZ2 = in[2][lane * step[2] + 19];
-        const double m3 = in[2][lane * step[2] + 20];
-        const double mx3 = in[2][lane * step[2] + 21];
-        const double my3 = in[2][lane * step[2] + 22];
-        const double mz3 = in[2][lane * step[2] + 23];
-        const double XX3 = in[2][lane * step[2] + 24];
-        const double YY3 = in[2][lane * step[2] + 25];
-        const double XY3 = in[2][lane * step[2] + 27];
-        const double YZ3 = in[2][lane * step[2] + 28];
-        const double XZ3 = in[2][lane * step[2] + 29];
-        const double m4 = in[2][lane * step[2] + 30];
-        const double mx4 = in[2][lane * step[2] + 31];
-        const double my4 = in[2][lane * step[2] + 32];
-        const double mz4 = in[2][lane * step[2] + 33];
-        const double XX4 = in[2][lane * step[2] + 34];
-        const double YY4 = in[2][lane * step[2] + 35];
-        const double ZZ4 = in[2][lane * step[2] + 36];
-        const double XY4 = in[2][lane * step[2] + 37];
-        const double YZ4 = in[2][lane * step[2] + 38];
-        const double XZ4 = in[2][lane * step[2] + 39];
-        const double m5 = in[2][lane * step[2] + 40];
-        const double mx5 = in[2][lane * step[2] + 41];
-        const double my5 = in[2][lane * step[2] + 42];
-        const double mz5 = in[2][lane * step[2] + 43];
-        const double XX5 = in[2][lane * step[2] + 44];
-        const double YY5 = in[2][lane * step[2] + 45];
-        const double ZZ5 = in[2][lane * step[2] + 46];
-        const double XY5 = in[2][lane * step[2] + 47];
-        const double YZ5 = in[2][lane * step[2] + 48];
-        const double XZ5 = in[2][lane * step[2] + 49];
-        const double m6 = in[2][lane * step[2] + 50];
-        const double mx6 = in[2][lane * step[2] + 51];
-        const double my6 = in[2][lane * step[2] + 52];
-        const double mz6 = in[2][lane * step[2] + 53];
-        const double XX6 = in[2][lane * step[2] + 54];
-        const double YY6 = in[2][lane * step[2] + 55];
-        const double ZZ6 = in[2][lane * step[2] + 56];
-        const double XY6 = in[2][lane * step[2] + 57];
-        const double YZ6 = in[2][lane * step[2] + 58];
-        const double XZ6 = in[2][lane * step[2] + 59];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double qd1 = lanes_in[6][lane];
+        const double qd2 = lanes_in[7][lane];
+        const double qd3 = lanes_in[8][lane];
+        const double qd4 = lanes_in[9][lane];
+        const double qd5 = lanes_in[10][lane];
+        const double qd6 = lanes_in[11][lane];
+        const double m2 = lanes_in[22][lane];
+        const double mx2 = lanes_in[23][lane];
+        const double my2 = lanes_in[24][lane];
+        const double mz2 = lanes_in[25][lane];
+        const double XX2 = lanes_in[26][lane];
+        const double YY2 = lanes_in[27][lane];
+        const double XY2 = lanes_in[29][lane];
+        const double YZ2 = lanes_in[30][lane];
+        const double XZ2 = lanes_in[31][lane];
+        const double m3 = lanes_in[32][lane];
+        const double mx3 = lanes_in[33][lane];
+        const double my3 = lanes_in[34][lane];
+        const double mz3 = lanes_in[35][lane];
+        const double XX3 = lanes_in[36][lane];
+        const double YY3 = lanes_in[37][lane];
+        const double XY3 = lanes_in[39][lane];
+        const double YZ3 = lanes_in[40][lane];
+        const double XZ3 = lanes_in[41][lane];
+        const double m4 = lanes_in[42][lane];
+        const double mx4 = lanes_in[43][lane];
+        const double my4 = lanes_in[44][lane];
+        const double mz4 = lanes_in[45][lane];
+        const double XX4 = lanes_in[46][lane];
+        const double YY4 = lanes_in[47][lane];
+        const double ZZ4 = lanes_in[48][lane];
+        const double XY4 = lanes_in[49][lane];
+        const double YZ4 = lanes_in[50][lane];
+        const double XZ4 = lanes_in[51][lane];
+        const double m5 = lanes_in[52][lane];
+        const double mx5 = lanes_in[53][lane];
+        const double my5 = lanes_in[54][lane];
+        const double mz5 = lanes_in[55][lane];
+        const double XX5 = lanes_in[56][lane];
+        const double YY5 = lanes_in[57][lane];
+        const double ZZ5 = lanes_in[58][lane];
+        const double XY5 = lanes_in[59][lane];
+        const double YZ5 = lanes_in[60][lane];
+        const double XZ5 = lanes_in[61][lane];
+        const double m6 = lanes_in[62][lane];
+        const double mx6 = lanes_in[63][lane];
+        const double my6 = lanes_in[64][lane];
+        const double mz6 = lanes_in[65][lane];
+        const double XX6 = lanes_in[66][lane];
+        const double YY6 = lanes_in[67][lane];
+        const double ZZ6 = lanes_in[68][lane];
+        const double XY6 = lanes_in[69][lane];
+        const double YZ6 = lanes_in[70][lane];
+        const double XZ6 = lanes_in[71][lane];
         double t0, t1;
         puma560_linear_sincos_bounded(q2, &t0, &t1);
         beyond |= !(fabs(q2) < 1e5);
@@ -1779,42 +1817,46 @@ static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
         const double C6_3 = t108 - t109 + t110;
         const double C6_4 = t114 - t115 + t116;
         const double C6_5 = t117 - t118 + t119;
-        out[lane * 36 + 0] = C1_1;
-        out[lane * 36 + 1] = C1_2;
-        out[lane * 36 + 2] = C1_3;
-        out[lane * 36 + 3] = C1_4;
-        out[lane * 36 + 4] = C1_5;
-        out[lane * 36 + 5] = C1_6;
-        out[lane * 36 + 6] = C2_1;
-        out[lane * 36 + 7] = C2_2;
-        out[lane * 36 + 8] = C2_3;
-        out[lane * 36 + 9] = C2_4;
-        out[lane * 36 + 10] = C2_5;
-        out[lane * 36 + 11] = C2_6;
-        out[lane * 36 + 12] = C3_1;
-        out[lane * 36 + 13] = C3_2;
-        out[lane * 36 + 14] = C3_3;
-        out[lane * 36 + 15] = C3_4;
-        out[lane * 36 + 16] = C3_5;
-        out[lane * 36 + 17] = C3_6;
-        out[lane * 36 + 18] = C4_1;
-        out[lane * 36 + 19] = C4_2;
-        out[lane * 36 + 20] = C4_3;
-        out[lane * 36 + 21] = C4_4;
-        out[lane * 36 + 22] = C4_5;
-        out[lane * 36 + 23] = C4_6;
-        out[lane * 36 + 24] = C5_1;
-        out[lane * 36 + 25] = C5_2;
-        out[lane * 36 + 26] = C5_3;
-        out[lane * 36 + 27] = C5_4;
-        out[lane * 36 + 28] = C5_5;
-        out[lane * 36 + 29] = C5_6;
-        out[lane * 36 + 30] = C6_1;
-        out[lane * 36 + 31] = C6_2;
-        out[lane * 36 + 32] = C6_3;
-        out[lane * 36 + 33] = C6_4;
-        out[lane * 36 + 34] = C6_5;
-        out[lane * 36 + 35] = 0;
+        lanes_out[0][lane] = C1_1;
+        lanes_out[1][lane] = C1_2;
+        lanes_out[2][lane] = C1_3;
+        lanes_out[3][lane] = C1_4;
+        lanes_out[4][lane] = C1_5;
+        lanes_out[5][lane] = C1_6;
+        lanes_out[6][lane] = C2_1;
+        lanes_out[7][lane] = C2_2;
+        lanes_out[8][lane] = C2_3;
+        lanes_out[9][lane] = C2_4;
+        lanes_out[10][lane] = C2_5;
+        lanes_out[11][lane] = C2_6;
+        lanes_out[12][lane] = C3_1;
+        lanes_out[13][lane] = C3_2;
+        lanes_out[14][lane] = C3_3;
+        lanes_out[15][lane] = C3_4;
+        lanes_out[16][lane] = C3_5;
+        lanes_out[17][lane] = C3_6;
+        lanes_out[18][lane] = C4_1;
+        lanes_out[19][lane] = C4_2;
+        lanes_out[20][lane] = C4_3;
+        lanes_out[21][lane] = C4_4;
+        lanes_out[22][lane] = C4_5;
+        lanes_out[23][lane] = C4_6;
+        lanes_out[24][lane] = C5_1;
+        lanes_out[25][lane] = C5_2;
+        lanes_out[26][lane] = C5_3;
+        lanes_out[27][lane] = C5_4;
+        lanes_out[28][lane] = C5_5;
+        lanes_out[29][lane] = C5_6;
+        lanes_out[30][lane] = C6_1;
+        lanes_out[31][lane] = C6_2;
+        lanes_out[32][lane] = C6_3;
+        lanes_out[33][lane] = C6_4;
+        lanes_out[34][lane] = C6_5;
+        lanes_out[35][lane] = 0;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 36; entry++)
+            out[lane * 36 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -1837,38 +1879,46 @@ static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ss
     return evaluate(&sig_coriolis_matrix, args, nargs);
 }
 
-/* gravity_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* gravity_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
-                               double *restrict out)
+                                 double *restrict out)
 {
+    double lanes_in[66][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double m2 = in[1][lane * step[1] + 10];
-        const double mx2 = in[1][lane * step[1] + 11];
-        const double my2 = in[1][lane * step[1] + 12];
-        const double mz2 = in[1][lane * step[1] + 13];
-        const double m3 = in[1][lane * step[1] + 20];
-        const double mx3 = in[1][lane * step[1] + 21];
-        const double my3 = in[1][lane * step[1] + 22];
-        const double mz3 = in[1][lane * step[1] + 23];
-        const double m4 = in[1][lane * step[1] + 30];
-        const double mx4 = in[1][lane * step[1] + 31];
-        const double my4 = in[1][lane * step[1] + 32];
-        const double mz4 = in[1][lane * step[1] + 33];
-        const double m5 = in[1][lane * step[1] + 40];
-        const double mx5 = in[1][lane * step[1] + 41];
-        const double my5 = in[1][lane * step[1] + 42];
-        const double mz5 = in[1][lane * step[1] + 43];
-        const double m6 = in[1][lane * step[1] + 50];
-        const double mx6 = in[1][lane * step[1] + 51];
-        const double my6 = in[1][lane * step[1] + 52];
-        const double mz6 = in[1][lane * step[1] + 53];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double m2 = lanes_in[16][lane];
+        const double mx2 = lanes_in[17][lane];
+        const double my2 = lanes_in[18][lane];
+        const double mz2 = lanes_in[19][lane];
+        const double m3 = lanes_in[26][lane];
+        const double mx3 = lanes_in[27][lane];
+        const double my3 = lanes_in[28][lane];
+        const double mz3 = lanes_in[29][lane];
+        const double m4 = lanes_in[36][lane];
+        const double mx4 = lanes_in[37][lane];
+        const double my4 = lanes_in[38][lane];
+        const double mz4 = lanes_in[39][lane];
+        const double m5 = lanes_in[46][lane];
+        const double mx5 = lanes_in[47][lane];
+        const double my5 = lanes_in[48][lane];
+        const double mz5 = lanes_in[49][lane];
+        const double m6 = lanes_in[56][lane];
+        const double mx6 = lanes_in[57][lane];
+        const double my6 = lanes_in[58][lane];
+        const double mz6 = lanes_in[59][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -1954,12 +2004,16 @@ static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
         const double n2_z = N2_z + 0.4318*fr2_y + n3_z;
         const double fr1_x = C2*f2_x - S2*f2_y;
         const double n1_z = -C2*n2_y - S2*n2_x - 0.2435*fr1_x;
-        out[lane * 6 + 0] = n1_z;
-        out[lane * 6 + 1] = n2_z;
-        out[lane * 6 + 2] = n3_z;
-        out[lane * 6 + 3] = n4_z;
-        out[lane * 6 + 4] = n5_z;
-        out[lane * 6 + 5] = N6_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = n2_z;
+        lanes_out[2][lane] = n3_z;
+        lanes_out[3][lane] = n4_z;
+        lanes_out[4][lane] = n5_z;
+        lanes_out[5][lane] = N6_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -1982,74 +2036,84 @@ static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ss
     return evaluate(&sig_gravity_torques, args, nargs);
 }
 
-/* nonlinear_effects of LANES states, a loop the compiler turns into vector instructions. */
+/* nonlinear_effects of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
-                                 double *restrict out)
+                                   double *restrict out)
 {
+    double lanes_in[72][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double qd3 = in[1][lane * step[1] + 2];
-        const double qd4 = in[1][lane * step[1] + 3];
-        const double qd5 = in[1][lane * step[1] + 4];
-        const double qd6 = in[1][lane * step[1] + 5];
-        const double m2 = in[2][lane * step[2] + 10];
-        const double mx2 = in[2][lane * step[2] + 11];
-        const double my2 = in[2][lane * step[2] + 12];
-        const double mz2 = in[2][lane * step[2] + 13];
-        const double XX2 = in[2][lane * step[2] + 14];
-        const double YY2 = in[2][lane * step[2] + 15];
-        const double ZZ2 = in[2][lane * step[2] + 16];
-        const double XY2 = in[2][lane * step[2] + 17];
-        const double YZ2 = in[2][lane * step[2] + 18];
-        const double XZ2 = in[2][lane * step[2] + 19];
-        const double m3 = in[2][lane * step[2] + 20];
-        const double mx3 = in[2][lane * step[2] + 21];
-        const double my3 = in[2][lane * step[2] + 22];
-        const double mz3 = in[2][lane * step[2] + 23];
-        const double XX3 = in[2][lane * step[2] + 24];
-        const double YY3 = in[2][lane * step[2] + 25];
-        const double ZZ3 = in[2][lane * step[2] + 26];
-        const double XY3 = in[2][lane * step[2] + 27];
-        const double YZ3 = in[2][lane * step[2] + 28];
-        const double XZ3 = in[2][lane * step[2] + 29];
-        const double m4 = in[2][lane * step[2] + 30];
-        const double mx4 = in[2][lane * step[2] + 31];
-        const double my4 = in[2][lane * step[2] + 32];
-        const double mz4 = in[2][lane * step[2] + 33];
-        const double XX4 = in[2][lane * step[2] + 34];
-        const double YY4 = in[2][lane * step[2] + 35];
-        const double ZZ4 = in[2][lane * step[2] + 36];
-        const double XY4 = in[2][lane * step[2] + 37];
-        const double YZ4 = in[2][lane * step[2] + 38];
-        const double XZ4 = in[2][lane * step[2] + 39];
-        const double m5 = in[2][lane * step[2] + 40];
-        const double mx5 = in[2][lane * step[2] + 41];
-        const double my5 = in[2][lane * step[2] + 42];
-        const double mz5 = in[2][lane * step[2] + 43];
-        const double XX5 = in[2][lane * step[2] + 44];
-        const double YY5 = in[2][lane * step[2] + 45];
-        const double ZZ5 = in[2][lane * step[2] + 46];
-        const double XY5 = in[2][lane * step[2] + 47];
-        const double YZ5 = in[2][lane * step[2] + 48];
-        const double XZ5 = in[2][lane * step[2] + 49];
-        const double m6 = in[2][lane * step[2] + 50];
-        const double mx6 = in[2][lane * step[2] + 51];
-        const double my6 = in[2][lane * step[2] + 52];
-        const double mz6 = in[2][lane * step[2] + 53];
-        const double XX6 = in[2][lane * step[2] + 54];
-        const double YY6 = in[2][lane * step[2] + 55];
-        const double ZZ6 = in[2][lane * step[2] + 56];
-        const double XY6 = in[2][lane * step[2] + 57];
-        const double YZ6 = in[2][lane * step[2] + 58];
-        const double XZ6 = in[2][lane * step[2] + 59];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double qd1 = lanes_in[6][lane];
+        const double qd2 = lanes_in[7][lane];
+        const double qd3 = lanes_in[8][lane];
+        const double qd4 = lanes_in[9][lane];
+        const double qd5 = lanes_in[10][lane];
+        const double qd6 = lanes_in[11][lane];
+        const double m2 = lanes_in[22][lane];
+        const double mx2 = lanes_in[23][lane];
+        const double my2 = lanes_in[24][lane];
+        const double mz2 = lanes_in[25][lane];
+        const double XX2 = lanes_in[26][lane];
+        const double YY2 = lanes_in[27][lane];
+        const double ZZ2 = lanes_in[28][lane];
+        const double XY2 = lanes_in[29][lane];
+        const double YZ2 = lanes_in[30][lane];
+        const double XZ2 = lanes_in[31][lane];
+        const double m3 = lanes_in[32][lane];
+        const double mx3 = lanes_in[33][lane];
+        const double my3 = lanes_in[34][lane];
+        const double mz3 = lanes_in[35][lane];
+        const double XX3 = lanes_in[36][lane];
+        const double YY3 = lanes_in[37][lane];
+        const double ZZ3 = lanes_in[38][lane];
+        const double XY3 = lanes_in[39][lane];
+        const double YZ3 = lanes_in[40][lane];
+        const double XZ3 = lanes_in[41][lane];
+        const double m4 = lanes_in[42][lane];
+        const double mx4 = lanes_in[43][lane];
+        const double my4 = lanes_in[44][lane];
+        const double mz4 = lanes_in[45][lane];
+        const double XX4 = lanes_in[46][lane];
+        const double YY4 = lanes_in[47][lane];
+        const double ZZ4 = lanes_in[48][lane];
+        const double XY4 = lanes_in[49][lane];
+        const double YZ4 = lanes_in[50][lane];
+        const double XZ4 = lanes_in[51][lane];
+        const double m5 = lanes_in[52][lane];
+        const double mx5 = lanes_in[53][lane];
+        const double my5 = lanes_in[54][lane];
+        const double mz5 = lanes_in[55][lane];
+        const double XX5 = lanes_in[56][lane];
+        const double YY5 = lanes_in[57][lane];
+        const double ZZ5 = lanes_in[58][lane];
+        const double XY5 = lanes_in[59][lane];
+        const double YZ5 = lanes_in[60][lane];
+        const double XZ5 = lanes_in[61][lane];
+        const double m6 = lanes_in[62][lane];
+        const double mx6 = lanes_in[63][lane];
+        const double my6 = lanes_in[64][lane];
+        const double mz6 = lanes_in[65][lane];
+        const double XX6 = lanes_in[66][lane];
+        const double YY6 = lanes_in[67][lane];
+        const double ZZ6 = lanes_in[68][lane];
+        const double XY6 = lanes_in[69][lane];
+        const double YZ6 = lanes_in[70][lane];
+        const double XZ6 = lanes_in[71][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -2251,12 +2315,16 @@ static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step
         const double n2_z = N2_z + 0.4318*fr2_y + n3_z;
         const double fr1_x = C2*f2_x - S2*f2_y;
         const double n1_z = -C2*n2_y - S2*n2_x - 0.2435*fr1_x;
-        out[lane * 6 + 0] = n1_z;
-        out[lane * 6 + 1] = n2_z;
-        out[lane * 6 + 2] = n3_z;
-        out[lane * 6 + 3] = n4_z;
-        out[lane * 6 + 4] = n5_z;
-        out[lane * 6 + 5] = N6_z;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = n2_z;
+        lanes_out[2][lane] = n3_z;
+        lanes_out[3][lane] = n4_z;
+        lanes_out[4][lane] = n5_z;
+        lanes_out[5][lane] = N6_z;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -2279,19 +2347,31 @@ static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_
     return evaluate(&sig_nonlinear_effects, args, nargs);
 }
 
-/* friction_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* friction_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_friction_torques(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[66][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-            out[lane * 6 + 0] = 0;
-        out[lane * 6 + 1] = 0;
-        out[lane * 6 + 2] = 0;
-        out[lane * 6 + 3] = 0;
-        out[lane * 6 + 4] = 0;
-        out[lane * 6 + 5] = 0;
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+            lanes_out[0][lane] = 0;
+        lanes_out[1][lane] = 0;
+        lanes_out[2][lane] = 0;
+        lanes_out[3][lane] = 0;
+        lanes_out[4][lane] = 0;
+        lanes_out[5][lane] = 0;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -2314,24 +2394,34 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
     return evaluate(&sig_friction_torques, args, nargs);
 }
 
-/* tool_wrench_torques of LANES states, a loop the compiler turns into vector instructions. */
+/* tool_wrench_torques of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
-                                   double *restrict out)
+                                     double *restrict out)
 {
+    double lanes_in[72][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double f_ext1 = in[1][lane * step[1] + 0];
-        const double f_ext2 = in[1][lane * step[1] + 1];
-        const double f_ext3 = in[1][lane * step[1] + 2];
-        const double f_ext4 = in[1][lane * step[1] + 3];
-        const double f_ext5 = in[1][lane * step[1] + 4];
-        const double f_ext6 = in[1][lane * step[1] + 5];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double f_ext1 = lanes_in[6][lane];
+        const double f_ext2 = lanes_in[7][lane];
+        const double f_ext3 = lanes_in[8][lane];
+        const double f_ext4 = lanes_in[9][lane];
+        const double f_ext5 = lanes_in[10][lane];
+        const double f_ext6 = lanes_in[11][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -2367,12 +2457,16 @@ static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *st
         const double n2_z = 0.4318*fr2_y + n3_z;
         const double fr1_x = C2*fr2_x - S2*fr2_y;
         const double n1_z = -C2*n2_y - S2*n2_x - 0.2435*fr1_x;
-        out[lane * 6 + 0] = n1_z;
-        out[lane * 6 + 1] = n2_z;
-        out[lane * 6 + 2] = n3_z;
-        out[lane * 6 + 3] = n4_z;
-        out[lane * 6 + 4] = n5_z;
-        out[lane * 6 + 5] = f_ext6;
+        lanes_out[0][lane] = n1_z;
+        lanes_out[1][lane] = n2_z;
+        lanes_out[2][lane] = n3_z;
+        lanes_out[3][lane] = n4_z;
+        lanes_out[4][lane] = n5_z;
+        lanes_out[5][lane] = f_ext6;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }
@@ -2395,81 +2489,93 @@ static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, P
     return evaluate(&sig_tool_wrench_torques, args, nargs);
 }
 
-/* forward_dynamics of LANES states, a loop the compiler turns into vector instructions. */
+/* forward_dynamics of LANES states. The states are copied lane by lane into lanes_in, so that the
+ * middle loop reads and writes contiguous lanes: gcc turns it into vector instructions. */
 static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
-                                double *restrict out)
+                                  double *restrict out)
 {
+    double lanes_in[78][LANES], lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
-    int lane;
+    int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
-        const double q2 = in[0][lane * step[0] + 1];
-        const double q3 = in[0][lane * step[0] + 2];
-        const double q4 = in[0][lane * step[0] + 3];
-        const double q5 = in[0][lane * step[0] + 4];
-        const double q6 = in[0][lane * step[0] + 5];
-        const double qd1 = in[1][lane * step[1] + 0];
-        const double qd2 = in[1][lane * step[1] + 1];
-        const double qd3 = in[1][lane * step[1] + 2];
-        const double qd4 = in[1][lane * step[1] + 3];
-        const double qd5 = in[1][lane * step[1] + 4];
-        const double qd6 = in[1][lane * step[1] + 5];
-        const double tau1 = in[2][lane * step[2] + 0];
-        const double tau2 = in[2][lane * step[2] + 1];
-        const double tau3 = in[2][lane * step[2] + 2];
-        const double tau4 = in[2][lane * step[2] + 3];
-        const double tau5 = in[2][lane * step[2] + 4];
-        const double tau6 = in[2][lane * step[2] + 5];
-        const double ZZ1 = in[3][lane * step[3] + 6];
-        const double m2 = in[3][lane * step[3] + 10];
-        const double mx2 = in[3][lane * step[3] + 11];
-        const double my2 = in[3][lane * step[3] + 12];
-        const double mz2 = in[3][lane * step[3] + 13];
-        const double XX2 = in[3][lane * step[3] + 14];
-        const double YY2 = in[3][lane * step[3] + 15];
-        const double ZZ2 = in[3][lane * step[3] + 16];
-        const double XY2 = in[3][lane * step[3] + 17];
-        const double YZ2 = in[3][lane * step[3] + 18];
-        const double XZ2 = in[3][lane * step[3] + 19];
-        const double m3 = in[3][lane * step[3] + 20];
-        const double mx3 = in[3][lane * step[3] + 21];
-        const double my3 = in[3][lane * step[3] + 22];
-        const double mz3 = in[3][lane * step[3] + 23];
-        const double XX3 = in[3][lane * step[3] + 24];
-        const double YY3 = in[3][lane * step[3] + 25];
-        const double ZZ3 = in[3][lane * step[3] + 26];
-        const double XY3 = in[3][lane * step[3] + 27];
-        const double YZ3 = in[3][lane * step[3] + 28];
-        const double XZ3 = in[3][lane * step[3] + 29];
-        const double m4 = in[3][lane * step[3] + 30];
-        const double mx4 = in[3][lane * step[3] + 31];
-        const double my4 = in[3][lane * step[3] + 32];
-        const double mz4 = in[3][lane * step[3] + 33];
-        const double XX4 = in[3][lane * step[3] + 34];
-        const double YY4 = in[3][lane * step[3] + 35];
-        const double ZZ4 = in[3][lane * step[3] + 36];
-        const double XY4 = in[3][lane * step[3] + 37];
-        const double YZ4 = in[3][lane * step[3] + 38];
-        const double XZ4 = in[3][lane * step[3] + 39];
-        const double m5 = in[3][lane * step[3] + 40];
-        const double mx5 = in[3][lane * step[3] + 41];
-        const double my5 = in[3][lane * step[3] + 42];
-        const double mz5 = in[3][lane * step[3] + 43];
-        const double XX5 = in[3][lane * step[3] + 44];
-        const double YY5 = in[3][lane * step[3] + 45];
-        const double ZZ5 = in[3][lane * step[3] + 46];
-        const double XY5 = in[3][lane * step[3] + 47];
-        const double YZ5 = in[3][lane * step[3] + 48];
-        const double XZ5 = in[3][lane * step[3] + 49];
-        const double m6 = in[3][lane * step[3] + 50];
-        const double mx6 = in[3][lane * step[3] + 51];
-        const double my6 = in[3][lane * step[3] + 52];
-        const double mz6 = in[3][lane * step[3] + 53];
-        const double XX6 = in[3][lane * step[3] + 54];
-        const double YY6 = in[3][lane * step[3] + 55];
-        const double ZZ6 = in[3][lane * step[3] + 56];
-        const double XY6 = in[3][lane * step[3] + 57];
-        const double YZ6 = in[3][lane * step[3] + 58];
-        const double XZ6 = in[3][lane * step[3] + 59];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
+        for (entry = 0; entry < 6; entry++)
+            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
+        for (entry = 0; entry < 60; entry++)
+            lanes_in[18 + entry][lane] = in[3][lane * step[3] + entry];
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        const double q2 = lanes_in[1][lane];
+        const double q3 = lanes_in[2][lane];
+        const double q4 = lanes_in[3][lane];
+        const double q5 = lanes_in[4][lane];
+        const double q6 = lanes_in[5][lane];
+        const double qd1 = lanes_in[6][lane];
+        const double qd2 = lanes_in[7][lane];
+        const double qd3 = lanes_in[8][lane];
+        const double qd4 = lanes_in[9][lane];
+        const double qd5 = lanes_in[10][lane];
+        const double qd6 = lanes_in[11][lane];
+        const double tau1 = lanes_in[12][lane];
+        const double tau2 = lanes_in[13][lane];
+        const double tau3 = lanes_in[14][lane];
+        const double tau4 = lanes_in[15][lane];
+        const double tau5 = lanes_in[16][lane];
+        const double tau6 = lanes_in[17][lane];
+        const double ZZ1 = lanes_in[24][lane];
+        const double m2 = lanes_in[28][lane];
+        const double mx2 = lanes_in[29][lane];
+        const double my2 = lanes_in[30][lane];
+        const double mz2 = lanes_in[31][lane];
+        const double XX2 = lanes_in[32][lane];
+        const double YY2 = lanes_in[33][lane];
+        const double ZZ2 = lanes_in[34][lane];
+        const double XY2 = lanes_in[35][lane];
+        const double YZ2 = lanes_in[36][lane];
+        const double XZ2 = lanes_in[37][lane];
+        const double m3 = lanes_in[38][lane];
+        const double mx3 = lanes_in[39][lane];
+        const double my3 = lanes_in[40][lane];
+        const double mz3 = lanes_in[41][lane];
+        const double XX3 = lanes_in[42][lane];
+        const double YY3 = lanes_in[43][lane];
+        const double ZZ3 = lanes_in[44][lane];
+        const double XY3 = lanes_in[45][lane];
+        const double YZ3 = lanes_in[46][lane];
+        const double XZ3 = lanes_in[47][lane];
+        const double m4 = lanes_in[48][lane];
+        const double mx4 = lanes_in[49][lane];
+        const double my4 = lanes_in[50][lane];
+        const double mz4 = lanes_in[51][lane];
+        const double XX4 = lanes_in[52][lane];
+        const double YY4 = lanes_in[53][lane];
+        const double ZZ4 = lanes_in[54][lane];
+        const double XY4 = lanes_in[55][lane];
+        const double YZ4 = lanes_in[56][lane];
+        const double XZ4 = lanes_in[57][lane];
+        const double m5 = lanes_in[58][lane];
+        const double mx5 = lanes_in[59][lane];
+        const double my5 = lanes_in[60][lane];
+        const double mz5 = lanes_in[61][lane];
+        const double XX5 = lanes_in[62][lane];
+        const double YY5 = lanes_in[63][lane];
+        const double ZZ5 = lanes_in[64][lane];
+        const double XY5 = lanes_in[65][lane];
+        const double YZ5 = lanes_in[66][lane];
+        const double XZ5 = lanes_in[67][lane];
+        const double m6 = lanes_in[68][lane];
+        const double mx6 = lanes_in[69][lane];
+        const double my6 = lanes_in[70][lane];
+        const double mz6 = lanes_in[71][lane];
+        const double XX6 = lanes_in[72][lane];
+        const double YY6 = lanes_in[73][lane];
+        const double ZZ6 = lanes_in[74][lane];
+        const double XY6 = lanes_in[75][lane];
+        const double YZ6 = lanes_in[76][lane];
+        const double XZ6 = lanes_in[77][lane];
         double S2, C2;
         puma560_linear_sincos_bounded(q2, &S2, &C2);
         beyond |= !(fabs(q2) < 1e5);
@@ -2943,12 +3049,16 @@ static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
         const double qdd3_out = -L4_3*qdd4_out - L5_3*qdd5_out - L6_3*qdd6_out + iD3*y3;
         const double qdd2_out = -L3_2*qdd3_out - L4_2*qdd4_out - L5_2*qdd5_out - L6_2*qdd6_out + iD2*y2;
         const double qdd1_out = -L2_1*qdd2_out - L3_1*qdd3_out - L4_1*qdd4_out - L5_1*qdd5_out - L6_1*qdd6_out + iD1*r1;
-        out[lane * 6 + 0] = qdd1_out;
-        out[lane * 6 + 1] = qdd2_out;
-        out[lane * 6 + 2] = qdd3_out;
-        out[lane * 6 + 3] = qdd4_out;
-        out[lane * 6 + 4] = qdd5_out;
-        out[lane * 6 + 5] = qdd6_out;
+        lanes_out[0][lane] = qdd1_out;
+        lanes_out[1][lane] = qdd2_out;
+        lanes_out[2][lane] = qdd3_out;
+        lanes_out[3][lane] = qdd4_out;
+        lanes_out[4][lane] = qdd5_out;
+        lanes_out[5][lane] = qdd6_out;
+    }
+    for (lane = 0; lane < LANES; lane++) {
+        for (entry = 0; entry < 6; entry++)
+            out[lane * 6 + entry] = lanes_out[entry][lane];
     }
     return !beyond;
 }

@@ -26,6 +26,12 @@ def robot_code(request, tmp_path_factory):
     return robot, out
 
 
+@pytest.fixture(scope="module")
+def compiled(robot_code, tmp_path_factory):
+    robot, out = robot_code
+    return symdyn.compile(out / f"{robot.name}.c", cache=tmp_path_factory.mktemp("cache"))
+
+
 @needs_gcc
 def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
     robot, out = robot_code
@@ -47,10 +53,9 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
 
 
 @needs_gcc
-def test_compiled_module_matches_python_and_pinocchio(robot_code, tmp_path):
+def test_compiled_module_matches_python_and_pinocchio(robot_code, compiled):
     """Every function, batched and one state at a time, against the generated Python."""
     robot, out = robot_code
-    compiled = symdyn.compile(out / f"{robot.name}.c", cache=tmp_path / "cache")
     python = import_file(out / f"{robot.name}.py", f"c_reference_{robot.name}")
     assert compiled.DOF == python.DOF and compiled.PARAMETERS == python.PARAMETERS
     rng = np.random.default_rng(3)
@@ -73,9 +78,8 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, tmp_path):
 
 
 @needs_gcc
-def test_batches_fall_back_to_libm_beyond_the_branch_free_range(robot_code, tmp_path):
+def test_batches_fall_back_to_libm_beyond_the_branch_free_range(robot_code, compiled):
     robot, out = robot_code
-    compiled = symdyn.compile(out / f"{robot.name}.c", cache=tmp_path / "cache")
     python = import_file(out / f"{robot.name}.py", f"c_fallback_{robot.name}")
     q = np.random.default_rng(5).uniform(-3, 3, (9, robot.dof))
     q[2, 1] = 3e5           # beyond the range of the polynomial sin/cos: libm's instead

@@ -1,12 +1,14 @@
 """Dynamics: what a derivation returns -- the model's quantities as programs, made on demand."""
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 
 import sympy
 
 from ..program.program import Program
 from ..robot.model import Robot
+from ..robot.regroup import regrouped
 from .quantities import QUANTITIES, Route, build
 from .record import Record, Step
 
@@ -19,6 +21,10 @@ class Dynamics:
     ``friction_torques``, ``forward_dynamics``), built the first time it is asked for and kept;
     ``record`` holds the inverse dynamics' equations for the printouts; ``tau``, ``M``, ``C``
     and ``g`` are closed forms, practical for small robots.
+
+    The programs are derived from the robot with its inertial parameters regrouped (see
+    robot/regroup.py), which changes no value and removes terms; the record, which printouts
+    show, from the robot as its file describes it.
     """
 
     QUANTITIES = tuple(QUANTITIES)
@@ -27,8 +33,8 @@ class Dynamics:
         self.robot = robot
         self.route = route
         self.progress = progress or (lambda message: None)
+        self._regrouped = replace(route, robot=regrouped(robot))
         self._programs: dict[str, Program] = {}
-        self._steps: list[Step] = []
 
     @property
     def method(self) -> str:
@@ -39,14 +45,15 @@ class Dynamics:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
         if name not in self._programs:
             self.progress(f"deriving {name} by {self.method}")
-            steps = self._steps if name == "inverse_dynamics" else None
-            self._programs[name] = build(name, self.robot, self.route, steps, self.progress)
+            self._programs[name] = build(name, self._regrouped.robot, self._regrouped,
+                                         progress=self.progress)
         return self._programs[name]
 
-    @property
+    @cached_property
     def record(self) -> Record:
-        self.program("inverse_dynamics")
-        return Record(tuple(self._steps))
+        steps: list[Step] = []
+        program = build("inverse_dynamics", self.robot, self.route, steps, self.progress)
+        return Record(tuple(steps), program)
 
     @cached_property
     def tau(self) -> sympy.Matrix:

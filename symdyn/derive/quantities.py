@@ -22,6 +22,7 @@ from ..robot.model import Robot
 
 class Route(Protocol):
     method: str
+    robot: Robot
 
     def inverse_dynamics(self, b: ProgramBuilder, qd, qdd, gravity, steps=None,
                          progress=None) -> list: ...

@@ -1,13 +1,15 @@
 """The record of a derivation: each equation it evaluated, for which link, and the value.
 
 Printouts read the record; they never derive anything again. Values are in the derivation's named
-intermediates; ``Dynamics.program()`` holds their definitions.
+intermediates; the record's ``program`` holds their definitions.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import sympy
+
+from ..program.program import Program
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Step:
 @dataclass(frozen=True)
 class Record:
     steps: tuple[Step, ...]
+    program: Program              # the inverse dynamics the steps were recorded from
 
     def value(self, quantity: str, link: int) -> sympy.ImmutableMatrix:
         return next(s.value for s in self.steps if s.quantity == quantity and s.link == link)

@@ -92,7 +92,7 @@ def printout(dynamics: Dynamics) -> Printout:
     """The derivation of ``dynamics`` by its route, as a Printout."""
     robot = dynamics.robot
     notation = Notation(robot)
-    expand = Expander(dynamics.program("inverse_dynamics"))
+    expand = Expander(dynamics.record.program)
 
     def show(value):
         return notation.readable(expand(value))

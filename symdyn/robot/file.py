@@ -28,7 +28,8 @@ RESERVED = (
        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
        "typedef", "union", "unsigned", "void", "volatile", "while"}
     | {"np", "numpy", "math", "q", "qd", "qdd", "tau", "params", "out", "pi", "sqrt", "sin",
-       "cos", "fabs", "sign", "pow", "step", "lane"}
+       "cos", "fabs", "sign", "pow"}
+    | {"step", "lane", "entry", "lanes_in", "lanes_out", "beyond", "LANES"}   # C lane kernels
 )
 JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # inputs of the generated code
 CONVENTIONS = ("standard", "modified")

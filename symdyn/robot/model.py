@@ -62,6 +62,12 @@ class Inertia:
                        sympy.ImmutableMatrix(self.first_moment + other.first_moment),
                        sympy.ImmutableMatrix(self.inertia_origin + other.inertia_origin))
 
+    def __sub__(self, other: "Inertia") -> "Inertia":
+        """This body without a part of it (parameters are linear: the part may be no body)."""
+        return Inertia(self.mass - other.mass,
+                       sympy.ImmutableMatrix(self.first_moment - other.first_moment),
+                       sympy.ImmutableMatrix(self.inertia_origin - other.inertia_origin))
+
 
 @dataclass(frozen=True)
 class Link:
