@@ -9,7 +9,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 /*
  * sin and cos of x, for |x| < 1e5 within 2 ulp of the correctly rounded values, with no branch
@@ -32,15 +31,16 @@ static inline void panda_sincos_bounded(double x, double *s, double *c)
                          + z * (-0.001388888888887411 + z * (2.480158728947673e-05
                          + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
                          + z * -1.1359647557788195e-11))))));
-    uint64_t quadrant, sin_x, cos_x, swap;     /* k mod 4 is in the low bits of shifted */
-    memcpy(&quadrant, &shifted, sizeof quadrant);
-    memcpy(&sin_x, &sin_r, sizeof sin_x);
-    memcpy(&cos_x, &cos_r, sizeof cos_x);
-    swap = (sin_x ^ cos_x) & (0u - (quadrant & 1u));    /* odd k: sin x = +-cos r, ... */
-    sin_x ^= swap ^ (quadrant & 2u) << 62;                /* k mod 4 in {2, 3}: sin x < 0 */
-    cos_x ^= swap ^ ((quadrant + 1u) & 2u) << 62;         /* k mod 4 in {1, 2}: cos x < 0 */
-    memcpy(s, &sin_x, sizeof sin_x);
-    memcpy(c, &cos_x, sizeof cos_x);
+    union { double value; uint64_t bits; } quadrant, sin_x, cos_x;   /* the bits of doubles */
+    uint64_t swap;
+    quadrant.value = shifted;                        /* k mod 4 is in its two lowest bits */
+    sin_x.value = sin_r;
+    cos_x.value = cos_r;
+    swap = (sin_x.bits ^ cos_x.bits) & (0u - (quadrant.bits & 1u));   /* odd k: swap them */
+    sin_x.bits ^= swap ^ (quadrant.bits & 2u) << 62;           /* k mod 4 in {2, 3}: sin x < 0 */
+    cos_x.bits ^= swap ^ ((quadrant.bits + 1u) & 2u) << 62;    /* k mod 4 in {1, 2}: cos x < 0 */
+    *s = sin_x.value;
+    *c = cos_x.value;
 }
 
 /* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
