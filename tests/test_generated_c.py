@@ -8,11 +8,15 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import ROBOTS, assert_close, import_file, pin_model, pin_rnea, random_states
+import sympy
+from support import ROBOTS, ROOT, assert_close, import_file, pin_model, pin_rnea, random_states
 
 import symdyn
 from symdyn.derive import QUANTITIES
 from symdyn.emit.build import STRICT
+from symdyn.emit.printers import CPrinter
+from symdyn.emit.render import body_code
+from symdyn.program import Argument, Assignment, Program
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -90,6 +94,23 @@ def test_batches_fall_back_to_libm_beyond_the_branch_free_range(robot_code, comp
     reference = python.mass_matrix(q, *params)
     assert np.isnan(batch[4]).any() and not np.isnan(np.delete(batch, 4, axis=0)).any()
     assert_close(np.delete(batch, 4, axis=0), np.delete(reference, 4, axis=0), rtol=1e-12)
+
+
+def test_each_angle_has_one_sincos_at_the_top_and_a_lone_sin_keeps_libm():
+    x, y, a, s, c, t = sympy.symbols("x y a s c t")
+    program = Program(
+        "inverse_dynamics", (Argument.vector("q", (x, y)),),
+        tuple(Assignment(lhs, rhs) for lhs, rhs in [
+            (a, x * y), (c, sympy.cos(x)), (t, sympy.sin(y) + a), (s, sympy.sin(x))]),
+        (Argument.vector("tau", (a * s + c, t)),))
+    body = body_code(program, CPrinter())
+    assert [step.kind for step in body.steps] == ["line", "sincos", "line"]
+    assert (body.steps[1].angle, body.steps[1].sin, body.steps[1].cos) == ("x", "s", "c")
+    assert "sin(y)" in body.steps[2].rhs
+    generated = (ROOT / "generated" / "puma560.c").read_text()
+    tau = generated[generated.index("void puma560_inverse_dynamics"):]
+    tau = tau[:tau.index("\n}\n")]
+    assert tau.count("puma560_sincos(") == 5 and "sin(" not in tau.replace("_sincos(", "")
 
 
 @needs_gcc
