@@ -15,6 +15,7 @@ from ..emit.render import environment
 from .printout import Lhs, Printout
 
 FORMATS = ("text", "markdown", "latex", "html")
+WIDTH = 200     # characters of LaTeX beyond which an equation is set to be broken across lines
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,35 @@ def render(printout: Printout, fmt: str) -> str:
                            else _Cell(str(c), False) for c in row) for row in table.rows)
         tables.append(_Table(table.caption, table.header, rows, _columns(table.header, rows)
                              if fmt == "text" else ()))
+    rows = _breakable_rows if fmt == "latex" else _rows
     blocks = [_Block(b.title, tuple(g[general] for g in b.general), b.note,
-                     tuple((lhs(e.lhs), expr(e.value)) for e in b.equations))
+                     rows(b.equations, lhs, expr))
               for b in printout.blocks]
     env = environment()
     env.filters["tex"] = _tex_escape
     env.filters["wrap"] = lambda text, width=100: "\n".join(textwrap.wrap(text, width))
     return env.get_template(f"report/{fmt}.j2").render(
         title=printout.title, intro=printout.intro, tables=tables, blocks=blocks)
+
+
+def _rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
+    return tuple((lhs(e.lhs), expr(e.value)) for e in equations)
+
+
+def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
+    """Rows LaTeX's breqn can break across lines where they are long: it breaks a sum at its
+    signs, but not inside a matrix, so a long column vector is set one component a row."""
+    rows = []
+    for e in equations:
+        value = e.value
+        if not (isinstance(value, sympy.MatrixBase) and value.cols == 1
+                and len(expr(value)) > WIDTH):
+            rows.append((lhs(e.lhs), expr(value)))
+            continue
+        axes = "xyz" if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)]
+        rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
+                 for axis, v in zip(axes, value)]
+    return tuple(rows)
 
 
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
