@@ -285,11 +285,12 @@ def chain_yaml(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def section_scaling(quick):
+def section_scaling(quick, plot: Path | None = None):
     print("## 4. From robot file to Python and C files: time against joints\n")
     print("| joints | derive tau | optimize + emit (Python and C) | total | per joint | "
           "mul/add of tau |")
     print("|---:|---:|---:|---:|---:|---:|")
+    points = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in ((2, 7, 14) if quick else (2, 4, 6, 7, 8, 10, 12, 14, 16, 18, 20)):
             path = Path(tmp) / f"chain{n}.yaml"
@@ -304,7 +305,46 @@ def section_scaling(quick):
             print(f"| {n} | {(t1 - t0) * 1e3:.0f} ms | {(t2 - t1) * 1e3:.0f} ms | "
                   f"{(t2 - t0) * 1e3:.0f} ms | {(t2 - t0) * 1e3 / n:.0f} ms | "
                   f"{ops.mul}/{ops.add} |", flush=True)
+            points.append((n, (t2 - t0) * 1e3, ops.mul + ops.add))
+    if plot is not None:
+        plot.write_text(scaling_svg(points))
+        print(f"\n![time and operations against joints]({plot.name})")   # beside results.md
     print()
+
+
+def scaling_svg(points) -> str:
+    """Total time and operation count against joints, each scaled to its own maximum: two
+    straight lines through the origin mean linear growth."""
+    width, height, left, bottom = 480, 300, 50, 40
+    top_n = max(n for n, _, _ in points)
+
+    def x(n):
+        return left + (width - left - 20) * n / top_n
+
+    def line(values, colour):
+        top = max(values)
+        xy = " ".join(f"{x(n):.1f},{height - bottom - (height - bottom - 20) * v / top:.1f}"
+                      for (n, _, _), v in zip(points, values))
+        return (f'<polyline points="{xy}" fill="none" stroke="{colour}" stroke-width="2"/>'
+                + "".join(f'<circle cx="{c.split(",")[0]}" cy="{c.split(",")[1]}" r="3" '
+                          f'fill="{colour}"/>' for c in xy.split()))
+
+    times, ops = [t for _, t, _ in points], [o for _, _, o in points]
+    ticks = "".join(f'<text x="{x(n):.1f}" y="{height - bottom + 16}" font-size="11" '
+                    f'text-anchor="middle">{n}</text>' for n, _, _ in points)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'font-family="sans-serif">'
+            f'<rect width="{width}" height="{height}" fill="white"/>'
+            f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" '
+            f'stroke="black"/><line x1="{left}" y1="{height - bottom}" x2="{left}" y2="10" '
+            f'stroke="black"/>{ticks}'
+            f'<text x="{(width + left) / 2}" y="{height - 6}" font-size="12" '
+            f'text-anchor="middle">joints</text>'
+            f'{line(times, "#1f77b4")}{line(ops, "#d62728")}'
+            f'<text x="{left + 10}" y="24" font-size="12" fill="#1f77b4">file to code, '
+            f'{max(times):.0f} ms at {top_n} joints</text>'
+            f'<text x="{left + 10}" y="40" font-size="12" fill="#d62728">mul + add of tau, '
+            f'{max(ops)} at {top_n} joints</text></svg>\n')
 
 
 def main():
@@ -325,7 +365,7 @@ def main():
     if "ops" in sections:
         section_ops()
     if "scaling" in sections:
-        section_scaling(args.quick)
+        section_scaling(args.quick, None if args.quick else ROOT / "benchmarks" / "scaling.svg")
 
 
 if __name__ == "__main__":
