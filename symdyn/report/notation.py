@@ -16,6 +16,8 @@ from ..robot.model import Robot
 LIMIT = 250      # operations: beyond this an expression is shown with its named intermediates
 SMALL = 2        # joints: robots up to this size get their expressions trigonometrically
                  # simplified (trigsimp costs seconds an expression on larger ones)
+LIMIT_LARGE = 100   # LIMIT for larger robots: unsimplified, their expressions nest deeper, and
+                    # beyond about this they no longer fit a page of LaTeX (PUMA 560, Panda)
 
 
 class Notation:
@@ -24,6 +26,7 @@ class Notation:
     def __init__(self, robot: Robot):
         self.robot = robot
         self.simplify = robot.dof <= SMALL
+        self.limit = LIMIT if self.simplify else LIMIT_LARGE
         self.latex_names: dict[sympy.Symbol, str] = {}
         self.text_names: dict[sympy.Symbol, str] = {}
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index

@@ -2,7 +2,7 @@
 
 A printout only reads a Dynamics' record and programs; it derives nothing again. Each value is
 shown in closed form while that stays small (the definitions of the named intermediates are
-substituted up to ``notation.LIMIT`` operations) and otherwise in terms of the named
+substituted up to ``Notation.limit`` operations) and otherwise in terms of the named
 intermediates, which the printout then lists, so a 7-joint arm prints in seconds.
 """
 from __future__ import annotations
@@ -74,7 +74,7 @@ class Printout:
 class Expander:
     """Closed forms of a program's named steps, while they stay below ``limit`` operations."""
 
-    def __init__(self, program, limit: int = LIMIT):
+    def __init__(self, program, limit: int):
         self.closed: dict[sympy.Symbol, sympy.Expr] = {}
         self.named: list = []          # steps kept as names, with their definitions
         for a in program.assignments:
@@ -92,7 +92,7 @@ def printout(dynamics: Dynamics) -> Printout:
     """The derivation of ``dynamics`` by its route, as a Printout."""
     robot = dynamics.robot
     notation = Notation(robot)
-    expand = Expander(dynamics.record.program)
+    expand = Expander(dynamics.record.program, notation.limit)
 
     def show(value):
         return notation.readable(expand(value))
