@@ -160,6 +160,20 @@ def test_missing_compiler_is_a_clear_error(tmp_path, monkeypatch):
         symdyn.compile(tmp_path / "planar2.c", cache=tmp_path / "cache")
 
 
+@needs_gcc
+def test_builds_where_the_compiler_does_not_know_march_native(tmp_path, monkeypatch):
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path)
+    picky = tmp_path / "picky-cc"
+    picky.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = -march=native ] && '
+                     '{ echo "unsupported option $a" >&2; exit 1; }; done\nexec gcc "$@"\n')
+    picky.chmod(0o755)
+    monkeypatch.setenv("CC", str(picky))
+    compiled = symdyn.compile(tmp_path / "planar2.c", cache=tmp_path / "cache")
+    q = np.random.default_rng(2).uniform(-1, 1, (9, 2))
+    assert compiled.gravity_torques(q, np.ones(5)).shape == (9, 2)
+
+
 def test_missing_files_are_a_clear_error(tmp_path):
     (tmp_path / "arm.c").write_text("")
     with pytest.raises(symdyn.BuildError, match="run `symdyn generate ROBOT --lang c`"):

@@ -7,6 +7,7 @@ signatures as the generated Python module, batched in C.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -25,11 +26,12 @@ from .. import __version__
 from ..errors import BuildError
 
 STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
-# The wrapper's lane kernels are built for this machine's vector units. Without contraction into
-# fused multiply-adds a batch gives the single-state function's results bit for bit; without
-# trapping math the branch-free sign() of friction may be evaluated unconditionally, so that
-# the loop vectorises (floating-point exceptions are not used).
-WRAPPER = ("-O2", "-march=native", "-ffp-contract=off", "-fno-trapping-math")
+# Without contraction into fused multiply-adds a batch gives the single-state function's results
+# bit for bit; without trapping math the branch-free sign() of friction may be evaluated
+# unconditionally, so that the lane kernels' loops vectorise (floating-point exceptions are not
+# used). NATIVE builds them for this machine's vector units, where the compiler knows how.
+WRAPPER = ("-O2", "-ffp-contract=off", "-fno-trapping-math")
+NATIVE = "-march=native"
 
 
 def cache_root() -> Path:
@@ -57,19 +59,31 @@ def compile(c_file, *, cache=None):
         raise BuildError(f"cannot build {source}: missing {', '.join(missing)} "
                          "(run `symdyn generate ROBOT --lang c` to make all three)")
     cc = compiler()
+    wrapper = (*WRAPPER, NATIVE) if _accepts(cc, NATIVE) else WRAPPER
     includes = [f"-I{source.parent}", f"-I{sysconfig.get_paths()['include']}",
                 f"-I{numpy.get_include()}"]
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     digest = hashlib.sha256()
-    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *WRAPPER,
+    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *wrapper,
                  *includes]:
         digest.update(part.encode() + b"\0")
     for f in files:
         digest.update(f.read_bytes() + b"\0")
     target = Path(cache or cache_root()) / digest.hexdigest()[:24] / f"{name}{suffix}"
     if not target.exists():
-        _build(cc, files, includes, target)
+        _build(cc, files, includes, wrapper, target)
     return _load(name, target)
+
+
+@functools.lru_cache(maxsize=None)
+def _accepts(cc: str, flag: str) -> bool:
+    """Whether the compiler takes ``flag`` (some do not know -march=native)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe.c"
+        probe.write_text("int main(void) { return 0; }\n")
+        result = subprocess.run([cc, flag, "-c", str(probe), "-o", str(Path(tmp) / "probe.o")],
+                                capture_output=True)
+    return result.returncode == 0
 
 
 def _host() -> str:
@@ -83,12 +97,12 @@ def _host() -> str:
     return platform.machine() + features
 
 
-def _build(cc, files, includes, target: Path):
+def _build(cc, files, includes, wrapper, target: Path):
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         robot_o, wrapper_o, library = (Path(tmp) / n for n in ("robot.o", "wrapper.o", "lib.so"))
         _run([cc, *STRICT, "-fPIC", *includes, "-c", str(files[0]), "-o", str(robot_o)])
-        _run([cc, *WRAPPER, "-fPIC", *includes, "-c", str(files[2]), "-o", str(wrapper_o)])
+        _run([cc, *wrapper, "-fPIC", *includes, "-c", str(files[2]), "-o", str(wrapper_o)])
         _run([cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
         os.replace(library, target)   # atomic: a concurrent build sees all of it or nothing
 
