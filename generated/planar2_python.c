@@ -134,7 +134,8 @@ static inline void planar2_sincos_bounded(double x, double *s, double *c)
 static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[11][LANES], lanes_out[2][LANES];
+    double lanes_in[11][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -216,7 +217,8 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
 static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
                              double *restrict out)
 {
-    double lanes_in[7][LANES], lanes_out[4][LANES];
+    double lanes_in[7][LANES];
+    double lanes_out[4][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -279,7 +281,8 @@ static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_
 static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[9][LANES], lanes_out[4][LANES];
+    double lanes_in[9][LANES];
+    double lanes_out[4][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -366,7 +369,8 @@ static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[7][LANES], lanes_out[2][LANES];
+    double lanes_in[7][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -432,7 +436,8 @@ static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
                                    double *restrict out)
 {
-    double lanes_in[9][LANES], lanes_out[2][LANES];
+    double lanes_in[9][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -506,17 +511,13 @@ static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_
 static int lanes_friction_torques(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[7][LANES], lanes_out[2][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
+    (void)in;
+    (void)step;
     for (lane = 0; lane < LANES; lane++) {
-        for (entry = 0; entry < 2; entry++)
-            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
-        for (entry = 0; entry < 5; entry++)
-            lanes_in[2 + entry][lane] = in[1][lane * step[1] + entry];
-    }
-    for (lane = 0; lane < LANES; lane++) {
-            lanes_out[0][lane] = 0;
+        lanes_out[0][lane] = 0;
         lanes_out[1][lane] = 0;
     }
     for (lane = 0; lane < LANES; lane++) {
@@ -549,7 +550,8 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
 static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
                                      double *restrict out)
 {
-    double lanes_in[13][LANES], lanes_out[2][LANES];
+    double lanes_in[13][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -604,7 +606,8 @@ static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, P
 static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[11][LANES], lanes_out[2][LANES];
+    double lanes_in[11][LANES];
+    double lanes_out[2][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {

@@ -134,7 +134,8 @@ static inline void puma560_linear_sincos_bounded(double x, double *s, double *c)
 static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[78][LANES], lanes_out[6][LANES];
+    double lanes_in[78][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -468,7 +469,8 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
 static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
                              double *restrict out)
 {
-    double lanes_in[66][LANES], lanes_out[36][LANES];
+    double lanes_in[66][LANES];
+    double lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -833,7 +835,8 @@ static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_
 static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[72][LANES], lanes_out[36][LANES];
+    double lanes_in[72][LANES];
+    double lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1884,7 +1887,8 @@ static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[66][LANES], lanes_out[6][LANES];
+    double lanes_in[66][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -2041,7 +2045,8 @@ static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
                                    double *restrict out)
 {
-    double lanes_in[72][LANES], lanes_out[6][LANES];
+    double lanes_in[72][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -2352,17 +2357,13 @@ static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_
 static int lanes_friction_torques(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[66][LANES], lanes_out[6][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
+    (void)in;
+    (void)step;
     for (lane = 0; lane < LANES; lane++) {
-        for (entry = 0; entry < 6; entry++)
-            lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
-        for (entry = 0; entry < 60; entry++)
-            lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
-    }
-    for (lane = 0; lane < LANES; lane++) {
-            lanes_out[0][lane] = 0;
+        lanes_out[0][lane] = 0;
         lanes_out[1][lane] = 0;
         lanes_out[2][lane] = 0;
         lanes_out[3][lane] = 0;
@@ -2399,7 +2400,8 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
 static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
                                      double *restrict out)
 {
-    double lanes_in[72][LANES], lanes_out[6][LANES];
+    double lanes_in[72][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -2407,8 +2409,6 @@ static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *st
             lanes_in[0 + entry][lane] = in[0][lane * step[0] + entry];
         for (entry = 0; entry < 6; entry++)
             lanes_in[6 + entry][lane] = in[1][lane * step[1] + entry];
-        for (entry = 0; entry < 60; entry++)
-            lanes_in[12 + entry][lane] = in[2][lane * step[2] + entry];
     }
     for (lane = 0; lane < LANES; lane++) {
         const double q2 = lanes_in[1][lane];
@@ -2494,7 +2494,8 @@ static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, P
 static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[78][LANES], lanes_out[6][LANES];
+    double lanes_in[78][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {

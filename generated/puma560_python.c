@@ -134,7 +134,8 @@ static inline void puma560_sincos_bounded(double x, double *s, double *c)
 static int lanes_inverse_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[18][LANES], lanes_out[6][LANES];
+    double lanes_in[18][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -357,7 +358,8 @@ static PyObject *py_inverse_dynamics(PyObject *self, PyObject *const *args, Py_s
 static int lanes_mass_matrix(const double *const *in, const npy_intp *step,
                              double *restrict out)
 {
-    double lanes_in[6][LANES], lanes_out[36][LANES];
+    double lanes_in[6][LANES];
+    double lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -535,7 +537,8 @@ static PyObject *py_mass_matrix(PyObject *self, PyObject *const *args, Py_ssize_
 static int lanes_coriolis_matrix(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[12][LANES], lanes_out[36][LANES];
+    double lanes_in[12][LANES];
+    double lanes_out[36][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1064,7 +1067,8 @@ static PyObject *py_coriolis_matrix(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_gravity_torques(const double *const *in, const npy_intp *step,
                                  double *restrict out)
 {
-    double lanes_in[6][LANES], lanes_out[6][LANES];
+    double lanes_in[6][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1144,7 +1148,8 @@ static PyObject *py_gravity_torques(PyObject *self, PyObject *const *args, Py_ss
 static int lanes_nonlinear_effects(const double *const *in, const npy_intp *step,
                                    double *restrict out)
 {
-    double lanes_in[12][LANES], lanes_out[6][LANES];
+    double lanes_in[12][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1334,7 +1339,8 @@ static PyObject *py_nonlinear_effects(PyObject *self, PyObject *const *args, Py_
 static int lanes_friction_torques(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[6][LANES], lanes_out[6][LANES];
+    double lanes_in[6][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1391,7 +1397,8 @@ static PyObject *py_friction_torques(PyObject *self, PyObject *const *args, Py_s
 static int lanes_tool_wrench_torques(const double *const *in, const npy_intp *step,
                                      double *restrict out)
 {
-    double lanes_in[12][LANES], lanes_out[6][LANES];
+    double lanes_in[12][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
@@ -1484,7 +1491,8 @@ static PyObject *py_tool_wrench_torques(PyObject *self, PyObject *const *args, P
 static int lanes_forward_dynamics(const double *const *in, const npy_intp *step,
                                   double *restrict out)
 {
-    double lanes_in[18][LANES], lanes_out[6][LANES];
+    double lanes_in[18][LANES];
+    double lanes_out[6][LANES];
     uint64_t beyond = 0;     /* 64 bits wide like the doubles, for the vectoriser */
     int lane, entry;
     for (lane = 0; lane < LANES; lane++) {
