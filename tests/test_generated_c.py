@@ -5,7 +5,9 @@ import ctypes
 import math
 import shutil
 import subprocess
+import sysconfig
 
+import numpy
 import numpy as np
 import pytest
 import sympy
@@ -13,7 +15,7 @@ from support import ROBOTS, ROOT, assert_close, import_file, pin_model, pin_rnea
 
 import symdyn
 from symdyn.derive import QUANTITIES
-from symdyn.emit.build import STRICT
+from symdyn.emit.build import STRICT, WRAPPER
 from symdyn.emit.printers import CPrinter
 from symdyn.emit.render import body_code
 from symdyn.program import Argument, Assignment, Program
@@ -54,6 +56,12 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
     assert undefined <= {"sin", "cos", "sincos", "sqrt", "fabs"}     # libm only: no malloc
     header = (out / f"{robot.name}.h").read_text()
     assert f"void {robot.name}_inverse_dynamics(const double q[{robot.dof}]" in header
+    wrapper = subprocess.run(
+        ["gcc", *WRAPPER, "-Wall", "-Wextra", "-Werror", "-fPIC", f"-I{out}",
+         f"-I{sysconfig.get_paths()['include']}", f"-I{numpy.get_include()}", "-c",
+         str(out / f"{robot.name}_python.c"), "-o", str(out / "wrapper.o")],
+        capture_output=True, text=True)
+    assert wrapper.returncode == 0, wrapper.stderr
 
 
 @needs_gcc
