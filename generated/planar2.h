@@ -6,7 +6,7 @@
  */
 
 /*
- * C99 with <math.h> only: no heap, no globals, no state. Matrices are row-major.
+ * C99 needing libm only: no heap, no globals, no state. Matrices are row-major.
  * params[] holds the robot's free symbols, in this order: m1, m2, l1, l2, g.
  */
 #ifndef SYMDYN_PLANAR2_H

@@ -6,7 +6,7 @@
  */
 
 /*
- * C99 with <math.h> only: no heap, no globals, no state. Matrices are row-major.
+ * C99 needing libm only: no heap, no globals, no state. Matrices are row-major.
  */
 #ifndef SYMDYN_PUMA560_H
 #define SYMDYN_PUMA560_H
