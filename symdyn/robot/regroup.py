@@ -5,7 +5,7 @@ that axis, moves with link j-1 whatever the angle q_j: the mass M_j, the first m
 the axis, and the inertia YY_j about both x_j and y_j. Moved to link j-1 (from link 1, to the
 fixed base, where it vanishes), it changes no quantity of the dynamics, and the recursion
 carries fewer terms. These are the regroupings of the base inertial parameters (Khalil and
-Dombre, "Modeling, Identification and Control of Robots", 14.4: XXR_j = XX_j - YY_j,
+Dombre, "Modeling, Identification and Control of Robots": XXR_j = XX_j - YY_j,
 MR_{j-1} = M_{j-1} + M_j, ...), done in the general form: the part is carried into frame j-1 by
 the joint's placement. For the PUMA 560, M(q) drops from 252/176 to 128/84 multiplications/
 additions and g(q) from 77/46 to 28/12.
