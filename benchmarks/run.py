@@ -323,11 +323,12 @@ def scaling_svg(points) -> str:
 
     def line(values, colour):
         top = max(values)
-        xy = " ".join(f"{x(n):.1f},{height - bottom - (height - bottom - 20) * v / top:.1f}"
-                      for (n, _, _), v in zip(points, values))
-        return (f'<polyline points="{xy}" fill="none" stroke="{colour}" stroke-width="2"/>'
-                + "".join(f'<circle cx="{c.split(",")[0]}" cy="{c.split(",")[1]}" r="3" '
-                          f'fill="{colour}"/>' for c in xy.split()))
+        xy = [(x(n), height - bottom - (height - bottom - 20) * v / top)
+              for (n, _, _), v in zip(points, values)]
+        polyline = " ".join(f"{px:.1f},{py:.1f}" for px, py in xy)
+        return (f'<polyline points="{polyline}" fill="none" stroke="{colour}" stroke-width="2"/>'
+                + "".join(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>'
+                          for px, py in xy))
 
     times, ops = [t for _, t, _ in points], [o for _, _, o in points]
     ticks = "".join(f'<text x="{x(n):.1f}" y="{height - bottom + 16}" font-size="11" '

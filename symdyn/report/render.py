@@ -75,10 +75,10 @@ def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
     signs, but not inside a matrix, so a long column vector is set one component a row."""
     rows = []
     for e in equations:
-        value = e.value
+        value, printed = e.value, expr(e.value)
         if not (isinstance(value, sympy.MatrixBase) and value.cols == 1
-                and len(expr(value)) > WIDTH):
-            rows.append((lhs(e.lhs), expr(value)))
+                and len(printed) > WIDTH):
+            rows.append((lhs(e.lhs), printed))
             continue
         axes = "xyz" if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)]
         rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
