@@ -5,7 +5,10 @@ and rebuilt node by node from a short whitelist: numbers, ``pi``, names, ``+ - *
 functions ``sqrt``, ``sin`` and ``cos``. Nothing is ever passed to ``eval`` or ``sympify``.
 
 Decimal numbers become exact rationals (``0.4318`` -> ``2159/5000``), so the derivation is exact
-and the printers decide how to write constants.
+and the printers decide how to write constants. Every step is bounded before the next: exponents
+are small numbers, numbers stay within MAX_MAGNITUDE, and a result that is not a finite real
+number (``0**-1``, ``sqrt(-1)``) is refused, so no entry can hang the reader or reach the code
+as ``inf`` or a complex constant.
 
 >>> import sympy
 >>> parse_expression("-l1/2 + 0.25", lambda name: sympy.Symbol(name))
@@ -19,9 +22,11 @@ import operator
 from typing import Callable
 
 import sympy
+from sympy.printing.str import StrPrinter
 
 MAX_LENGTH = 200
 MAX_EXPONENT = 8
+MAX_MAGNITUDE = sympy.Integer(10) ** 30   # of every number, numerator and denominator
 
 FUNCTIONS = {"sqrt": sympy.sqrt, "sin": sympy.sin, "cos": sympy.cos}
 CONSTANTS = {"pi": sympy.pi}
@@ -45,10 +50,37 @@ def number(value: int | float) -> sympy.Expr:
     if isinstance(value, bool):
         raise ExpressionError(f"{value!r} is a boolean, not a number")
     if isinstance(value, int):
-        return sympy.Integer(value)
+        return _bounded(sympy.Integer(value))
     if not math.isfinite(value):
         raise ExpressionError(f"{value!r} is not a finite number")
-    return sympy.Rational(repr(value))
+    return _bounded(sympy.Rational(repr(value)))
+
+
+def as_text(expr: sympy.Expr) -> str:
+    """An expression as a robot file writes it: the file's decimals as decimals.
+
+    >>> as_text(sympy.Rational("0.4318")), as_text(sympy.Rational(1, 3) + sympy.Symbol("l1"))
+    ('0.4318', 'l1 + 1/3')
+    """
+    return _FilePrinter().doprint(expr)
+
+
+class _FilePrinter(StrPrinter):
+    def _print_Rational(self, expr):
+        p, q = int(expr.p), int(expr.q)
+        twos, fives = _multiplicity(q, 2), _multiplicity(q, 5)
+        if q != 2**twos * 5**fives:           # not a finite decimal: 1/3
+            return super()._print_Rational(expr)
+        places = max(twos, fives)
+        digits = str(abs(p) * 10**places // q).rjust(places + 1, "0")
+        return ("-" if p < 0 else "") + digits[:-places] + "." + digits[-places:]
+
+
+def _multiplicity(n: int, factor: int) -> int:
+    count = 0
+    while n % factor == 0:
+        n, count = n // factor, count + 1
+    return count
 
 
 def parse_expression(value, resolve: Callable[[str], sympy.Expr]) -> sympy.Expr:
@@ -66,6 +98,11 @@ def parse_expression(value, resolve: Callable[[str], sympy.Expr]) -> sympy.Expr:
         raise ExpressionError("empty expression")
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"expression longer than {MAX_LENGTH} characters")
+    if not text.isascii():
+        # Python would read a fullwidth "ｌ1" as "l1": names are ASCII, so nothing is guessed.
+        odd = next(ch for ch in text if not ch.isascii())
+        raise ExpressionError(f"{text!r} holds the non-ASCII character {odd!r} "
+                              f"(U+{ord(odd):04X}); names and numbers are ASCII")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
@@ -88,14 +125,14 @@ class _Builder:
                 raise ExpressionError(f"{node.id} is a function; call it, as in {node.id}(x)")
             return self.resolve(node.id)
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](self.visit(node.operand))
+            return _bounded(_UNARY[type(node.op)](self.visit(node.operand)))
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
             left, right = self.visit(node.left), self.visit(node.right)
             if isinstance(node.op, ast.Pow):
                 self._check_exponent(right)
             if isinstance(node.op, ast.Div) and right == 0:
                 raise ExpressionError(f"division by zero in {self.text!r}")
-            return _BINARY[type(node.op)](left, right)
+            return _bounded(_BINARY[type(node.op)](left, right))
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -103,7 +140,7 @@ class _Builder:
             and len(node.args) == 1
             and not node.keywords
         ):
-            return FUNCTIONS[node.func.id](self.visit(node.args[0]))
+            return _bounded(FUNCTIONS[node.func.id](self.visit(node.args[0])))
         raise ExpressionError(
             f"{self.text!r}: {_describe(node)} is not allowed; use numbers, pi, parameter names, "
             f"+ - * / **, and {', '.join(sorted(FUNCTIONS))}(...)"
@@ -114,6 +151,32 @@ class _Builder:
         # Bounded so that a robot file cannot ask for 9**9**9.
         if not (exponent.is_Rational and abs(exponent) <= MAX_EXPONENT):
             raise ExpressionError(f"exponents must be numbers of size at most {MAX_EXPONENT}")
+
+
+def _bounded(value: sympy.Expr) -> sympy.Expr:
+    """``value``, if it is a finite real number of bounded size or an expression whose powers
+    stay small (``((l1 + 1)**8)**8`` is ``(l1 + 1)**64``); else ExpressionError."""
+    if value.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
+        raise ExpressionError("the value is not finite (a division by zero?)")
+    if value.has(sympy.I):
+        raise ExpressionError(f"{value} is not a real number")
+    for number in value.atoms(sympy.Rational):
+        if abs(number.p) > MAX_MAGNITUDE or number.q > MAX_MAGNITUDE:
+            raise ExpressionError(f"a number beyond the limit of 1e30 (in {_short(value)})")
+    for power in value.atoms(sympy.Pow):
+        if power.exp.is_Rational and abs(power.exp) > MAX_EXPONENT:
+            raise ExpressionError(f"exponents must be numbers of size at most {MAX_EXPONENT} "
+                                  f"(in {_short(value)})")
+    if value.is_number and not value.is_Rational:
+        magnitude = abs(complex(value.evalf(20)))
+        if not magnitude <= MAX_MAGNITUDE:
+            raise ExpressionError(f"{_short(value)} is beyond the limit of 1e30")
+    return value
+
+
+def _short(value) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _describe(node) -> str:

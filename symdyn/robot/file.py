@@ -2,13 +2,20 @@
 
 The YAML is composed into nodes first so that each value keeps its line; every problem is
 reported as ``file:line: field: what is wrong (expected ...)``. Unknown keys are errors too:
-a misspelt ``intertia`` must not silently become a massless link.
+a misspelt ``intertia`` must not silently become a massless link, nor a misspelt parameter a
+free symbol (a parameter nobody uses is an error). Only a regular file of bounded size is read,
+with YAML 1.2's rules for numbers (``1:30`` is text, not 90; ``017`` is 17), no tags, and
+bounded nesting; its numeric data must be physically possible (see validity.py).
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import keyword
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,27 +23,35 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
-from .expr import ExpressionError, parse_expression
+from .expr import CONSTANTS, FUNCTIONS, ExpressionError, number, parse_expression
+from .validity import actuator_problem, body_problem
 
 NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 PARAMETER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-# Names the generated code uses for itself, in Python and C, and the joint variables.
-RESERVED = (
-    set(keyword.kwlist)
-    | {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-       "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-       "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-       "typedef", "union", "unsigned", "void", "volatile", "while"}
-    | {"np", "numpy", "math", "q", "qd", "qdd", "tau", "params", "out", "pi", "sqrt", "sin",
-       "cos", "fabs", "sign", "pow"}
-    | {"step", "lane", "entry", "lanes_in", "lanes_out", "beyond", "LANES"}   # C lane kernels
-)
-JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # inputs of the generated code
+# Names a parameter cannot have: Python's keywords (an expression could not name it) and the
+# expressions' own words. The generated code gives parameters identifiers of its own (p_<name>),
+# so C's keywords, macros and the templates' names are free to use.
+RESERVED = set(keyword.kwlist) | set(FUNCTIONS) | set(CONSTANTS)
+# A robot's header is <name>.h: it must not hide a C library header from a build that puts the
+# generated folder on the include path (-I).
+C_HEADERS = {"assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "iso646",
+             "limits", "locale", "math", "setjmp", "signal", "stdalign", "stdarg", "stdatomic",
+             "stdbool", "stddef", "stdint", "stdio", "stdlib", "stdnoreturn", "string", "tgmath",
+             "threads", "time", "uchar", "wchar", "wctype", "unistd", "fcntl", "pthread", "alloca",
+             "malloc", "memory", "strings", "sched", "termios"}
+JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # the derivation's own symbols
 CONVENTIONS = ("standard", "modified")
+DH_COLUMNS = ("a", "alpha", "d", "theta")
 JOINTS = ("revolute", "prismatic")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
-TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload"}
+MAX_FILE_BYTES = 1 << 20
+MAX_DEPTH = 6          # a robot file nests 3 deep (links, a link, its inertia)
+MAX_LINKS = 64
+MAX_INTEGER_DIGITS = 30
+
+TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
+            "allow_inconsistent_inertia"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin"} | ACTUATOR_KEYS
@@ -92,15 +107,13 @@ class RobotSpec:
     path: str
     digest: str  # sha256 of the file's bytes: generated files say which version they came from
     payload: PayloadSpec | None = None
+    warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
 
 
 def load_robot_spec(path) -> RobotSpec:
     """Read and validate a robot file; raise RobotFileError naming the file, line and field."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    raw = _read(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -108,21 +121,57 @@ def load_robot_spec(path) -> RobotSpec:
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
 
 
-def _display_path(path: Path) -> str:
-    """The path relative to the working folder where it lies below it, so that generated headers
-    read ``robots/puma560.yaml`` however the file was named on the command line."""
+def _read(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES. Opened without blocking, so that
+    a FIFO or a device is refused instead of read forever."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RobotFileError(path, "is not a regular file", expected="a YAML robot file")
+        try:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise RobotFileError(path, f"the file is larger than {MAX_FILE_BYTES >> 10} KiB",
+                             expected="a robot file")
+    return raw
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.2's core schema for plain scalars: true/false, null, decimal, 0o and 0x integers,
+    floats; everything else is text (YAML 1.1's yes/no, 1:30 and 017 are not numbers here)."""
+
+
+_Loader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+        ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+        ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
+        ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+                  r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", "-+.0123456789"),
+        ("null", r"~|null|Null|NULL|", ["~", "n", "N", ""])):
+    _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}",
+                                  re.compile(f"^(?:{_pattern})$"), list(_first))
+TAGS = {f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "null", "str", "seq", "map")}
+# What YAML itself cannot read: control characters other than tab and line ends.
+NOT_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
+                           "\U00010000-\U0010FFFF]")
 
 
 class _Reader:
     def __init__(self, path: Path, text: str):
         self.path = path
         self.text = text
-        self.values: dict[str, sympy.Expr] = {}   # parameters given a value
+        self.values: dict[str, sympy.Expr] = {}   # parameters given a value, once read
         self.free: dict[str, sympy.Symbol] = {}   # names used without a value, in order
+        self.given: dict[str, tuple] = {}         # parameter -> (key node, value node)
+        self.reading: list[str] = []              # parameters being read (a chain of references)
+        self.used: set[str] = set()               # names an expression has read
+        self.lenient = False                      # inconsistent inertia: a warning, not an error
+        self.warnings: list[str] = []
 
     # -- errors ------------------------------------------------------------------------------
     def error(self, message, node=None, field=None, expected=None):
@@ -131,41 +180,72 @@ class _Reader:
 
     # -- YAML structure ----------------------------------------------------------------------
     def spec(self, digest) -> RobotSpec:
-        try:
-            loader = yaml.SafeLoader(self.text)
-            try:
-                root = loader.get_single_node()
-            finally:
-                loader.dispose()
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = None if mark is None else mark.line + 1
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise RobotFileError(self.path, f"not valid YAML: {problem}", line=line) from None
+        root = self.compose()
         if root is None:
             raise RobotFileError(self.path, "the file is empty", expected="a robot description")
         top = self.mapping(root, "the file", TOP_KEYS)
 
         name = self.scalar_str(self.require(top, "name", root), "name")
-        if not NAME.match(name) or keyword.iskeyword(name):
+        if not NAME.match(name) or keyword.iskeyword(name) or name in C_HEADERS:
             raise self.error(f"{name!r} is not a valid robot name", top["name"], "name",
-                             "lower-case letters, digits and _, starting with a letter, and not "
-                             "a Python keyword (the name is the generated module's)")
+                             "lower-case letters, digits and _, starting with a letter, neither "
+                             "a Python keyword nor a C library header's name (the name is the "
+                             "generated module's and header's)")
         source = self.scalar_str(top["source"], "source") if "source" in top else ""
         convention = self.choice(self.require(top, "convention", root), "convention", CONVENTIONS)
+        if "allow_inconsistent_inertia" in top:
+            self.lenient = self.flag(top["allow_inconsistent_inertia"],
+                                     "allow_inconsistent_inertia")
         if "parameters" in top:
             self.read_parameters(top["parameters"])
         gravity = (self.vector(top["gravity"], "gravity", 3) if "gravity" in top
-                   else tuple(parse_expression(g, self.resolve) for g in DEFAULT_GRAVITY))
+                   else tuple(number(g) for g in DEFAULT_GRAVITY))
         links_node = self.require(top, "links", root)
         if not isinstance(links_node, yaml.SequenceNode) or not links_node.value:
             raise self.error("must be a non-empty list of links", links_node, "links",
                              "one entry per joint, base to tip")
+        if len(links_node.value) > MAX_LINKS:
+            raise self.error(f"{len(links_node.value)} links are more than symdyn derives "
+                             f"({MAX_LINKS})", links_node, "links")
         links = tuple(self.link(node, i) for i, node in enumerate(links_node.value))
         payload = self.payload(top["payload"]) if "payload" in top else None
+        self.check_all_parameters_used()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
-                         path=_display_path(self.path), digest=digest, payload=payload)
+                         path=str(self.path), digest=digest, payload=payload,
+                         warnings=tuple(self.warnings))
+
+    def compose(self):
+        """The document's root node, after checks that keep composing it cheap and its errors
+        one line: printable characters, nesting at most MAX_DEPTH deep, no YAML tags."""
+        bad = NOT_PRINTABLE.search(self.text)
+        if bad:
+            line = self.text.count("\n", 0, bad.start()) + 1
+            raise RobotFileError(self.path, f"the control character U+{ord(bad.group()):04X} "
+                                 "cannot stand in a robot file", line=line)
+        try:
+            depth = 0
+            for event in yaml.parse(self.text, Loader=_Loader):
+                tag = getattr(event, "tag", None)
+                if tag not in (None, "!") and tag not in TAGS:
+                    raise self.error(f"the YAML tag {tag!r} is not allowed", event)
+                if isinstance(event, yaml.CollectionStartEvent):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        raise self.error(f"lists and mappings nest deeper than {MAX_DEPTH}",
+                                         event, expected="a robot file's structure")
+                elif isinstance(event, yaml.CollectionEndEvent):
+                    depth -= 1
+            loader = _Loader(self.text)
+            try:
+                return loader.get_single_node()
+            finally:
+                loader.dispose()
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = None if mark is None else mark.line + 1
+            problem = getattr(exc, "problem", None) or exc
+            raise RobotFileError(self.path, f"not valid YAML: {problem}", line=line) from None
 
     def mapping(self, node, field, allowed) -> dict[str, yaml.Node]:
         if not isinstance(node, yaml.MappingNode):
@@ -175,7 +255,9 @@ class _Reader:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             where = key if field == "the file" else f"{field}.{key}"
             if key not in allowed:
-                raise self.error(f"unknown key {key!r}", key_node, where if key else field,
+                named = key is not None and PARAMETER_NAME.match(key)
+                raise self.error(f"unknown key {key!r}", key_node,
+                                 where if named else (None if field == "the file" else field),
                                  "one of " + ", ".join(sorted(allowed)))
             if key in out:
                 raise self.error(f"{key!r} is given twice", key_node, where)
@@ -188,15 +270,27 @@ class _Reader:
         return mapping[key]
 
     def scalar(self, node, field):
+        """A scalar's value by YAML 1.2's core schema: bool, int, float, None or str."""
         if not isinstance(node, yaml.ScalarNode):
             raise self.error("must be a single value, not a list or mapping", node, field)
-        loader = yaml.SafeLoader("")
+        kind, text = node.tag.rsplit(":", 1)[-1], node.value
         try:
-            return loader.construct_object(node)
-        except yaml.YAMLError as exc:
-            raise self.error(f"unreadable value: {exc}", node, field) from None
-        finally:
-            loader.dispose()
+            if kind == "int":
+                if len(text) > MAX_INTEGER_DIGITS:
+                    raise ValueError(f"an integer of more than {MAX_INTEGER_DIGITS} digits")
+                base = {"0o": 8, "0x": 16}.get(text[:2], 10)
+                return int(text[2:] if base != 10 else text, base)
+            if kind == "float":     # .inf and .nan are read, to be refused as not finite
+                special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf,
+                           ".nan": math.nan}
+                return special[text.lower()] if text.lower() in special else float(text)
+        except ValueError as exc:
+            raise self.error(f"{text!r} is not a number: {exc}", node, field) from None
+        if kind == "bool":
+            return text.lower() == "true"
+        if kind == "null":
+            return None
+        return text
 
     def scalar_str(self, node, field) -> str:
         value = self.scalar(node, field)
@@ -210,18 +304,37 @@ class _Reader:
             raise self.error(f"{value!r} is not known", node, field, " or ".join(options))
         return value
 
-    # -- expressions -------------------------------------------------------------------------
+    def flag(self, node, field) -> bool:
+        value = self.scalar(node, field)
+        if not isinstance(value, bool):
+            raise self.error(f"{value!r} is not true or false", node, field, "true or false")
+        return value
+
+    # -- expressions and parameters ------------------------------------------------------------
     def resolve(self, name: str) -> sympy.Expr:
+        """What a name in an expression stands for: a parameter's value (read the first time it
+        is asked for, so parameters may refer to each other in any order) or a free symbol."""
+        self.used.add(name)
         if name in self.values:
             return self.values[name]
+        if name in self.given and name not in self.free:
+            if name in self.reading:
+                chain = " -> ".join(self.reading[self.reading.index(name):] + [name])
+                raise ExpressionError(f"the parameters refer to each other in a circle: {chain}")
+            self.reading.append(name)
+            key_node, value_node = self.given[name]
+            value = self.values[name] = self.expression(value_node, f"parameters.{name}")
+            self.reading.pop()
+            return value
         self.check_parameter_name(name)
         return self.free.setdefault(name, sympy.Symbol(name))
 
-    def check_parameter_name(self, name, node=None, field=None):
+    def check_parameter_name(self, name):
         if not PARAMETER_NAME.match(name):
             raise ExpressionError(f"{name!r} is not a valid parameter name")
         if name in RESERVED or JOINT_VARIABLE.match(name):
-            raise ExpressionError(f"{name!r} is reserved for the generated code; rename it")
+            raise ExpressionError(f"{name!r} is reserved (a keyword, an expression's word or a "
+                                  "joint variable); rename it")
 
     def expression(self, node, field) -> sympy.Expr:
         value = self.scalar(node, field)
@@ -237,22 +350,31 @@ class _Reader:
         return tuple(self.expression(item, f"{field}[{k}]") for k, item in enumerate(node.value))
 
     def read_parameters(self, node):
+        """Takes note of the parameters; their values are read when an expression uses them."""
         if not isinstance(node, yaml.MappingNode):
             raise self.error("must be a mapping of names to values", node, "parameters",
                              "for example {l1: 0.5, m1: null}")
         for key_node, value_node in node.value:
             name = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
-            field = f"parameters.{name}"
+            field = f"parameters.{name}" if PARAMETER_NAME.match(name) else "parameters"
             try:
                 self.check_parameter_name(name)
             except ExpressionError as exc:
                 raise self.error(str(exc), key_node, field) from None
-            if name in self.values or name in self.free:
+            if name in self.given:
                 raise self.error(f"{name!r} is given twice", key_node, field)
+            self.given[name] = (key_node, value_node)
             if self.scalar(value_node, field) is None:   # declared free: fixes its order
                 self.free[name] = sympy.Symbol(name)
-            else:
-                self.values[name] = self.expression(value_node, field)
+
+    def check_all_parameters_used(self):
+        for name, (key_node, _) in self.given.items():
+            if name not in self.used:
+                others = sorted(self.used - set(self.given)) or sorted(self.used)
+                close = difflib.get_close_matches(name, others, n=1, cutoff=0.5)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise self.error(f"the parameter {name!r} is given but never used{hint}",
+                                 key_node, f"parameters.{name}")
 
     # -- links -------------------------------------------------------------------------------
     def link(self, node, index) -> LinkSpec:
@@ -267,17 +389,31 @@ class _Reader:
         if com_form and origin_form:
             raise self.error("give either com and inertia, or first_moment and inertia_origin, "
                              "not both", node, field)
-        inertial = {}
-        for key, length in (("com", 3), ("inertia", 6)) if not origin_form else \
-                (("first_moment", 3), ("inertia_origin", 6)):
-            inertial[key] = (self.vector(keys[key], f"{field}.{key}", length) if key in keys
-                             else (sympy.Integer(0),) * length)
+        pair = ("first_moment", "inertia_origin") if origin_form else ("com", "inertia")
+        inertial = {key: (self.vector(keys[key], f"{field}.{key}", length) if key in keys
+                          else (sympy.Integer(0),) * length)
+                    for key, length in zip(pair, (3, 6))}
+        self.check_body(values["mass"], *inertial.values(), origin_form,
+                        keys.get(pair[1], keys.get(pair[0], keys["mass"])), field)
         actuator = {key: self.expression(keys[key], f"{field}.{key}")
                     for key in ("motor_inertia", "gear_ratio", "viscous_friction") if key in keys}
         if "coulomb_friction" in keys:
             actuator["coulomb_friction"] = self.vector(keys["coulomb_friction"],
                                                        f"{field}.coulomb_friction", 2)
+        for key, value in actuator.items():
+            problem = actuator_problem(key, value)
+            if problem:
+                raise self.error(problem, keys[key], f"{field}.{key}")
         return LinkSpec(joint=joint, **values, **inertial, **actuator)
+
+    def check_body(self, mass, vector, inertia, origin_form, node, field):
+        problem = body_problem(mass, vector, inertia, about_origin=origin_form)
+        if problem and self.lenient:
+            self.warnings.append(str(self.error(f"{problem} (allowed by "
+                                                "allow_inconsistent_inertia)", node, field)))
+        elif problem:
+            raise self.error(problem, node, field, "a rigid body's inertial data (or, for "
+                             "published data that is not, allow_inconsistent_inertia: true)")
 
     def payload(self, node) -> PayloadSpec:
         keys = self.mapping(node, "payload", PAYLOAD_KEYS)
@@ -286,4 +422,5 @@ class _Reader:
                else (sympy.Integer(0),) * 3)
         inertia = (self.vector(keys["inertia"], "payload.inertia", 6) if "inertia" in keys
                    else (sympy.Integer(0),) * 6)
+        self.check_body(mass, com, inertia, False, keys.get("inertia", keys["mass"]), "payload")
         return PayloadSpec(mass, com, inertia)
