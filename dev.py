@@ -50,7 +50,7 @@ DEMO = """
 import numpy as np, symdyn, generated.puma560 as p
 q, qd, qdd = np.zeros(6), np.zeros(6), np.zeros(6)
 print("tau at rest, from the Python module:", p.inverse_dynamics(q, qd, qdd).round(4))
-c = symdyn.compile("generated/puma560.c")
+c = symdyn.compile("robots/puma560.yaml")
 print("the same from the compiled C:       ", c.inverse_dynamics(q, qd, qdd).round(4))
 print("M(q) diagonal:", np.diag(c.mass_matrix(q)).round(4))
 """

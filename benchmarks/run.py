@@ -234,8 +234,7 @@ def section_python(robots):
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
             dynamics = symdyn.newton_euler(robot)
-            symdyn.generate(dynamics, "c", tmp, quantities=TAU)
-            compiled = symdyn.compile(Path(tmp) / f"{robot.name}.c", cache=Path(tmp) / "cache")
+            compiled = symdyn.compile(dynamics, quantities=TAU, cache=Path(tmp) / "cache")
             numpy_module = python_module(dynamics, quantities=TAU)
             model = pinocchio_model(robot.spec)
             data = model.createData()

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from .version import __version__
 from .check import TOLERANCE
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
+from .emit import compile as compile_c
 from .emit import generate as generate_files
 from .emit.backends import BACKENDS
-from .emit.build import compile as compile_c
 from .emit.render import write_files
 from .errors import SymdynError
 from .program import op_count, optimize
@@ -45,9 +45,12 @@ METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
 
 def _load(robot_file):
     try:
-        return load_robot(robot_file)
+        robot = load_robot(robot_file)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
+    for warning in robot.spec.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    return robot
 
 
 def _derive(robot_file, progress, method="newton-euler"):
@@ -99,9 +102,13 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)
         if build:
-            progress("compiling the C code and its Python wrapper")
-            module = compile_c(next(p for p in paths if p.name == f"{robot.name}.c"))
-            progress(f"built {module.__file__}")
+            module = compile_c(dynamics, quantities=quantities or None, values=values,
+                               progress=progress)
+            paths.append(Path(module.__file__))
+            progress(f"built the Python extension {module.__file__}; in Python, "
+                     f"symdyn.compile({str(robot_file)!r}"
+                     + (", ..." if quantities or values else "")
+                     + ") imports it (from the cache, without building again)")
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     progress("done")

@@ -31,7 +31,7 @@ def test_batch_equals_one_state_at_a_time(puma):
     assert batch.shape == (7, 6)
     singles = np.array([puma.inverse_dynamics(*state) for state in zip(q, qd, qdd)])
     np.testing.assert_array_equal(batch, singles)
-    # one state broadcast against a batch
+    # one state applies to every state of a batch
     np.testing.assert_array_equal(puma.inverse_dynamics(q[0], qd, qdd[0])[3],
                                   puma.inverse_dynamics(q[0], qd[3], qdd[0]))
 
@@ -40,6 +40,8 @@ def test_batch_equals_one_state_at_a_time(puma):
     ((np.zeros(5), np.zeros(6), np.zeros(6)), "q must have shape (6,) or (N, 6)"),
     ((np.zeros(6), np.zeros((2, 3, 6)), np.zeros(6)), "qd must have shape"),
     ((np.zeros((2, 6)), np.zeros((3, 6)), np.zeros(6)), "different numbers of states"),
+    ((np.zeros((1, 6)), np.zeros((3, 6)), np.zeros(6)), "different numbers of states"),
+    (([0] * 6, [[0] * 6, [0] * 5], np.zeros(6)), "qd must have shape"),
 ])
 def test_wrong_shapes_are_refused_clearly(puma, args, words):
     with pytest.raises(ValueError) as info:
@@ -53,7 +55,8 @@ def test_module_needs_numpy_only_and_says_where_it_came_from():
                if isinstance(node, (ast.Import, ast.ImportFrom))
                for alias in getattr(node, "names", [])}
     assert imports == {"numpy"}
-    assert "Do not edit" in text and "robots/puma560.yaml" in text and "symdyn 0.1.0" in text
+    assert "Do not edit" in text and "from puma560.yaml" in text and "symdyn 0.1.0" in text
+    assert "Gravity, fixed in the code: [0, 0, -9.81]" in text and "0.4318" in text
 
 
 def test_generated_module_imports_from_the_repository():

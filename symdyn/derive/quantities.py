@@ -16,7 +16,6 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.program import Argument, Program
-from ..robot.file import RESERVED
 from ..robot.model import Robot
 
 
@@ -72,10 +71,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     """The program of one quantity; ``steps`` receives inverse dynamics' recorded equations."""
     quantity = QUANTITIES[name]
     inputs = _inputs(robot, quantity.inputs)
-    taken = RESERVED | {str(s) for arg in inputs for s in arg.values}
-    # The output array keeps its book name (g, M, ...) unless a parameter already has it.
-    output = quantity.output if quantity.output not in taken else f"{quantity.output}_out"
-    b = ProgramBuilder(reserved=taken | {output})
+    output = quantity.output
+    b = ProgramBuilder(reserved={output} | {str(s) for arg in inputs for s in arg.values})
     n = robot.dof
     zeros = [sympy.Integer(0)] * n
     qd, qdd, tau = list(robot.qd), list(robot.qdd), list(_tau_symbols(robot))

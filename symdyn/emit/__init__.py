@@ -1,6 +1,7 @@
 """Emitters: optimized programs -> Python and C files through Jinja templates."""
 from __future__ import annotations
 
+import builtins
 import types
 from pathlib import Path
 from typing import Callable
@@ -8,9 +9,13 @@ from typing import Callable
 import sympy
 
 from ..derive.dynamics import Dynamics
+from ..derive.newton_euler import newton_euler
 from ..errors import EmitError
 from ..program.passes import optimize
+from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
+from . import build
+from .backends import WRAPPER
 from .render import backend, module_code, render, write_files
 
 
@@ -46,8 +51,29 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     programs = _optimized(dynamics, quantities, values, progress)
     (text,) = render(module_code(dynamics.robot, programs, chosen, values), chosen).values()
     module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
-    exec(compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
+    exec(builtins.compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
     return module
+
+
+def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
+    """The generated C, compiled with its CPython wrapper and imported: a module with the
+    Python module's functions, whose batches run through vectorised C.
+
+    ``robot`` is a Dynamics or a robot file (derived by Newton-Euler). The C is exactly what
+    ``generate(..., "c")`` writes with the same ``quantities`` and ``values``; the build is
+    cached by content (see ``build.cache_root``), so a second call only loads it.
+    """
+    progress = progress or (lambda message: None)
+    dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
+    chosen = backend("c")
+    values = resolve_values(dynamics.robot, values or {})
+    programs = _optimized(dynamics, quantities, values, progress)
+    module = module_code(dynamics.robot, programs, chosen, values)
+    source = render(module, chosen)
+    extension = build.extension_name(module.name, source)
+    wrapper = render(module, chosen, WRAPPER, extension=extension)
+    progress("compiling the C code and its Python wrapper")
+    return build.build(module.name, source, wrapper, cache=cache)
 
 
 def _optimized(dynamics, quantities, values, progress):
@@ -81,4 +107,4 @@ def _no_names(name):
     raise ExpressionError(f"{name!r}: a value must be a number (or pi)")
 
 
-__all__ = ["generate", "python_module"]
+__all__ = ["compile", "generate", "python_module"]

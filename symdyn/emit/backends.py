@@ -1,9 +1,32 @@
-"""One backend per language: its printer and the templates that make its files."""
+"""One backend per language: its printer, the templates that make its files, and how it shows
+text from a robot file (a file name, a ``source`` line) so that the text stays text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .printers import CPrinter, PythonPrinter
+
+
+def _one_ascii_line(text: str) -> str:
+    """Whitespace runs (newlines, Unicode separators) as one space; anything else that is not
+    printable ASCII as a backslash escape, so nothing can end a line or hide in one."""
+    text = " ".join(text.split())
+    return "".join(ch if " " <= ch <= "~" else ch.encode("ascii", "backslashreplace").decode()
+                   if ord(ch) > 127 else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def c_comment_text(text: str) -> str:
+    """``text`` inside a C comment: it can neither close the comment nor open one (-Wcomment),
+    nor form a trigraph (which -std=c99 reads)."""
+    text = _one_ascii_line(text)
+    return text.replace("*/", "*\\/").replace("/*", "/\\*").replace("??", "?\\?")
+
+
+def python_docstring_text(text: str) -> str:
+    """``text`` inside a (non-raw) triple-quoted Python string: backslashes and quotes escaped,
+    so it can neither end the string nor make an invalid escape such as ``\\N``."""
+    return _one_ascii_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 @dataclass(frozen=True)
@@ -11,10 +34,14 @@ class Backend:
     lang: str
     printer: type
     files: tuple[tuple[str, str], ...]   # (template, output file name with {name})
+    text: Callable[[str], str]           # robot-file text made inert in a comment
 
 
 BACKENDS = {
-    "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),)),
-    "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
-                                 ("c/python.c.j2", "{name}_python.c"))),
+    "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
+                      python_docstring_text),
+    "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
+                 c_comment_text),
 }
+# The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
+WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

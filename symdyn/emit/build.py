@@ -1,9 +1,10 @@
 """Compile generated C into a Python extension module, cached by content.
 
-``compile("generated/puma560.c")`` builds ``puma560.c`` (with the strict flags its users compile
-it with) and its CPython wrapper ``puma560_python.c`` into one shared object, stores it under a
-hash of everything that went into it, and imports it. The module has the same functions and
-signatures as the generated Python module, batched in C.
+``build(files, name)`` compiles a robot's ``<name>.c`` (with the strict flags its users compile it
+with) and its CPython wrapper into one shared object, stores it under a hash of everything that
+went into it, and loads it under a name of its own (``_symdyn_<robot>_<hash>``), so that it never
+replaces a module of the robot's name in ``sys.modules``. No ``-I`` names the build folder: a
+robot called ``math`` cannot hide ``<math.h>``.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from pathlib import Path
 
 import numpy
 
-from .. import __version__
 from ..errors import BuildError
+from ..version import __version__
 
 STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
 # Without contraction into fused multiply-adds a batch gives the single-state function's results
@@ -32,11 +33,13 @@ STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
 # used). NATIVE builds them for this machine's vector units, where the compiler knows how.
 WRAPPER = ("-O2", "-ffp-contract=off", "-fno-trapping-math")
 NATIVE = "-march=native"
+CACHE_VARIABLE = "SYMDYN_CACHE"
 
 
 def cache_root() -> Path:
-    if "SYMDYN_CACHE" in os.environ:
-        return Path(os.environ["SYMDYN_CACHE"])
+    """$SYMDYN_CACHE, else symdyn/ in the user's cache folder ($XDG_CACHE_HOME or ~/.cache)."""
+    if os.environ.get(CACHE_VARIABLE):
+        return Path(os.environ[CACHE_VARIABLE])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "symdyn"
 
@@ -49,30 +52,33 @@ def compiler() -> str:
     return cc
 
 
-def compile(c_file, *, cache=None):
-    """Build (or reuse) and import the extension module for a generated ``<name>.c``."""
-    source = Path(c_file)
-    name = source.stem
-    files = [source, source.with_suffix(".h"), source.with_name(f"{name}_python.c")]
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise BuildError(f"cannot build {source}: missing {', '.join(missing)} "
-                         "(run `symdyn generate ROBOT --lang c` to make all three)")
+def build(robot: str, source: dict[str, str], wrapper: dict[str, str], *, cache=None):
+    """Build (or reuse) and load the extension module of a robot's rendered C files.
+
+    ``source`` holds ``<robot>.c`` and ``<robot>.h`` as ``--lang c`` writes them, ``wrapper``
+    the CPython wrapper, rendered for the module name ``extension_name(robot, source)``.
+    """
     cc = compiler()
-    wrapper = (*WRAPPER, NATIVE) if _accepts(cc, NATIVE) else WRAPPER
-    includes = [f"-I{source.parent}", f"-I{sysconfig.get_paths()['include']}",
-                f"-I{numpy.get_include()}"]
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    flags = (*WRAPPER, NATIVE) if _accepts(cc, NATIVE) else WRAPPER
+    includes = (f"-I{sysconfig.get_paths()['include']}", f"-I{numpy.get_include()}")
     digest = hashlib.sha256()
-    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *wrapper,
-                 *includes]:
-        digest.update(part.encode() + b"\0")
-    for f in files:
-        digest.update(f.read_bytes() + b"\0")
-    target = Path(cache or cache_root()) / digest.hexdigest()[:24] / f"{name}{suffix}"
+    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *flags,
+                 *includes, *sorted({**source, **wrapper}.items())]:
+        for text in (part if isinstance(part, tuple) else (part,)):
+            digest.update(text.encode() + b"\0")
+    name = extension_name(robot, source)
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    root = Path(cache or cache_root())
+    target = root / digest.hexdigest()[:24] / f"{name}{suffix}"
     if not target.exists():
-        _build(cc, files, includes, wrapper, target)
+        _build(cc, robot, source, wrapper, includes, flags, root, target)
     return _load(name, target)
+
+
+def extension_name(robot: str, source: dict[str, str]) -> str:
+    """The module's own name: the robot's, made unique by the code it holds."""
+    digest = hashlib.sha256("\0".join(source[k] for k in sorted(source)).encode())
+    return f"_symdyn_{robot}_{digest.hexdigest()[:12]}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -97,14 +103,34 @@ def _host() -> str:
     return platform.machine() + features
 
 
-def _build(cc, files, includes, wrapper, target: Path):
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        robot_o, wrapper_o, library = (Path(tmp) / n for n in ("robot.o", "wrapper.o", "lib.so"))
-        _run([cc, *STRICT, "-fPIC", *includes, "-c", str(files[0]), "-o", str(robot_o)])
-        _run([cc, *wrapper, "-fPIC", *includes, "-c", str(files[2]), "-o", str(wrapper_o)])
-        _run([cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
-        os.replace(library, target)   # atomic: a concurrent build sees all of it or nothing
+def _build(cc, robot, source, wrapper, includes, flags, root: Path, target: Path):
+    """Compile in a temporary folder of the cache; only a finished module is moved into place,
+    so a failed build leaves the cache as it was (no empty folders)."""
+    created = [p for p in (root, *root.parents) if not p.exists()]
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=root, prefix=".build-") as tmp:
+            folder = Path(tmp)
+            for name, text in {**source, **wrapper}.items():
+                (folder / name).write_text(text, encoding="utf-8")
+            (wrapper_c,) = wrapper
+            robot_o, wrapper_o, library = (folder / n for n in ("robot.o", "wrapper.o", "lib.so"))
+            _run([cc, *STRICT, "-fPIC", "-c", str(folder / f"{robot}.c"), "-o", str(robot_o)])
+            _run([cc, *flags, "-fPIC", *includes, "-c", str(folder / wrapper_c),
+                  "-o", str(wrapper_o)])
+            _run([cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
+            target.parent.mkdir(exist_ok=True)
+            os.replace(library, target)   # atomic: a concurrent build sees all of it or nothing
+    except OSError as exc:
+        raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
+                         f"{CACHE_VARIABLE} to a writable folder)") from None
+    finally:
+        if not target.exists():
+            for folder in created:     # the folders this build made, deepest first
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
 
 
 def _run(command):
@@ -114,6 +140,8 @@ def _run(command):
 
 
 def _load(name: str, path: Path):
+    """The module at ``path``, under its own name (a single-phase module is also listed in
+    sys.modules under that name, which no other module has)."""
     loader = importlib.machinery.ExtensionFileLoader(name, str(path))
     spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)

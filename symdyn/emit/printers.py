@@ -1,29 +1,64 @@
 """Expression printers for the generated Python (numpy) and C (C99, <math.h>).
 
-Both write constants as the shortest decimal that round-trips to the same double, integer powers
-as products (x*x is exact and cheaper than pow(x, 2)), and leave every other choice to sympy.
+Both write every constant as a plain decimal literal that round-trips to the same double (pi and
+sqrt(2) too: C99 has no M_PI, and the module imports no math), integer powers as products (x*x
+is exact and cheaper than pow(x, 2)), and leave every other choice to sympy. A constant that is
+not a finite real number cannot be written: it is an EmitError, never ``inf`` or ``nan`` in code.
 """
 from __future__ import annotations
+
+import math
 
 import sympy
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..errors import EmitError
+
+# Integers beyond this are written as doubles: C has no integer literal for them.
+LARGEST_INTEGER_LITERAL = 2**31 - 1
+
+
+def literal(value) -> str:
+    """A number as the shortest decimal that reads back as the same double."""
+    if value in (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        raise EmitError(f"the constant {value} is not finite (a division by zero?)")
+    try:
+        number = float(value)
+    except (TypeError, OverflowError):
+        raise EmitError(f"the constant {value} is not a real number of double range") from None
+    if not math.isfinite(number):
+        raise EmitError(f"the constant {value} is not finite (a division by zero?)")
+    return repr(number)
+
 
 class _ArithmeticMixin:
+    def _print(self, expr, **kwargs):
+        # A constant such as pi, sqrt(2) or cos(pi/7) is one literal, whatever its form.
+        if (isinstance(expr, sympy.Expr) and expr.is_number and not expr.is_Rational
+                and not expr.is_Float):
+            return literal(expr)
+        return super()._print(expr, **kwargs)
+
+    def _print_Integer(self, expr):
+        if abs(expr) > LARGEST_INTEGER_LITERAL:
+            return literal(expr)
+        return super()._print_Integer(expr)
+
     def _print_Rational(self, expr):
-        return repr(float(expr))
+        return literal(expr)
 
     def _print_Float(self, expr):
-        return repr(float(expr))
+        return literal(expr)
 
     def _print_Mul(self, expr):
-        coeff, rest = expr.as_coeff_Mul()
-        if coeff.is_Rational and not coeff.is_Integer and rest is not sympy.S.One:
-            sign = "-" if coeff < 0 else ""
+        # The constant factors are one literal, rounded once (-0.70710678118654757*x).
+        coeff = sympy.Mul(*(a for a in expr.args if a.is_number))
+        rest = sympy.Mul(*(a for a in expr.args if not a.is_number))
+        if not coeff.is_Integer and rest is not sympy.S.One:
             factor = self.parenthesize(rest, PRECEDENCE["Mul"], strict=True)
-            return f"{sign}{float(abs(coeff))!r}*{factor}"
+            return f"{literal(coeff)}*{factor}"
         return super()._print_Mul(expr)
 
     def _print_Pow(self, expr, rational=False):
@@ -46,7 +81,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
     def _print_Function(self, expr):
         name = self._functions.get(expr.func.__name__)
         if name is None:
-            return super()._print_Function(expr)
+            raise EmitError(f"no numpy function for {expr.func.__name__}")
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
 
     _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_Function

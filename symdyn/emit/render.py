@@ -7,20 +7,23 @@ folder as it was.
 """
 from __future__ import annotations
 
+import keyword
 import os
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 import jinja2
 import sympy
 
-from .. import __version__
+from ..version import __version__
 from ..derive.quantities import QUANTITIES
 from ..errors import EmitError
-from ..program.passes import OpCount, op_count
+from ..program.passes import OpCount, op_count, rename
 from ..program.program import Program
+from ..robot.expr import as_text
+from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
 from .backends import BACKENDS, Backend
 
@@ -74,12 +77,19 @@ class Function:
 
 @dataclass(frozen=True)
 class Module:
+    """What the templates lay out. Text from the robot file (``robot_file``, ``source``) is
+    shown only through the backend's ``text`` filter, which makes it inert in a comment."""
+
     name: str
     dof: int
     parameters: tuple[str, ...]
-    source: str
+    robot_file: str          # the file's base name: the output is the same from any folder
+    source: str              # where the file says its numbers come from
     digest: str
     version: str
+    convention: str
+    dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text
+    gravity: tuple[str, ...]
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
@@ -133,13 +143,70 @@ def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
     return partner
 
 
+# Identifiers an intermediate must not take: the languages' keywords, the names the templates
+# declare in a function's scope, and the C library's names that the code calls or could meet.
+RESERVED = (
+    set(keyword.kwlist)
+    | {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+       "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+       "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+       "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+       "_Imaginary"}
+    | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
+       "LANES", "MAX_ARGS", "symdyn_sincos", "symdyn_sincos_bounded"}
+    | {"sin", "cos", "sqrt", "fabs", "copysign", "pow", "errno", "NAN", "INFINITY", "HUGE_VAL"}
+)
+PARAMETER_PREFIX = "p_"
+
+
+def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
+    """The names the code gives symbols whose own names it cannot use.
+
+    A free parameter is ``p_<name>``, so a user's name never meets an identifier of C, Python,
+    their libraries or the templates (``NAN``, ``errno``, ``batch`` ...); an intermediate that
+    happens to be reserved gets a trailing ``_``. Names stay unique within the module.
+    """
+    taken = RESERVED | {str(s) for p in programs for s in p.input_symbols} | {
+        str(a.lhs) for p in programs for a in p.assignments}
+    names = {}
+
+    def fresh(name):
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return sympy.Symbol(name)
+
+    for symbol in robot.parameters:
+        names[symbol] = fresh(PARAMETER_PREFIX + str(symbol))
+    for program in programs:
+        for a in program.assignments:
+            if str(a.lhs) in RESERVED and a.lhs not in names:
+                names[a.lhs] = fresh(str(a.lhs))
+    return names
+
+
 def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module:
     printer = backend.printer()
+    parameters = _parameters(programs)
+    names = identifiers(robot, programs)
+    programs = [rename(p, names) for p in programs]
+    spec = robot.spec
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
+    dh = tuple((link.joint, *(as_text(getattr(link, key)) for key in DH_COLUMNS))
+               for link in spec.links)
     return Module(
-        name=robot.name, dof=robot.dof, parameters=_parameters(programs),
-        source=robot.spec.path, digest=robot.spec.digest, version=__version__,
-        functions=tuple(function_code(p, printer) for p in programs), fixed=fixed)
+        name=robot.name, dof=robot.dof, parameters=parameters,
+        robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
+        version=__version__, convention=spec.convention, dh=dh,
+        gravity=tuple(as_text(g) for g in spec.gravity),
+        functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
+
+
+def _function_code(program: Program, printer) -> Function:
+    try:
+        return function_code(program, printer)
+    except EmitError as exc:
+        raise EmitError(f"{program.name}: {exc}") from None
 
 
 def _parameters(programs) -> tuple[str, ...]:
@@ -167,11 +234,14 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render(module: Module, backend: Backend) -> dict[str, str]:
-    """File name -> text, for every file the backend makes."""
+def render(module: Module, backend: Backend, files=None, **context) -> dict[str, str]:
+    """File name -> text, for the backend's files (or the ``files`` given as (template,
+    name pattern) pairs), with ``context`` beside the module."""
     env = environment()
-    return {pattern.format(name=module.name): env.get_template(template).render(m=module)
-            for template, pattern in backend.files}
+    env.filters["text"] = backend.text
+    return {pattern.format(name=module.name):
+            env.get_template(template).render(m=module, **context)
+            for template, pattern in (files or backend.files)}
 
 
 def write_files(files: dict[str, str], out_dir) -> list[Path]:

@@ -7,6 +7,7 @@ Each pass keeps the program's meaning and does one thing:
   factors 1 disappear and signs merge;
 * ``propagate_copies``: assignments of a number, a symbol or a negated symbol are substituted
   into their uses (after other passes, ``x = t3`` and ``x = 0`` appear);
+* ``rename``: symbols get other names (the emitters' identifiers);
 * ``eliminate_dead_code``: assignments no output depends on are dropped;
 * ``eliminate_common_subexpressions``: symengine's CSE over all right-hand sides at once, each new
   temporary placed just before its first use;
@@ -34,6 +35,19 @@ def fold_parameters(program: Program, values) -> Program:
     body = [Assignment(a.lhs, a.rhs.xreplace(values)) for a in program.assignments]
     folded = program.with_body(body, _map_outputs(program, lambda e: e.xreplace(values)))
     return replace(folded, inputs=tuple(arg for arg in inputs if arg.values))
+
+
+def rename(program: Program, names: dict) -> Program:
+    """Give symbols other names (input symbols and assigned ones alike); nothing else changes."""
+    names = {old: new for old, new in names.items() if old != new}
+    if not names:
+        return program
+    inputs = tuple(Argument(arg.name, tuple(s.xreplace(names) for s in arg.values), arg.shape)
+                   for arg in program.inputs)
+    body = [Assignment(a.lhs.xreplace(names), a.rhs.xreplace(names))
+            for a in program.assignments]
+    renamed = program.with_body(body, _map_outputs(program, lambda e: e.xreplace(names)))
+    return replace(renamed, inputs=inputs)
 
 
 def propagate_copies(program: Program) -> Program:
