@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set up and run symdyn's everyday jobs with nothing but Python 3.11+ and pip.
 
-    python3 dev.py demo         set up .venv, generate PUMA 560's dynamics and call them
+    python3 dev.py demo         set up .venv, generate PUMA 560's dynamics (into build/demo/)
+                                and call them
     python3 dev.py test         set up .venv (with Pinocchio) and run the whole test suite
     python3 dev.py regenerate   rewrite generated/ for every robot in robots/
     python3 dev.py bench        run the benchmarks
@@ -46,8 +47,11 @@ def setup():
     STAMP.write_text(wanted)
 
 
-DEMO = """
-import numpy as np, symdyn, generated.puma560 as p
+DEMO_OUT = "build/demo"     # ignored by git: the demo never touches generated/
+DEMO = f"""
+import sys, numpy as np, symdyn
+sys.path.insert(0, "{DEMO_OUT}")
+import puma560 as p
 q, qd, qdd = np.zeros(6), np.zeros(6), np.zeros(6)
 print("tau at rest, from the Python module:", p.inverse_dynamics(q, qd, qdd).round(4))
 c = symdyn.compile("robots/puma560.yaml")
@@ -60,11 +64,13 @@ def demo():
     symdyn = BIN / "symdyn"
     for command in ([symdyn, "info", "robots/puma560.yaml"],
                     [symdyn, "generate", "robots/puma560.yaml", "--lang", "python", "--lang", "c",
-                     "--out", "generated/"],
+                     "--out", DEMO_OUT],
                     [PYTHON, "-c", DEMO]):
         code = run(*command)
         if code:
             return code
+    print(f"\nsymdyn is installed in {VENV.name}/: run {BIN.relative_to(ROOT)}/symdyn --help, or "
+          f"`source {BIN.relative_to(ROOT)}/activate` first and then symdyn --help")
     return 0
 
 

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import click
 
-from .version import __version__
-from .check import TOLERANCE
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
 from .emit import compile as compile_c
@@ -22,6 +20,7 @@ from .errors import SymdynError
 from .program import op_count, optimize
 from .report import FORMATS, printout
 from .robot import load_robot
+from .version import __version__
 
 
 class UserError(click.ClickException):
@@ -59,7 +58,7 @@ def _derive(robot_file, progress, method="newton-euler"):
     return robot, METHODS[method](robot, progress=progress)
 
 
-ROBOT = click.argument("robot_file", metavar="ROBOT", type=click.Path(dir_okay=False))
+ROBOT = click.argument("robot_file", metavar="ROBOT")   # read (and refused) by load_robot
 METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="newton-euler",
                       show_default=True, help="The derivation route.")
 
@@ -75,8 +74,8 @@ def main():
 @METHOD
 @click.option("--lang", "langs", type=click.Choice(sorted(BACKENDS)), multiple=True,
               help="Language of the generated code (repeatable; python by default).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="generated",
-              show_default=True, help="Folder the files are written to.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=".",
+              show_default=True, help="Folder the files are written to (made if missing).")
 @click.option("--quantity", "-Q", "quantities", multiple=True,
               type=click.Choice(list(QUANTITIES)),
               help="Write only this function (repeatable); all of them by default.")
@@ -94,10 +93,12 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
     for setting in settings:
         name, sep, value = setting.partition("=")
         if not sep or not name.strip():
-            raise click.BadParameter(f"{setting!r} is not NAME=VALUE", param_hint="--set")
+            raise UserError(f"--set {setting!r}: expected NAME=VALUE, such as g=9.81")
         values[name.strip()] = value.strip()
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress, method)
+    if dynamics.singular and not quantities:
+        click.echo(f"warning: {dynamics.singular}; forward_dynamics is left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)
@@ -142,7 +143,7 @@ def info(robot_file, method):
     click.echo("")
     click.echo("operation counts, mul / add (function calls), as derived -> optimized:")
     width = max(len(name) for name in QUANTITIES)
-    for name in QUANTITIES:
+    for name in dynamics.available:
         start = time.perf_counter()
         program = dynamics.program(name)
         derived = time.perf_counter()
@@ -187,12 +188,13 @@ def check(robot_file, states, seed, quiet):
     robot = _load(robot_file)
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet))
     width = max(len(row.check) for row in rows)
-    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states, tolerance {TOLERANCE:g}")
+    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states; each row: the largest "
+               "relative difference and the tolerance it must keep")
     for row in rows:
-        error = "" if row.error is None else f"{row.error:9.1e}"
+        error = "" if row.error is None else f"{row.error:9.1e} <= {row.tolerance:g}"
         status = "ok" if row.passed else "FAILED"
         note = f"  ({row.note})" if row.note else ""
-        click.echo(f"  {row.check:<{width}}  {error:>9}  {status}{note}")
+        click.echo(f"  {row.check:<{width}}  {error:>17}  {status}{note}")
     failed = [row for row in rows if not row.passed]
     if failed:
         click.echo(f"{len(failed)} check(s) failed", err=True)

@@ -24,7 +24,12 @@ class RobotFileError(SymdynError):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         what = self.message if self.field is None else f"{self.field}: {self.message}"
         tail = "" if self.expected is None else f" (expected {self.expected})"
-        return f"{where}: {what}{tail}"
+        return _one_line(f"{where}: {what}{tail}")
+
+
+def _one_line(text: str) -> str:
+    """A message on one line whatever a file or its path holds: control characters escaped."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 class EmitError(SymdynError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cached_property
 
+import numpy as np
 import sympy
 
 from ..program.program import Program
@@ -39,6 +40,36 @@ class Dynamics:
     @property
     def method(self) -> str:
         return self.route.method
+
+    @cached_property
+    def singular(self) -> str | None:
+        """Why M(q) is singular, naming the joints, or None where it is not (or cannot be
+        known: a robot with free symbols). Seen at three random configurations: a joint that
+        moves no inertia (a point mass on its axis, no rotor) leaves M singular at every q."""
+        if self.robot.parameters:
+            return None
+        program = self.program("mass_matrix")
+        n = self.robot.dof
+        rng = np.random.default_rng(0)
+        joints = None
+        for _ in range(3):
+            M = np.array(program.evaluate(dict(zip(self.robot.q, rng.uniform(-3, 3, n)))))
+            M = M.reshape(n, n)
+            eigenvalues, vectors = np.linalg.eigh(M)
+            if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):
+                return None
+            weak = np.abs(vectors[:, 0]) > 0.1        # the joints along M's null direction
+            joints = weak if joints is None else joints & weak
+        names = ", ".join(str(j + 1) for j in np.flatnonzero(joints)) or "several"
+        return (f"M(q) is singular: joint {names} moves no inertia of its own (a point mass on "
+                "its axis and no rotor inertia?), so forward dynamics has no unique answer")
+
+    @property
+    def available(self) -> tuple[str, ...]:
+        """The quantities this robot has: all but forward dynamics where M(q) is singular."""
+        if self.singular is None:
+            return self.QUANTITIES
+        return tuple(q for q in self.QUANTITIES if q != "forward_dynamics")
 
     def program(self, name: str = "inverse_dynamics") -> Program:
         if name not in QUANTITIES:

@@ -77,8 +77,11 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
 
 
 def _optimized(dynamics, quantities, values, progress):
+    """The chosen quantities' optimized programs: by default every one the robot has."""
+    if quantities and "forward_dynamics" in quantities and dynamics.singular:
+        raise EmitError(f"no forward_dynamics for {dynamics.robot.name}: {dynamics.singular}")
     programs = []
-    for name in quantities or dynamics.QUANTITIES:
+    for name in quantities or dynamics.available:
         program = dynamics.program(name)
         progress(f"optimizing {name} ({len(program.assignments)} steps)")
         programs.append(optimize(program, values))

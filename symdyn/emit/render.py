@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import keyword
 import os
+import secrets
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -17,7 +18,6 @@ from typing import ClassVar
 import jinja2
 import sympy
 
-from ..version import __version__
 from ..derive.quantities import QUANTITIES
 from ..errors import EmitError
 from ..program.passes import OpCount, op_count, rename
@@ -25,6 +25,7 @@ from ..program.program import Program
 from ..robot.expr import as_text
 from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
+from ..version import __version__
 from .backends import BACKENDS, Backend
 
 
@@ -244,30 +245,87 @@ def render(module: Module, backend: Backend, files=None, **context) -> dict[str,
             for template, pattern in (files or backend.files)}
 
 
+TEMPORARY = ".symdyn-tmp"    # the suffix of what a run stages; any found later is a leftover
+
+
 def write_files(files: dict[str, str], out_dir) -> list[Path]:
-    """Write all files or none: each goes to a temporary file first, then is renamed into place."""
+    """Write all files or none, so that the folder is as it was after any failure.
+
+    Each file is staged as a temporary beside its target; then each target is replaced, the old
+    file kept under a second name until all are in place, and put back if one fails. Leftovers
+    of a killed run (their names end in TEMPORARY) are removed first.
+    """
     out = Path(out_dir)
-    umask = os.umask(0)
-    os.umask(umask)
+    if out.is_symlink() and not out.exists():
+        raise EmitError(f"cannot write to {out}: it is a symbolic link to nothing")
+    if out.exists() and not out.is_dir():
+        raise EmitError(f"cannot write to {out}: it is not a folder")
+    targets = {name: out / name for name in files}
+    for target in targets.values():
+        if target.exists() and not target.is_file():
+            raise EmitError(f"cannot write {target}: it is a folder or a device, not a file")
+    created = [p for p in (out, *out.parents) if not p.exists()]
+    staged: dict[Path, Path] = {}     # target -> its new content, staged
+    kept: dict[Path, Path | None] = {}  # target -> its old content under a second name, or None
+    current = out
     try:
         out.mkdir(parents=True, exist_ok=True)
-        staged = []
-        try:
-            for name, text in files.items():
-                fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out)
-                staged.append((tmp, out / name))
-                os.chmod(tmp, 0o666 & ~umask)     # as an ordinary new file, not mkstemp's 0600
-                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(text)
-        except BaseException:
-            for tmp, _ in staged:
-                os.unlink(tmp)
-            raise
-        for tmp, target in staged:
-            os.replace(tmp, target)
+        for leftover in out.glob(f".*{TEMPORARY}"):
+            leftover.unlink()
+        umask = os.umask(0)
+        os.umask(umask)
+        for name, text in files.items():
+            current = targets[name]
+            staged[current] = _stage(out, name, text.encode("utf-8"), 0o666 & ~umask)
+        for target, new in staged.items():
+            current = target
+            old = None
+            if target.exists():
+                old = out / f".{target.name}.{secrets.token_hex(4)}{TEMPORARY}"
+                os.link(target, old)
+            kept[target] = old
+            os.replace(new, target)
     except OSError as exc:
-        raise EmitError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    return [target for _, target in staged]
+        for target, old in reversed(kept.items()):     # put back what was replaced
+            if old is None:
+                target.unlink(missing_ok=True)
+            elif os.path.samefile(old, target):         # not replaced: rename would do nothing
+                old.unlink()
+            else:
+                os.replace(old, target)
+        _remove([*staged.values()], created)
+        raise EmitError(f"cannot write {current}: {exc.strerror or exc}") from None
+    except BaseException:
+        _remove([*staged.values(), *(old for old in kept.values() if old)], created)
+        raise
+    _remove([old for old in kept.values() if old], [])
+    return list(targets.values())
+
+
+def _stage(folder: Path, name: str, data: bytes, mode: int) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMPORARY, dir=folder)
+    try:
+        os.chmod(tmp, mode)     # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _remove(files, folders):
+    """Best effort: what a failed run made, files first, then the folders it created."""
+    for path in files:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+    for folder in folders:          # deepest first
+        try:
+            folder.rmdir()
+        except OSError:
+            break
 
 
 def backend(lang: str) -> Backend:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import symengine
 import sympy
 
 
@@ -53,6 +54,22 @@ class Program:
     @property
     def input_symbols(self) -> tuple[sympy.Symbol, ...]:
         return tuple(s for arg in self.inputs for s in arg.values)
+
+    def evaluate(self, values: dict) -> list[float]:
+        """The first output's entries at ``values`` ({input symbol: number}), in doubles.
+
+        For the derivation's own checks (is M singular?): a straight run through the
+        assignments with symengine, no code generated.
+        """
+        env = {symengine.Symbol(str(s)): float(v) for s, v in values.items()}
+
+        def value(expr):
+            expr = symengine.sympify(expr)
+            return float(expr.xreplace({s: env[s] for s in expr.free_symbols}))
+
+        for a in self.assignments:
+            env[symengine.Symbol(str(a.lhs))] = value(a.rhs)
+        return [value(v) for v in self.outputs[0].values]
 
     def expanded(self, name: str | None = None) -> sympy.Matrix:
         """An output (the first by default) as closed-form expressions of the inputs.

@@ -128,9 +128,10 @@ def _read(path: Path) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RobotFileError(path, "is not a regular file", expected="a YAML robot file")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise RobotFileError(path, "is not a regular file", expected="a YAML robot file")
         try:
             raw = fh.read(MAX_FILE_BYTES + 1)
         except OSError as exc:

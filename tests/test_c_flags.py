@@ -1,0 +1,112 @@
+"""The generated C as firmware builds it: under fast-math flags with gcc and clang the results
+stay those of the strict build (1e-12 relative), and a C++ translation unit includes every
+header and links."""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from support import ROBOTS, assert_close
+
+import symdyn
+from symdyn.derive import QUANTITIES
+from symdyn.emit.build import STRICT
+
+ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
+FIRMWARE_FLAGS = [("-O3", "-ffast-math"), ("-Ofast",),
+                  ("-O2", "-ffp-contract=fast", "-march=native")]
+COMPILERS = ["gcc", "clang"]
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """Every shipped robot's C, with its strict build's results on random states."""
+    out = tmp_path_factory.mktemp("c")
+    robots = {}
+    rng = np.random.default_rng(7)
+    for path in ROBOT_FILES:
+        robot = symdyn.load_robot(path)
+        symdyn.generate(symdyn.newton_euler(robot), "c", out)
+        n = robot.dof
+        states = {"q": rng.uniform(-3, 3, (40, n)), "qd": rng.uniform(-3, 3, (40, n)),
+                  "qdd": rng.uniform(-3, 3, (40, n)), "tau": rng.uniform(-30, 30, (40, n)),
+                  "f_ext": rng.uniform(-10, 10, (40, 6)),
+                  "params": rng.uniform(0.5, 1.5, (40, len(robot.parameters)))}
+        robots[robot.name] = (robot, states)
+    for name, (robot, states) in robots.items():
+        strict = _library(out, name, "gcc", STRICT)
+        robots[name] = (robot, states, _evaluate(strict, robot, states))
+    return out, robots
+
+
+def _library(folder, name, compiler, flags):
+    library = folder / f"{name}-{compiler}-{abs(hash(flags))}.so"
+    subprocess.run([compiler, "-std=c99", *flags, "-fPIC", "-shared", str(folder / f"{name}.c"),
+                    "-o", str(library), "-lm"], check=True, capture_output=True)
+    return ctypes.CDLL(str(library))
+
+
+def _evaluate(library, robot, states):
+    """Every function of the robot on every state, through the C ABI."""
+    results = {}
+    for name in symdyn.Dynamics.QUANTITIES:
+        function = getattr(library, f"{robot.name}_{name}")
+        inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
+        size = robot.dof * robot.dof if QUANTITIES[name].matrix else robot.dof
+        rows = []
+        for k in range(len(states["q"])):
+            args = [np.ascontiguousarray(states[i][k]) for i in inputs]
+            out = np.empty(size)
+            function(*(a.ctypes.data_as(ctypes.c_void_p) for a in [*args, out]))
+            rows.append(out)
+        results[name] = np.array(rows)
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("compiler", COMPILERS)
+@pytest.mark.parametrize("flags", FIRMWARE_FLAGS, ids=[" ".join(f) for f in FIRMWARE_FLAGS])
+def test_fast_math_builds_give_the_strict_results(shipped, compiler, flags):
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed (apt-get install {compiler})")
+    out, robots = shipped
+    for name, (robot, states, expected) in robots.items():
+        results = _evaluate(_library(out, name, compiler, flags), robot, states)
+        for quantity, values in results.items():
+            assert_close(values, expected[quantity], rtol=1e-12)
+
+
+def test_a_cpp_controller_includes_every_header_and_links(shipped, tmp_path):
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        pytest.skip("g++ and gcc are needed (apt-get install g++)")
+    out, robots = shipped
+    calls = []
+    for name, (robot, states, expected) in robots.items():
+        n, p = robot.dof, len(robot.parameters)
+        params = f", p_{name}" if p else ""
+        declare = f", p_{name}[{p}] = {{{', '.join(['1.0'] * p)}}}" if p else ""
+        calls.append(f"    double tau_{name}[{n}], q_{name}[{n}] = {{0}}{declare};\n"
+                     f"    {name}_gravity_torques(q_{name}{params}, tau_{name});\n"
+                     f"    std::printf(\"%.17g\\n\", tau_{name}[0]);\n")
+    includes = "".join(f'#include "{name}.h"\n' for name in robots)
+    (tmp_path / "controller.cpp").write_text(
+        f"#include <cstdio>\n{includes}\nint main()\n{{\n{''.join(calls)}    return 0;\n}}\n")
+    objects = []
+    for name in robots:
+        objects.append(tmp_path / f"{name}.o")
+        subprocess.run(["gcc", *STRICT, "-c", str(out / f"{name}.c"), "-o", str(objects[-1])],
+                       check=True, capture_output=True)
+    build = subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                            f"-I{out}", str(tmp_path / "controller.cpp"), *map(str, objects),
+                            "-o", str(tmp_path / "controller"), "-lm"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    printed = subprocess.run([str(tmp_path / "controller")], capture_output=True, text=True,
+                             check=True).stdout.split()
+    for value, (name, (robot, _, _)) in zip(printed, robots.items()):
+        python = symdyn.python_module(symdyn.newton_euler(robot), quantities=["gravity_torques"])
+        args = [np.ones(len(robot.parameters))] if robot.parameters else []
+        assert float(value) == python.gravity_torques(np.zeros(robot.dof), *args)[0]
