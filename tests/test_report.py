@@ -171,3 +171,21 @@ def test_html_renders_in_headless_chromium(tmp_path):
                           page.as_uri()], check=True, capture_output=True, text=True,
                          timeout=120).stdout
     assert dom.count("<math") > 20
+
+
+def test_printouts_keep_the_files_decimals_show_prismatic_forms_and_cite_books(tmp_path):
+    path = tmp_path / "slider.yaml"
+    path.write_text(
+        "name: slider\nconvention: standard\nlinks:\n"
+        "  - {joint: revolute, a: 0, alpha: pi/2, d: 0.089159, theta: 0, mass: 3.7,\n"
+        "     com: [0, -0.02561, 0.00193], inertia: [0.0101, 0.0101, 0.0067, 0, 0, 0]}\n"
+        "  - {joint: prismatic, a: -0.425, alpha: 0, d: 0, theta: 0, mass: 8.393}\n")
+    for method in ("newton-euler", "lagrange"):
+        text = printout(symdyn.newton_euler(symdyn.load_robot(path)) if method == "newton-euler"
+                        else symdyn.lagrange(symdyn.load_robot(path))).render("text")
+        assert "0.089159" in text and "-0.02561" in text and "8.393" in text
+        assert "89159/" not in text and "/1000" not in text and "seed" not in text
+    assert "prismatic: dv(i+1) = R(i+1,i) (dw(i) x P(i+1)" in printout(
+        symdyn.newton_euler(symdyn.load_robot(path))).render("text")
+    assert "Eqs. (6.45)-(6.53)" in printout(
+        symdyn.newton_euler(symdyn.load_robot(path))).render("markdown")

@@ -160,12 +160,17 @@ OUTWARD = (
     (r"{}^{i+1}N_{i+1} = {}^{C_{i+1}}I_{i+1}\,{}^{i+1}\dot\omega_{i+1} + {}^{i+1}\omega_{i+1} \times "
      r"{}^{C_{i+1}}I_{i+1}\,{}^{i+1}\omega_{i+1}", "N(i+1) = Ic(i+1) dw(i+1) + w(i+1) x Ic(i+1) w(i+1)"),
 )
-PRISMATIC = (
-    (r"\text{prismatic joint: } {}^{i+1}\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\omega_{i},\quad "
-     r"{}^{i+1}\dot\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\dot\omega_{i},\quad {}^{i+1}\dot v_{i+1} = "
-     r"{}^{i+1}_{i}R\,(\dots) + 2\,{}^{i+1}\omega_{i+1} \times \dot d_{i+1}\hat Z + \ddot d_{i+1}\hat Z",
-     "prismatic: w(i+1) = R w(i); dw(i+1) = R dw(i); dv(i+1) = R(...) + 2 w(i+1) x dd(i+1) Z "
-     "+ ddd(i+1) Z"),
+PRISMATIC = (   # the same recursion where joint i+1 slides along its axis instead of turning
+    (r"\text{prismatic: } {}^{i+1}\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\omega_{i}",
+     "prismatic: w(i+1) = R(i+1,i) w(i)"),
+    (r"{}^{i+1}\dot\omega_{i+1} = {}^{i+1}_{i}R\,{}^{i}\dot\omega_{i}",
+     "prismatic: dw(i+1) = R(i+1,i) dw(i)"),
+    (r"{}^{i+1}\dot v_{i+1} = {}^{i+1}_{i}R\,({}^{i}\dot\omega_{i} \times {}^{i}P_{i+1} + "
+     r"{}^{i}\omega_{i} \times ({}^{i}\omega_{i} \times {}^{i}P_{i+1}) + {}^{i}\dot v_{i}) + "
+     r"2\,{}^{i+1}\omega_{i+1} \times \dot d_{i+1}\,{}^{i+1}\hat Z_{i+1} + "
+     r"\ddot d_{i+1}\,{}^{i+1}\hat Z_{i+1}",
+     "prismatic: dv(i+1) = R(i+1,i) (dw(i) x P(i+1) + w(i) x (w(i) x P(i+1)) + dv(i)) "
+     "+ 2 w(i+1) x dd(i+1) Z + ddd(i+1) Z"),
 )
 INWARD = (
     (r"{}^{i}f_{i} = {}^{i}_{i+1}R\,{}^{i+1}f_{i+1} + {}^{i}F_{i}", "f(i) = R(i,i+1) f(i+1) + F(i)"),
@@ -182,6 +187,7 @@ def _newton_euler(dynamics: Dynamics, show):
     robot = dynamics.robot
     record = dynamics.record
     blocks = []
+    first_prismatic = next((link for link in robot.links if not link.revolute), None)
     for link in robot.links:
         i = link.index
         omega, domega, dv = (sympy.Matrix(record.value(k, i)) for k in ("omega", "domega", "dv"))
@@ -192,8 +198,10 @@ def _newton_euler(dynamics: Dynamics, show):
                else sympy.zeros(3, 1))
         dv_c = domega.cross(r_c) + omega.cross(omega.cross(r_c)) + dv
         N_c = N_origin - sympy.Matrix(r_c).cross(F)
-        general = OUTWARD + (PRISMATIC if not link.revolute else ())
-        blocks.append(Block(f"Outward recursion, link {i}", general if i == 1 else (), "", (
+        # The general equations where they are first used: the revolute ones at link 1, the
+        # prismatic forms at the first prismatic link.
+        general = (OUTWARD if i == 1 else ()) + (PRISMATIC if link is first_prismatic else ())
+        blocks.append(Block(f"Outward recursion, link {i}", general, "", (
             Equation(Lhs("ω", r"\omega", str(i), str(i)), show(omega)),
             Equation(Lhs("ω", r"\omega", str(i), str(i), accent="dot"), show(domega)),
             Equation(Lhs("v", "v", str(i), str(i), accent="dot"), show(dv)),
@@ -213,9 +221,9 @@ def _newton_euler(dynamics: Dynamics, show):
         )))
     intro = (f"Recursive Newton-Euler derivation for {robot.name} ({n} joints), in Craig's "
              "notation: the outward recursion gives each link's velocities and accelerations, "
-             "the inward one the forces and torques at each joint (seed 000 (12)-(25), "
-             "Craig (6.45)-(6.53)). Gravity enters as the base acceleration "
-             "dv0 = -g.",)
+             "the inward one the forces and torques at each joint (J. J. Craig, Introduction to "
+             "Robotics: Mechanics and Control, 3rd ed., Section 6.5, Eqs. (6.45)-(6.53)). "
+             "Gravity enters as the base acceleration dv0 = -g.",)
     return f"{robot.name}: Newton-Euler", intro, blocks
 
 
@@ -297,7 +305,8 @@ def _lagrange(dynamics: Dynamics, show):
         (r"\sum_j d_{kj}\,\ddot q_j + \sum_{i,j} c_{ijk}\,\dot q_i \dot q_j + g_k = \tau_k",
          "sum_j d_kj qdd_j + sum_ij c_ijk qd_i qd_j + g_k = tau_k"),), "", ()))
     intro = (f"Euler-Lagrange derivation for {robot.name} ({n} joints), in Spong's notation "
-             "(seed 002): the link Jacobians give the kinetic energy and the inertia matrix "
+             "(M. W. Spong, S. Hutchinson and M. Vidyasagar, Robot Modeling and Control, 2006, "
+             "Chapter 7): the link Jacobians give the kinetic energy and the inertia matrix "
              "D(q) = [d_kj], its derivatives the Christoffel symbols c_ijk, the potential energy "
              "the gravity terms g_k.",)
     return f"{robot.name}: Euler-Lagrange", intro, blocks

@@ -51,7 +51,8 @@ def render(printout: Printout, fmt: str) -> str:
     general = 0 if fmt in ("markdown", "latex") else 1     # LaTeX where it renders, else text
     tables = []
     for table in printout.tables:
-        rows = tuple(tuple(_Cell(expr(c), True) if isinstance(c, (sympy.Basic, sympy.MatrixBase))
+        rows = tuple(tuple(_Cell(expr(notation.readable(c)), True)
+                           if isinstance(c, (sympy.Basic, sympy.MatrixBase))
                            else _Cell(str(c), False) for c in row) for row in table.rows)
         tables.append(_Table(table.caption, table.header, rows, _columns(table.header, rows)
                              if fmt == "text" else ()))

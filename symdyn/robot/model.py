@@ -1,7 +1,7 @@
 """Robot: the constant model every derivation reads, built once from a RobotSpec.
 
 Both conventions are brought to one form here, so that there is a single Newton-Euler
-recursion (Craig's, seed 003) and it runs in the cheapest frames:
+recursion (Craig's, Section 6.5) and it runs in the cheapest frames:
 
 * each link i gets a *joint frame* {i} whose z axis is joint axis i, placed in {i-1} by
   ``Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)`` -- Craig's link frame;
