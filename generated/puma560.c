@@ -30,9 +30,9 @@
  * largest error measured, against mpmath, is tested), with no branch and no table, so in the
  * same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four parts, after Cody and
  * Waite), fdlibm's minimax polynomials for sin r and cos r, then the quadrant k mod 4 swaps and
- * signs them. k is rounded by an integer conversion and the quadrant is applied to the bits, so
- * that -ffast-math, -Ofast and FMA contraction cannot fold the steps away: they change the
- * result by a few ulp at most. Beyond 1e5, s and c are wrong.
+ * signs them, on the bits. Beyond 1e5, s and c are wrong.
+ * k is rounded by an integer conversion, so that -ffast-math, -Ofast and FMA contraction cannot
+ * fold the rounding away (they change the result by a few ulp at most).
  */
 static inline void symdyn_sincos_bounded(double x, double *s, double *c)
 {

@@ -139,3 +139,16 @@ def test_expressions_are_never_evaluated_as_code():
 def test_decimals_are_exact():
     assert parse_expression(0.1, sympy.Symbol) == sympy.Rational(1, 10)
     assert parse_expression("sqrt(2)/2", sympy.Symbol) == sympy.sqrt(2) / 2
+
+
+def test_parameters_may_refer_to_each_other_in_any_order(tmp_path):
+    text = GOOD.replace("parameters: {l1: 0.5, m2: null}",
+                        "parameters: {l1: 2*l2, l2: 0.25, m2: null}")
+    spec = symdyn.load_robot(write(tmp_path, text)).spec
+    assert spec.links[1].a == sympy.Rational(1, 2) and spec.parameters == (sympy.Symbol("m2"),)
+
+
+def test_yaml_1_2_numbers(tmp_path):
+    for text, value in (("017", 17), ("0o17", 15), ("0x1F", 31), ("1e3", 1000), (".5", 0.5)):
+        spec = symdyn.load_robot(write(tmp_path, GOOD.replace("mass: 1\n", f"mass: {text}\n"))).spec
+        assert spec.links[0].mass == sympy.nsimplify(value)

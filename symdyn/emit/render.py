@@ -154,7 +154,7 @@ RESERVED = (
        "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
-       "LANES", "MAX_ARGS", "symdyn_sincos", "symdyn_sincos_bounded"}
+       "LANES", "MAX_ARGS", "symdyn_sincos", "symdyn_sincos_bounded", "symdyn_sincos_lanes"}
     | {"sin", "cos", "sqrt", "fabs", "copysign", "pow", "errno", "NAN", "INFINITY", "HUGE_VAL"}
 )
 PARAMETER_PREFIX = "p_"
