@@ -73,6 +73,32 @@ void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double 
  * 1058 multiplications, 794 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 
+/* The tool frame's pose in the world: the 4 x 4 homogeneous transform
+ * ^world T_tool = ^world T_0 ^0 T_n ^n T_tool.
+ * 77 multiplications, 41 additions, 14 function calls. */
+void panda_forward_kinematics(const double q[7], double T[16]);
+
+/* The pose of every link frame {1}..{n} (the frames of the robot file's DH
+ * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * 77 multiplications, 41 additions, 14 function calls. */
+void panda_link_poses(const double q[7], double T_links[112]);
+
+/* The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the
+ * tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+ * 93 multiplications, 58 additions, 12 function calls. */
+void panda_jacobian(const double q[7], double J[42]);
+
+/* The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n
+ * (Pinocchio's LOCAL).
+ * 207 multiplications, 130 additions, 14 function calls. */
+void panda_body_jacobian(const double q[7], double J_body[42]);
+
+/* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+ * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+ * LOCAL_WORLD_ALIGNED).
+ * 276 multiplications, 204 additions, 12 function calls. */
+void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd[6]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -315,3 +315,160 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     qdd[0] = qdd1_out;
     qdd[1] = qdd2_out;
 }
+
+void planar2_forward_kinematics(const double q[2], const double params[5], double T[16])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_l1 = params[2];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double p2_x = C1*p_l1;
+    const double p2_y = S1*p_l1;
+    const double R2_xx = C1*C2 - S1*S2;
+    const double t0 = C2*S1;
+    const double t1 = C1*S2;
+    const double R2_xy = -t0 - t1;
+    const double R2_yx = t0 + t1;
+    T[0] = R2_xx;
+    T[1] = R2_xy;
+    T[2] = 0;
+    T[3] = p2_x;
+    T[4] = R2_yx;
+    T[5] = R2_xx;
+    T[6] = 0;
+    T[7] = p2_y;
+    T[8] = 0;
+    T[9] = 0;
+    T[10] = 1;
+    T[11] = 0;
+    T[12] = 0;
+    T[13] = 0;
+    T[14] = 0;
+    T[15] = 1;
+}
+
+void planar2_link_poses(const double q[2], const double params[5], double T_links[32])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_l1 = params[2];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double p2_x = C1*p_l1;
+    const double p2_y = S1*p_l1;
+    const double R2_xx = C1*C2 - S1*S2;
+    const double t0 = C2*S1;
+    const double t1 = C1*S2;
+    const double R2_xy = -t0 - t1;
+    const double R2_yx = t0 + t1;
+    T_links[0] = C1;
+    T_links[1] = -S1;
+    T_links[2] = 0;
+    T_links[3] = 0;
+    T_links[4] = S1;
+    T_links[5] = C1;
+    T_links[6] = 0;
+    T_links[7] = 0;
+    T_links[8] = 0;
+    T_links[9] = 0;
+    T_links[10] = 1;
+    T_links[11] = 0;
+    T_links[12] = 0;
+    T_links[13] = 0;
+    T_links[14] = 0;
+    T_links[15] = 1;
+    T_links[16] = R2_xx;
+    T_links[17] = R2_xy;
+    T_links[18] = 0;
+    T_links[19] = p2_x;
+    T_links[20] = R2_yx;
+    T_links[21] = R2_xx;
+    T_links[22] = 0;
+    T_links[23] = p2_y;
+    T_links[24] = 0;
+    T_links[25] = 0;
+    T_links[26] = 1;
+    T_links[27] = 0;
+    T_links[28] = 0;
+    T_links[29] = 0;
+    T_links[30] = 0;
+    T_links[31] = 1;
+}
+
+void planar2_jacobian(const double q[2], const double params[5], double J[12])
+{
+    const double q1 = q[0];
+    const double p_l1 = params[2];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    const double p2_x = C1*p_l1;
+    const double p2_y = S1*p_l1;
+    J[0] = -p2_y;
+    J[1] = 0;
+    J[2] = p2_x;
+    J[3] = 0;
+    J[4] = 0;
+    J[5] = 0;
+    J[6] = 0;
+    J[7] = 0;
+    J[8] = 0;
+    J[9] = 0;
+    J[10] = 1;
+    J[11] = 1;
+}
+
+void planar2_body_jacobian(const double q[2], const double params[5], double J_body[12])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_l1 = params[2];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double p2_x = C1*p_l1;
+    const double p2_y = S1*p_l1;
+    const double R2_xx = C1*C2 - S1*S2;
+    const double t0 = C2*S1;
+    const double t1 = C1*S2;
+    const double R2_xy = -t0 - t1;
+    const double R2_yx = t0 + t1;
+    const double Jb1_1 = -R2_xx*p2_y + R2_yx*p2_x;
+    const double Jb2_1 = R2_xx*p2_x - R2_xy*p2_y;
+    J_body[0] = Jb1_1;
+    J_body[1] = 0;
+    J_body[2] = Jb2_1;
+    J_body[3] = 0;
+    J_body[4] = 0;
+    J_body[5] = 0;
+    J_body[6] = 0;
+    J_body[7] = 0;
+    J_body[8] = 0;
+    J_body[9] = 0;
+    J_body[10] = 1;
+    J_body[11] = 1;
+}
+
+void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
+{
+    const double q1 = q[0];
+    const double qd1 = qd[0];
+    const double p_l1 = params[2];
+    const double S1_dt = qd1*cos(q1);
+    const double C1_dt = -qd1*sin(q1);
+    const double p2_x_dt = C1_dt*p_l1;
+    const double p2_y_dt = S1_dt*p_l1;
+    const double v0_dt = -p2_y_dt*qd1;
+    const double v1_dt = p2_x_dt*qd1;
+    Jdot_qd[0] = v0_dt;
+    Jdot_qd[1] = v1_dt;
+    Jdot_qd[2] = 0;
+    Jdot_qd[3] = 0;
+    Jdot_qd[4] = 0;
+    Jdot_qd[5] = 0;
+}

@@ -66,6 +66,32 @@ void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const
  * 40 multiplications, 18 additions, 4 function calls. */
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd[2]);
 
+/* The tool frame's pose in the world: the 4 x 4 homogeneous transform
+ * ^world T_tool = ^world T_0 ^0 T_n ^n T_tool.
+ * 6 multiplications, 3 additions, 4 function calls. */
+void planar2_forward_kinematics(const double q[2], const double params[5], double T[16]);
+
+/* The pose of every link frame {1}..{n} (the frames of the robot file's DH
+ * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * 6 multiplications, 3 additions, 4 function calls. */
+void planar2_link_poses(const double q[2], const double params[5], double T_links[32]);
+
+/* The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the
+ * tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+ * 2 multiplications, 0 additions, 2 function calls. */
+void planar2_jacobian(const double q[2], const double params[5], double J[12]);
+
+/* The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n
+ * (Pinocchio's LOCAL).
+ * 10 multiplications, 5 additions, 4 function calls. */
+void planar2_body_jacobian(const double q[2], const double params[5], double J_body[12]);
+
+/* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+ * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+ * LOCAL_WORLD_ALIGNED).
+ * 6 multiplications, 0 additions, 2 function calls. */
+void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -355,6 +355,215 @@ def forward_dynamics(q, qd, tau, params):
     return qdd
 
 
+def forward_kinematics(q, params):
+    """The tool frame's pose in the world: the 4 x 4 homogeneous transform
+    ^world T_tool = ^world T_0 ^0 T_n ^n T_tool.
+
+    6 multiplications, 3 additions, 4 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 2, "q"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    p_l1 = params[..., 2]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t0 = C2*S1
+    t1 = C1*S2
+    R2_xy = -t0 - t1
+    R2_yx = t0 + t1
+    T = np.empty(batch + (16,))
+    T[..., 0] = R2_xx
+    T[..., 1] = R2_xy
+    T[..., 2] = 0
+    T[..., 3] = p2_x
+    T[..., 4] = R2_yx
+    T[..., 5] = R2_xx
+    T[..., 6] = 0
+    T[..., 7] = p2_y
+    T[..., 8] = 0
+    T[..., 9] = 0
+    T[..., 10] = 1
+    T[..., 11] = 0
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    return T.reshape(batch + (4, 4))
+
+
+def link_poses(q, params):
+    """The pose of every link frame {1}..{n} (the frames of the robot file's DH
+    convention) in the world: n homogeneous transforms, n x 4 x 4.
+
+    6 multiplications, 3 additions, 4 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 2, "q"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    p_l1 = params[..., 2]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t0 = C2*S1
+    t1 = C1*S2
+    R2_xy = -t0 - t1
+    R2_yx = t0 + t1
+    T_links = np.empty(batch + (32,))
+    T_links[..., 0] = C1
+    T_links[..., 1] = -S1
+    T_links[..., 2] = 0
+    T_links[..., 3] = 0
+    T_links[..., 4] = S1
+    T_links[..., 5] = C1
+    T_links[..., 6] = 0
+    T_links[..., 7] = 0
+    T_links[..., 8] = 0
+    T_links[..., 9] = 0
+    T_links[..., 10] = 1
+    T_links[..., 11] = 0
+    T_links[..., 12] = 0
+    T_links[..., 13] = 0
+    T_links[..., 14] = 0
+    T_links[..., 15] = 1
+    T_links[..., 16] = R2_xx
+    T_links[..., 17] = R2_xy
+    T_links[..., 18] = 0
+    T_links[..., 19] = p2_x
+    T_links[..., 20] = R2_yx
+    T_links[..., 21] = R2_xx
+    T_links[..., 22] = 0
+    T_links[..., 23] = p2_y
+    T_links[..., 24] = 0
+    T_links[..., 25] = 0
+    T_links[..., 26] = 1
+    T_links[..., 27] = 0
+    T_links[..., 28] = 0
+    T_links[..., 29] = 0
+    T_links[..., 30] = 0
+    T_links[..., 31] = 1
+    return T_links.reshape(batch + (2, 4, 4))
+
+
+def jacobian(q, params):
+    """The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the
+    tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+
+    2 multiplications, 0 additions, 2 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 2, "q"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    p_l1 = params[..., 2]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    J = np.empty(batch + (12,))
+    J[..., 0] = -p2_y
+    J[..., 1] = 0
+    J[..., 2] = p2_x
+    J[..., 3] = 0
+    J[..., 4] = 0
+    J[..., 5] = 0
+    J[..., 6] = 0
+    J[..., 7] = 0
+    J[..., 8] = 0
+    J[..., 9] = 0
+    J[..., 10] = 1
+    J[..., 11] = 1
+    return J.reshape(batch + (6, 2))
+
+
+def body_jacobian(q, params):
+    """The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n
+    (Pinocchio's LOCAL).
+
+    10 multiplications, 5 additions, 4 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 2, "q"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    p_l1 = params[..., 2]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t0 = C2*S1
+    t1 = C1*S2
+    R2_xy = -t0 - t1
+    R2_yx = t0 + t1
+    Jb1_1 = -R2_xx*p2_y + R2_yx*p2_x
+    Jb2_1 = R2_xx*p2_x - R2_xy*p2_y
+    J_body = np.empty(batch + (12,))
+    J_body[..., 0] = Jb1_1
+    J_body[..., 1] = 0
+    J_body[..., 2] = Jb2_1
+    J_body[..., 3] = 0
+    J_body[..., 4] = 0
+    J_body[..., 5] = 0
+    J_body[..., 6] = 0
+    J_body[..., 7] = 0
+    J_body[..., 8] = 0
+    J_body[..., 9] = 0
+    J_body[..., 10] = 1
+    J_body[..., 11] = 1
+    return J_body.reshape(batch + (6, 2))
+
+
+def jacobian_dot_qd(q, qd, params):
+    """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+    tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+    LOCAL_WORLD_ALIGNED).
+
+    6 multiplications, 0 additions, 2 function calls.
+    """
+    (q, qd, params, ), batch = _states(
+        (q, 2, "q"),
+        (qd, 2, "qd"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    qd1 = qd[..., 0]
+    p_l1 = params[..., 2]
+    S1_dt = qd1*np.cos(q1)
+    C1_dt = -qd1*np.sin(q1)
+    p2_x_dt = C1_dt*p_l1
+    p2_y_dt = S1_dt*p_l1
+    v0_dt = -p2_y_dt*qd1
+    v1_dt = p2_x_dt*qd1
+    Jdot_qd = np.empty(batch + (6,))
+    Jdot_qd[..., 0] = v0_dt
+    Jdot_qd[..., 1] = v1_dt
+    Jdot_qd[..., 2] = 0
+    Jdot_qd[..., 3] = 0
+    Jdot_qd[..., 4] = 0
+    Jdot_qd[..., 5] = 0
+    return Jdot_qd
+
+
 def _states(*arguments):
     """The arguments as float arrays of shape (size,) or (N, size), and the batch shape: () for
     one state, (N,) for a batch. An argument of shape (size,) applies to every state of a batch;

@@ -70,6 +70,32 @@ void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], doubl
  * 445 multiplications, 291 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
+/* The tool frame's pose in the world: the 4 x 4 homogeneous transform
+ * ^world T_tool = ^world T_0 ^0 T_n ^n T_tool.
+ * 61 multiplications, 31 additions, 12 function calls. */
+void puma560_forward_kinematics(const double q[6], double T[16]);
+
+/* The pose of every link frame {1}..{n} (the frames of the robot file's DH
+ * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * 61 multiplications, 31 additions, 12 function calls. */
+void puma560_link_poses(const double q[6], double T_links[96]);
+
+/* The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the
+ * tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+ * 51 multiplications, 28 additions, 10 function calls. */
+void puma560_jacobian(const double q[6], double J[36]);
+
+/* The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n
+ * (Pinocchio's LOCAL).
+ * 126 multiplications, 73 additions, 12 function calls. */
+void puma560_body_jacobian(const double q[6], double J_body[36]);
+
+/* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+ * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+ * LOCAL_WORLD_ALIGNED).
+ * 154 multiplications, 102 additions, 10 function calls. */
+void puma560_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6]);
+
 #ifdef __cplusplus
 }
 #endif

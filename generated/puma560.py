@@ -1476,6 +1476,599 @@ def forward_dynamics(q, qd, tau):
     return qdd
 
 
+def forward_kinematics(q):
+    """The tool frame's pose in the world: the 4 x 4 homogeneous transform
+    ^world T_tool = ^world T_0 ^0 T_n ^n T_tool.
+
+    61 multiplications, 31 additions, 12 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = 0.4318*R2_xx + 0.15005*S1
+    p3_y = -0.15005*C1 + 0.4318*R2_yx
+    p3_z = 0.4318*S2 + 0.672
+    R3_xx = C3*R2_xx + R2_xy*S3
+    R3_xy = C3*R2_xy - R2_xx*S3
+    R3_yx = C3*R2_yx + R2_yy*S3
+    R3_yy = C3*R2_yy - R2_yx*S3
+    R3_zx = C2*S3 + C3*S2
+    R3_zy = C2*C3 - S2*S3
+    p4_x = 0.0203*R3_xx + 0.4318*R3_xy + p3_x
+    p4_y = 0.0203*R3_yx + 0.4318*R3_yy + p3_y
+    p4_z = 0.0203*R3_zx + 0.4318*R3_zy + p3_z
+    R4_xx = C4*R3_xx - S1*S4
+    R4_xy = -C4*S1 - R3_xx*S4
+    R4_yx = C1*S4 + C4*R3_yx
+    R4_yy = C1*C4 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    T = np.empty(batch + (16,))
+    T[..., 0] = R6_xx
+    T[..., 1] = R6_xy
+    T[..., 2] = R5_xy
+    T[..., 3] = p4_x
+    T[..., 4] = R6_yx
+    T[..., 5] = R6_yy
+    T[..., 6] = R5_yy
+    T[..., 7] = p4_y
+    T[..., 8] = R6_zx
+    T[..., 9] = R6_zy
+    T[..., 10] = R5_zy
+    T[..., 11] = p4_z
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    return T.reshape(batch + (4, 4))
+
+
+def link_poses(q):
+    """The pose of every link frame {1}..{n} (the frames of the robot file's DH
+    convention) in the world: n homogeneous transforms, n x 4 x 4.
+
+    61 multiplications, 31 additions, 12 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    t0 = 0.4318*R2_xx
+    p3_x = 0.15005*S1 + t0
+    t1 = 0.4318*R2_yx
+    p3_y = -0.15005*C1 + t1
+    p3_z = 0.4318*S2 + 0.672
+    R3_xx = C3*R2_xx + R2_xy*S3
+    R3_xy = C3*R2_xy - R2_xx*S3
+    R3_yx = C3*R2_yx + R2_yy*S3
+    R3_yy = C3*R2_yy - R2_yx*S3
+    R3_zx = C2*S3 + C3*S2
+    R3_zy = C2*C3 - S2*S3
+    t2 = 0.0203*R3_xx + p3_x
+    p4_x = 0.4318*R3_xy + t2
+    t3 = 0.0203*R3_yx + p3_y
+    p4_y = 0.4318*R3_yy + t3
+    t4 = 0.0203*R3_zx + p3_z
+    p4_z = 0.4318*R3_zy + t4
+    R4_xx = C4*R3_xx - S1*S4
+    R4_xy = -C4*S1 - R3_xx*S4
+    R4_yx = C1*S4 + C4*R3_yx
+    R4_yy = C1*C4 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    T_links = np.empty(batch + (96,))
+    T_links[..., 0] = C1
+    T_links[..., 1] = 0
+    T_links[..., 2] = S1
+    T_links[..., 3] = 0
+    T_links[..., 4] = S1
+    T_links[..., 5] = 0
+    T_links[..., 6] = -C1
+    T_links[..., 7] = 0
+    T_links[..., 8] = 0
+    T_links[..., 9] = 1
+    T_links[..., 10] = 0
+    T_links[..., 11] = 0.672
+    T_links[..., 12] = 0
+    T_links[..., 13] = 0
+    T_links[..., 14] = 0
+    T_links[..., 15] = 1
+    T_links[..., 16] = R2_xx
+    T_links[..., 17] = R2_xy
+    T_links[..., 18] = S1
+    T_links[..., 19] = t0
+    T_links[..., 20] = R2_yx
+    T_links[..., 21] = R2_yy
+    T_links[..., 22] = -C1
+    T_links[..., 23] = t1
+    T_links[..., 24] = S2
+    T_links[..., 25] = C2
+    T_links[..., 26] = 0
+    T_links[..., 27] = p3_z
+    T_links[..., 28] = 0
+    T_links[..., 29] = 0
+    T_links[..., 30] = 0
+    T_links[..., 31] = 1
+    T_links[..., 32] = R3_xx
+    T_links[..., 33] = -S1
+    T_links[..., 34] = R3_xy
+    T_links[..., 35] = t2
+    T_links[..., 36] = R3_yx
+    T_links[..., 37] = C1
+    T_links[..., 38] = R3_yy
+    T_links[..., 39] = t3
+    T_links[..., 40] = R3_zx
+    T_links[..., 41] = 0
+    T_links[..., 42] = R3_zy
+    T_links[..., 43] = t4
+    T_links[..., 44] = 0
+    T_links[..., 45] = 0
+    T_links[..., 46] = 0
+    T_links[..., 47] = 1
+    T_links[..., 48] = R4_xx
+    T_links[..., 49] = R3_xy
+    T_links[..., 50] = -R4_xy
+    T_links[..., 51] = p4_x
+    T_links[..., 52] = R4_yx
+    T_links[..., 53] = R3_yy
+    T_links[..., 54] = -R4_yy
+    T_links[..., 55] = p4_y
+    T_links[..., 56] = R4_zx
+    T_links[..., 57] = R3_zy
+    T_links[..., 58] = -R4_zy
+    T_links[..., 59] = p4_z
+    T_links[..., 60] = 0
+    T_links[..., 61] = 0
+    T_links[..., 62] = 0
+    T_links[..., 63] = 1
+    T_links[..., 64] = R5_xx
+    T_links[..., 65] = R4_xy
+    T_links[..., 66] = R5_xy
+    T_links[..., 67] = p4_x
+    T_links[..., 68] = R5_yx
+    T_links[..., 69] = R4_yy
+    T_links[..., 70] = R5_yy
+    T_links[..., 71] = p4_y
+    T_links[..., 72] = R5_zx
+    T_links[..., 73] = R4_zy
+    T_links[..., 74] = R5_zy
+    T_links[..., 75] = p4_z
+    T_links[..., 76] = 0
+    T_links[..., 77] = 0
+    T_links[..., 78] = 0
+    T_links[..., 79] = 1
+    T_links[..., 80] = R6_xx
+    T_links[..., 81] = R6_xy
+    T_links[..., 82] = R5_xy
+    T_links[..., 83] = p4_x
+    T_links[..., 84] = R6_yx
+    T_links[..., 85] = R6_yy
+    T_links[..., 86] = R5_yy
+    T_links[..., 87] = p4_y
+    T_links[..., 88] = R6_zx
+    T_links[..., 89] = R6_zy
+    T_links[..., 90] = R5_zy
+    T_links[..., 91] = p4_z
+    T_links[..., 92] = 0
+    T_links[..., 93] = 0
+    T_links[..., 94] = 0
+    T_links[..., 95] = 1
+    return T_links.reshape(batch + (6, 4, 4))
+
+
+def jacobian(q):
+    """The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the
+    tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).
+
+    51 multiplications, 28 additions, 10 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = 0.4318*R2_xx + 0.15005*S1
+    p3_y = -0.15005*C1 + 0.4318*R2_yx
+    p3_z = 0.4318*S2 + 0.672
+    R3_xx = C3*R2_xx + R2_xy*S3
+    R3_xy = C3*R2_xy - R2_xx*S3
+    R3_yx = C3*R2_yx + R2_yy*S3
+    R3_yy = C3*R2_yy - R2_yx*S3
+    R3_zx = C2*S3 + C3*S2
+    R3_zy = C2*C3 - S2*S3
+    p4_x = 0.0203*R3_xx + 0.4318*R3_xy + p3_x
+    p4_y = 0.0203*R3_yx + 0.4318*R3_yy + p3_y
+    p4_z = 0.0203*R3_zx + 0.4318*R3_zy + p3_z
+    R4_xx = C4*R3_xx - S1*S4
+    R4_xy = -C4*S1 - R3_xx*S4
+    R4_yx = C1*S4 + C4*R3_yx
+    R4_yy = C1*C4 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    r1_z = p4_z - 0.672
+    r3_x = -p3_x + p4_x
+    r3_y = -p3_y + p4_y
+    r3_z = -p3_z + p4_z
+    J1_2 = -C1*r1_z
+    J1_3 = -C1*r3_z
+    J2_2 = -S1*r1_z
+    J2_3 = -S1*r3_z
+    J3_2 = C1*p4_x + S1*p4_y
+    J3_3 = C1*r3_x + S1*r3_y
+    J = np.empty(batch + (36,))
+    J[..., 0] = -p4_y
+    J[..., 1] = J1_2
+    J[..., 2] = J1_3
+    J[..., 3] = 0
+    J[..., 4] = 0
+    J[..., 5] = 0
+    J[..., 6] = p4_x
+    J[..., 7] = J2_2
+    J[..., 8] = J2_3
+    J[..., 9] = 0
+    J[..., 10] = 0
+    J[..., 11] = 0
+    J[..., 12] = 0
+    J[..., 13] = J3_2
+    J[..., 14] = J3_3
+    J[..., 15] = 0
+    J[..., 16] = 0
+    J[..., 17] = 0
+    J[..., 18] = 0
+    J[..., 19] = S1
+    J[..., 20] = S1
+    J[..., 21] = R3_xy
+    J[..., 22] = -R4_xy
+    J[..., 23] = R5_xy
+    J[..., 24] = 0
+    J[..., 25] = -C1
+    J[..., 26] = -C1
+    J[..., 27] = R3_yy
+    J[..., 28] = -R4_yy
+    J[..., 29] = R5_yy
+    J[..., 30] = 1
+    J[..., 31] = 0
+    J[..., 32] = 0
+    J[..., 33] = R3_zy
+    J[..., 34] = -R4_zy
+    J[..., 35] = R5_zy
+    return J.reshape(batch + (6, 6))
+
+
+def body_jacobian(q):
+    """The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n
+    (Pinocchio's LOCAL).
+
+    126 multiplications, 73 additions, 12 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = 0.4318*R2_xx + 0.15005*S1
+    p3_y = -0.15005*C1 + 0.4318*R2_yx
+    p3_z = 0.4318*S2 + 0.672
+    R3_xx = C3*R2_xx + R2_xy*S3
+    R3_xy = C3*R2_xy - R2_xx*S3
+    R3_yx = C3*R2_yx + R2_yy*S3
+    R3_yy = C3*R2_yy - R2_yx*S3
+    R3_zx = C2*S3 + C3*S2
+    R3_zy = C2*C3 - S2*S3
+    p4_x = 0.0203*R3_xx + 0.4318*R3_xy + p3_x
+    p4_y = 0.0203*R3_yx + 0.4318*R3_yy + p3_y
+    p4_z = 0.0203*R3_zx + 0.4318*R3_zy + p3_z
+    R4_xx = C4*R3_xx - S1*S4
+    R4_xy = -C4*S1 - R3_xx*S4
+    R4_yx = C1*S4 + C4*R3_yx
+    R4_yy = C1*C4 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    r1_z = p4_z - 0.672
+    r3_x = -p3_x + p4_x
+    r3_y = -p3_y + p4_y
+    r3_z = -p3_z + p4_z
+    J1_2 = -C1*r1_z
+    J1_3 = -C1*r3_z
+    J2_2 = -S1*r1_z
+    J2_3 = -S1*r3_z
+    J3_2 = C1*p4_x + S1*p4_y
+    J3_3 = C1*r3_x + S1*r3_y
+    Jb1_1 = -R6_xx*p4_y + R6_yx*p4_x
+    Jb1_2 = J1_2*R6_xx + J2_2*R6_yx + J3_2*R6_zx
+    Jb1_3 = J1_3*R6_xx + J2_3*R6_yx + J3_3*R6_zx
+    Jb2_1 = -R6_xy*p4_y + R6_yy*p4_x
+    Jb2_2 = J1_2*R6_xy + J2_2*R6_yy + J3_2*R6_zy
+    Jb2_3 = J1_3*R6_xy + J2_3*R6_yy + J3_3*R6_zy
+    Jb3_1 = -R5_xy*p4_y + R5_yy*p4_x
+    Jb3_2 = J1_2*R5_xy + J2_2*R5_yy + J3_2*R5_zy
+    Jb3_3 = J1_3*R5_xy + J2_3*R5_yy + J3_3*R5_zy
+    Jb4_2 = -C1*R6_yx + R6_xx*S1
+    Jb4_4 = R3_xy*R6_xx + R3_yy*R6_yx + R3_zy*R6_zx
+    Jb4_5 = -R4_xy*R6_xx - R4_yy*R6_yx - R4_zy*R6_zx
+    Jb4_6 = R5_xy*R6_xx + R5_yy*R6_yx + R5_zy*R6_zx
+    Jb5_2 = -C1*R6_yy + R6_xy*S1
+    Jb5_4 = R3_xy*R6_xy + R3_yy*R6_yy + R3_zy*R6_zy
+    Jb5_5 = -R4_xy*R6_xy - R4_yy*R6_yy - R4_zy*R6_zy
+    Jb5_6 = R5_xy*R6_xy + R5_yy*R6_yy + R5_zy*R6_zy
+    Jb6_2 = -C1*R5_yy + R5_xy*S1
+    Jb6_4 = R3_xy*R5_xy + R3_yy*R5_yy + R3_zy*R5_zy
+    Jb6_5 = -R4_xy*R5_xy - R4_yy*R5_yy - R4_zy*R5_zy
+    Jb6_6 = R5_xy*R5_xy + R5_yy*R5_yy + R5_zy*R5_zy
+    J_body = np.empty(batch + (36,))
+    J_body[..., 0] = Jb1_1
+    J_body[..., 1] = Jb1_2
+    J_body[..., 2] = Jb1_3
+    J_body[..., 3] = 0
+    J_body[..., 4] = 0
+    J_body[..., 5] = 0
+    J_body[..., 6] = Jb2_1
+    J_body[..., 7] = Jb2_2
+    J_body[..., 8] = Jb2_3
+    J_body[..., 9] = 0
+    J_body[..., 10] = 0
+    J_body[..., 11] = 0
+    J_body[..., 12] = Jb3_1
+    J_body[..., 13] = Jb3_2
+    J_body[..., 14] = Jb3_3
+    J_body[..., 15] = 0
+    J_body[..., 16] = 0
+    J_body[..., 17] = 0
+    J_body[..., 18] = R6_zx
+    J_body[..., 19] = Jb4_2
+    J_body[..., 20] = Jb4_2
+    J_body[..., 21] = Jb4_4
+    J_body[..., 22] = Jb4_5
+    J_body[..., 23] = Jb4_6
+    J_body[..., 24] = R6_zy
+    J_body[..., 25] = Jb5_2
+    J_body[..., 26] = Jb5_2
+    J_body[..., 27] = Jb5_4
+    J_body[..., 28] = Jb5_5
+    J_body[..., 29] = Jb5_6
+    J_body[..., 30] = R5_zy
+    J_body[..., 31] = Jb6_2
+    J_body[..., 32] = Jb6_2
+    J_body[..., 33] = Jb6_4
+    J_body[..., 34] = Jb6_5
+    J_body[..., 35] = Jb6_6
+    return J_body.reshape(batch + (6, 6))
+
+
+def jacobian_dot_qd(q, qd):
+    """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+    tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+    LOCAL_WORLD_ALIGNED).
+
+    154 multiplications, 102 additions, 10 function calls.
+    """
+    (q, qd, ), batch = _states(
+        (q, 6, "q"),
+        (qd, 6, "qd"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    qd3 = qd[..., 2]
+    qd4 = qd[..., 3]
+    qd5 = qd[..., 4]
+    qd6 = qd[..., 5]
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
+    t2 = np.sin(q2)
+    t3 = np.cos(q2)
+    t4 = np.sin(q3)
+    t5 = np.cos(q3)
+    t6 = np.sin(q4)
+    t7 = np.cos(q4)
+    t8 = np.sin(q5)
+    t9 = np.cos(q5)
+    R2_xx = t1*t3
+    R2_xy = -t1*t2
+    R2_yx = t0*t3
+    R2_yy = -t0*t2
+    p3_x = 0.4318*R2_xx + 0.15005*t0
+    p3_y = 0.4318*R2_yx - 0.15005*t1
+    p3_z = 0.4318*t2 + 0.672
+    R3_xx = R2_xx*t5 + R2_xy*t4
+    R3_xy = -R2_xx*t4 + R2_xy*t5
+    R3_yx = R2_yx*t5 + R2_yy*t4
+    R3_yy = -R2_yx*t4 + R2_yy*t5
+    R3_zx = t2*t5 + t3*t4
+    R3_zy = -t2*t4 + t3*t5
+    p4_x = 0.0203*R3_xx + 0.4318*R3_xy + p3_x
+    p4_y = 0.0203*R3_yx + 0.4318*R3_yy + p3_y
+    p4_z = 0.0203*R3_zx + 0.4318*R3_zy + p3_z
+    R4_xx = R3_xx*t7 - t0*t6
+    R4_yx = R3_yx*t7 + t1*t6
+    R4_zx = R3_zx*t7
+    r1_z = p4_z - 0.672
+    r3_x = -p3_x + p4_x
+    r3_y = -p3_y + p4_y
+    r3_z = -p3_z + p4_z
+    S1_dt = qd1*t1
+    C1_dt = -qd1*t0
+    S2_dt = qd2*t3
+    C2_dt = -qd2*t2
+    R2_xx_dt = C1_dt*t3 + C2_dt*t1
+    R2_xy_dt = -C1_dt*t2 - S2_dt*t1
+    R2_yx_dt = C2_dt*t0 + S1_dt*t3
+    R2_yy_dt = -S1_dt*t2 - S2_dt*t0
+    S3_dt = qd3*t5
+    C3_dt = -qd3*t4
+    p3_x_dt = 0.4318*R2_xx_dt + 0.15005*S1_dt
+    p3_y_dt = -0.15005*C1_dt + 0.4318*R2_yx_dt
+    p3_z_dt = 0.4318*S2_dt
+    R3_xx_dt = C3_dt*R2_xx + R2_xx_dt*t5 + R2_xy*S3_dt + R2_xy_dt*t4
+    R3_xy_dt = C3_dt*R2_xy - R2_xx*S3_dt - R2_xx_dt*t4 + R2_xy_dt*t5
+    R3_yx_dt = C3_dt*R2_yx + R2_yx_dt*t5 + R2_yy*S3_dt + R2_yy_dt*t4
+    R3_yy_dt = C3_dt*R2_yy - R2_yx*S3_dt - R2_yx_dt*t4 + R2_yy_dt*t5
+    R3_zx_dt = C2_dt*t4 + C3_dt*t2 + S2_dt*t5 + S3_dt*t3
+    R3_zy_dt = C2_dt*t5 + C3_dt*t3 - S2_dt*t4 - S3_dt*t2
+    S4_dt = qd4*t7
+    C4_dt = -qd4*t6
+    p4_x_dt = 0.0203*R3_xx_dt + 0.4318*R3_xy_dt + p3_x_dt
+    p4_y_dt = 0.0203*R3_yx_dt + 0.4318*R3_yy_dt + p3_y_dt
+    p4_z_dt = 0.0203*R3_zx_dt + 0.4318*R3_zy_dt + p3_z_dt
+    R4_xx_dt = C4_dt*R3_xx + R3_xx_dt*t7 - S1_dt*t6 - S4_dt*t0
+    R4_xy_dt = -C4_dt*t0 - R3_xx*S4_dt - R3_xx_dt*t6 - S1_dt*t7
+    R4_yx_dt = C1_dt*t6 + C4_dt*R3_yx + R3_yx_dt*t7 + S4_dt*t1
+    R4_yy_dt = C1_dt*t7 + C4_dt*t1 - R3_yx*S4_dt - R3_yx_dt*t6
+    R4_zx_dt = C4_dt*R3_zx + R3_zx_dt*t7
+    R4_zy_dt = -R3_zx*S4_dt - R3_zx_dt*t6
+    S5_dt = qd5*t9
+    C5_dt = -qd5*t8
+    R5_xy_dt = C5_dt*R3_xy + R3_xy_dt*t9 - R4_xx*S5_dt - R4_xx_dt*t8
+    R5_yy_dt = C5_dt*R3_yy + R3_yy_dt*t9 - R4_yx*S5_dt - R4_yx_dt*t8
+    R5_zy_dt = C5_dt*R3_zy + R3_zy_dt*t9 - R4_zx*S5_dt - R4_zx_dt*t8
+    r3_x_dt = -p3_x_dt + p4_x_dt
+    r3_y_dt = -p3_y_dt + p4_y_dt
+    r3_z_dt = -p3_z_dt + p4_z_dt
+    J1_2_dt = -C1_dt*r1_z - p4_z_dt*t1
+    J1_3_dt = -C1_dt*r3_z - r3_z_dt*t1
+    J2_2_dt = -S1_dt*r1_z - p4_z_dt*t0
+    J2_3_dt = -S1_dt*r3_z - r3_z_dt*t0
+    J3_2_dt = C1_dt*p4_x + S1_dt*p4_y + p4_x_dt*t1 + p4_y_dt*t0
+    J3_3_dt = C1_dt*r3_x + S1_dt*r3_y + r3_x_dt*t1 + r3_y_dt*t0
+    v0_dt = J1_2_dt*qd2 + J1_3_dt*qd3 - p4_y_dt*qd1
+    v1_dt = J2_2_dt*qd2 + J2_3_dt*qd3 + p4_x_dt*qd1
+    v2_dt = J3_2_dt*qd2 + J3_3_dt*qd3
+    v3_dt = R3_xy_dt*qd4 - R4_xy_dt*qd5 + R5_xy_dt*qd6 + S1_dt*qd2 + S1_dt*qd3
+    v4_dt = -C1_dt*qd2 - C1_dt*qd3 + R3_yy_dt*qd4 - R4_yy_dt*qd5 + R5_yy_dt*qd6
+    v5_dt = R3_zy_dt*qd4 - R4_zy_dt*qd5 + R5_zy_dt*qd6
+    Jdot_qd = np.empty(batch + (6,))
+    Jdot_qd[..., 0] = v0_dt
+    Jdot_qd[..., 1] = v1_dt
+    Jdot_qd[..., 2] = v2_dt
+    Jdot_qd[..., 3] = v3_dt
+    Jdot_qd[..., 4] = v4_dt
+    Jdot_qd[..., 5] = v5_dt
+    return Jdot_qd
+
+
 def _states(*arguments):
     """The arguments as float arrays of shape (size,) or (N, size), and the batch shape: () for
     one state, (N,) for a batch. An argument of shape (size,) applies to every state of a batch;

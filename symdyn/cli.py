@@ -20,6 +20,7 @@ from .errors import SymdynError
 from .program import op_count, optimize
 from .report import FORMATS, printout
 from .robot import load_robot
+from .robot.expr import as_text
 from .version import __version__
 
 
@@ -130,7 +131,7 @@ def info(robot_file, method):
     names = ("a", "alpha", "d", "theta")
     prefix = "" if spec.convention == "standard" else "(a, alpha are a_{i-1}, alpha_{i-1}) "
     rows = [("i", "joint", *names, "mass")] + [
-        (str(i), link.joint, *(_show(getattr(link, n)) for n in names), _show(link.mass))
+        (str(i), link.joint, *(as_text(getattr(link, n)) for n in names), as_text(link.mass))
         for i, link in enumerate(spec.links, start=1)]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
     click.echo(f"DH table {prefix}".rstrip() + ":")
@@ -139,7 +140,12 @@ def info(robot_file, method):
     click.echo("")
     free = ", ".join(str(p) for p in robot.parameters) or "none (all values numeric)"
     click.echo(f"free symbols: {free}")
-    click.echo(f"gravity: [{', '.join(_show(g) for g in spec.gravity)}]")
+    click.echo(f"gravity: [{', '.join(as_text(g) for g in spec.gravity)}]"
+               + (" in the world" if spec.base else ""))
+    for what, placement in (("base", spec.base), ("tool", spec.tool)):
+        if placement is not None:
+            click.echo(f"{what}: xyz [{', '.join(as_text(v) for v in placement.xyz)}], "
+                       f"rpy [{', '.join(as_text(v) for v in placement.rpy)}]")
     click.echo("")
     click.echo("operation counts, mul / add (function calls), as derived -> optimized:")
     width = max(len(name) for name in QUANTITIES)
@@ -199,11 +205,6 @@ def check(robot_file, states, seed, quiet):
     if failed:
         click.echo(f"{len(failed)} check(s) failed", err=True)
         raise SystemExit(1)
-
-
-def _show(value) -> str:
-    """A table entry: exact rationals as the file's decimals, anything else as sympy writes it."""
-    return repr(float(value)) if value.is_Rational and not value.is_Integer else str(value)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ from .robot.file import RobotSpec
 def pinocchio_model(spec: RobotSpec, values=None):
     """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x}).
 
-    Its frame "tool" is the robot file's last link frame.
+    Its root joint is placed at the file's ``base`` (so gravity, given in the world, acts on a
+    tilted robot as it would); its frames "link1".."linkn" are the file's link frames and
+    "tool" is the file's ``tool`` in the last of them.
     """
     import pinocchio as pin
 
@@ -36,9 +38,15 @@ def pinocchio_model(spec: RobotSpec, values=None):
     def tz(z):
         return pin.SE3(np.eye(3), np.array([0.0, 0.0, z]))
 
+    def se3(placement):
+        if placement is None:
+            return pin.SE3.Identity()
+        rotation = pin.rpy.rpyToMatrix(*(num(v) for v in placement.rpy))
+        return pin.SE3(rotation, np.array([num(v) for v in placement.xyz]))
+
     model = pin.Model()
     model.gravity.linear = np.array([num(g) for g in spec.gravity])
-    parent, placement = 0, pin.SE3.Identity()
+    parent, placement = 0, se3(spec.base)
     for i, link in enumerate(spec.links, start=1):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
@@ -51,10 +59,11 @@ def pinocchio_model(spec: RobotSpec, values=None):
             body = rz(theta) * tz(d) * tx(a) * rx(alpha)
             placement = body
         jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
+        model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
         parent = jid
-    # The file's last frame, where a tool wrench is given: the last body's frame.
-    model.addFrame(pin.Frame("tool", parent, body, pin.FrameType.OP_FRAME))
+    # The tool, where a tool wrench is given: the file's tool in the last body's frame.
+    model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
     model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)
                                for link in spec.links])
     if spec.payload is not None:                      # in the last link's frame

@@ -23,11 +23,19 @@ def random_inertia(rng):
     return _six(rotation @ np.diag(principal) @ rotation.T)
 
 
-def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form=False):
+def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form=False,
+                      placed=False):
+    """A random robot file; ``placed``: with a random base (tilted) and tool."""
     dof = dof or int(rng.integers(1, 8))
     convention = convention or str(rng.choice(["standard", "modified"]))
     lines = [f"name: {name}", f"convention: {convention}",
-             f"gravity: [{', '.join(repr(float(g)) for g in rng.uniform(-10, 10, 3))}]", "links:"]
+             f"gravity: [{', '.join(repr(float(g)) for g in rng.uniform(-10, 10, 3))}]"]
+    if placed:
+        for key in ("base", "tool"):
+            xyz, rpy = rng.uniform(-0.5, 0.5, 3), rng.uniform(-np.pi, np.pi, 3)
+            lines.append(f"{key}: {{xyz: [{', '.join(repr(float(v)) for v in xyz)}], "
+                         f"rpy: [{', '.join(repr(float(v)) for v in rpy)}]}}")
+    lines.append("links:")
     for _ in range(dof):
         joint = "prismatic" if rng.random() < 0.3 else "revolute"
         alpha = rng.choice(["0", "pi/2", "-pi/2", repr(float(rng.uniform(-np.pi, np.pi)))])

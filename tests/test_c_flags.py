@@ -55,7 +55,7 @@ def _evaluate(library, robot, states):
     for name in symdyn.Dynamics.QUANTITIES:
         function = getattr(library, f"{robot.name}_{name}")
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
-        size = robot.dof * robot.dof if QUANTITIES[name].matrix else robot.dof
+        size = int(np.prod(QUANTITIES[name].dims(robot.dof)))
         rows = []
         for k in range(len(states["q"])):
             args = [np.ascontiguousarray(states[i][k]) for i in inputs]

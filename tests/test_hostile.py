@@ -169,6 +169,16 @@ def structure_cases():
         ("source not text", BASE + "source: [a]\n", "source", "single value"),
         ("flag not a flag", BASE + "allow_inconsistent_inertia: 1\n",
          "allow_inconsistent_inertia", "true or false"),
+        ("base a list", BASE + "base: [0, 0, 0]\n", "base", "mapping"),
+        ("base xyz of two", BASE + "base: {xyz: [0, 0]}\n", "base.xyz", "list of 3"),
+        ("base rpy divided by zero", BASE + "base: {rpy: [0, 0, '1/0']}\n", "base.rpy[2]",
+         "division by zero"),
+        ("base orientation key", BASE + "base: {xyz: [0, 0, 0], quaternion: [1, 0, 0, 0]}\n",
+         "base.quaternion", "unknown key"),
+        ("tool rpy of four", BASE + "tool: {rpy: [0, 0, 0, 0]}\n", "tool.rpy", "list of 3"),
+        ("tool xyz beyond the limit", BASE + "tool: {xyz: [0, 0, 1e40]}\n", "tool.xyz[2]",
+         "beyond the limit"),
+        ("tool twice", BASE + "tool: {}\ntool: {}\n", "tool", "given twice"),
     ]
     for name in ["Arm", "arm-1", "1arm", "_arm", "class", "import", "math", "stdint", "limits",
                  "stdio", "string", "\u00e4rm", "a rm", "arm.x", ""]:

@@ -1,9 +1,17 @@
-"""Link placements and forward kinematics in the joint frames, as named steps."""
+"""Link placements, forward kinematics, the tool's pose, Jacobians and dJ/dt qd, as named steps.
+
+Everything is composed from the joint frames the dynamics use (Craig's, z along each joint axis),
+placed in the world by the robot's base; the file's own link frames and the tool are constant
+transforms from them. dJ/dt qd is the forward-mode derivative of J qd along qd: no second
+recursion.
+"""
 from __future__ import annotations
 
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivative
+from ..robot.dh import rot_x, trans_x
 from ..robot.model import Link, Robot
 
 
@@ -28,3 +36,86 @@ def forward_kinematics(robot: Robot, b: ProgramBuilder):
             f"R{i}_{'xyz'[r]}{'xyz'[c]}", (R0 * R)[r, c]))
         frames.append((R0, p0))
     return frames
+
+
+def file_frames(robot: Robot) -> list[sympy.Matrix]:
+    """^{i}T_{i'}: link i's frame as the robot file's convention places it, in joint frame {i}.
+
+    In modified DH the two are one; in standard DH the file's frame {i} sits at the far end of
+    link i, Tx(a_i) Rx(alpha_i) from the joint frame (see robot.model).
+    """
+    if robot.spec.convention == "modified":
+        return [sympy.eye(4)] * robot.dof
+    return [trans_x(row.a) * rot_x(row.alpha) for row in robot.spec.links]
+
+
+def world_frames(robot: Robot, b: ProgramBuilder) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
+    """^wR_i and ^wp_i of every joint frame: the base placement, then the chain."""
+    base_R, base_p = robot.base[:3, :3], robot.base[:3, 3]
+    return [(R, p) if robot.base == sympy.eye(4) else
+            (sympy.Matrix(3, 3, lambda r, c, R=R, i=i: b.define(
+                f"Rw{i}_{'xyz'[r]}{'xyz'[c]}", (base_R * R)[r, c])),
+             b.vector(f"pw{i}", base_p + base_R * p))
+            for i, (R, p) in enumerate(forward_kinematics(robot, b), start=1)]
+
+
+def _transform(R, p) -> sympy.Matrix:
+    T = sympy.eye(4)
+    T[:3, :3], T[:3, 3] = R, p
+    return T
+
+
+def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, sympy.Matrix]:
+    """(R, p) followed by the constant transform T, as named steps (nothing for T = I)."""
+    if T == sympy.eye(4):
+        return R, p
+    R2 = sympy.Matrix(3, 3, lambda r, c: b.define(f"{name}_{'xyz'[r]}{'xyz'[c]}",
+                                                  (R * T[:3, :3])[r, c]))
+    return R2, b.vector(f"{name}_p", p + R * T[:3, 3])
+
+
+def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
+    """^wR_tool and ^wp_tool."""
+    R, p = (frames or world_frames(robot, b))[-1]
+    return _composed(b, "Rt", R, p, robot.tool)
+
+
+def jacobian(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
+    """The tool's geometric Jacobian in world axes (Spong et al., Chapter 4): column i is
+    [z_i x (p_tool - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one, with z_i
+    and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis)."""
+    frames = world_frames(robot, b)
+    _, p_tool = tool_frame(robot, b, frames)
+    columns = []
+    for link, (R, p) in zip(robot.links, frames):
+        z = R[:, 2]
+        if link.revolute:
+            arm = b.vector(f"r{link.index}", p_tool - p)
+            columns.append(sympy.Matrix.vstack(z.cross(arm), z))
+        else:
+            columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
+    J = sympy.Matrix.hstack(*columns)
+    return sympy.Matrix(6, robot.dof, lambda r, c: b.define(f"J{r + 1}_{c + 1}", J[r, c]))
+
+
+def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
+    """The output of one kinematic quantity (see quantities.QUANTITIES), row-major."""
+    if name == "forward_kinematics":
+        return list(_transform(*tool_frame(robot, b)))
+    if name == "link_poses":
+        frames = world_frames(robot, b)
+        return [e for i, ((R, p), F) in enumerate(zip(frames, file_frames(robot)), start=1)
+                for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]
+    if name == "jacobian":
+        return list(jacobian(robot, b))
+    if name == "body_jacobian":
+        R_tool, _ = tool_frame(robot, b)
+        J = jacobian(robot, b)
+        body = sympy.diag(R_tool.T, R_tool.T) * J
+        return [b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
+                for r in range(6) for c in range(robot.dof)]
+    if name == "jacobian_dot_qd":
+        J = jacobian(robot, b)
+        velocity = [b.define(f"v{k}", e) for k, e in enumerate(J * sympy.Matrix(robot.qd))]
+        return directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")
+    raise KeyError(name)

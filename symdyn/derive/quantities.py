@@ -17,6 +17,7 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.program import Argument, Program
 from ..robot.model import Robot
+from . import kinematics
 
 
 class Route(Protocol):
@@ -39,7 +40,10 @@ class Quantity:
     inputs: tuple[str, ...]
     output: str
     doc: str
-    matrix: bool = False      # an n x n output (row-major), else an n-vector
+    shape: tuple = ("n",)     # of the output, row-major; "n" stands for the number of joints
+
+    def dims(self, n: int) -> tuple[int, ...]:
+        return tuple(n if d == "n" else d for d in self.shape)
 
 
 QUANTITIES = {q.name: q for q in (
@@ -48,10 +52,10 @@ QUANTITIES = {q.name: q for q in (
              "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."),
     Quantity("mass_matrix", ("q",), "M",
              "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.",
-             matrix=True),
+             ("n", "n")),
     Quantity("coriolis_matrix", ("q", "qd"), "C",
              "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
-             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", matrix=True),
+             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", ("n", "n")),
     Quantity("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
     Quantity("nonlinear_effects", ("q", "qd"), "h",
              "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
@@ -64,7 +68,25 @@ QUANTITIES = {q.name: q for q in (
     Quantity("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
              "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."),
+    Quantity("forward_kinematics", ("q",), "T",
+             "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
+             "^world T_tool = ^world T_0 ^0 T_n ^n T_tool.", (4, 4)),
+    Quantity("link_poses", ("q",), "T_links",
+             "The pose of every link frame {1}..{n} (the frames of the robot file's DH\n"
+             "convention) in the world: n homogeneous transforms, n x 4 x 4.", ("n", 4, 4)),
+    Quantity("jacobian", ("q",), "J",
+             "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
+             "tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).",
+             (6, "n")),
+    Quantity("body_jacobian", ("q",), "J_body",
+             "The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n\n"
+             "(Pinocchio's LOCAL).", (6, "n")),
+    Quantity("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
+             "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
+             "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
+             "LOCAL_WORLD_ALIGNED).", (6,)),
 )}
+KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "jacobian_dot_qd")
 
 
 def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> Program:
@@ -93,6 +115,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     elif name == "tool_wrench_torques":
         wrench = _f_ext_symbols()
         out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
+    elif name in KINEMATICS:
+        out = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":
         M = with_armature(robot, route.mass_matrix(b))
         h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
@@ -100,8 +124,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         out = ldlt_solve(b, M, rhs)
     else:
         raise KeyError(name)
-    shape = (n, n) if quantity.matrix else (n,)
-    return b.program(name, inputs, [Argument(output, tuple(out), shape)])
+    return b.program(name, inputs, [Argument(output, tuple(out), quantity.dims(n))])
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

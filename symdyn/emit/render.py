@@ -91,6 +91,7 @@ class Module:
     convention: str
     dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text
     gravity: tuple[str, ...]
+    placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
@@ -154,7 +155,8 @@ RESERVED = (
        "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
-       "LANES", "MAX_ARGS", "symdyn_sincos", "symdyn_sincos_bounded", "symdyn_sincos_lanes"}
+       "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_sincos", "symdyn_sincos_bounded",
+       "symdyn_sincos_lanes"}
     | {"sin", "cos", "sqrt", "fabs", "copysign", "pow", "errno", "NAN", "INFINITY", "HUGE_VAL"}
 )
 PARAMETER_PREFIX = "p_"
@@ -200,6 +202,10 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         version=__version__, convention=spec.convention, dh=dh,
         gravity=tuple(as_text(g) for g in spec.gravity),
+        placements=tuple((what, *(", ".join(as_text(v) for v in values)
+                                  for values in (placement.xyz, placement.rpy)))
+                         for what, placement in (("base", spec.base), ("tool", spec.tool))
+                         if placement is not None),
         functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
 
 

@@ -84,6 +84,12 @@ class Expander:
             else:
                 self.named.append((a.lhs, value))
 
+    @classmethod
+    def of(cls, *programs, limit: int) -> "Expander":
+        """One expander for several programs of a derivation (a name means the same in all)."""
+        steps = {a.lhs: a for p in programs for a in p.assignments}
+        return cls(programs[0].with_body(steps.values()), limit)
+
     def __call__(self, expr):
         return sympy.sympify(expr).xreplace(self.closed)
 
@@ -99,8 +105,11 @@ def printout(dynamics: Dynamics) -> Printout:
 
     route = {"newton-euler": _newton_euler, "lagrange": _lagrange}[dynamics.method]
     title, intro, steps = route(dynamics, show)
-    blocks = (_transforms(robot, notation), *steps, *_closed_form(dynamics, notation),
-              *_named(expand, notation))
+    kinematics = Expander.of(dynamics.program("link_poses"), dynamics.program("jacobian"),
+                             limit=notation.limit)
+    blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
+              *_closed_form(dynamics, notation), *_named(expand, notation),
+              *_named(kinematics, notation, "of the kinematics"))
     return Printout(title, intro, _robot_tables(robot), blocks, notation)
 
 
@@ -141,6 +150,41 @@ def _transforms(robot, notation) -> Block:
             "link's placement) and each link's inertia is carried along."
             if spec.convention == "standard" else "")
     return Block("Link transforms", (), note, tuple(equations))
+
+
+def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> list[Block]:
+    """The tool's pose and the Jacobian's columns, read off the programs the code is made of."""
+    robot = dynamics.robot
+    n, standard = robot.dof, robot.spec.convention == "standard"
+    world = "w" if robot.spec.base is not None else "0"
+
+    def show(values, rows, cols):
+        return notation.readable(sympy.Matrix(rows, cols, [expand(v) for v in values]))
+
+    poses = dynamics.program("link_poses").outputs[0].values
+    tool = dynamics.program("forward_kinematics").outputs[0].values
+    general = [(r"{}^{0}T_{n} = {}^{0}T_{1}\,{}^{1}T_{2} \cdots {}^{n-1}T_{n},\quad "
+                r"{}^{0}T_{tool} = {}^{0}T_{n}\,{}^{n}T_{tool}",
+                "0T_n = 0T_1 1T_2 ... (n-1)T_n, 0T_tool = 0T_n nT_tool")]
+    if world == "w":
+        general.append((r"{}^{w}T_{i} = {}^{w}T_{0}\,{}^{0}T_{i}",
+                        "wT_i = wT_0 0T_i: the base placed in the world"))
+    pose = Block("Forward kinematics", tuple(general), "", (
+        Equation(Lhs("T", "T", pre=world, pre_sub=str(n)), show(poses[-16:], 4, 4)),
+        Equation(Lhs("T", "T", pre=world, pre_sub="tool"), show(tool, 4, 4))))
+    j, p = ("i-1", "i-1") if standard else ("i", "i")
+    axis = ("z_{i-1}, p_{i-1}: axis and origin of frame {i-1}" if standard
+            else "z_i, p_i: axis and origin of frame {i}")
+    J = dynamics.program("jacobian").outputs[0].values
+    columns = tuple(Equation(Lhs("J", "J", str(i + 1)), show(J[i::n], 6, 1)) for i in range(n))
+    jacobian = Block("Jacobian of the tool frame (world axes)", (
+        (rf"J_i = \begin{{bmatrix}} z_{{{j}}} \times (p_{{tool}} - p_{{{p}}}) \\ z_{{{j}}}"
+         rf"\end{{bmatrix}} \text{{ (revolute)}},\quad J_i = \begin{{bmatrix}} z_{{{j}}} \\ 0"
+         rf"\end{{bmatrix}} \text{{ (prismatic)}}",
+         f"J_i = [z({j}) x (p_tool - p({p})); z({j})] (revolute), [z({j}); 0] (prismatic); "
+         f"{axis}"),), "Column i is joint i's: the tool's linear and angular velocity per unit "
+        "joint velocity, in world axes.", columns)
+    return [pose, jacobian]
 
 
 # -- Newton-Euler ---------------------------------------------------------------------------------
@@ -256,10 +300,11 @@ def _too_large(program) -> bool:
     return sum(sympy.count_ops(a.rhs) for a in program.assignments) > 4 * LIMIT
 
 
-def _named(expand: Expander, notation: Notation) -> list[Block]:
+def _named(expand: Expander, notation: Notation, of: str = "") -> list[Block]:
     if not expand.named:
         return []
-    return [Block("Named intermediates", (), "Expressions above this size are shown in terms of "
+    return [Block(f"Named intermediates {of}".rstrip(), (), "Expressions above this size are "
+                  "shown in terms of "
                   "these named steps, in the order they are computed.",
                   tuple(Equation(Lhs(str(s), notation.latex(s)), notation.readable(v))
                         for s, v in expand.named))]

@@ -23,6 +23,20 @@ def rot_z(angle) -> sympy.Matrix:
     return sympy.Matrix([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
 
 
+def rot_y(angle) -> sympy.Matrix:
+    c, s = sympy.cos(angle), sympy.sin(angle)
+    return sympy.Matrix([[c, 0, s, 0], [0, 1, 0, 0], [-s, 0, c, 0], [0, 0, 0, 1]])
+
+
+def pose(xyz, rpy) -> sympy.Matrix:
+    """The homogeneous transform of a placement as URDF gives it: translation ``xyz``, then
+    R = Rz(yaw) Ry(pitch) Rx(roll) for ``rpy`` = (roll, pitch, yaw)."""
+    roll, pitch, yaw = rpy
+    T = rot_z(yaw) * rot_y(pitch) * rot_x(roll)
+    T[:3, 3] = sympy.Matrix(xyz)
+    return T
+
+
 def trans_x(distance) -> sympy.Matrix:
     return sympy.Matrix([[1, 0, 0, distance], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
 

@@ -51,7 +51,8 @@ MAX_LINKS = 64
 MAX_INTEGER_DIGITS = 30
 
 TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
-            "allow_inconsistent_inertia"}
+            "allow_inconsistent_inertia", "base", "tool"}
+PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin"} | ACTUATOR_KEYS
@@ -95,6 +96,15 @@ class PayloadSpec:
 
 
 @dataclass(frozen=True)
+class PlacementSpec:
+    """A frame's pose in another: translation ``xyz``, then rotation R = Rz(yaw) Ry(pitch)
+    Rx(roll) for ``rpy`` = (roll, pitch, yaw), as URDF writes an origin."""
+
+    xyz: tuple
+    rpy: tuple
+
+
+@dataclass(frozen=True)
 class RobotSpec:
     """A robot file's content: validated, with expressions parsed, nothing derived yet."""
 
@@ -108,6 +118,8 @@ class RobotSpec:
     digest: str  # sha256 of the file's bytes: generated files say which version they came from
     payload: PayloadSpec | None = None
     warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
+    base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
+    tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
 
 
 def load_robot_spec(path) -> RobotSpec:
@@ -210,11 +222,13 @@ class _Reader:
                              f"({MAX_LINKS})", links_node, "links")
         links = tuple(self.link(node, i) for i, node in enumerate(links_node.value))
         payload = self.payload(top["payload"]) if "payload" in top else None
+        base, tool = (self.placement(top[key], key) if key in top else None
+                      for key in ("base", "tool"))
         self.check_all_parameters_used()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
-                         warnings=tuple(self.warnings))
+                         warnings=tuple(self.warnings), base=base, tool=tool)
 
     def compose(self):
         """The document's root node, after checks that keep composing it cheap and its errors
@@ -415,6 +429,12 @@ class _Reader:
         elif problem:
             raise self.error(problem, node, field, "a rigid body's inertial data (or, for "
                              "published data that is not, allow_inconsistent_inertia: true)")
+
+    def placement(self, node, field) -> PlacementSpec:
+        keys = self.mapping(node, field, PLACEMENT_KEYS)
+        zeros = (sympy.Integer(0),) * 3
+        return PlacementSpec(*(self.vector(keys[key], f"{field}.{key}", 3) if key in keys
+                               else zeros for key in ("xyz", "rpy")))
 
     def payload(self, node) -> PayloadSpec:
         keys = self.mapping(node, "payload", PAYLOAD_KEYS)

@@ -20,7 +20,7 @@ from functools import cached_property
 
 import sympy
 
-from .dh import rot_x, trans_x
+from .dh import pose, rot_x, trans_x
 from .file import LinkSpec, RobotSpec
 
 
@@ -97,8 +97,9 @@ class Robot:
 
     spec: RobotSpec
     links: tuple[Link, ...]
-    gravity: sympy.ImmutableMatrix      # gravitational acceleration in the base frame
-    tool: sympy.ImmutableMatrix         # ^{n}T_tool from joint frame {n} to the file's frame {n}
+    gravity: sympy.ImmutableMatrix      # gravitational acceleration in the base frame {0}
+    tool: sympy.ImmutableMatrix         # ^{n}T_tool: the tool frame in joint frame {n}
+    base: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))   # ^{world}T_0
 
     @property
     def name(self) -> str:
@@ -155,10 +156,18 @@ class Robot:
                               viscous=G**2 * row.viscous_friction,
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction)))
         last = rows[-1]
+        # The file's frame {n} in joint frame {n}, then the tool in the file's frame {n}.
         tool = (trans_x(last.a) * rot_x(last.alpha) if spec.convention == "standard"
                 else sympy.eye(4))
-        return cls(spec, tuple(links), sympy.ImmutableMatrix(spec.gravity),
-                   sympy.ImmutableMatrix(tool))
+        if spec.tool is not None:
+            tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
+        gravity = sympy.Matrix(spec.gravity)      # in the world, which is {0} unless placed
+        base = sympy.eye(4)
+        if spec.base is not None:
+            base = pose(spec.base.xyz, spec.base.rpy)
+            gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
+        return cls(spec, tuple(links), sympy.ImmutableMatrix(gravity),
+                   sympy.ImmutableMatrix(tool), sympy.ImmutableMatrix(base))
 
 
 def _placement(alpha, a, theta, d):

@@ -1,0 +1,107 @@
+"""Kinematics in the generated code: tool pose, link poses, Jacobians and dJ/dt qd, with the robot
+placed anywhere, against Pinocchio on a model built independently with the same base and tool."""
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from support import ROBOTS, assert_close, pin_model, random_robot
+
+import symdyn
+from symdyn.derive.quantities import KINEMATICS
+
+ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
+
+
+def _robots(tmp_path_factory):
+    yield from (symdyn.load_robot(path) for path in ROBOT_FILES
+                if path.stem != "puma560_linear")          # its 60 symbols: no numeric model
+    rng = np.random.default_rng(11)
+    folder = tmp_path_factory.mktemp("kinematics")
+    for k, convention in enumerate(["standard", "modified"] * 3):
+        yield random_robot(folder, rng, name=f"placed{k}", convention=convention, placed=True)
+
+
+def reference(robot, q, qd):
+    """Pinocchio's tool pose, link poses, Jacobians, tool velocity and classical acceleration."""
+    model = pin_model(robot.spec, {p: 1.0 for p in robot.parameters})
+    data = model.createData()
+    tool = model.getFrameId("tool")
+    links = [model.getFrameId(f"link{i}") for i in range(1, robot.dof + 1)]
+    out = {k: [] for k in (*KINEMATICS, "velocity")}
+    for qi, vi in zip(q, qd):
+        pin.forwardKinematics(model, data, qi, vi, np.zeros(robot.dof))
+        pin.updateFramePlacements(model, data)
+        out["forward_kinematics"].append(data.oMf[tool].homogeneous)
+        out["link_poses"].append([data.oMf[f].homogeneous for f in links])
+        acceleration = pin.getFrameClassicalAcceleration(model, data, tool,
+                                                         pin.LOCAL_WORLD_ALIGNED)
+        out["jacobian_dot_qd"].append(np.r_[acceleration.linear, acceleration.angular])
+        velocity = pin.getFrameVelocity(model, data, tool, pin.LOCAL_WORLD_ALIGNED)
+        out["velocity"].append(velocity.vector)
+        for name, frame in (("jacobian", pin.LOCAL_WORLD_ALIGNED), ("body_jacobian", pin.LOCAL)):
+            J = pin.computeFrameJacobian(model, data, qi, tool, frame)
+            out[name].append(np.reshape(J, (6, robot.dof)))     # eigenpy gives 6 x 1 as (6,)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    rng = np.random.default_rng(5)
+    found = []
+    for robot in _robots(tmp_path_factory):
+        module = symdyn.python_module(symdyn.newton_euler(robot), quantities=KINEMATICS)
+        q, qd = rng.uniform(-3, 3, (120, robot.dof)), rng.uniform(-2, 2, (120, robot.dof))
+        params = [np.ones(len(robot.parameters))] if robot.parameters else []
+        found.append((robot, module, q, qd, params, reference(robot, q, qd)))
+    return found
+
+
+def test_every_kinematic_quantity_matches_pinocchio(cases):
+    for robot, module, q, qd, params, expected in cases:
+        assert_close(module.forward_kinematics(q, *params), expected["forward_kinematics"])
+        assert_close(module.link_poses(q, *params), expected["link_poses"])
+        assert_close(module.jacobian(q, *params), expected["jacobian"])
+        assert_close(module.body_jacobian(q, *params), expected["body_jacobian"])
+        assert_close(module.jacobian_dot_qd(q, qd, *params), expected["jacobian_dot_qd"])
+
+
+def test_jacobian_gives_the_tool_velocity_and_its_derivative_a_finite_difference(cases):
+    for robot, module, q, qd, params, expected in cases:
+        J = module.jacobian(q, *params)
+        assert_close(np.einsum("nij,nj->ni", J, qd), expected["velocity"])
+        h = 1e-6
+        dJ = (module.jacobian(q + h * qd, *params) - module.jacobian(q - h * qd, *params)) / (2 * h)
+        assert_close(module.jacobian_dot_qd(q, qd, *params), np.einsum("nij,nj->ni", dJ, qd),
+                     rtol=1e-6)
+
+
+def test_a_tilted_base_turns_gravity_as_pinocchio_does(tmp_path):
+    rng = np.random.default_rng(2)
+    robot = random_robot(tmp_path, rng, dof=5, placed=True)
+    assert robot.spec.base is not None
+    dynamics = symdyn.newton_euler(robot)
+    module = symdyn.python_module(dynamics, quantities=["gravity_torques", "inverse_dynamics"])
+    model = pin_model(robot.spec)
+    data = model.createData()
+    q, qd, qdd = (rng.uniform(-3, 3, (50, robot.dof)) for _ in range(3))
+    assert_close(module.gravity_torques(q),
+                 [pin.computeGeneralizedGravity(model, data, qi) for qi in q])
+    assert_close(module.inverse_dynamics(q, qd, qdd),
+                 [pin.rnea(model, data, *state) for state in zip(q, qd, qdd)])
+    # and the same robot unplaced is another robot: the base matters
+    unplaced = symdyn.python_module(symdyn.newton_euler(
+        symdyn.Robot.from_spec(robot.spec.__class__(**{**robot.spec.__dict__, "base": None}))),
+        quantities=["gravity_torques"])
+    assert np.abs(unplaced.gravity_torques(q) - module.gravity_torques(q)).max() > 1e-3
+
+
+def test_kinematics_are_selectable_and_named_in_the_code(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
+    (path,) = symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path,
+                              quantities=["jacobian"])[1:]
+    text = path.read_text()
+    assert "void puma560_jacobian(const double q[6], double J[36])" in text
+    assert "inverse_dynamics" not in text
+    header = (tmp_path / "puma560.h").read_text()
+    assert "double T_links[96]" not in header
