@@ -4,8 +4,9 @@
     python3 dev.py bench            # or: .venv/bin/python benchmarks/run.py [--quick]
 
 Prints Markdown tables:
-1. C per call: symdyn's generated tau (gcc -O2) against Pinocchio's C++ rnea (g++ -O3 -DNDEBUG)
-   on the same model and the same states, each harness run alternately several times;
+1. C per call: symdyn's generated tau, and tool pose + Jacobian (gcc -O2), against Pinocchio's
+   C++ rnea, and framesForwardKinematics + computeFrameJacobian (g++ -O3 -DNDEBUG), on the same
+   model and the same states, each harness run alternately several times;
 2. from Python: the compiled symdyn module against pin.rnea, one state and batches of 10,000;
 3. operation counts of tau against SymPyBotics, OpenSYMORO and the ARM generator;
 4. derivation + CSE + emission time for chains of 2..20 joints.
@@ -29,11 +30,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
+from symdyn.derive.quantities import KINEMATICS  # noqa: E402
 from symdyn.emit import python_module  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 
 STATES = 1024
 TAU = ["inverse_dynamics"]
+# What each timed loop computes per state, in symdyn's C and in Pinocchio's C++.
+WORK = {
+    "tau": ("@NAME@_inverse_dynamics(q[k], qd[k], qdd[k], out); sink += out[N - 1];",
+            "rnea(model, data, q[k], v[k], a[k]); sink += data.tau[n - 1];", "N", TAU),
+    "pose + Jacobian": (
+        "@NAME@_pose_and_jacobian(q[k], out, out + 16); sink += out[3] + out[16];",
+        "framesForwardKinematics(model, data, q[k]); computeFrameJacobian(model, data, q[k], "
+        "tool, LOCAL_WORLD_ALIGNED, J); sink += data.oMf[tool].translation()[0] + J(0, 0);",
+        "16 + 6 * N", ["pose_and_jacobian"]),
+}
 
 # Published operation counts (mul, add) for the 60-parameter PUMA 560 of
 # robots/puma560_linear.yaml, by quantity.
@@ -59,14 +71,14 @@ static double uniform(unsigned long long *s) {
 }
 int main(int argc, char **argv) {
     const int smooth = argc > 1; /* states along a trajectory instead of independent ones */
-    unsigned long long seed = 42; double sink = 0.0, tau[N]; long k, r, reps = @REPS@;
+    unsigned long long seed = 42; double sink = 0.0, out[@OUT@]; long k, r, reps = @REPS@;
     struct timespec t0, t1;
     for (k = 0; k < STATES; k++) for (r = 0; r < N; r++) {
         q[k][r] = uniform(&seed); qd[k][r] = uniform(&seed); qdd[k][r] = uniform(&seed);
         if (smooth) q[k][r] = 2.5 * sin(0.01 * k + r); }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
     for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) {
-        @NAME@_inverse_dynamics(q[k], qd[k], qdd[k], tau); sink += tau[N - 1]; }
+        @WORK@ }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
            / (double)(reps * STATES), sink);
@@ -76,6 +88,8 @@ int main(int argc, char **argv) {
 
 CPP_HARNESS = r"""
 #include <pinocchio/multibody.hpp>
+#include <pinocchio/algorithm/frames.hpp>
+#include <pinocchio/algorithm/jacobian.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <cmath>
 #include <cstdio>
@@ -94,7 +108,11 @@ int main(int argc, char **) {
     Eigen::Matrix3d R; Eigen::Vector3d p, c; Eigen::Matrix3d I;
 @JOINTS@
     model.armature << @ARMATURE@;
+    R << @TOOL_R@; p << @TOOL_P@;
+    const FrameIndex tool = model.addFrame(Frame("tool", parent, SE3(R, p), OP_FRAME));
     Data data(model);
+    Data::Matrix6x J(6, model.nv);
+    J.setZero();
     const int n = model.nv, states = @STATES@; long reps = @REPS@;
     std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
     unsigned long long seed = 42; double sink = 0.0;
@@ -104,7 +122,7 @@ int main(int argc, char **) {
     timespec t0, t1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
     for (long r = 0; r < reps; r++) for (int k = 0; k < states; k++) {
-        rnea(model, data, q[k], v[k], a[k]); sink += data.tau[n - 1]; }
+        @WORK@ }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
                 / (double)(reps * states), sink);
@@ -156,18 +174,21 @@ def pinocchio_prefix() -> Path:
     raise SystemExit("Pinocchio's headers were not found (pip install pin)")
 
 
-def compile_harnesses(robot, work: Path, reps: int):
-    symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=TAU)
+def compile_harnesses(robot, work: Path, reps: int, kind: str):
+    """The C and C++ harnesses timing one kind of WORK on the same states."""
+    ours, theirs, size, quantities = WORK[kind]
+    symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=quantities)
     n = robot.dof
-    (work / "bench_symdyn.c").write_text(fill(C_HARNESS, NAME=robot.name, N=n, STATES=STATES,
-                                              REPS=reps))
+    (work / "bench_symdyn.c").write_text(fill(fill(C_HARNESS, WORK=ours, OUT=size),
+                                              NAME=robot.name, N=n, STATES=STATES, REPS=reps))
     subprocess.run(["gcc", "-std=c99", "-O2", f"-I{work}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
     model = pinocchio_model(robot.spec)
+    tool = model.frames[model.getFrameId("tool")].placement
     (work / "bench_pin.cpp").write_text(fill(
-        CPP_HARNESS, GRAVITY=numbers(model.gravity.linear), JOINTS=cpp_joints(model),
-        ARMATURE=numbers(model.armature),
-        STATES=STATES, REPS=reps))
+        CPP_HARNESS, WORK=theirs, GRAVITY=numbers(model.gravity.linear),
+        JOINTS=cpp_joints(model), ARMATURE=numbers(model.armature), TOOL_R=numbers(tool.rotation),
+        TOOL_P=numbers(tool.translation), STATES=STATES, REPS=reps))
     prefix = pinocchio_prefix()
     subprocess.run(["g++", "-std=c++17", "-O3", "-DNDEBUG", *PIN_DEFINES,
                     f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
@@ -208,21 +229,25 @@ def per_call(*contenders, rounds=7):
 
 
 def section_c(robots, quick):
-    print("## 1. Generated C against Pinocchio C++, per call of tau(q, qd, qdd)\n")
-    print("Both with the robot's rotor inertias (Pinocchio's armature), neither with friction.\n")
-    print("| robot | states | symdyn C (gcc -O2) | Pinocchio rnea (g++ -O3) | speed-up |")
-    print("|---|---|---:|---:|---:|")
+    print("## 1. Generated C against Pinocchio C++, per call\n")
+    print("tau(q, qd, qdd): symdyn's inverse_dynamics against rnea, both with the robot's rotor "
+          "inertias (Pinocchio's armature), neither with friction. pose + Jacobian: symdyn's "
+          "pose_and_jacobian against framesForwardKinematics and computeFrameJacobian "
+          "(LOCAL_WORLD_ALIGNED) of the tool frame.\n")
+    print("| robot | work | states | symdyn C (gcc -O2) | Pinocchio (g++ -O3) | speed-up |")
+    print("|---|---|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
-            work = Path(tmp) / robot.name
-            work.mkdir()
-            print(f"  compiling the harnesses for {robot.name} (Pinocchio's headers take a while)",
-                  file=sys.stderr, flush=True)
-            binaries = compile_harnesses(robot, work, reps=200 if quick else 1000)
-            for states, args in (("random", ()), ("trajectory", ("smooth",))):
-                ours, theirs = run_alternately(binaries, 3 if quick else 7, args)
-                print(f"| {robot.name} ({robot.dof} joints) | {states} | {ours:.0f} ns | "
-                      f"{theirs:.0f} ns | {theirs / ours:.1f}x |", flush=True)
+            for kind in WORK:
+                work = Path(tmp) / robot.name / kind.replace(" ", "")
+                work.mkdir(parents=True)
+                print(f"  compiling the {kind} harnesses for {robot.name} (Pinocchio's headers "
+                      "take a while)", file=sys.stderr, flush=True)
+                binaries = compile_harnesses(robot, work, 200 if quick else 1000, kind)
+                for states, args in (("random", ()), ("trajectory", ("smooth",))):
+                    ours, theirs = run_alternately(binaries, 3 if quick else 7, args)
+                    print(f"| {robot.name} ({robot.dof} joints) | {kind} | {states} | "
+                          f"{ours:.0f} ns | {theirs:.0f} ns | {theirs / ours:.1f}x |", flush=True)
     print("\nCPU time of the process, the two harnesses run in turn, medians of the rounds. "
           "random: 1024 independent states, q, qd, qdd uniform in [-3, 3]; trajectory: q along "
           "a smooth path (consecutive samples, as a controller or an identification run calls "
@@ -266,7 +291,7 @@ def section_ops():
         robot = symdyn.load_robot(ROOT / "robots" / f"{name}.yaml")
         dynamics = symdyn.newton_euler(robot)
         for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix",
-                         "gravity_torques", "forward_dynamics"):
+                         "gravity_torques", "forward_dynamics", *KINEMATICS):
             raw = dynamics.program(quantity)
             ops, before = symdyn.op_count(symdyn.optimize(raw)), symdyn.op_count(raw)
             others = ("; ".join(f"{who} {m}/{a}" for who, m, a in PUBLISHED.get(quantity, []))
@@ -276,6 +301,12 @@ def section_ops():
     print("\nCounted over every assignment as the printed code computes: a constant factor is a "
           "multiplication, a factor -1 is not (it becomes a subtraction), x**2 is one; "
           "sin and cos are not counted.\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.process_time()
+        panda = symdyn.newton_euler(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
+        symdyn.generate(panda, ["python", "c"], tmp, quantities=KINEMATICS)
+        print(f"Every kinematic quantity of the Panda (7 joints), derived, optimized and written "
+              f"as Python and C: {(time.process_time() - start) * 1e3:.0f} ms CPU.\n")
 
 
 def chain_yaml(n: int) -> str:

@@ -93,6 +93,11 @@ void panda_jacobian(const double q[7], double J[42]);
  * 207 multiplications, 130 additions, 14 function calls. */
 void panda_body_jacobian(const double q[7], double J_body[42]);
 
+/* forward_kinematics and jacobian in one pass, which they share: the tool's pose
+ * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+ * 105 multiplications, 64 additions, 14 function calls. */
+void panda_pose_and_jacobian(const double q[7], double T[16], double J[42]);
+
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).

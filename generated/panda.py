@@ -3736,6 +3736,170 @@ def body_jacobian(q):
     return J_body.reshape(batch + (6, 7))
 
 
+def pose_and_jacobian(q):
+    """forward_kinematics and jacobian in one pass, which they share: the tool's pose
+    T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+
+    105 multiplications, 64 additions, 14 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 7, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    q7 = q[..., 6]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    S7 = np.sin(q7)
+    C7 = np.cos(q7)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = -0.316*R2_xy
+    p3_y = -0.316*R2_yy
+    p3_z = 0.316*C2 + 0.333
+    R3_xx = C3*R2_xx - S1*S3
+    R3_xy = -C3*S1 - R2_xx*S3
+    R3_yx = C1*S3 + C3*R2_yx
+    R3_yy = C1*C3 - R2_yx*S3
+    R3_zx = -C3*S2
+    R3_zy = S2*S3
+    p4_x = 0.0825*R3_xx + p3_x
+    p4_y = 0.0825*R3_yx + p3_y
+    p4_z = 0.0825*R3_zx + p3_z
+    R4_xx = C4*R3_xx - R2_xy*S4
+    R4_xy = -C4*R2_xy - R3_xx*S4
+    R4_yx = C4*R3_yx - R2_yy*S4
+    R4_yy = -C4*R2_yy - R3_yx*S4
+    R4_zx = C2*S4 + C4*R3_zx
+    R4_zy = C2*C4 - R3_zx*S4
+    p5_x = -0.0825*R4_xx + 0.384*R4_xy + p4_x
+    p5_y = -0.0825*R4_yx + 0.384*R4_yy + p4_y
+    p5_z = -0.0825*R4_zx + 0.384*R4_zy + p4_z
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    p7_x = 0.088*R6_xx + p5_x
+    p7_y = 0.088*R6_yx + p5_y
+    p7_z = 0.088*R6_zx + p5_z
+    R7_xx = C7*R6_xx - R5_xy*S7
+    R7_xy = -C7*R5_xy - R6_xx*S7
+    R7_yx = C7*R6_yx - R5_yy*S7
+    R7_yy = -C7*R5_yy - R6_yx*S7
+    R7_zx = C7*R6_zx - R5_zy*S7
+    R7_zy = -C7*R5_zy - R6_zx*S7
+    r1_z = p7_z - 0.333
+    r3_x = -p3_x + p7_x
+    r3_y = -p3_y + p7_y
+    r3_z = -p3_z + p7_z
+    r4_x = -p4_x + p7_x
+    r4_y = -p4_y + p7_y
+    r4_z = -p4_z + p7_z
+    r5_x = -p5_x + p7_x
+    r5_y = -p5_y + p7_y
+    r5_z = -p5_z + p7_z
+    J1_2 = C1*r1_z
+    J1_3 = -C2*r3_y - R2_yy*r3_z
+    J1_4 = -R3_yy*r4_z + R3_zy*r4_y
+    J1_5 = R4_yy*r5_z - R4_zy*r5_y
+    J1_6 = -R5_yy*r5_z + R5_zy*r5_y
+    J2_2 = S1*r1_z
+    J2_3 = C2*r3_x + R2_xy*r3_z
+    J2_4 = R3_xy*r4_z - R3_zy*r4_x
+    J2_5 = -R4_xy*r5_z + R4_zy*r5_x
+    J2_6 = R5_xy*r5_z - R5_zy*r5_x
+    J3_2 = -C1*p7_x - S1*p7_y
+    J3_3 = -R2_xy*r3_y + R2_yy*r3_x
+    J3_4 = -R3_xy*r4_y + R3_yy*r4_x
+    J3_5 = R4_xy*r5_y - R4_yy*r5_x
+    J3_6 = -R5_xy*r5_y + R5_yy*r5_x
+    T = np.empty(batch + (16,))
+    T[..., 0] = R7_xx
+    T[..., 1] = R7_xy
+    T[..., 2] = -R6_xy
+    T[..., 3] = p7_x
+    T[..., 4] = R7_yx
+    T[..., 5] = R7_yy
+    T[..., 6] = -R6_yy
+    T[..., 7] = p7_y
+    T[..., 8] = R7_zx
+    T[..., 9] = R7_zy
+    T[..., 10] = -R6_zy
+    T[..., 11] = p7_z
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    J = np.empty(batch + (42,))
+    J[..., 0] = -p7_y
+    J[..., 1] = J1_2
+    J[..., 2] = J1_3
+    J[..., 3] = J1_4
+    J[..., 4] = J1_5
+    J[..., 5] = J1_6
+    J[..., 6] = 0
+    J[..., 7] = p7_x
+    J[..., 8] = J2_2
+    J[..., 9] = J2_3
+    J[..., 10] = J2_4
+    J[..., 11] = J2_5
+    J[..., 12] = J2_6
+    J[..., 13] = 0
+    J[..., 14] = 0
+    J[..., 15] = J3_2
+    J[..., 16] = J3_3
+    J[..., 17] = J3_4
+    J[..., 18] = J3_5
+    J[..., 19] = J3_6
+    J[..., 20] = 0
+    J[..., 21] = 0
+    J[..., 22] = -S1
+    J[..., 23] = -R2_xy
+    J[..., 24] = -R3_xy
+    J[..., 25] = R4_xy
+    J[..., 26] = -R5_xy
+    J[..., 27] = -R6_xy
+    J[..., 28] = 0
+    J[..., 29] = C1
+    J[..., 30] = -R2_yy
+    J[..., 31] = -R3_yy
+    J[..., 32] = R4_yy
+    J[..., 33] = -R5_yy
+    J[..., 34] = -R6_yy
+    J[..., 35] = 1
+    J[..., 36] = 0
+    J[..., 37] = C2
+    J[..., 38] = -R3_zy
+    J[..., 39] = R4_zy
+    J[..., 40] = -R5_zy
+    J[..., 41] = -R6_zy
+    return T.reshape(batch + (4, 4)), J.reshape(batch + (6, 7))
+
+
 def jacobian_dot_qd(q, qd):
     """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
     tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

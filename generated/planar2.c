@@ -454,6 +454,52 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
     J_body[11] = 1;
 }
 
+void planar2_pose_and_jacobian(const double q[2], const double params[5], double T[16], double J[12])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_l1 = params[2];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double p2_x = C1*p_l1;
+    const double p2_y = S1*p_l1;
+    const double R2_xx = C1*C2 - S1*S2;
+    const double t0 = C2*S1;
+    const double t1 = C1*S2;
+    const double R2_xy = -t0 - t1;
+    const double R2_yx = t0 + t1;
+    T[0] = R2_xx;
+    T[1] = R2_xy;
+    T[2] = 0;
+    T[3] = p2_x;
+    T[4] = R2_yx;
+    T[5] = R2_xx;
+    T[6] = 0;
+    T[7] = p2_y;
+    T[8] = 0;
+    T[9] = 0;
+    T[10] = 1;
+    T[11] = 0;
+    T[12] = 0;
+    T[13] = 0;
+    T[14] = 0;
+    T[15] = 1;
+    J[0] = -p2_y;
+    J[1] = 0;
+    J[2] = p2_x;
+    J[3] = 0;
+    J[4] = 0;
+    J[5] = 0;
+    J[6] = 0;
+    J[7] = 0;
+    J[8] = 0;
+    J[9] = 0;
+    J[10] = 1;
+    J[11] = 1;
+}
+
 void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
 {
     const double q1 = q[0];

@@ -86,6 +86,11 @@ void planar2_jacobian(const double q[2], const double params[5], double J[12]);
  * 10 multiplications, 5 additions, 4 function calls. */
 void planar2_body_jacobian(const double q[2], const double params[5], double J_body[12]);
 
+/* forward_kinematics and jacobian in one pass, which they share: the tool's pose
+ * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+ * 6 multiplications, 3 additions, 4 function calls. */
+void planar2_pose_and_jacobian(const double q[2], const double params[5], double T[16], double J[12]);
+
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).

@@ -533,6 +533,63 @@ def body_jacobian(q, params):
     return J_body.reshape(batch + (6, 2))
 
 
+def pose_and_jacobian(q, params):
+    """forward_kinematics and jacobian in one pass, which they share: the tool's pose
+    T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+
+    6 multiplications, 3 additions, 4 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 2, "q"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    p_l1 = params[..., 2]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t0 = C2*S1
+    t1 = C1*S2
+    R2_xy = -t0 - t1
+    R2_yx = t0 + t1
+    T = np.empty(batch + (16,))
+    T[..., 0] = R2_xx
+    T[..., 1] = R2_xy
+    T[..., 2] = 0
+    T[..., 3] = p2_x
+    T[..., 4] = R2_yx
+    T[..., 5] = R2_xx
+    T[..., 6] = 0
+    T[..., 7] = p2_y
+    T[..., 8] = 0
+    T[..., 9] = 0
+    T[..., 10] = 1
+    T[..., 11] = 0
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    J = np.empty(batch + (12,))
+    J[..., 0] = -p2_y
+    J[..., 1] = 0
+    J[..., 2] = p2_x
+    J[..., 3] = 0
+    J[..., 4] = 0
+    J[..., 5] = 0
+    J[..., 6] = 0
+    J[..., 7] = 0
+    J[..., 8] = 0
+    J[..., 9] = 0
+    J[..., 10] = 1
+    J[..., 11] = 1
+    return T.reshape(batch + (4, 4)), J.reshape(batch + (6, 2))
+
+
 def jacobian_dot_qd(q, qd, params):
     """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
     tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

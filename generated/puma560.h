@@ -90,6 +90,11 @@ void puma560_jacobian(const double q[6], double J[36]);
  * 126 multiplications, 73 additions, 12 function calls. */
 void puma560_body_jacobian(const double q[6], double J_body[36]);
 
+/* forward_kinematics and jacobian in one pass, which they share: the tool's pose
+ * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+ * 69 multiplications, 37 additions, 12 function calls. */
+void puma560_pose_and_jacobian(const double q[6], double T[16], double J[36]);
+
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).

@@ -3206,6 +3206,138 @@ def body_jacobian(q, params):
     return J_body.reshape(batch + (6, 6))
 
 
+def pose_and_jacobian(q, params):
+    """forward_kinematics and jacobian in one pass, which they share: the tool's pose
+    T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
+
+    71 multiplications, 39 additions, 12 function calls.
+    """
+    (q, params, ), batch = _states(
+        (q, 6, "q"),
+        (params, 60, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    p2_x = -0.2435*S1
+    p2_y = 0.2435*C1
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = 0.4318*R2_xx + 0.0934*S1 + p2_x
+    p3_y = -0.0934*C1 + 0.4318*R2_yx + p2_y
+    p3_z = -0.4318*S2
+    R3_xx = C3*R2_xx + R2_xy*S3
+    R3_xy = C3*R2_xy - R2_xx*S3
+    R3_yx = C3*R2_yx + R2_yy*S3
+    R3_yy = C3*R2_yy - R2_yx*S3
+    R3_zx = -C2*S3 - C3*S2
+    R3_zy = -C2*C3 + S2*S3
+    p4_x = -0.0203*R3_xx - 0.4331*R3_xy + p3_x
+    p4_y = -0.0203*R3_yx - 0.4331*R3_yy + p3_y
+    p4_z = -0.0203*R3_zx - 0.4331*R3_zy + p3_z
+    R4_xx = C4*R3_xx - S1*S4
+    R4_xy = -C4*S1 - R3_xx*S4
+    R4_yx = C1*S4 + C4*R3_yx
+    R4_yy = C1*C4 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    r2_x = -p2_x + p4_x
+    r2_y = -p2_y + p4_y
+    r3_x = -p3_x + p4_x
+    r3_y = -p3_y + p4_y
+    r3_z = -p3_z + p4_z
+    J1_2 = C1*p4_z
+    J1_3 = C1*r3_z
+    J2_2 = S1*p4_z
+    J2_3 = S1*r3_z
+    J3_2 = -C1*r2_x - S1*r2_y
+    J3_3 = -C1*r3_x - S1*r3_y
+    T = np.empty(batch + (16,))
+    T[..., 0] = R6_xx
+    T[..., 1] = R6_xy
+    T[..., 2] = -R5_xy
+    T[..., 3] = p4_x
+    T[..., 4] = R6_yx
+    T[..., 5] = R6_yy
+    T[..., 6] = -R5_yy
+    T[..., 7] = p4_y
+    T[..., 8] = R6_zx
+    T[..., 9] = R6_zy
+    T[..., 10] = -R5_zy
+    T[..., 11] = p4_z
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    J = np.empty(batch + (36,))
+    J[..., 0] = -p4_y
+    J[..., 1] = J1_2
+    J[..., 2] = J1_3
+    J[..., 3] = 0
+    J[..., 4] = 0
+    J[..., 5] = 0
+    J[..., 6] = p4_x
+    J[..., 7] = J2_2
+    J[..., 8] = J2_3
+    J[..., 9] = 0
+    J[..., 10] = 0
+    J[..., 11] = 0
+    J[..., 12] = 0
+    J[..., 13] = J3_2
+    J[..., 14] = J3_3
+    J[..., 15] = 0
+    J[..., 16] = 0
+    J[..., 17] = 0
+    J[..., 18] = 0
+    J[..., 19] = -S1
+    J[..., 20] = -S1
+    J[..., 21] = -R3_xy
+    J[..., 22] = R4_xy
+    J[..., 23] = -R5_xy
+    J[..., 24] = 0
+    J[..., 25] = C1
+    J[..., 26] = C1
+    J[..., 27] = -R3_yy
+    J[..., 28] = R4_yy
+    J[..., 29] = -R5_yy
+    J[..., 30] = 1
+    J[..., 31] = 0
+    J[..., 32] = 0
+    J[..., 33] = -R3_zy
+    J[..., 34] = R4_zy
+    J[..., 35] = -R5_zy
+    return T.reshape(batch + (4, 4)), J.reshape(batch + (6, 6))
+
+
 def jacobian_dot_qd(q, qd, params):
     """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
     tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

@@ -30,7 +30,10 @@ class Row:
 
 
 def relative(a, b) -> float:
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    """The largest difference, relative to the largest magnitude; a function with several
+    outputs (a tuple) is compared on all of them."""
+    a, b = (np.concatenate([np.ravel(np.asarray(x, dtype=float))
+                            for x in (v if isinstance(v, tuple) else (v,))]) for v in (a, b))
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
 
 

@@ -108,6 +108,12 @@ def random_states(rng, n, count=100):
 
 
 def assert_close(actual, expected, rtol=1e-10):
-    """Relative agreement, scaled by the largest magnitude in the expected batch."""
+    """Relative agreement, scaled by the largest magnitude in the expected batch; outputs of a
+    function with several (tuples) one by one."""
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_close(a, e, rtol)
+        return
     scale = max(1.0, float(np.max(np.abs(expected))))
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)

@@ -55,13 +55,13 @@ def _evaluate(library, robot, states):
     for name in symdyn.Dynamics.QUANTITIES:
         function = getattr(library, f"{robot.name}_{name}")
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
-        size = int(np.prod(QUANTITIES[name].dims(robot.dof)))
+        sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot.dof)]
         rows = []
         for k in range(len(states["q"])):
             args = [np.ascontiguousarray(states[i][k]) for i in inputs]
-            out = np.empty(size)
-            function(*(a.ctypes.data_as(ctypes.c_void_p) for a in [*args, out]))
-            rows.append(out)
+            outs = [np.empty(size) for size in sizes]
+            function(*(a.ctypes.data_as(ctypes.c_void_p) for a in [*args, *outs]))
+            rows.append(np.concatenate(outs))
         results[name] = np.array(rows)
     return results
 

@@ -189,3 +189,19 @@ def test_printouts_keep_the_files_decimals_show_prismatic_forms_and_cite_books(t
         symdyn.newton_euler(symdyn.load_robot(path))).render("text")
     assert "Eqs. (6.45)-(6.53)" in printout(
         symdyn.newton_euler(symdyn.load_robot(path))).render("markdown")
+
+
+def test_printouts_show_the_tool_pose_and_the_jacobian_in_each_convention(tmp_path):
+    for convention, axis in (("standard", "z_{i-1}"), ("modified", "z_{i}")):
+        path = tmp_path / f"{convention}.yaml"
+        path.write_text(f"name: arm\nconvention: {convention}\n"
+                        "base: {xyz: [0, 0, 0.5], rpy: [0, 0, pi/2]}\n"
+                        "tool: {xyz: [0, 0, 0.1]}\nlinks:\n"
+                        "  - {joint: revolute, a: 0.3, alpha: 0, d: 0, theta: 0, mass: 1}\n"
+                        "  - {joint: prismatic, a: 0.2, alpha: 0, d: 0, theta: 0, mass: 1}\n")
+        result = printout(symdyn.newton_euler(symdyn.load_robot(path)))
+        markdown, text = result.render("markdown"), result.render("text")
+        assert "Forward kinematics" in text and "Jacobian of the tool frame" in text
+        assert rf"{axis} \times (p_{{tool}}" in markdown
+        assert "wT_i = wT_0 0T_i" in text          # a placed base is shown as such
+        assert "J₂ = [" in text and "J₁ = [" in text

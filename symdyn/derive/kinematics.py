@@ -98,24 +98,26 @@ def jacobian(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     return sympy.Matrix(6, robot.dof, lambda r, c: b.define(f"J{r + 1}_{c + 1}", J[r, c]))
 
 
-def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
-    """The output of one kinematic quantity (see quantities.QUANTITIES), row-major."""
+def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[list[sympy.Expr]]:
+    """The outputs of one kinematic quantity (see quantities.QUANTITIES), each row-major."""
     if name == "forward_kinematics":
-        return list(_transform(*tool_frame(robot, b)))
+        return [list(_transform(*tool_frame(robot, b)))]
     if name == "link_poses":
         frames = world_frames(robot, b)
-        return [e for i, ((R, p), F) in enumerate(zip(frames, file_frames(robot)), start=1)
-                for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]
+        return [[e for i, ((R, p), F) in enumerate(zip(frames, file_frames(robot)), start=1)
+                 for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]]
     if name == "jacobian":
-        return list(jacobian(robot, b))
+        return [list(jacobian(robot, b))]
+    if name == "pose_and_jacobian":     # the builder's value numbering shares the frames
+        return [list(_transform(*tool_frame(robot, b))), list(jacobian(robot, b))]
     if name == "body_jacobian":
         R_tool, _ = tool_frame(robot, b)
         J = jacobian(robot, b)
         body = sympy.diag(R_tool.T, R_tool.T) * J
-        return [b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
-                for r in range(6) for c in range(robot.dof)]
+        return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
+                 for r in range(6) for c in range(robot.dof)]]
     if name == "jacobian_dot_qd":
         J = jacobian(robot, b)
         velocity = [b.define(f"v{k}", e) for k, e in enumerate(J * sympy.Matrix(robot.qd))]
-        return directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")
+        return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
     raise KeyError(name)

@@ -38,63 +38,70 @@ class Route(Protocol):
 class Quantity:
     name: str
     inputs: tuple[str, ...]
-    output: str
-    doc: str
-    shape: tuple = ("n",)     # of the output, row-major; "n" stands for the number of joints
+    outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
+    doc: str                                 # "n" in a shape stands for the number of joints
 
-    def dims(self, n: int) -> tuple[int, ...]:
-        return tuple(n if d == "n" else d for d in self.shape)
+    def dims(self, n: int) -> list[tuple[int, ...]]:
+        return [tuple(n if d == "n" else d for d in shape) for _, shape in self.outputs]
+
+
+def _one(name, inputs, output, doc, shape=("n",)) -> Quantity:
+    return Quantity(name, inputs, ((output, shape),), doc)
 
 
 QUANTITIES = {q.name: q for q in (
-    Quantity("inverse_dynamics", ("q", "qd", "qdd"), "tau",
+    _one("inverse_dynamics", ("q", "qd", "qdd"), "tau",
              "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
              "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."),
-    Quantity("mass_matrix", ("q",), "M",
+    _one("mass_matrix", ("q",), "M",
              "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.",
              ("n", "n")),
-    Quantity("coriolis_matrix", ("q", "qd"), "C",
+    _one("coriolis_matrix", ("q", "qd"), "C",
              "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
              "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", ("n", "n")),
-    Quantity("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
-    Quantity("nonlinear_effects", ("q", "qd"), "h",
+    _one("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
+    _one("nonlinear_effects", ("q", "qd"), "h",
              "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
-    Quantity("friction_torques", ("qd",), "tau_f",
+    _one("friction_torques", ("qd",), "tau_f",
              "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."),
-    Quantity("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
+    _one("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
              "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool\n"
              "exerts on its environment (in the last link's frame, about its origin): J^T f_ext.\n"
              "Add them to inverse_dynamics for a robot in contact."),
-    Quantity("forward_dynamics", ("q", "qd", "tau"), "qdd",
+    _one("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
              "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."),
-    Quantity("forward_kinematics", ("q",), "T",
+    _one("forward_kinematics", ("q",), "T",
              "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
              "^world T_tool = ^world T_0 ^0 T_n ^n T_tool.", (4, 4)),
-    Quantity("link_poses", ("q",), "T_links",
+    _one("link_poses", ("q",), "T_links",
              "The pose of every link frame {1}..{n} (the frames of the robot file's DH\n"
              "convention) in the world: n homogeneous transforms, n x 4 x 4.", ("n", 4, 4)),
-    Quantity("jacobian", ("q",), "J",
+    _one("jacobian", ("q",), "J",
              "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
              "tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).",
              (6, "n")),
-    Quantity("body_jacobian", ("q",), "J_body",
+    _one("body_jacobian", ("q",), "J_body",
              "The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n\n"
              "(Pinocchio's LOCAL).", (6, "n")),
-    Quantity("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
+    Quantity("pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
+             "forward_kinematics and jacobian in one pass, which they share: the tool's pose\n"
+             "T (4 x 4) and its geometric Jacobian J (6 x n) in world axes."),
+    _one("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
              "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
              "LOCAL_WORLD_ALIGNED).", (6,)),
 )}
-KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "jacobian_dot_qd")
+KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
+              "jacobian_dot_qd")
 
 
 def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> Program:
     """The program of one quantity; ``steps`` receives inverse dynamics' recorded equations."""
     quantity = QUANTITIES[name]
     inputs = _inputs(robot, quantity.inputs)
-    output = quantity.output
-    b = ProgramBuilder(reserved={output} | {str(s) for arg in inputs for s in arg.values})
+    names = [output for output, _ in quantity.outputs]
+    b = ProgramBuilder(reserved=set(names) | {str(s) for arg in inputs for s in arg.values})
     n = robot.dof
     zeros = [sympy.Integer(0)] * n
     qd, qdd, tau = list(robot.qd), list(robot.qdd), list(_tau_symbols(robot))
@@ -116,7 +123,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         wrench = _f_ext_symbols()
         out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
     elif name in KINEMATICS:
-        out = kinematics.quantity(name, robot, b)
+        outs = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":
         M = with_armature(robot, route.mass_matrix(b))
         h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
@@ -124,7 +131,10 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         out = ldlt_solve(b, M, rhs)
     else:
         raise KeyError(name)
-    return b.program(name, inputs, [Argument(output, tuple(out), quantity.dims(n))])
+    if name not in KINEMATICS:
+        outs = [out]
+    return b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values, shape
+                                    in zip(names, outs, quantity.dims(n))])
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

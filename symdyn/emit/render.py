@@ -59,12 +59,18 @@ class Output:
     size: int
     shape: tuple[int, ...]
     values: tuple[tuple[int, str], ...]   # (flat index, printed expression)
+    offset: int = 0     # where it starts when a function's outputs lie back to back
 
 
 @dataclass(frozen=True)
 class Body:
     steps: tuple[Line | SinCos, ...]
     outputs: tuple[Output, ...]
+
+    @property
+    def size(self) -> int:
+        """All outputs' entries: one state's results back to back."""
+        return sum(o.size for o in self.outputs)
 
 
 @dataclass(frozen=True)
@@ -124,10 +130,13 @@ def body_code(program: Program, printer) -> Body:
             sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
             steps.append(SinCos(printer.doprint(a.rhs.args[0]), str(sin), str(cos)))
         seen.add(a.lhs)
+    offsets = [sum(len(o.values) for o in program.outputs[:k])
+               for k in range(len(program.outputs))]
     outputs = tuple(
         Output(out.name, len(out.values), out.shape,
-               tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)))
-        for out in program.outputs)
+               tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)),
+               offset)
+        for out, offset in zip(program.outputs, offsets))
     return Body(tuple(steps), outputs)
 
 
