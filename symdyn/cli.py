@@ -138,6 +138,15 @@ def info(robot_file, method):
     for row in rows:
         click.echo("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     click.echo("")
+    click.echo("inertial parameters (link frame {i}; from shapes where the file gives them):")
+    for i, link in enumerate(spec.links, start=1):
+        if link.com is not None:
+            where, about = f"com [{_list(link.com)}]", f"about the com [{_list(link.inertia)}]"
+        else:
+            where = f"first moment [{_list(link.first_moment)}]"
+            about = f"about the origin [{_list(link.inertia_origin)}]"
+        click.echo(f"  {i}: mass {as_text(link.mass)}, {where}, inertia {about}")
+    click.echo("")
     free = ", ".join(str(p) for p in robot.parameters) or "none (all values numeric)"
     click.echo(f"free symbols: {free}")
     click.echo(f"gravity: [{', '.join(as_text(g) for g in spec.gravity)}]"
@@ -205,6 +214,10 @@ def check(robot_file, states, seed, quiet):
     if failed:
         click.echo(f"{len(failed)} check(s) failed", err=True)
         raise SystemExit(1)
+
+
+def _list(values) -> str:
+    return ", ".join(as_text(v) for v in values)
 
 
 if __name__ == "__main__":

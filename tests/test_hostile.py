@@ -180,6 +180,32 @@ def structure_cases():
          "beyond the limit"),
         ("tool twice", BASE + "tool: {}\ntool: {}\n", "tool", "given twice"),
     ]
+    shaped = BASE.replace("    com: [0.1, 0, 0]\n    inertia: [0.01, 0.02, 0.02, 0, 0, 0]\n",
+                          "    shapes: [{}]\n").replace("    mass: 1\n", "")
+    for entry, field, words in [
+            ("{box: [0.1, 0.1], mass: 1}", "links[0].shapes[0].box", "list of 3"),
+            ("{box: [0.1, 0.1, -0.1], mass: 1}", "links[0].shapes[0].box", "positive"),
+            ("{box: [0.1, 0.1, 0.1]}", "links[0].shapes[0]", "mass or its density"),
+            ("{box: [0.1, 0.1, 0.1], mass: 1, density: 7800}", "links[0].shapes[0]",
+             "mass or its density"),
+            ("{box: [0.1, 0.1, 0.1], sphere: 0.1, mass: 1}", "links[0].shapes[0]",
+             "exactly one kind"),
+            ("{cone: [0.1, 0.2], mass: 1}", "links[0].shapes[0].cone", "unknown key"),
+            ("{hollow_cylinder: [0.05, 0.03, 0.1], mass: 1}",
+             "links[0].shapes[0].hollow_cylinder", "inner radius below the outer"),
+            ("{sphere: 0.1, mass: -1}", "links[0].shapes[0].mass", "positive"),
+            ("{sphere: 0.1, density: 0}", "links[0].shapes[0].density", "positive"),
+            ("{sphere: 0.1, mass: 1, axis: x}", "links[0].shapes[0].axis", "has no axis"),
+            ("{rod: 0.1, mass: 1, axis: w}", "links[0].shapes[0].axis", "not known"),
+            ("{cylinder: {radius: 0.1}, mass: 1}", "links[0].shapes[0].cylinder",
+             "'length'")]:
+        cases.append((f"shape {entry}", shaped.replace("[{}]", f"[{entry}]"), field, words))
+    cases += [("shapes and a mass", shaped.replace("[{}]", "[{sphere: 0.1, mass: 1}]").replace(
+                   "    theta: 0\n", "    theta: 0\n    mass: 2\n", 1), "links[0].mass",
+               "comes from the shapes"),
+              ("shapes and a com", shaped.replace("[{}]", "[{sphere: 0.1, mass: 1}]\n"
+                                                  "    com: [0, 0, 0]"), "links[0]", "not both"),
+              ("shapes empty", shaped.replace("[{}]", "[]"), "links[0].shapes", "non-empty")]
     for name in ["Arm", "arm-1", "1arm", "_arm", "class", "import", "math", "stdint", "limits",
                  "stdio", "string", "\u00e4rm", "a rm", "arm.x", ""]:
         cases.append((f"robot name {name!r}", BASE.replace("name: arm", f"name: '{name}'"),

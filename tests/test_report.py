@@ -204,4 +204,5 @@ def test_printouts_show_the_tool_pose_and_the_jacobian_in_each_convention(tmp_pa
         assert "Forward kinematics" in text and "Jacobian of the tool frame" in text
         assert rf"{axis} \times (p_{{tool}}" in markdown
         assert "wT_i = wT_0 0T_i" in text          # a placed base is shown as such
+        assert "base: frame {0} in the world" in text and "[0, 0, 0.1]" in text
         assert "J₂ = [" in text and "J₁ = [" in text

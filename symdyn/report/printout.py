@@ -133,7 +133,14 @@ def _robot_tables(robot) -> tuple[Table, ...]:
                             sympy.Matrix([link.inertia if link.inertia is not None
                                           else link.inertia_origin]))
                            for i, link in enumerate(spec.links, start=1)))
-    return dh, inertial
+    placements = tuple((what, sympy.Matrix(p.xyz).T, sympy.Matrix(p.rpy).T)
+                       for what, p in (("base: frame {0} in the world", spec.base),
+                                       ("tool: in the last link's frame {n}", spec.tool))
+                       if p is not None)
+    if not placements:
+        return dh, inertial
+    return dh, inertial, Table("Placements (xyz, then R = Rz(yaw) Ry(pitch) Rx(roll))",
+                               ("frame", "xyz", "rpy"), placements)
 
 
 def _transforms(robot, notation) -> Block:

@@ -24,7 +24,8 @@ import yaml
 
 from ..errors import RobotFileError
 from .expr import CONSTANTS, FUNCTIONS, ExpressionError, number, parse_expression
-from .validity import actuator_problem, body_problem
+from .shapes import AXES, KINDS, Solid, combined
+from .validity import actuator_problem, body_problem, numeric
 
 NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 PARAMETER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -55,9 +56,10 @@ TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "p
 PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
-             "first_moment", "inertia_origin"} | ACTUATOR_KEYS
-PAYLOAD_KEYS = {"mass", "com", "inertia"}
-LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta", "mass")
+             "first_moment", "inertia_origin", "shapes"} | ACTUATOR_KEYS
+PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
+LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
+SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
 
 
 @dataclass(frozen=True)
@@ -399,17 +401,32 @@ class _Reader:
             self.require(keys, key, node, field)
         joint = self.choice(keys["joint"], f"{field}.joint", JOINTS)
         values = {k: self.expression(keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
-        com_form = "com" in keys or "inertia" in keys
-        origin_form = "first_moment" in keys or "inertia_origin" in keys
-        if com_form and origin_form:
-            raise self.error("give either com and inertia, or first_moment and inertia_origin, "
-                             "not both", node, field)
-        pair = ("first_moment", "inertia_origin") if origin_form else ("com", "inertia")
-        inertial = {key: (self.vector(keys[key], f"{field}.{key}", length) if key in keys
-                          else (sympy.Integer(0),) * length)
-                    for key, length in zip(pair, (3, 6))}
-        self.check_body(values["mass"], *inertial.values(), origin_form,
-                        keys.get(pair[1], keys.get(pair[0], keys["mass"])), field)
+        forms = [form for form, names in (("com and inertia", ("com", "inertia")),
+                                          ("first_moment and inertia_origin",
+                                           ("first_moment", "inertia_origin")),
+                                          ("shapes", ("shapes",)))
+                 if any(name in keys for name in names)]
+        if len(forms) > 1:
+            raise self.error(f"give one of com and inertia, first_moment and inertia_origin, or "
+                             f"shapes, not both {forms[0]} and {forms[1]}", node, field)
+        if "shapes" in keys:
+            if "mass" in keys:
+                raise self.error("the mass comes from the shapes; give it there", keys["mass"],
+                                 f"{field}.mass")
+            mass, first_moment, inertia_origin = self.shapes(keys["shapes"], f"{field}.shapes")
+            inertial = {"first_moment": first_moment, "inertia_origin": inertia_origin}
+            origin_form = True
+        else:
+            mass = self.expression(self.require(keys, "mass", node, field), f"{field}.mass")
+            origin_form = "first_moment" in keys or "inertia_origin" in keys
+            pair = ("first_moment", "inertia_origin") if origin_form else ("com", "inertia")
+            inertial = {key: (self.vector(keys[key], f"{field}.{key}", length) if key in keys
+                              else (sympy.Integer(0),) * length)
+                        for key, length in zip(pair, (3, 6))}
+        self.check_body(mass, *inertial.values(), origin_form,
+                        keys.get("shapes", keys.get("inertia", keys.get("inertia_origin",
+                                                                        keys.get("mass")))),
+                        field)
         actuator = {key: self.expression(keys[key], f"{field}.{key}")
                     for key in ("motor_inertia", "gear_ratio", "viscous_friction") if key in keys}
         if "coulomb_friction" in keys:
@@ -419,7 +436,57 @@ class _Reader:
             problem = actuator_problem(key, value)
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
-        return LinkSpec(joint=joint, **values, **inertial, **actuator)
+        return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator)
+
+    def shapes(self, node, field):
+        """Mass, first moment and inertia about the origin of the solids a list describes."""
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            raise self.error("must be a non-empty list of solids", node, field,
+                             "entries such as {box: [0.1, 0.1, 0.4], mass: 2, xyz: [0, 0, 0.2]}")
+        return combined(self.solid(item, f"{field}[{k}]") for k, item in enumerate(node.value))
+
+    def solid(self, node, field) -> Solid:
+        keys = self.mapping(node, field, SHAPE_KEYS)
+        kinds = [kind for kind in KINDS if kind in keys]
+        if len(kinds) != 1:
+            raise self.error("give exactly one kind of solid", node, field,
+                             "one of " + ", ".join(KINDS))
+        (kind,) = kinds
+        names = KINDS[kind]
+        size_node = keys[kind]
+        if isinstance(size_node, yaml.MappingNode):
+            given = self.mapping(size_node, f"{field}.{kind}", set(names))
+            size = {name: self.expression(self.require(given, name, size_node,
+                                                       f"{field}.{kind}"), f"{field}.{kind}.{name}")
+                    for name in names}
+        elif isinstance(size_node, yaml.ScalarNode) and len(names) == 1:
+            size = {names[0]: self.expression(size_node, f"{field}.{kind}")}
+        else:
+            size = dict(zip(names, self.vector(size_node, f"{field}.{kind}", len(names))))
+        values = numeric(size.values())
+        if values is not None and (values <= 0).any() or (
+                kind == "hollow_cylinder" and values is not None and values[0] >= values[1]):
+            raise self.error(f"the dimensions {', '.join(names)} must be positive"
+                             + (", the inner radius below the outer" if kind ==
+                                "hollow_cylinder" else ""), size_node, f"{field}.{kind}")
+        if ("mass" in keys) == ("density" in keys):
+            raise self.error("give the solid's mass or its density", node, field,
+                             "mass (kg) or density (kg/m^3; kg/m for a rod)")
+        amount_key = "mass" if "mass" in keys else "density"
+        amount = self.expression(keys[amount_key], f"{field}.{amount_key}")
+        if numeric([amount]) is not None and not float(amount) > 0:
+            raise self.error(f"the {amount_key} must be positive", keys[amount_key],
+                             f"{field}.{amount_key}")
+        axis = self.choice(keys["axis"], f"{field}.axis", tuple(AXES)) if "axis" in keys else "z"
+        if axis != "z" and kind not in ("cylinder", "hollow_cylinder", "rod"):
+            raise self.error(f"a {kind} has no axis", keys["axis"], f"{field}.axis",
+                             "axis only for a cylinder, a hollow cylinder or a rod")
+        zeros = (sympy.Integer(0),) * 3
+        xyz, rpy = (self.vector(keys[k], f"{field}.{k}", 3) if k in keys else zeros
+                    for k in ("xyz", "rpy"))
+        if amount_key == "mass":
+            return Solid(kind, size, amount, xyz, rpy, axis)
+        return Solid.with_density(kind, size, amount, xyz, rpy, axis)
 
     def check_body(self, mass, vector, inertia, origin_form, node, field):
         problem = body_problem(mass, vector, inertia, about_origin=origin_form)
@@ -438,6 +505,18 @@ class _Reader:
 
     def payload(self, node) -> PayloadSpec:
         keys = self.mapping(node, "payload", PAYLOAD_KEYS)
+        if "shapes" in keys:
+            if keys.keys() - {"shapes"}:
+                raise self.error("give shapes alone, or mass, com and inertia", node, "payload")
+            mass, first, origin = self.shapes(keys["shapes"], "payload.shapes")
+            self.check_body(mass, first, origin, True, keys["shapes"], "payload")
+            com = tuple(sympy.simplify(h / mass) for h in first)
+            # back to the centre of mass: I_c = J_O - m (|c|^2 E - c c^T)
+            shift = [sum(c**2 for c in com)] * 3
+            inertia = tuple(sympy.simplify(j - mass * s) for j, s in zip(origin, (
+                shift[0] - com[0]**2, shift[1] - com[1]**2, shift[2] - com[2]**2,
+                -com[0] * com[1], -com[1] * com[2], -com[0] * com[2])))
+            return PayloadSpec(mass, com, inertia)
         mass = self.expression(self.require(keys, "mass", node, "payload"), "payload.mass")
         com = (self.vector(keys["com"], "payload.com", 3) if "com" in keys
                else (sympy.Integer(0),) * 3)
