@@ -34,12 +34,30 @@ def literal(value) -> str:
 
 
 class _ArithmeticMixin:
-    def _print(self, expr, **kwargs):
-        # A constant such as pi, sqrt(2) or cos(pi/7) is one literal, whatever its form.
-        if (isinstance(expr, sympy.Expr) and expr.is_number and not expr.is_Rational
-                and not expr.is_Float):
+    def __init__(self, settings=None):
+        # Terms in the order sympy holds them (canonical, the same in every run), not sorted
+        # again for display: printing a large program is then several times faster.
+        super().__init__({"order": "none", **(settings or {})})
+
+    # A constant such as pi, sqrt(2) or cos(pi/7) is one literal, whatever its form: its leaves
+    # (constants, powers and functions of numbers) are caught where they are printed, which
+    # costs nothing for the symbols and sums that make up the rest of the code.
+    def _print_NumberSymbol(self, expr):
+        return literal(expr)
+
+    _print_Pi = _print_Exp1 = _print_GoldenRatio = _print_EulerGamma = _print_Catalan = \
+        _print_NumberSymbol
+
+    def _print_ImaginaryUnit(self, expr):
+        return literal(expr)      # refused: not a real number
+
+    _print_NaN = _print_Infinity = _print_NegativeInfinity = _print_ComplexInfinity = \
+        _print_ImaginaryUnit      # refused: not finite
+
+    def _print_Function(self, expr):
+        if all(arg.is_number for arg in expr.args):
             return literal(expr)
-        return super()._print(expr, **kwargs)
+        return super()._print_Function(expr)
 
     def _print_Integer(self, expr):
         if abs(expr) > LARGEST_INTEGER_LITERAL:
@@ -63,6 +81,8 @@ class _ArithmeticMixin:
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.base, expr.exp
+        if base.is_number and exponent.is_number:
+            return literal(expr)
         if exponent.is_Integer and exponent != 0 and abs(exponent) <= 8:
             factor = self.parenthesize(base, PRECEDENCE["Mul"], strict=True)
             product = "*".join([factor] * abs(int(exponent)))
@@ -79,6 +99,8 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
                   "sign": "np.sign", "Abs": "np.abs"}
 
     def _print_Function(self, expr):
+        if all(arg.is_number for arg in expr.args):
+            return literal(expr)
         name = self._functions.get(expr.func.__name__)
         if name is None:
             raise EmitError(f"no numpy function for {expr.func.__name__}")
@@ -87,7 +109,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
     _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_Function
 
     def _print_Pow(self, expr, rational=False):
-        if expr.exp == sympy.Rational(1, 2):
+        if expr.exp == sympy.Rational(1, 2) and not expr.base.is_number:
             return f"np.sqrt({self._print(expr.base)})"
         return super()._print_Pow(expr, rational)
 

@@ -7,6 +7,7 @@ folder as it was.
 """
 from __future__ import annotations
 
+import functools
 import keyword
 import os
 import secrets
@@ -250,11 +251,19 @@ def environment() -> jinja2.Environment:
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _backend_environment(backend: Backend) -> jinja2.Environment:
+    """A backend's templates, compiled once a process (compiling them costs more than
+    rendering)."""
+    env = environment()
+    env.filters["text"] = backend.text
+    return env
+
+
 def render(module: Module, backend: Backend, files=None, **context) -> dict[str, str]:
     """File name -> text, for the backend's files (or the ``files`` given as (template,
     name pattern) pairs), with ``context`` beside the module."""
-    env = environment()
-    env.filters["text"] = backend.text
+    env = _backend_environment(backend)
     return {pattern.format(name=module.name):
             env.get_template(template).render(m=module, **context)
             for template, pattern in (files or backend.files)}
