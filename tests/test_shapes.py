@@ -71,11 +71,11 @@ def test_a_composite_link_equals_the_hand_computation(tmp_path):
 
 
 def test_symbolic_dimensions_stay_symbolic(tmp_path):
-    link = shaped(tmp_path, "{box: [l, 0.1, 0.1], mass: m, xyz: ['l/2', 0, 0]}")
-    l, mass = sympy.symbols("l m")
-    assert link.mass == mass and link.first_moment[0] == mass * l / 2
-    assert sympy.simplify(link.inertia_origin[1] - (mass * (l**2 + sympy.Rational(1, 100)) / 12
-                                                    + mass * l**2 / 4)) == 0
+    link = shaped(tmp_path, "{box: [length, 0.1, 0.1], mass: m, xyz: ['length/2', 0, 0]}")
+    length, mass = sympy.symbols("length m")
+    assert link.mass == mass and link.first_moment[0] == mass * length / 2
+    assert sympy.simplify(link.inertia_origin[1] - (
+        mass * (length**2 + sympy.Rational(1, 100)) / 12 + mass * length**2 / 4)) == 0
 
 
 def test_a_shaped_robot_matches_pinocchio(tmp_path):
@@ -85,7 +85,8 @@ def test_a_shaped_robot_matches_pinocchio(tmp_path):
                     "     {cylinder: [0.04, 0.3], density: 2700, axis: x, xyz: [-0.15, 0, 0]},\n"
                     "     {sphere: 0.06, mass: 0.8}]}\n"
                     "  - {joint: prismatic, a: 0.2, alpha: 0, d: 0, theta: 0.4, shapes: [\n"
-                    "     {box: [0.2, 0.05, 0.05], mass: 1, xyz: [-0.1, 0, 0], rpy: [0.3, 0, 0]}]}\n"
+                    "     {box: [0.2, 0.05, 0.05], mass: 1, xyz: [-0.1, 0, 0],\n"
+                    "      rpy: [0.3, 0, 0]}]}\n"
                     "payload: {shapes: [{sphere: 0.03, mass: 0.4, xyz: [0.05, 0, 0]}]}\n")
     rows = check(symdyn.load_robot(path), states=30)
     assert all(row.passed for row in rows), [row for row in rows if not row.passed]
