@@ -14,6 +14,7 @@ import sympy
 from ..derive.dynamics import Dynamics
 from ..robot.dh import link_transform
 from .notation import LIMIT, Notation
+from .render import render
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,6 @@ class Printout:
     notation: Notation
 
     def render(self, fmt: str = "text") -> str:
-        from .render import render
         return render(self, fmt)
 
     def _repr_markdown_(self):

@@ -8,11 +8,14 @@ from __future__ import annotations
 import html
 import textwrap
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
 
 from ..emit.render import environment
-from .printout import Lhs, Printout
+
+if TYPE_CHECKING:     # printout.py imports this module; only the annotations name its types
+    from .printout import Lhs, Printout
 
 FORMATS = ("text", "markdown", "latex", "html")
 WIDTH = 200     # characters of LaTeX beyond which an equation is set to be broken across lines
