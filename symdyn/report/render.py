@@ -76,17 +76,20 @@ def _rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
 
 def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
     """Rows LaTeX's breqn can break across lines where they are long: it breaks a sum at its
-    signs, but not inside a matrix, so a long column vector is set one component a row."""
+    signs, but not inside a matrix, so a long vector or matrix is set one entry a row."""
     rows = []
     for e in equations:
         value, printed = e.value, expr(e.value)
-        if not (isinstance(value, sympy.MatrixBase) and value.cols == 1
-                and len(printed) > WIDTH):
+        if not (isinstance(value, sympy.MatrixBase) and len(printed) > WIDTH):
             rows.append((lhs(e.lhs), printed))
             continue
-        axes = "xyz" if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)]
-        rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
-                 for axis, v in zip(axes, value)]
+        if value.cols == 1:
+            axes = "xyz" if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)]
+            rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
+                     for axis, v in zip(axes, value)]
+        else:                       # a long matrix (a pose): an entry a row
+            rows += [(rf"\left({lhs(e.lhs)}\right)_{{{r + 1}{c + 1}}}", expr(value[r, c]))
+                     for r in range(value.rows) for c in range(value.cols)]
     return tuple(rows)
 
 
