@@ -35,13 +35,14 @@ class Backend:
     printer: type
     files: tuple[tuple[str, str], ...]   # (template, output file name with {name})
     text: Callable[[str], str]           # robot-file text made inert in a comment
+    infinity: str                        # how the language writes an unlimited joint limit
 
 
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
-                      python_docstring_text),
+                      python_docstring_text, "np.inf"),
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
-                 c_comment_text),
+                 c_comment_text, "HUGE_VAL"),
 }
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

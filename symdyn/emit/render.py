@@ -99,6 +99,7 @@ class Module:
     dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
+    limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
@@ -216,7 +217,22 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
                                   for values in (placement.xyz, placement.rpy)))
                          for what, placement in (("base", spec.base), ("tool", spec.tool))
                          if placement is not None),
+        limits=_limits(spec, printer, backend.infinity),
         functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
+
+
+LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 1),
+          ("TAU_MAX", "effort", 1))
+
+
+def _limits(spec, printer, infinity: str) -> tuple:
+    """The joints' limits as printed arrays, infinite where a link gives none; none at all for
+    a robot file without limits."""
+    if all(link.limits is None for link in spec.links):
+        return ()
+    return tuple((name, tuple(printer.doprint(link.limits[key]) if key in (link.limits or {})
+                              else ("-" if sign < 0 else "") + infinity for link in spec.links))
+                 for name, key, sign in LIMITS)
 
 
 def _function_code(program: Program, printer) -> Function:

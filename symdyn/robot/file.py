@@ -56,10 +56,11 @@ TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "p
 PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
-             "first_moment", "inertia_origin", "shapes"} | ACTUATOR_KEYS
+             "first_moment", "inertia_origin", "shapes", "limits"} | ACTUATOR_KEYS
 PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
 SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
+LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ class LinkSpec:
     gear_ratio: sympy.Expr = sympy.Integer(1)           # G: joint velocity * G = motor velocity
     viscous_friction: sympy.Expr = sympy.Integer(0)     # B
     coulomb_friction: tuple = (sympy.Integer(0), sympy.Integer(0))  # (Tc+ if qd > 0, Tc- if < 0)
+    # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
+    # None where the file gives none (unlimited).
+    limits: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -436,7 +440,27 @@ class _Reader:
             problem = actuator_problem(key, value)
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
-        return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator)
+        limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
+        return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits)
+
+    def limits(self, node, field) -> dict:
+        """{lower, upper, velocity, effort}: numbers, each optional; lower <= upper, velocity
+        and effort positive."""
+        keys = self.mapping(node, field, set(LIMIT_KEYS))
+        limits = {}
+        for key in LIMIT_KEYS:
+            if key in keys:
+                value = self.expression(keys[key], f"{field}.{key}")
+                if numeric([value]) is None:
+                    raise self.error(f"{value} is not a number", keys[key], f"{field}.{key}",
+                                     "a number (limits are fixed in the generated code)")
+                limits[key] = value
+        if "lower" in limits and "upper" in limits and limits["lower"] > limits["upper"]:
+            raise self.error("the lower limit is above the upper one", node, field)
+        for key in ("velocity", "effort"):
+            if key in limits and not limits[key] > 0:
+                raise self.error(f"the {key} limit must be positive", keys[key], f"{field}.{key}")
+        return limits
 
     def shapes(self, node, field):
         """Mass, first moment and inertia about the origin of the solids a list describes."""
