@@ -125,16 +125,27 @@ def info(robot_file, method):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
     robot, dynamics = _derive(robot_file, Progress(quiet=True), method)
     spec = robot.spec
-    click.echo(f"{spec.name}: {robot.dof} joints, {spec.convention} DH"
+    urdf = spec.convention == "urdf"
+    click.echo(f"{spec.name}: {robot.dof} joints, "
+               + ("joints placed as in URDF" if urdf else f"{spec.convention} DH")
                + (f"\nsource: {spec.source}" if spec.source else ""))
     click.echo("")
-    names = ("a", "alpha", "d", "theta")
-    prefix = "" if spec.convention == "standard" else "(a, alpha are a_{i-1}, alpha_{i-1}) "
+    if urdf:
+        title, names = "joints (origin in the parent link's frame, unit axis):", (
+            "origin xyz", "origin rpy", "axis")
+        cells = [[f"[{_list(values)}]" for values in (
+            *((link.origin.xyz, link.origin.rpy) if link.origin else ((0, 0, 0),) * 2),
+            link.axis)] for link in spec.links]
+    else:
+        names = ("a", "alpha", "d", "theta")
+        title = "DH table" + ("" if spec.convention == "standard"
+                              else " (a, alpha are a_{i-1}, alpha_{i-1})") + ":"
+        cells = [[as_text(getattr(link, n)) for n in names] for link in spec.links]
     rows = [("i", "joint", *names, "mass")] + [
-        (str(i), link.joint, *(as_text(getattr(link, n)) for n in names), as_text(link.mass))
-        for i, link in enumerate(spec.links, start=1)]
+        (str(i), link.joint, *row, as_text(link.mass))
+        for i, (link, row) in enumerate(zip(spec.links, cells), start=1)]
     widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
-    click.echo(f"DH table {prefix}".rstrip() + ":")
+    click.echo(title)
     for row in rows:
         click.echo("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
     click.echo("")

@@ -50,7 +50,14 @@ def pinocchio_model(spec: RobotSpec, values=None):
     for i, link in enumerate(spec.links, start=1):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
-        if spec.convention == "modified":
+        if spec.convention == "urdf":                 # as Pinocchio reads a URDF
+            axis = np.array([num(v) for v in link.axis])
+            joint = (pin.JointModelRevoluteUnaligned(axis) if link.joint == "revolute"
+                     else pin.JointModelPrismaticUnaligned(axis))
+            joint_placement = placement * se3(link.origin)
+            body = pin.SE3.Identity()
+            placement = pin.SE3.Identity()
+        elif spec.convention == "modified":
             joint_placement = placement * rx(alpha) * tx(a) * rz(theta) * tz(d)
             body = pin.SE3.Identity()                 # the link frame is the joint frame
             placement = pin.SE3.Identity()

@@ -11,7 +11,6 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
-from ..robot.dh import rot_x, trans_x
 from ..robot.model import Link, Robot
 
 
@@ -39,14 +38,10 @@ def forward_kinematics(robot: Robot, b: ProgramBuilder):
 
 
 def file_frames(robot: Robot) -> list[sympy.Matrix]:
-    """^{i}T_{i'}: link i's frame as the robot file's convention places it, in joint frame {i}.
-
-    In modified DH the two are one; in standard DH the file's frame {i} sits at the far end of
-    link i, Tx(a_i) Rx(alpha_i) from the joint frame (see robot.model).
-    """
-    if robot.spec.convention == "modified":
-        return [sympy.eye(4)] * robot.dof
-    return [trans_x(row.a) * rot_x(row.alpha) for row in robot.spec.links]
+    """^{i}T_{i'}: link i's frame as the robot file's convention places it, in joint frame {i}
+    (the same in modified DH; Tx(a_i) Rx(alpha_i) on in standard DH; turned back from the
+    joint's axis in convention urdf: see robot.model)."""
+    return [sympy.Matrix(link.file_frame) for link in robot.links]
 
 
 def world_frames(robot: Robot, b: ProgramBuilder) -> list[tuple[sympy.Matrix, sympy.Matrix]]:

@@ -96,7 +96,8 @@ class Module:
     digest: str
     version: str
     convention: str
-    dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text
+    dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text, or
+                                      # (joint, origin xyz, origin rpy, axis) in convention urdf
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
@@ -207,6 +208,10 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
     spec = robot.spec
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     dh = tuple((link.joint, *(as_text(getattr(link, key)) for key in DH_COLUMNS))
+               if spec.convention != "urdf" else
+               (link.joint, *("[" + ", ".join(as_text(v) for v in values) + "]" for values in (
+                   *((link.origin.xyz, link.origin.rpy) if link.origin else ((0, 0, 0),) * 2),
+                   link.axis)))
                for link in spec.links)
     return Module(
         name=robot.name, dof=robot.dof, parameters=parameters,

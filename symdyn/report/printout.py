@@ -120,12 +120,22 @@ def _robot_tables(robot) -> tuple[Table, ...]:
                   if spec.convention == "standard" else
                   "modified (Craig): T = Rx(alpha(i-1)) Tx(a(i-1)) Rz(theta(i)) Tz(d(i))")
     prime = "" if spec.convention == "standard" else " (a and alpha of row i are a(i-1), alpha(i-1))"
-    dh = Table(f"Denavit-Hartenberg table, {convention}{prime}",
-               ("i", "joint", "a", "alpha", "d", "theta"),
-               tuple((str(i), link.joint, link.a, link.alpha,
-                      link.d + (robot.links[i - 1].q if link.joint == "prismatic" else 0),
-                      link.theta + (robot.links[i - 1].q if link.joint == "revolute" else 0))
-                     for i, link in enumerate(spec.links, start=1)))
+    if spec.convention == "urdf":
+        dh = Table("Joints, placed as URDF places them: the origin in the parent link's frame "
+                   "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
+                   ("i", "joint", "origin xyz", "origin rpy", "axis"),
+                   tuple((str(i), link.joint,
+                          *(sympy.Matrix(v).T for v in ((link.origin.xyz, link.origin.rpy)
+                                                        if link.origin else ((0, 0, 0),) * 2)),
+                          sympy.Matrix(link.axis).T)
+                         for i, link in enumerate(spec.links, start=1)))
+    else:
+        dh = Table(f"Denavit-Hartenberg table, {convention}{prime}",
+                   ("i", "joint", "a", "alpha", "d", "theta"),
+                   tuple((str(i), link.joint, link.a, link.alpha,
+                          link.d + (robot.links[i - 1].q if link.joint == "prismatic" else 0),
+                          link.theta + (robot.links[i - 1].q if link.joint == "revolute" else 0))
+                         for i, link in enumerate(spec.links, start=1)))
     inertial = Table("Inertial parameters (link frame {i})",
                      ("i", "mass", "centre of mass / first moment", "inertia"),
                      tuple((str(i), link.mass,
@@ -146,10 +156,17 @@ def _robot_tables(robot) -> tuple[Table, ...]:
 def _transforms(robot, notation) -> Block:
     spec = robot.spec
     equations = []
+    parent_frame = sympy.eye(4)
     for i, (row, link) in enumerate(zip(spec.links, robot.links), start=1):
         theta = row.theta + (link.q if link.revolute else 0)
         d = row.d + (0 if link.revolute else link.q)
-        T = link_transform(spec.convention, a=row.a, alpha=row.alpha, d=d, theta=theta)
+        if spec.convention == "urdf":      # link to link, through the joint frames
+            joint = sympy.eye(4)
+            joint[:3, :3], joint[:3, 3] = link.rotation, link.position
+            T = (parent_frame.inv() * joint * link.file_frame).applyfunc(sympy.simplify)
+            parent_frame = sympy.Matrix(link.file_frame)
+        else:
+            T = link_transform(spec.convention, a=row.a, alpha=row.alpha, d=d, theta=theta)
         equations.append(Equation(Lhs("T", "T", pre=str(i - 1), pre_sub=str(i)),
                                   notation.readable(T)))
     note = ("The recursion below runs in Craig's joint frames, z along each joint axis; a "

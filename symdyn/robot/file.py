@@ -41,7 +41,7 @@ C_HEADERS = {"assert", "complex", "ctype", "errno", "fenv", "float", "inttypes",
              "threads", "time", "uchar", "wchar", "wctype", "unistd", "fcntl", "pthread", "alloca",
              "malloc", "memory", "strings", "sched", "termios"}
 JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # the derivation's own symbols
-CONVENTIONS = ("standard", "modified")
+CONVENTIONS = ("standard", "modified", "urdf")
 DH_COLUMNS = ("a", "alpha", "d", "theta")
 JOINTS = ("revolute", "prismatic")
 DEFAULT_GRAVITY = (0, 0, -9.81)
@@ -56,11 +56,21 @@ TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "p
 PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
-             "first_moment", "inertia_origin", "shapes", "limits"} | ACTUATOR_KEYS
+             "first_moment", "inertia_origin", "shapes", "limits", "origin",
+             "axis"} | ACTUATOR_KEYS
 PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
 SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
 LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
+
+
+@dataclass(frozen=True)
+class PlacementSpec:
+    """A frame's pose in another: translation ``xyz``, then rotation R = Rz(yaw) Ry(pitch)
+    Rx(roll) for ``rpy`` = (roll, pitch, yaw), as URDF writes an origin."""
+
+    xyz: tuple
+    rpy: tuple
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,10 @@ class LinkSpec:
     # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
     # None where the file gives none (unlimited).
     limits: dict | None = None
+    # convention urdf: the joint frame in the parent link's frame, and the joint's unit axis in
+    # it (URDF's <origin> and <axis>); the DH entries are then 0
+    origin: PlacementSpec | None = None
+    axis: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -99,15 +113,6 @@ class PayloadSpec:
     mass: sympy.Expr
     com: tuple
     inertia: tuple
-
-
-@dataclass(frozen=True)
-class PlacementSpec:
-    """A frame's pose in another: translation ``xyz``, then rotation R = Rz(yaw) Ry(pitch)
-    Rx(roll) for ``rpy`` = (roll, pitch, yaw), as URDF writes an origin."""
-
-    xyz: tuple
-    rpy: tuple
 
 
 @dataclass(frozen=True)
@@ -226,7 +231,7 @@ class _Reader:
         if len(links_node.value) > MAX_LINKS:
             raise self.error(f"{len(links_node.value)} links are more than symdyn derives "
                              f"({MAX_LINKS})", links_node, "links")
-        links = tuple(self.link(node, i) for i, node in enumerate(links_node.value))
+        links = tuple(self.link(node, i, convention) for i, node in enumerate(links_node.value))
         payload = self.payload(top["payload"]) if "payload" in top else None
         base, tool = (self.placement(top[key], key) if key in top else None
                       for key in ("base", "tool"))
@@ -398,13 +403,20 @@ class _Reader:
                                  key_node, f"parameters.{name}")
 
     # -- links -------------------------------------------------------------------------------
-    def link(self, node, index) -> LinkSpec:
+    def link(self, node, index, convention) -> LinkSpec:
         field = f"links[{index}]"
         keys = self.mapping(node, field, LINK_KEYS)
-        for key in LINK_REQUIRED:
-            self.require(keys, key, node, field)
-        joint = self.choice(keys["joint"], f"{field}.joint", JOINTS)
-        values = {k: self.expression(keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
+        joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
+        if convention == "urdf":
+            values = self.joint_placement(keys, node, field)
+        else:
+            for key in LINK_REQUIRED:
+                self.require(keys, key, node, field)
+            for key in ("origin", "axis"):
+                if key in keys:
+                    raise self.error(f"{key} places a joint in convention urdf; this file's "
+                                     f"is {convention} DH", keys[key], f"{field}.{key}")
+            values = {k: self.expression(keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
         forms = [form for form, names in (("com and inertia", ("com", "inertia")),
                                           ("first_moment and inertia_origin",
                                            ("first_moment", "inertia_origin")),
@@ -461,6 +473,26 @@ class _Reader:
             if key in limits and not limits[key] > 0:
                 raise self.error(f"the {key} limit must be positive", keys[key], f"{field}.{key}")
         return limits
+
+    def joint_placement(self, keys, node, field) -> dict:
+        """origin (optional: the parent's frame) and axis (required, made a unit vector)."""
+        for key in DH_COLUMNS:
+            if key in keys:
+                raise self.error(f"{key} is a DH entry; in convention urdf a joint is placed by "
+                                 "origin and axis", keys[key], f"{field}.{key}")
+        origin = (self.placement(keys["origin"], f"{field}.origin") if "origin" in keys
+                  else None)
+        axis_node = self.require(keys, "axis", node, field)
+        axis = self.vector(axis_node, f"{field}.axis", 3)
+        values = numeric(axis)
+        if values is None:
+            raise self.error("the axis must be numeric", axis_node, f"{field}.axis")
+        if not values.any():
+            raise self.error("the axis is zero", axis_node, f"{field}.axis", "a direction")
+        norm = sympy.sqrt(sum(a**2 for a in axis))
+        zero = sympy.Integer(0)
+        return {"a": zero, "alpha": zero, "d": zero, "theta": zero, "origin": origin,
+                "axis": tuple(a / norm for a in axis)}
 
     def shapes(self, node, field):
         """Mass, first moment and inertia about the origin of the solids a list describes."""

@@ -20,7 +20,7 @@ from functools import cached_property
 
 import sympy
 
-from .dh import pose, rot_x, trans_x
+from .dh import pose, rot_x, rot_z, trans_x
 from .file import LinkSpec, RobotSpec
 
 
@@ -85,6 +85,8 @@ class Link:
     armature: sympy.Expr              # G^2 Jm, added to M's diagonal
     viscous: sympy.Expr               # G^2 B
     coulomb: tuple                    # |G| Tc+ (applied when qd > 0), |G| Tc- (when qd < 0)
+    # ^{i}T_{i'}: the link frame as the robot file's convention places it, in joint frame {i}
+    file_frame: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))
 
     @property
     def revolute(self) -> bool:
@@ -130,35 +132,43 @@ class Robot:
     def from_spec(cls, spec: RobotSpec) -> "Robot":
         rows = spec.links
         links = []
+        aligned = [_aligned(row.axis) for row in rows] if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
             q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
-            # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the previous
-            # standard row, or are this row's own in a modified table.
-            if spec.convention == "modified":
-                alpha, a = row.alpha, row.a
+            if spec.convention == "urdf":
+                rotation, position = _urdf_placement(row, aligned[i - 2] if i > 1 else None,
+                                                     aligned[i - 1], q)
+                frame = sympy.eye(4)
+                frame[:3, :3] = aligned[i - 1].T      # the file's link frame in the joint frame
             else:
-                alpha, a = (rows[i - 2].alpha, rows[i - 2].a) if i > 1 else (0, 0)
-            theta = row.theta + q if row.joint == "revolute" else row.theta
-            d = row.d + q if row.joint == "prismatic" else row.d
-            rotation, position = _placement(alpha, a, theta, d)
+                # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the
+                # previous standard row, or are this row's own in a modified table.
+                if spec.convention == "modified":
+                    alpha, a = row.alpha, row.a
+                else:
+                    alpha, a = (rows[i - 2].alpha, rows[i - 2].a) if i > 1 else (0, 0)
+                theta = row.theta + q if row.joint == "revolute" else row.theta
+                d = row.d + q if row.joint == "prismatic" else row.d
+                rotation, position = _placement(alpha, a, theta, d)
+                # {i}_std = {i} Tx(a_i) Rx(alpha_i); modified: the joint frame itself
+                frame = (trans_x(row.a) * rot_x(row.alpha) if spec.convention == "standard"
+                         else sympy.eye(4))
             inertia = _link_inertia(row)
             if i == len(rows) and spec.payload is not None:
                 load = spec.payload
                 inertia = inertia + Inertia.from_com(load.mass, load.com,
                                                      inertia_matrix(*load.inertia))
-            if spec.convention == "standard":
-                standard_in_joint = rot_x(row.alpha)[:3, :3]   # {i}_std = {i} Tx(a_i) Rx(alpha_i)
-                inertia = inertia.transformed(standard_in_joint, (row.a, 0, 0))
+            if frame != sympy.eye(4):       # the file gives it in its link frame
+                inertia = inertia.transformed(frame[:3, :3], frame[:3, 3])
             G = row.gear_ratio
             links.append(Link(i, row.joint, q, qd, qdd, sympy.ImmutableMatrix(rotation),
                               sympy.ImmutableMatrix(position), inertia,
                               armature=G**2 * row.motor_inertia,
                               viscous=G**2 * row.viscous_friction,
-                              coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction)))
-        last = rows[-1]
+                              coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
+                              file_frame=sympy.ImmutableMatrix(frame)))
         # The file's frame {n} in joint frame {n}, then the tool in the file's frame {n}.
-        tool = (trans_x(last.a) * rot_x(last.alpha) if spec.convention == "standard"
-                else sympy.eye(4))
+        tool = sympy.Matrix(links[-1].file_frame)
         if spec.tool is not None:
             tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
         gravity = sympy.Matrix(spec.gravity)      # in the world, which is {0} unless placed
@@ -178,6 +188,32 @@ def _placement(alpha, a, theta, d):
     rotation = rotation.applyfunc(lambda e: sympy.expand(e))
     position = sympy.Matrix([a, -sa * d, ca * d])
     return rotation, position.applyfunc(sympy.expand)
+
+
+def _aligned(axis) -> sympy.Matrix:
+    """A rotation taking z onto the unit vector ``axis``: the joint frame's axes in the link
+    frame's (Rodrigues' formula for the shortest turn; a half turn about x for -z)."""
+    ax, ay, az = axis
+    s = sympy.sqrt(ax**2 + ay**2)
+    if s == 0:
+        return sympy.eye(3) if az > 0 else sympy.diag(1, -1, -1)
+    K = skew([-ay / s, ax / s, 0])
+    return (sympy.eye(3) + s * K + (1 - az) * K * K).applyfunc(sympy.simplify)
+
+
+def _urdf_placement(row: LinkSpec, parent_aligned, aligned, q):
+    """^{i-1}R_i and ^{i-1}P_i between joint frames: from joint frame i-1 back to its link
+    frame, the joint's origin there, then the turn that takes z onto the axis; the joint's
+    motion about or along that z last."""
+    origin = pose(row.origin.xyz, row.origin.rpy) if row.origin else sympy.eye(4)
+    R = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, :3] \
+        * aligned
+    p = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, 3]
+    if row.joint == "revolute":
+        rotation, position = R * rot_z(q)[:3, :3], p
+    else:
+        rotation, position = R, p + R * sympy.Matrix([0, 0, q])
+    return rotation.applyfunc(sympy.expand), position.applyfunc(sympy.expand)
 
 
 def _link_inertia(row: LinkSpec) -> Inertia:
