@@ -133,9 +133,8 @@ def info(robot_file, method):
     if urdf:
         title, names = "joints (origin in the parent link's frame, unit axis):", (
             "origin xyz", "origin rpy", "axis")
-        cells = [[f"[{_list(values)}]" for values in (
-            *((link.origin.xyz, link.origin.rpy) if link.origin else ((0, 0, 0),) * 2),
-            link.axis)] for link in spec.links]
+        cells = [[f"[{_list(values)}]" for values in (link.origin.xyz, link.origin.rpy,
+                                                       link.axis)] for link in spec.links]
     else:
         names = ("a", "alpha", "d", "theta")
         title = "DH table" + ("" if spec.convention == "standard"

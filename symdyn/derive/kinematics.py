@@ -75,11 +75,11 @@ def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
     return _composed(b, "Rt", R, p, robot.tool)
 
 
-def jacobian(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
+def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     """The tool's geometric Jacobian in world axes (Spong et al., Chapter 4): column i is
     [z_i x (p_tool - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one, with z_i
     and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis)."""
-    frames = world_frames(robot, b)
+    frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
     columns = []
     for link, (R, p) in zip(robot.links, frames):
@@ -103,11 +103,14 @@ def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[list[sympy.Expr
                  for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]]
     if name == "jacobian":
         return [list(jacobian(robot, b))]
-    if name == "pose_and_jacobian":     # the builder's value numbering shares the frames
-        return [list(_transform(*tool_frame(robot, b))), list(jacobian(robot, b))]
+    if name == "pose_and_jacobian":     # the frames are derived once, for both
+        frames = world_frames(robot, b)
+        return [list(_transform(*tool_frame(robot, b, frames))),
+                list(jacobian(robot, b, frames))]
     if name == "body_jacobian":
-        R_tool, _ = tool_frame(robot, b)
-        J = jacobian(robot, b)
+        frames = world_frames(robot, b)
+        R_tool, _ = tool_frame(robot, b, frames)
+        J = jacobian(robot, b, frames)
         body = sympy.diag(R_tool.T, R_tool.T) * J
         return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
                  for r in range(6) for c in range(robot.dof)]]

@@ -31,8 +31,7 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     """
     progress = progress or (lambda message: None)
     backends = [backend(lang)] if isinstance(lang, str) else [backend(x) for x in lang]
-    values = resolve_values(dynamics.robot, values or {})
-    programs = _optimized(dynamics, quantities, values, progress)
+    values, programs = _optimized(dynamics, quantities, values, progress)
     files = {}
     for chosen in backends:
         progress(f"writing {chosen.lang} code")
@@ -47,8 +46,7 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     """
     progress = progress or (lambda message: None)
     chosen = backend("python")
-    values = resolve_values(dynamics.robot, values or {})
-    programs = _optimized(dynamics, quantities, values, progress)
+    values, programs = _optimized(dynamics, quantities, values, progress)
     (text,) = render(module_code(dynamics.robot, programs, chosen, values), chosen).values()
     module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
     exec(builtins.compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
@@ -66,8 +64,7 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
     progress = progress or (lambda message: None)
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
     chosen = backend("c")
-    values = resolve_values(dynamics.robot, values or {})
-    programs = _optimized(dynamics, quantities, values, progress)
+    values, programs = _optimized(dynamics, quantities, values, progress)
     module = module_code(dynamics.robot, programs, chosen, values)
     source = render(module, chosen)
     extension = build.extension_name(module.name, source)
@@ -77,7 +74,9 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
 
 
 def _optimized(dynamics, quantities, values, progress):
-    """The chosen quantities' optimized programs: by default every one the robot has."""
+    """The fixed values, resolved, and the chosen quantities' optimized programs: by default
+    every one the robot has."""
+    values = resolve_values(dynamics.robot, values or {})
     if quantities and "forward_dynamics" in quantities and dynamics.singular:
         raise EmitError(f"no forward_dynamics for {dynamics.robot.name}: {dynamics.singular}")
     programs = []
@@ -85,7 +84,7 @@ def _optimized(dynamics, quantities, values, progress):
         program = dynamics.program(name)
         progress(f"optimizing {name} ({len(program.assignments)} steps)")
         programs.append(optimize(program, values))
-    return programs
+    return values, programs
 
 
 def resolve_values(robot, values) -> dict:

@@ -209,9 +209,8 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     dh = tuple((link.joint, *(as_text(getattr(link, key)) for key in DH_COLUMNS))
                if spec.convention != "urdf" else
-               (link.joint, *("[" + ", ".join(as_text(v) for v in values) + "]" for values in (
-                   *((link.origin.xyz, link.origin.rpy) if link.origin else ((0, 0, 0),) * 2),
-                   link.axis)))
+               (link.joint, *("[" + ", ".join(as_text(v) for v in values) + "]"
+                              for values in (link.origin.xyz, link.origin.rpy, link.axis)))
                for link in spec.links)
     return Module(
         name=robot.name, dof=robot.dof, parameters=parameters,

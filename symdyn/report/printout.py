@@ -125,9 +125,8 @@ def _robot_tables(robot) -> tuple[Table, ...]:
                    "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
                    ("i", "joint", "origin xyz", "origin rpy", "axis"),
                    tuple((str(i), link.joint,
-                          *(sympy.Matrix(v).T for v in ((link.origin.xyz, link.origin.rpy)
-                                                        if link.origin else ((0, 0, 0),) * 2)),
-                          sympy.Matrix(link.axis).T)
+                          *(sympy.Matrix(v).T for v in (link.origin.xyz, link.origin.rpy,
+                                                        link.axis)))
                          for i, link in enumerate(spec.links, start=1)))
     else:
         dh = Table(f"Denavit-Hartenberg table, {convention}{prime}",

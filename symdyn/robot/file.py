@@ -100,8 +100,8 @@ class LinkSpec:
     # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
     # None where the file gives none (unlimited).
     limits: dict | None = None
-    # convention urdf: the joint frame in the parent link's frame, and the joint's unit axis in
-    # it (URDF's <origin> and <axis>); the DH entries are then 0
+    # convention urdf: the joint frame in the parent link's frame (zero where the file gives
+    # none), and the joint's unit axis in it (URDF's <origin> and <axis>); the DH entries are 0
     origin: PlacementSpec | None = None
     axis: tuple | None = None
 
@@ -348,7 +348,7 @@ class _Reader:
                 chain = " -> ".join(self.reading[self.reading.index(name):] + [name])
                 raise ExpressionError(f"the parameters refer to each other in a circle: {chain}")
             self.reading.append(name)
-            key_node, value_node = self.given[name]
+            _, value_node = self.given[name]
             value = self.values[name] = self.expression(value_node, f"parameters.{name}")
             self.reading.pop()
             return value
@@ -480,8 +480,9 @@ class _Reader:
             if key in keys:
                 raise self.error(f"{key} is a DH entry; in convention urdf a joint is placed by "
                                  "origin and axis", keys[key], f"{field}.{key}")
+        zeros = (sympy.Integer(0),) * 3
         origin = (self.placement(keys["origin"], f"{field}.origin") if "origin" in keys
-                  else None)
+                  else PlacementSpec(zeros, zeros))
         axis_node = self.require(keys, "axis", node, field)
         axis = self.vector(axis_node, f"{field}.axis", 3)
         values = numeric(axis)

@@ -205,7 +205,7 @@ def _urdf_placement(row: LinkSpec, parent_aligned, aligned, q):
     """^{i-1}R_i and ^{i-1}P_i between joint frames: from joint frame i-1 back to its link
     frame, the joint's origin there, then the turn that takes z onto the axis; the joint's
     motion about or along that z last."""
-    origin = pose(row.origin.xyz, row.origin.rpy) if row.origin else sympy.eye(4)
+    origin = pose(row.origin.xyz, row.origin.rpy)
     R = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, :3] \
         * aligned
     p = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, 3]
