@@ -14,13 +14,18 @@ from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
 from .emit import compile as compile_c
 from .emit import generate as generate_files
+from .emit import resolve_values
 from .emit.backends import BACKENDS
 from .emit.render import write_files
 from .errors import SymdynError
 from .program import op_count, optimize
 from .report import FORMATS, printout
-from .robot import load_robot
+from .robot import import_urdf, load_robot
+from .robot.export import urdf_text
 from .robot.expr import as_text
+from .robot.file import NAME
+from .robot.rigid import QUARTER_TOLERANCE
+from .robot.write import FORMS
 from .version import __version__
 
 
@@ -60,6 +65,18 @@ def _derive(robot_file, progress, method="newton-euler"):
 
 
 ROBOT = click.argument("robot_file", metavar="ROBOT")   # read (and refused) by load_robot
+SET = click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+                   help="Fix a free symbol of the robot to a number (repeatable).")
+
+
+def _settings(settings) -> dict:
+    values = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name.strip():
+            raise UserError(f"--set {setting!r}: expected NAME=VALUE, such as g=9.81")
+        values[name.strip()] = value.strip()
+    return values
 METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="newton-euler",
                       show_default=True, help="The derivation route.")
 
@@ -80,8 +97,7 @@ def main():
 @click.option("--quantity", "-Q", "quantities", multiple=True,
               type=click.Choice(list(QUANTITIES)),
               help="Write only this function (repeatable); all of them by default.")
-@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
-              help="Fix a free symbol of the robot to a number in the generated code (repeatable).")
+@SET
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
@@ -90,12 +106,7 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
-    values = {}
-    for setting in settings:
-        name, sep, value = setting.partition("=")
-        if not sep or not name.strip():
-            raise UserError(f"--set {setting!r}: expected NAME=VALUE, such as g=9.81")
-        values[name.strip()] = value.strip()
+    values = _settings(settings)
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress, method)
     if dynamics.singular and not quantities:
@@ -224,6 +235,67 @@ def check(robot_file, states, seed, quiet):
     if failed:
         click.echo(f"{len(failed)} check(s) failed", err=True)
         raise SystemExit(1)
+
+
+@main.command("import")
+@click.argument("urdf_file", metavar="URDF")
+@click.option("--base", help="The chain's first link, fixed to the world (default: the root).")
+@click.option("--tip", help="The chain's last link, the tool frame (default: the only end).")
+@click.option("--name", help="The robot's name (default: from the URDF's).")
+@click.option("--form", type=click.Choice(FORMS), default="auto", show_default=True,
+              help="modified: Craig's DH table; urdf: the URDF's joint placements; auto: DH "
+                   "where a table reproduces the URDF within 1e-12.")
+@click.option("--allow-inconsistent-inertia", "lenient", is_flag=True,
+              help="Take inertias no rigid body has (published data often has them) with a "
+                   "warning.")
+@click.option("--snap-angles", type=click.FloatRange(0, 1e-3), default=QUARTER_TOLERANCE,
+              show_default=True, help="Take angles this close to a multiple of pi/2 as that "
+              "multiple (1e-11 takes the 1.57079632679 of many URDFs as pi/2).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the robot file here instead of to standard output.")
+def import_(urdf_file, base, tip, name, form, lenient, snap_angles, output):
+    """Write a robot file for the serial chain of a URDF: joints, inertias (lumped over fixed
+    joints), limits, friction, base and tool."""
+    if name is not None and not NAME.match(name):
+        raise UserError(f"--name {name!r}: lower-case letters, digits and _, starting with a "
+                        "letter")
+    try:
+        text, spec = import_urdf(urdf_file, base=base, tip=tip, name=name, form=form,
+                                 allow_inconsistent_inertia=lenient, snap_angles=snap_angles)
+        if output is not None:
+            write_files({Path(output).name: text}, Path(output).parent)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    for warning in spec.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    form_used = "modified DH" if spec.convention == "modified" else "URDF joint placements"
+    click.echo(f"{spec.name}: {len(spec.links)} joints, written in {form_used}"
+               + (f" to {output}" if output else ""), err=True)
+    if output is None:
+        click.echo(text, nl=False)
+
+
+@main.command("export-urdf")
+@ROBOT
+@SET
+@click.option("--visual", is_flag=True, help="Draw each joint and link as a cylinder.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the URDF here instead of to standard output.")
+def export_urdf(robot_file, settings, visual, output):
+    """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
+    robot = _load(robot_file)
+    try:
+        text = urdf_text(robot, resolve_values(robot, _settings(settings)), visual=visual)
+        if output is not None:
+            write_files({Path(output).name: text}, Path(output).parent)
+    except ValueError as exc:
+        raise UserError(f"{robot_file}: {exc}") from None
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        click.echo(output)
 
 
 def _list(values) -> str:

@@ -1,6 +1,15 @@
 """Robot files and the robot model."""
-from .file import LinkSpec, RobotSpec, load_robot_spec
+import dataclasses
+import keyword
+import re
+from pathlib import Path
+
+from ..errors import RobotFileError
+from .file import C_HEADERS, NAME, LinkSpec, RobotSpec, load_robot_spec, robot_spec_from_text
 from .model import Robot
+from .rigid import QUARTER_TOLERANCE
+from .urdf import read_chain
+from .write import robot_file
 
 
 def load_robot(path) -> Robot:
@@ -8,4 +17,43 @@ def load_robot(path) -> Robot:
     return Robot.from_spec(load_robot_spec(path))
 
 
-__all__ = ["LinkSpec", "Robot", "RobotSpec", "load_robot", "load_robot_spec"]
+def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
+                allow_inconsistent_inertia=False,
+                snap_angles=QUARTER_TOLERANCE) -> tuple[str, RobotSpec]:
+    """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path``, as text, and
+    what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
+    it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
+    of pi/2 are taken as that multiple. Raises RobotFileError for a URDF or a chain symdyn
+    cannot take."""
+    chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
+                       snap_angles=snap_angles)
+    given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
+    source = (f"URDF {Path(path).name} (robot {chain.robot!r}), chain {chain.base_link} -> "
+              f"{chain.tip_link}, imported by symdyn")
+    options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,
+               "--snap-angles": snap_angles, "--allow-inconsistent-inertia": True}
+    defaults = {"--base": None, "--tip": None, "--name": None, "--form": "auto",
+                "--snap-angles": QUARTER_TOLERANCE,
+                "--allow-inconsistent-inertia": not allow_inconsistent_inertia}
+    command = " ".join(["symdyn import", Path(path).name] + [
+        key if value is True else f"{key} {value}" for key, value in options.items()
+        if value != defaults[key]])
+    try:
+        text, _ = robot_file(chain, name=name, source=source, form=form, command=command)
+    except ValueError as exc:
+        raise RobotFileError(path, str(exc), expected="form auto or urdf") from None
+    spec = robot_spec_from_text(text, f"{name}.yaml")
+    return text, dataclasses.replace(spec, warnings=chain.warnings)
+
+
+def robot_name(text: str) -> str:
+    """A valid robot name made of a URDF's robot name: lower case, _ for the rest."""
+    name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "robot"
+    if not name[0].isalpha():
+        name = "robot_" + name
+    if not NAME.match(name) or name in C_HEADERS or keyword.iskeyword(name):
+        name += "_robot"
+    return name
+
+
+__all__ = ["LinkSpec", "Robot", "RobotSpec", "import_urdf", "load_robot", "load_robot_spec"]

@@ -136,7 +136,7 @@ class RobotSpec:
 def load_robot_spec(path) -> RobotSpec:
     """Read and validate a robot file; raise RobotFileError naming the file, line and field."""
     path = Path(path)
-    raw = _read(path)
+    raw = read_bounded(path, MAX_FILE_BYTES, "a YAML robot file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -144,24 +144,29 @@ def load_robot_spec(path) -> RobotSpec:
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
 
 
-def _read(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_FILE_BYTES. Opened without blocking, so that
-    a FIFO or a device is refused instead of read forever."""
+def robot_spec_from_text(text: str, path) -> RobotSpec:
+    """Validate a robot file's ``text`` as if read from ``path`` (what an importer writes)."""
+    return _Reader(Path(path), text).spec(hashlib.sha256(text.encode()).hexdigest())
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (``what`` it should be, for the
+    errors). Opened without blocking, so that a FIFO or a device is refused instead of read
+    forever."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise RobotFileError(path, "is not a regular file", expected="a YAML robot file")
+        raise RobotFileError(path, "is not a regular file", expected=what)
     with os.fdopen(fd, "rb") as fh:
         try:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+            raw = fh.read(limit + 1)
         except OSError as exc:
             raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise RobotFileError(path, f"the file is larger than {MAX_FILE_BYTES >> 10} KiB",
-                             expected="a robot file")
+    if len(raw) > limit:
+        raise RobotFileError(path, f"the file is larger than {limit >> 10} KiB", expected=what)
     return raw
 
 

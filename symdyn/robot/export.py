@@ -1,0 +1,153 @@
+"""Robot -> URDF: a robot file's model for the ecosystem's viewers and simulators.
+
+The URDF's links are symdyn's joint frames (Craig's frames: z along each joint axis), so every
+joint is placed by its transform at q = 0 and turns about (or slides along) z:
+
+    world --base_joint--> base_link --joint1--> link1 ... --jointn--> linkn --tool_joint--> tool
+
+Each link carries its body (the payload in the last) about its centre of mass. What URDF has no
+element for is kept in symdyn's own namespace, which other tools skip: the gravity
+(<symdyn:gravity>) and the actuator on the motor side (<symdyn:actuator>: rotor inertia, gear
+ratio, viscous and asymmetric Coulomb friction); <dynamics> carries the joint-side damping and,
+where it is symmetric, friction, for the tools that read it. Importing the export gives back the
+same dynamics (tests/test_urdf.py). Names come from the robot file's name only, which is
+validated, and every attribute is XML-escaped all the same.
+"""
+from __future__ import annotations
+
+import math
+from xml.sax.saxutils import escape, quoteattr
+
+import numpy as np
+import sympy
+
+from .model import Robot
+from .rigid import rpy
+from .write import decimal, decimals
+
+NAMESPACE = "https://github.com/symdyn/symdyn/urdf"   # names the extension, nothing is fetched
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+VISUAL_RADIUS = 0.02       # the cylinders drawn with visual=True, in metres
+
+
+def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False) -> str:
+    """The URDF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
+    raises ValueError naming the symbols that are left."""
+    values = values or {}
+    free = [str(p) for p in robot.parameters if p not in values]
+    if free:
+        raise ValueError(f"a URDF holds numbers: give {', '.join(free)} a value (--set)")
+    num = _Numbers(values)
+    spec = robot.spec
+    out = ['<?xml version="1.0"?>',
+           f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
+           "symdyn's joint frames (z along each joint axis). -->",
+           f'<robot name={quoteattr(robot.name)} xmlns:symdyn={quoteattr(NAMESPACE)}>']
+    gravity = num.vector(spec.gravity)
+    if not np.allclose(gravity, DEFAULT_GRAVITY, rtol=0, atol=0):
+        out.append(f'  <symdyn:gravity xyz="{_words(gravity)}"/>')
+    out.append('  <link name="world"/>')
+    out += _fixed("base_joint", "world", "base_link", num.matrix(robot.base))
+    out.append('  <link name="base_link"/>')
+    parent = "base_link"
+    for link, row in zip(robot.links, spec.links):
+        q0 = {link.q: 0}
+        placement = np.eye(4)
+        placement[:3, :3] = num.matrix(link.rotation.subs(q0))
+        placement[:3, 3] = num.vector(link.position.subs(q0))
+        name = f"link{link.index}"
+        out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
+        out += _link(name, link, num, visual, placement)
+        parent = name
+    out += _fixed("tool_joint", parent, "tool", num.matrix(robot.tool))
+    out += ['  <link name="tool"/>', "</robot>", ""]
+    return "\n".join(out)
+
+
+class _Numbers:
+    def __init__(self, values):
+        self.values = values
+
+    def __call__(self, expr) -> float:
+        return float(sympy.sympify(expr).subs(self.values))
+
+    def vector(self, exprs) -> np.ndarray:
+        return np.array([self(e) for e in exprs], dtype=float)
+
+    def matrix(self, m) -> np.ndarray:
+        return np.array(sympy.Matrix(m).subs(self.values), dtype=float)
+
+
+def _words(values) -> str:
+    return decimals(values)[1:-1].replace(",", "")
+
+
+def _origin(T) -> str:
+    # angles in full (pi/2 as 1.5707963267948966): other tools take them literally
+    return (f'<origin xyz="{_words(T[:3, 3])}" '
+            f'rpy="{" ".join(repr(a + 0.0) for a in rpy(T[:3, :3]))}"/>')
+
+
+def _fixed(name, parent, child, T) -> list[str]:
+    return [f'  <joint name="{name}" type="fixed">', f'    <parent link="{parent}"/>',
+            f'    <child link="{child}"/>', f"    {_origin(T)}", "  </joint>"]
+
+
+def _joint(name, link, row, parent, child, placement, num) -> list[str]:
+    limits = {k: num(v) for k, v in (row.limits or {}).items()}
+    positioned = "lower" in limits
+    kind = link.joint if positioned or not link.revolute else "continuous"
+    lines = [f'  <joint name="{name}" type="{kind}">', f'    <parent link="{parent}"/>',
+             f'    <child link="{child}"/>', f"    {_origin(placement)}",
+             '    <axis xyz="0 0 1"/>']
+    if kind != "continuous" or limits:
+        bounds = "".join(f' {k}="{decimal(limits[k])}"' for k in ("lower", "upper")
+                         if k in limits)
+        lines.append(f'    <limit{bounds} effort="{decimal(limits.get("effort", 0))}" '
+                     f'velocity="{decimal(limits.get("velocity", 0))}"/>')
+    viscous = num(link.viscous)
+    plus, minus = (num(c) for c in link.coulomb)
+    friction = f' friction="{decimal(plus)}"' if plus == -minus else ""
+    if viscous or friction:
+        lines.append(f'    <dynamics damping="{decimal(viscous)}"{friction}/>')
+    actuator = {"motor_inertia": num(row.motor_inertia), "gear_ratio": num(row.gear_ratio),
+                "viscous_friction": num(row.viscous_friction)}
+    coulomb = [num(c) for c in row.coulomb_friction]
+    if actuator != {"motor_inertia": 0, "gear_ratio": 1, "viscous_friction": 0} or any(coulomb):
+        attributes = "".join(f' {k}="{decimal(v)}"' for k, v in actuator.items())
+        lines.append(f'    <symdyn:actuator{attributes} coulomb_friction="{_words(coulomb)}"/>')
+    return lines + ["  </joint>"]
+
+
+def _link(name, link, num, visual, placement) -> list[str]:
+    mass = num(link.inertia.mass)
+    lines = [f'  <link name="{name}">']
+    h = num.vector(link.inertia.first_moment)
+    J = num.matrix(link.inertia.inertia_origin)
+    if mass or J.any():      # published data may give a massless link inertia
+        c = h / mass if mass else np.zeros(3)
+        about_com = J - mass * (c @ c * np.eye(3) - np.outer(c, c))
+        scale = max(np.abs(about_com).max(), np.abs(J).max())   # a difference: noise of J
+        tensor = " ".join(f'{k}="{decimal(about_com[i, j], scale)}"' for k, (i, j) in (
+            ("ixx", (0, 0)), ("ixy", (0, 1)), ("ixz", (0, 2)), ("iyy", (1, 1)),
+            ("iyz", (1, 2)), ("izz", (2, 2))))
+        lines += ["    <inertial>", f'      <origin xyz="{_words(c)}" rpy="0 0 0"/>',
+                  f'      <mass value="{decimal(mass)}"/>', f"      <inertia {tensor}/>",
+                  "    </inertial>"]
+    if visual:      # the joint along z, and a bone back to the parent's origin
+        lines += _cylinder(np.zeros(3), np.array([0, 0, 1.0]), 4 * VISUAL_RADIUS)
+        back = -placement[:3, :3].T @ placement[:3, 3]
+        if np.linalg.norm(back) > 1e-9:
+            lines += _cylinder(back / 2, back, float(np.linalg.norm(back)))
+    lines.append("  </link>")
+    return lines
+
+
+def _cylinder(center, direction, length) -> list[str]:
+    """A visual cylinder of ``length`` along ``direction`` about ``center``."""
+    pitch = math.acos(max(-1.0, min(1.0, direction[2] / np.linalg.norm(direction))))
+    yaw = math.atan2(direction[1], direction[0])
+    return ["    <visual>",
+            f'      <origin xyz="{_words(center)}" rpy="0 {decimal(pitch)} {decimal(yaw)}"/>',
+            f'      <geometry><cylinder radius="{VISUAL_RADIUS}" length="{decimal(length)}"/>'
+            "</geometry>", "    </visual>"]

@@ -1,0 +1,434 @@
+"""URDF -> Chain: the serial chain between two links of a URDF, in numbers, ready to be written
+as a robot file (write.py).
+
+The XML is read by defusedxml's SAX parser with DTDs, entities and external references refused
+(a billion-laughs file fails at its first declaration), each element keeping its line for the
+errors. Only what dynamics needs is read: links' <inertial>, joints' <origin>, <axis>, <limit>,
+<dynamics> and <mimic>, and symdyn's own <symdyn:actuator> (written by export.py, ignored by
+other tools); meshes and everything else are skipped.
+
+The chain runs from a base link to a tip link through the movable joints between them. Fixed
+joints on it are folded into the next joint's placement, or into the tool after the last one.
+Everything that moves with a chain joint and no later one -- links on fixed joints, and subtrees
+on joints that are not in the chain, held at zero as Pinocchio's buildReducedModel holds them --
+is lumped into that joint's body by the parallel-axis theorem. Links before the first joint are
+fixed to the world and do not enter the dynamics.
+"""
+from __future__ import annotations
+
+import io
+import math
+import xml.sax
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import defusedxml
+import defusedxml.sax
+import numpy as np
+
+from ..errors import RobotFileError
+from .file import read_bounded
+from .rigid import QUARTER_TOLERANCE, Body, inertia_tensor, pose
+from .validity import actuator_problem, body_problem
+
+MAX_URDF_BYTES = 8 << 20
+MAX_MAGNITUDE = 1e30
+MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
+               "planar": "a planar joint (3 degrees of freedom)"}
+ACTUATOR = "symdyn:actuator"    # symdyn's own elements, as export.py writes them
+GRAVITY = "symdyn:gravity"
+
+
+@dataclass(frozen=True)
+class Element:
+    tag: str
+    attrs: dict
+    children: tuple
+    line: int
+
+    def all(self, tag):
+        return [child for child in self.children if child.tag == tag]
+
+
+@dataclass(frozen=True)
+class Joint:
+    name: str
+    kind: str                 # as the URDF says: revolute, continuous, prismatic, fixed, ...
+    parent: str
+    child: str
+    origin: np.ndarray        # the child link's frame in the parent's, joint at zero
+    axis: np.ndarray          # unit vector in the child link's frame
+    limits: dict              # lower, upper, velocity, effort: those given
+    viscous: float            # <dynamics damping>, joint side
+    coulomb: float            # <dynamics friction>, joint side, both directions
+    actuator: dict | None     # <symdyn:actuator>: motor-side data, exact
+    mimic: str | None         # the joint this one follows
+    line: int
+
+
+@dataclass(frozen=True)
+class ChainJoint:
+    """A movable joint of the chain, with the body that moves with it (and with no later joint)."""
+
+    name: str
+    kind: str                 # revolute | prismatic
+    placement: np.ndarray     # its frame (its child link's) in the previous chain joint's frame
+    axis: np.ndarray
+    body: Body                # about the origin of this joint's frame, in its axes
+    limits: dict
+    viscous: float
+    coulomb: float
+    actuator: dict | None
+
+
+@dataclass(frozen=True)
+class Chain:
+    robot: str                # the URDF's robot name
+    base_link: str
+    tip_link: str
+    joints: tuple[ChainJoint, ...]
+    base: np.ndarray          # the base link in the URDF's root link frame, all joints at zero
+    tool: np.ndarray          # the tip link in the last joint's frame
+    gravity: tuple = (0.0, 0.0, -9.81)            # in the root link's frame
+    locked: tuple[str, ...] = field(default=())   # movable joints off the chain, held at zero
+    other_tips: tuple[str, ...] = field(default=())   # leaves on fixed joints past the tip
+    warnings: tuple[str, ...] = field(default=())     # inconsistent inertias, when allowed
+
+
+def read_chain(path, base: str | None = None, tip: str | None = None, *,
+               allow_inconsistent_inertia: bool = False,
+               snap_angles: float = QUARTER_TOLERANCE) -> Chain:
+    """The chain from ``base`` (default: the root link) to ``tip`` (default: the only end of
+    the movable joints) of the URDF at ``path``; RobotFileError names element and line.
+    Inertias no rigid body has are errors, or warnings with ``allow_inconsistent_inertia``;
+    angles within ``snap_angles`` of a multiple of pi/2 are taken as that multiple."""
+    return _Tree(Path(path), allow_inconsistent_inertia, snap_angles).chain(base, tip)
+
+
+class _Builder(xml.sax.ContentHandler):
+    """SAX events -> Elements, each with the line it starts on."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack = [("", {}, [], 0)]
+
+    def startElement(self, name, attrs):
+        self.stack.append((name, dict(attrs), [], self._locator.getLineNumber()))
+
+    def endElement(self, name):
+        tag, attrs, children, line = self.stack.pop()
+        self.stack[-1][2].append(Element(tag, attrs, tuple(children), line))
+
+
+class _Tree:
+    def __init__(self, path: Path, lenient: bool, snap_angles: float):
+        self.path = path
+        self.lenient = lenient
+        self.snap_angles = snap_angles
+        self.warnings: list[str] = []
+        root = self.parse(read_bounded(path, MAX_URDF_BYTES, "a URDF file"))
+        if root.tag != "robot":
+            raise self.error(f"the root element is <{root.tag}>", root,
+                             expected="a URDF file, whose root element is <robot>")
+        self.robot = root.attrs.get("name", "")
+        gravity = self.only(root, GRAVITY)
+        self.gravity = (Chain.gravity if gravity is None
+                        else tuple(float(g) for g in self.numbers(gravity, "xyz", 3)))
+        self.links: dict[str, Element] = {}
+        for element in root.all("link"):
+            name = self.name(element)
+            if name in self.links:
+                raise self.error(f"link {name!r} is defined twice", element)
+            self.links[name] = element
+        self.joints: dict[str, Joint] = {}          # by child link
+        names = set()
+        for element in root.all("joint"):
+            joint = self.joint(element)
+            if joint.name in names:
+                raise self.error(f"joint {joint.name!r} is defined twice", element)
+            if joint.child in self.joints:
+                raise self.error(f"link {joint.child!r} is the child of two joints", element,
+                                 expected="a tree")
+            names.add(joint.name)
+            self.joints[joint.child] = joint
+        if not self.links:
+            raise self.error("the robot has no links", root)
+        self.children: dict[str, list[Joint]] = {name: [] for name in self.links}
+        for joint in self.joints.values():
+            self.children[joint.parent].append(joint)
+
+    # -- XML ---------------------------------------------------------------------------------
+    def error(self, message, element=None, expected=None):
+        """The error at an Element or a Joint (a <joint> element)."""
+        field = None if element is None else f"<{getattr(element, 'tag', 'joint')}>"
+        return RobotFileError(self.path, message, field=field, expected=expected,
+                              line=None if element is None else element.line)
+
+    def parse(self, raw: bytes) -> Element:
+        builder = _Builder()
+        parser = defusedxml.sax.make_parser()
+        parser.forbid_dtd = True          # URDF has no DTD; refusing it refuses every entity
+        parser.forbid_entities = True
+        parser.forbid_external = True
+        parser.setContentHandler(builder)
+        try:
+            parser.parse(io.BytesIO(raw))
+        except xml.sax.SAXParseException as exc:
+            raise RobotFileError(self.path, f"not well-formed XML: {exc.getMessage()}",
+                                 line=exc.getLineNumber()) from None
+        except defusedxml.DefusedXmlException as exc:
+            locator = getattr(builder, "_locator", None)
+            line = locator.getLineNumber() if locator else None
+            raise RobotFileError(self.path, "a DTD or an entity declaration is not read "
+                                 f"({type(exc).__name__})", line=line,
+                                 expected="a URDF without <!DOCTYPE> or <!ENTITY>") from None
+        (root,) = builder.stack[0][2]
+        return root
+
+    def name(self, element) -> str:
+        name = element.attrs.get("name")
+        if not name:
+            raise self.error("has no name", element)
+        return name
+
+    def numbers(self, element, attribute, count, default=None) -> np.ndarray:
+        text = element.attrs.get(attribute)
+        if text is None:
+            if default is None:
+                raise self.error(f"{attribute} is missing", element,
+                                 expected=f"{count} number{'s' * (count > 1)}")
+            return np.array(default, dtype=float)
+        words = text.split()
+        try:
+            values = [float(word) for word in words]
+        except ValueError:
+            hint = " (a xacro file? run xacro first)" if "$" in text else ""
+            raise self.error(f"{attribute}={text!r} is not {count} number{'s' * (count > 1)}"
+                             + hint, element) from None
+        if len(values) != count:
+            raise self.error(f"{attribute}={text!r} has {len(values)} numbers, not {count}",
+                             element)
+        if not all(math.isfinite(v) and abs(v) <= MAX_MAGNITUDE for v in values):
+            raise self.error(f"{attribute}={text!r} is not finite or larger than "
+                             f"{MAX_MAGNITUDE:g}", element)
+        return np.array(values)
+
+    def number(self, element, attribute, default=None) -> float:
+        return float(self.numbers(element, attribute, 1,
+                                  None if default is None else [default])[0])
+
+    def only(self, parent, tag) -> Element | None:
+        found = parent.all(tag)
+        if len(found) > 1:
+            raise self.error(f"<{tag}> is given twice", found[1])
+        return found[0] if found else None
+
+    def origin(self, parent) -> np.ndarray:
+        element = self.only(parent, "origin")
+        if element is None:
+            return np.eye(4)
+        return pose(self.numbers(element, "xyz", 3, (0, 0, 0)),
+                    self.numbers(element, "rpy", 3, (0, 0, 0)), self.snap_angles)
+
+    def joint(self, element) -> Joint:
+        name = self.name(element)
+        kind = element.attrs.get("type", "")
+        if kind not in (*MOVABLE, "fixed", *UNSUPPORTED):
+            raise self.error(f"joint {name!r} has type {kind!r}", element,
+                             expected="revolute, continuous, prismatic or fixed")
+        links = {}
+        for tag in ("parent", "child"):
+            link_element = self.only(element, tag)
+            link = link_element.attrs.get("link") if link_element is not None else None
+            if not link:
+                raise self.error(f"joint {name!r} has no <{tag} link=...>", element)
+            if link not in self.links:
+                raise self.error(f"joint {name!r}: {tag} link {link!r} is not defined",
+                                 link_element)
+            links[tag] = link
+        axis_element = self.only(element, "axis")
+        axis = (np.array([1.0, 0.0, 0.0]) if axis_element is None    # URDF's default
+                else self.numbers(axis_element, "xyz", 3))
+        if kind in MOVABLE:
+            norm = float(np.linalg.norm(axis))
+            if norm == 0:
+                raise self.error(f"joint {name!r} has a zero axis", axis_element or element)
+            axis = axis / norm
+        limits = {}
+        limit = self.only(element, "limit")
+        if limit is not None and kind in MOVABLE:
+            keys = ("velocity", "effort") if kind == "continuous" else (
+                "lower", "upper", "velocity", "effort")
+            given = {k: self.number(limit, k) for k in keys if k in limit.attrs}
+            # URDF's lower and upper default to 0: both absent means no position limits;
+            # velocity and effort 0 are written by tools that have no value
+            limits = {k: v for k, v in given.items() if k in ("lower", "upper") or v != 0}
+            if ("lower" in limits) != ("upper" in limits):
+                limits.setdefault("lower", 0.0)
+                limits.setdefault("upper", 0.0)
+            if limits.get("lower", 0) > limits.get("upper", 0):
+                raise self.error(f"joint {name!r}: the lower limit is above the upper", limit)
+            for k in ("velocity", "effort"):
+                if limits.get(k, 1) < 0:
+                    raise self.error(f"joint {name!r}: the {k} limit is negative", limit)
+        dynamics = self.only(element, "dynamics")
+        viscous = coulomb = 0.0
+        if dynamics is not None:
+            viscous, coulomb = (self.number(dynamics, k, 0.0) for k in ("damping", "friction"))
+            if viscous < 0 or coulomb < 0:
+                raise self.error(f"joint {name!r}: damping and friction cannot be negative",
+                                 dynamics)
+        mimic = self.only(element, "mimic")
+        return Joint(name, kind, links["parent"], links["child"], self.origin(element), axis,
+                     limits, viscous, coulomb, self.actuator(element, name),
+                     None if mimic is None else mimic.attrs.get("joint", ""), element.line)
+
+    def actuator(self, joint_element, name) -> dict | None:
+        element = self.only(joint_element, ACTUATOR)
+        if element is None:
+            return None
+        data = {key: self.number(element, key, default)
+                for key, default in (("motor_inertia", 0.0), ("gear_ratio", 1.0),
+                                     ("viscous_friction", 0.0))}
+        data["coulomb_friction"] = tuple(self.numbers(element, "coulomb_friction", 2, (0, 0)))
+        for key, value in data.items():
+            problem = actuator_problem(key, value)
+            if problem:
+                raise self.error(f"joint {name!r}: {problem}", element)
+        return data
+
+    def body(self, link: str) -> Body:
+        """The link's <inertial>, about the link frame's origin; checked as a rigid body."""
+        element = self.links[link]
+        inertial = self.only(element, "inertial")
+        if inertial is None:
+            return Body.none()
+        mass_element = self.only(inertial, "mass")
+        mass = 0.0 if mass_element is None else self.number(mass_element, "value")
+        tensor = self.only(inertial, "inertia")
+        six = [0.0] * 6 if tensor is None else [
+            self.number(tensor, k, 0.0) for k in ("ixx", "iyy", "izz", "ixy", "iyz", "ixz")]
+        problem = body_problem(mass, (0, 0, 0), six, about_origin=False)
+        if problem:
+            where = (mass_element if "mass is" in problem else tensor) or inertial
+            if not self.lenient:
+                raise self.error(f"link {link!r}: {problem}", where,
+                                 expected="a rigid body's inertial data, or "
+                                          "--allow-inconsistent-inertia for published data")
+            warning = str(self.error(f"link {link!r}: {problem} (allowed by "
+                                     "--allow-inconsistent-inertia)", where))
+            if warning not in self.warnings:
+                self.warnings.append(warning)
+        return Body.at_com(mass, (0, 0, 0), inertia_tensor(six), self.origin(inertial))
+
+    # -- the chain ---------------------------------------------------------------------------
+    def chain(self, base: str | None, tip: str | None) -> Chain:
+        roots = [name for name in self.links if name not in self.joints]
+        if len(roots) != 1:
+            raise RobotFileError(self.path, f"the links form {len(roots)} trees (roots: "
+                                 f"{', '.join(roots) or 'none, a loop'})", expected="one tree")
+        base = base or roots[0]
+        for given, option in ((base, "--base"), (tip, "--tip")):
+            if given is not None and given not in self.links:
+                raise RobotFileError(self.path, f"{option} {given!r} is not a link of the URDF",
+                                     expected="one of " + ", ".join(sorted(self.links)))
+        tip, other_tips = (tip, ()) if tip else self.default_tip(base)
+        path = self.path_between(base, tip)
+        for joint in path:
+            self.check_movable(joint, "in the chain")
+            if joint.mimic is not None and joint.kind in MOVABLE:
+                raise self.error(f"joint {joint.name!r} in the chain mimics {joint.mimic!r}",
+                                 joint, expected="a chain of independent joints; choose "
+                                 "another with --base and --tip")
+        movable = [joint for joint in path if joint.kind in MOVABLE]
+        if not movable:
+            raise RobotFileError(self.path, f"no movable joint between {base!r} and {tip!r}")
+        chain_joints, locked = [], []
+        placement = np.eye(4)
+        for joint in path:
+            placement = placement @ joint.origin
+            if joint.kind not in MOVABLE:
+                continue
+            later = movable.index(joint) + 1
+            stop = movable[later].child if later < len(movable) else None
+            body = self.lumped(joint.child, stop, locked, chain=set(j.name for j in movable))
+            chain_joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], placement,
+                                           joint.axis, body, joint.limits, joint.viscous,
+                                           joint.coulomb, joint.actuator))
+            placement = np.eye(4)
+        return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
+                     placement, self.gravity, tuple(locked), other_tips, tuple(self.warnings))
+
+    def check_movable(self, joint: Joint, where: str):
+        if joint.kind in UNSUPPORTED:
+            raise self.error(f"joint {joint.name!r} {where} is {UNSUPPORTED[joint.kind]}",
+                             joint, expected="revolute, continuous, prismatic or fixed "
+                             "joints; choose the chain with --base and --tip")
+
+    def default_tip(self, base: str) -> tuple[str, tuple]:
+        """The one end of the movable joints below ``base``: the only leaf, or the child of the
+        last movable joint when only fixed joints branch after it."""
+        leaves = [link for link in self.below(base) if not self.children[link]
+                  and self.last_movable(link, base)]    # not those fixed to the base
+        ends = {self.last_movable(leaf, base) for leaf in leaves}
+        if len(ends) > 1:
+            raise RobotFileError(self.path, f"the tree below {base!r} branches; choose the "
+                                 "chain's end with --tip", expected="one of the leaves "
+                                 + ", ".join(sorted(leaves)))
+        if len(leaves) <= 1:
+            return (leaves or [base])[0], ()
+        (end,) = ends
+        return end, tuple(sorted(leaves))
+
+    def last_movable(self, link: str, base: str) -> str | None:
+        for joint in reversed(self.path_between(base, link)):
+            if joint.kind != "fixed":
+                return joint.child
+        return None
+
+    def below(self, link: str) -> list[str]:
+        out, stack = [], [link]
+        while stack:
+            name = stack.pop()
+            out.append(name)
+            stack.extend(joint.child for joint in self.children[name])
+        return out
+
+    def path_between(self, base: str, tip: str) -> list[Joint]:
+        path, link = [], tip
+        while link != base:
+            if link not in self.joints:
+                raise RobotFileError(self.path, f"{tip!r} is not below {base!r} in the tree",
+                                     expected="--tip a link below --base")
+            path.append(self.joints[link])
+            link = self.joints[link].parent
+        return path[::-1]
+
+    def pose_in_root(self, link: str) -> np.ndarray:
+        T = np.eye(4)
+        while link in self.joints:
+            T = self.joints[link].origin @ T
+            link = self.joints[link].parent
+        return T
+
+    def lumped(self, link: str, stop: str | None, locked: list, chain: set) -> Body:
+        """The bodies of ``link`` and every link below it, except from ``stop`` on, about the
+        origin of ``link``'s frame (joints off the chain held at zero)."""
+        total = Body.none()
+        stack = [(link, np.eye(4))]
+        while stack:
+            name, T = stack.pop()
+            total = total + self.body(name).seen_from(T)
+            for joint in self.children[name]:
+                if joint.child == stop:
+                    continue
+                self.check_movable(joint, "is lumped into the chain's links, but")
+                if joint.kind in MOVABLE:
+                    if joint.mimic in chain:
+                        raise self.error(f"joint {joint.name!r} mimics {joint.mimic!r} of the "
+                                         "chain", joint,
+                                         expected="a chain of independent joints")
+                    locked.append(joint.name)
+                stack.append((joint.child, T @ joint.origin))
+        return total

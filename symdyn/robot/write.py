@@ -1,0 +1,164 @@
+"""Chain -> robot file text: what ``symdyn import`` writes.
+
+In modified DH (Craig) when dhfit finds a table that reproduces the chain within 1e-12 -- its
+frames are the cheapest for the recursion and the printouts -- else with each joint's origin
+and axis as the URDF places them (convention urdf). Either way the link's inertial data are
+moved into the file's link frame, and the URDF's base link and tip become ``base`` and ``tool``.
+
+Numbers are written with 15 significant digits (URDFs give far fewer), angles within 1e-12 of a
+multiple of pi/2 as that multiple; names from the URDF appear only inside quoted YAML strings
+and comments, JSON-escaped, so a name cannot break out of either.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from .dhfit import modified_dh
+from .rigid import quarter_turns, rpy
+from .urdf import Chain, ChainJoint
+
+FORMS = ("auto", "modified", "urdf")
+QUARTERS = {0: "0", 1: "pi/2", 2: "pi", -1: "-pi/2"}
+
+
+def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
+               command: str = "") -> tuple[str, str]:
+    """The robot file's text, and the convention it is written in ("modified" or "urdf");
+    ``command``, the import command to note in its header."""
+    kinds = [joint.kind for joint in chain.joints]
+    placements = [joint.placement for joint in chain.joints]
+    axes = [joint.axis for joint in chain.joints]
+    table = None
+    if form != "urdf":
+        tip = _compose(placements) @ chain.tool
+        table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
+        if table is None and form == "modified":
+            raise ValueError("no DH table reproduces these joint axes within 1e-12")
+    convention = "urdf" if table is None else "modified"
+    lines = [f"# {name}: imported by symdyn from the URDF robot {_quote(chain.robot)}, the chain "
+             f"{_quote(chain.base_link)} -> {_quote(chain.tip_link)}."
+             + (f"\n# Made by: {_quote(command)}" if command else ""),
+             "# " + ("Modified (Craig) DH: a DH table reproduces the URDF's joint axes within "
+                     "1e-12." if table else "Joints placed as the URDF places them: no DH table "
+                     "reproduces its joint axes within 1e-12.")]
+    if chain.locked:
+        lines.append("# Held at zero and lumped into the links: "
+                     + ", ".join(_quote(j) for j in chain.locked) + ".")
+    if chain.other_tips:
+        lines.append("# Other ends on fixed joints (import with --tip to make one the tool): "
+                     + ", ".join(_quote(t) for t in chain.other_tips) + ".")
+    near = sorted({decimal(a) for a in angles(chain, table) if _near_quarter(a)})
+    if near:
+        lines.append(f"# Angles near multiples of pi/2 but not within 1e-12 ({', '.join(near)})"
+                     ": kept as the URDF gives them, which costs operations; if it means pi/2, "
+                     "import with --snap-angles or write pi/2 in full.")
+    lines += [f"name: {name}", f"source: {_quote(source)}", f"convention: {convention}",
+              f"gravity: {decimals(chain.gravity)}"]
+    if chain.warnings:
+        lines.append("allow_inconsistent_inertia: true   # as the URDF's data")
+    lines.append("links:")
+    base, tool = chain.base, chain.tool
+    if table is None:
+        bodies = [joint.body for joint in chain.joints]
+        for joint, body in zip(chain.joints, bodies):
+            lines += _link(joint, body, [
+                f"origin: {_placement(joint.placement)}",
+                f"axis: {decimals(joint.axis)}"])
+    else:
+        size = sum(float(np.linalg.norm(p[:3, 3])) for p in placements)
+        base = base @ table.base                  # frame {0} in the world
+        tool = table.frames[-1] @ chain.tool      # the tip in frame {n}
+        for joint, (alpha, a, theta, d), offset in zip(chain.joints, table.rows, table.frames):
+            lines += _link(joint, joint.body.seen_from(offset), [
+                f"alpha: {_angle(alpha)}", f"a: {decimal(a, size)}",
+                f"theta: {_angle(theta)}", f"d: {decimal(d, size)}"])
+    for key, placement in (("base", base), ("tool", tool)):
+        if not _is_identity(placement):
+            lines.append(f"{key}: {_placement(placement)}")
+    return "\n".join(lines) + "\n", convention
+
+
+def angles(chain: Chain, table) -> list[float]:
+    """The constant angles the file will hold."""
+    if table is not None:
+        return [a for row in table.rows for a in (row[0], row[2])]
+    return [a for joint in chain.joints for a in rpy(joint.placement[:3, :3])]
+
+
+def _near_quarter(angle) -> bool:
+    return quarter_turns(angle, 1e-12) is None and quarter_turns(angle, 1e-3) is not None
+
+
+def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
+    entries = [f"joint: {joint.kind}   # {_quote(joint.name)}", *placement_lines,
+               f"mass: {decimal(body.mass)}"]
+    if body.mass or body.inertia_origin.any():
+        com = body.com()
+        tensor = body.inertia_com()
+        six = [tensor[i, j] for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))]
+        # the tensor about the COM is a difference: its noise is next to the one about the origin
+        entries += [f"com: {decimals(com)}",
+                    f"inertia: {decimals(six, np.abs(body.inertia_origin).max())}"]
+    if joint.limits:
+        entries.append("limits: {" + ", ".join(f"{k}: {decimal(v)}"
+                                               for k, v in joint.limits.items()) + "}")
+    actuator = joint.actuator or {"viscous_friction": joint.viscous,
+                                  "coulomb_friction": (joint.coulomb, -joint.coulomb)}
+    defaults = {"motor_inertia": 0, "gear_ratio": 1, "viscous_friction": 0,
+                "coulomb_friction": (0, 0)}
+    for key, value in actuator.items():
+        if np.any(np.asarray(value) != np.asarray(defaults[key])):
+            entries.append(f"{key}: " + (decimals(value) if isinstance(value, tuple)
+                                         else decimal(value)))
+    return [("  - " if k == 0 else "    ") + entry for k, entry in enumerate(entries)]
+
+
+def _compose(transforms) -> np.ndarray:
+    T = np.eye(4)
+    for t in transforms:
+        T = T @ t
+    return T
+
+
+def _is_identity(T) -> bool:
+    return bool(np.abs(T - np.eye(4)).max() <= 1e-15)
+
+
+def _placement(T) -> str:
+    return f"{{xyz: {decimals(T[:3, 3])}, rpy: [{', '.join(_angle(a) for a in rpy(T[:3, :3]))}]}}"
+
+
+def decimals(values, scale=0.0) -> str:
+    """A list of decimals; noise next to the largest of them (or ``scale``) written as 0."""
+    values = [float(v) for v in values]
+    scale = max([scale, *(abs(v) for v in values)])
+    return "[" + ", ".join(decimal(v, scale) for v in values) + "]"
+
+
+def decimal(value, scale=0.0) -> str:
+    """15 significant digits, none below 1e-30 (the robot file's bound on a number's
+    denominator); 0 for what is rounding noise next to the entries' ``scale``."""
+    value = float(value)
+    if abs(value) < 1e-30 or abs(value) <= 1e-14 * scale:
+        return "0"
+    digits = max(1, min(15, 30 + math.floor(math.log10(abs(value))) + 1))
+    for shorter in range(min(digits, 6), digits):     # float noise (...99999999) left out
+        text = format(value, f".{shorter}g")
+        if abs(float(text) - value) <= 4e-15 * max(abs(value), scale):
+            return text
+    return format(value, f".{digits}g")
+
+
+def _angle(value) -> str:
+    k = quarter_turns(value, 1e-12)
+    if k is None:
+        return decimal(value)
+    return QUARTERS[(k + 1) % 4 - 1]
+
+
+def _quote(text: str) -> str:
+    """A YAML double-quoted string (JSON's escapes are YAML's), safe in a comment too."""
+    return json.dumps(text)

@@ -1,0 +1,440 @@
+"""URDF in and out: `symdyn import` against Pinocchio's own reading of the same URDF.
+
+Pinocchio (buildModelFromUrdf, then buildReducedModel holding the joints off the chain at zero)
+is the reference for every robot, hand-written or shipped by example-robot-data: the imported
+robot file's generated tau, M, C, g and forward dynamics must equal its rnea, crba,
+computeCoriolisMatrix, computeGeneralizedGravity and aba on 100 random states.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import sympy
+from click.testing import CliRunner
+from support import assert_close, pin_model
+
+import symdyn
+from symdyn.cli import main
+from symdyn.reference import friction_torques
+
+DYNAMICS = ["inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
+            "forward_dynamics"]
+
+
+def example_robot(relative: str) -> Path:
+    """A URDF shipped by the example-robot-data package (installed with the test extras)."""
+    return Path(importlib.metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots")) / relative
+
+
+# -- writing URDFs by hand -----------------------------------------------------------------------
+def link(name, mass=None, xyz="0 0 0", rpy="0 0 0", inertia="0.01 0.02 0.025 0.001 0.002 0.003"):
+    if mass is None:
+        return f'<link name="{name}"/>'
+    ixx, iyy, izz, ixy, iyz, ixz = inertia.split()
+    return (f'<link name="{name}"><inertial><origin xyz="{xyz}" rpy="{rpy}"/>'
+            f'<mass value="{mass}"/><inertia ixx="{ixx}" iyy="{iyy}" izz="{izz}" ixy="{ixy}" '
+            f'iyz="{iyz}" ixz="{ixz}"/></inertial><visual><geometry><mesh filename='
+            f'"package://arm/meshes/{name}.stl"/></geometry></visual></link>')
+
+
+def joint(name, kind, parent, child, xyz="0 0 0", rpy="0 0 0", axis=None, extra=""):
+    axis = "" if axis is None else f'<axis xyz="{axis}"/>'
+    limit = ('<limit lower="-2.5" upper="2.5" effort="80" velocity="3"/>'
+             if kind in ("revolute", "prismatic") else "")
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="{rpy}"/>{axis}{limit}{extra}</joint>')
+
+
+def robot(*parts, name="arm"):
+    return f'<?xml version="1.0"?>\n<robot name="{name}">\n' + "\n".join(parts) + "\n</robot>\n"
+
+
+# Fixed joints at the base, in the middle and at the tip (with a mass to lump), inertial frames
+# turned by rpy, a negative axis, an oblique axis, a prismatic and a continuous joint.
+ARM = robot(
+    link("world"), joint("mount", "fixed", "world", "base", xyz="0.1 0.2 0.3", rpy="0 0 0.5"),
+    link("base", 3),
+    joint("j1", "revolute", "base", "l1", xyz="0 0 0.3", axis="0 0 1",
+          extra='<dynamics damping="0.5" friction="0.2"/>'),
+    link("l1", 2.5, xyz="0.02 0.01 0.1", rpy="0.3 -0.2 0.7"),
+    joint("j2", "revolute", "l1", "l2", xyz="0 0.1 0.2", rpy="1.5707963267948966 0 0",
+          axis="0 0 -1"),
+    link("l2", 1.8, xyz="0.2 0 0.01", rpy="0 0.4 0"),
+    joint("middle", "fixed", "l2", "l2b", xyz="0.35 0 0", rpy="0 0 1.5707963267948966"),
+    link("l2b", 0.7, xyz="0 0.05 0"),
+    joint("j3", "prismatic", "l2b", "l3", xyz="0 0.1 0", axis="0 1 0"),
+    link("l3", 1.2, xyz="0 0.1 0.02", rpy="0.1 0.2 0.3"),
+    joint("j4", "continuous", "l3", "l4", xyz="0 0.2 0.05", axis="0 0.6 0.8"),
+    link("l4", 0.6, xyz="0.01 0.02 0.03"),
+    joint("flange", "fixed", "l4", "tool", xyz="0 0 0.08", rpy="3.141592653589793 0 0"),
+    link("tool", 0.3, xyz="0 0 0.02", inertia="0.001 0.001 0.0015 0 0 0"))
+
+# Two axes 1e-7 rad from parallel: their common normal lies kilometres away, so no DH table
+# reproduces them within 1e-12 and the file keeps the URDF's placements.
+SKEWED = robot(
+    link("base"),
+    joint("j1", "revolute", "base", "l1", xyz="0 0 0.2", axis="0 1 0"),
+    link("l1", 1.5, xyz="0.1 0 0"),
+    joint("j2", "revolute", "l1", "l2", xyz="0.4 0 0", rpy="0 0 1e-7", axis="0 1 0"),
+    link("l2", 1.0, xyz="0.2 0 0"))
+
+# A tree: two arms on one base; the chosen one carries a gripper whose finger joints are held.
+TREE = robot(
+    link("base", 5),
+    joint("left", "revolute", "base", "left1", xyz="0 0.2 0", axis="1 0 0"),
+    link("left1", 1),
+    joint("right", "revolute", "base", "right1", xyz="0 -0.2 0", axis="1 0 0"),
+    link("right1", 1.3, xyz="0 0 0.2"),
+    joint("elbow", "revolute", "right1", "right2", xyz="0 0 0.4", rpy="0 0.3 0", axis="0 1 0"),
+    link("right2", 0.9, xyz="0 0 0.15"),
+    joint("finger_a", "prismatic", "right2", "finger_a", xyz="0 0.02 0.3", axis="0 1 0"),
+    link("finger_a", 0.1, xyz="0 0 0.02"),
+    joint("finger_b", "prismatic", "right2", "finger_b", xyz="0 -0.02 0.3", axis="0 -1 0",
+          extra='<mimic joint="finger_a"/>'),
+    link("finger_b", 0.1, xyz="0 0 0.02"),
+    joint("palm", "fixed", "right2", "palm", xyz="0 0 0.3"),
+    link("palm"))
+
+
+def imported(tmp_path, text, *args, name="arm.urdf"):
+    """`symdyn import` of the URDF ``text`` into tmp_path/imported.yaml: (spec, command output)."""
+    path = tmp_path / name
+    path.write_text(text)
+    return imported_file(tmp_path, path, *args)
+
+
+def imported_file(tmp_path, path, *args):
+    out = tmp_path / "imported.yaml"
+    result = CliRunner().invoke(main, ["import", str(path), *args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return symdyn.load_robot(out).spec, result.output
+
+
+def pinocchio_chain(path, spec):
+    """Pinocchio's model of the URDF, reduced to the imported chain's joints, and a function
+    from symdyn's q to Pinocchio's (a continuous joint's q is (cos, sin) there)."""
+    full = pin.buildModelFromUrdf(str(path))
+    names = {name.strip('" ') for name in _joint_names(spec)}
+    locked = [i for i in range(1, full.njoints) if full.names[i] not in names]
+    model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
+    assert model.nv == len(spec.links)
+    widths = [model.joints[i].nq for i in range(1, model.njoints)]
+
+    def configuration(q):
+        return np.concatenate([[np.cos(x), np.sin(x)] if w == 2 else [x]
+                               for x, w in zip(q, widths)])
+    return model, configuration
+
+
+def _joint_names(spec):
+    """The URDF joint names the importer notes beside each link (`joint: revolute  # "j1"`)."""
+    lines = Path(spec.path).read_text().splitlines()
+    return [line.split("#", 1)[1] for line in lines if line.lstrip("- ").startswith("joint:")]
+
+
+def assert_matches_pinocchio(spec, urdf_path, states=100, seed=0):
+    robot = symdyn.Robot.from_spec(spec)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=DYNAMICS)
+    model, configuration = pinocchio_chain(urdf_path, spec)
+    data = model.createData()
+    rng = np.random.default_rng(seed)
+    n = robot.dof
+    q, qd, qdd = (rng.uniform(-lim, lim, (states, n)) for lim in (np.pi, 3, 5))
+    pq = [configuration(x) for x in q]
+    friction = np.array([model.damping * v + model.friction * np.sign(v) for v in qd])
+    tau = np.array([pin.rnea(model, data, *s) for s in zip(pq, qd, qdd)]) + friction
+    assert_close(module.inverse_dynamics(q, qd, qdd), tau)
+    assert_close(module.mass_matrix(q), [_symmetric(pin.crba(model, data, x)) for x in pq])
+    assert_close(module.coriolis_matrix(q, qd),
+                 [pin.computeCoriolisMatrix(model, data, x, v) for x, v in zip(pq, qd)])
+    assert_close(module.gravity_torques(q),
+                 [pin.computeGeneralizedGravity(model, data, x) for x in pq])
+    assert_close(module.forward_dynamics(q, qd, tau),
+                 [pin.aba(model, data, x, v, t - f) for x, v, t, f in zip(pq, qd, tau, friction)])
+    np.testing.assert_allclose(module.forward_dynamics(q, qd, tau), qdd, rtol=1e-8, atol=1e-8)
+
+
+def _symmetric(M):
+    return np.triu(M) + np.triu(M, 1).T
+
+
+# -- hand-written robots -------------------------------------------------------------------------
+def test_an_arm_with_every_kind_of_joint_matches_pinocchio(tmp_path):
+    spec, output = imported(tmp_path, ARM)
+    assert spec.convention == "modified"
+    assert "modified DH" in output
+    assert [link.joint for link in spec.links] == ["revolute"] * 2 + ["prismatic", "revolute"]
+    assert spec.links[3].limits is None                    # continuous: no position limits
+    assert {k: float(v) for k, v in spec.links[0].limits.items()} == {
+        "lower": -2.5, "upper": 2.5, "velocity": 3, "effort": 80}
+    assert spec.base is not None and spec.tool is not None
+    assert_matches_pinocchio(spec, tmp_path / "arm.urdf")
+
+
+def test_angles_near_quarter_turns_are_kept_unless_snapped(tmp_path):
+    """URDFs write pi/2 as 1.57079632679, 5e-12 short: kept as written by default, as Pinocchio
+    takes it, with a note; taken as pi/2 with --snap-angles 1e-11 (sparse DH, less code)."""
+    text = _swap('rpy="0 0 0"/><axis', 'rpy="1.57079632679 0 3.14159265359"/><axis', ONE_JOINT)
+    quarters = {0, sympy.pi / 2, -sympy.pi / 2, sympy.pi}
+    spec, _ = imported(tmp_path, text)
+    assert not {spec.links[0].alpha, spec.links[0].theta} <= quarters
+    assert "--snap-angles" in Path(spec.path).read_text()
+    spec, _ = imported(tmp_path, text, "--snap-angles", "1e-11")
+    assert {spec.links[0].alpha, spec.links[0].theta} <= quarters
+    assert spec.links[0].alpha != 0
+    assert "--snap-angles 1e-11" in Path(spec.path).read_text()     # the command, noted
+
+
+def test_the_urdf_form_gives_the_same_dynamics(tmp_path):
+    spec, output = imported(tmp_path, ARM, "--form", "urdf")
+    assert spec.convention == "urdf" and "URDF joint placements" in output
+    assert_matches_pinocchio(spec, tmp_path / "arm.urdf", states=30)
+
+
+def test_axes_no_dh_table_describes_keep_the_urdf_placements(tmp_path):
+    spec, output = imported(tmp_path, SKEWED)
+    assert spec.convention == "urdf"
+    assert_matches_pinocchio(spec, tmp_path / "arm.urdf")
+    result = CliRunner().invoke(main, ["import", str(tmp_path / "arm.urdf"), "--form",
+                                       "modified"])
+    assert result.exit_code == 2 and "no DH table" in result.output
+
+
+def test_a_branch_of_a_tree_with_held_fingers(tmp_path):
+    spec, _ = imported(tmp_path, TREE, "--tip", "palm")
+    assert len(spec.links) == 2
+    text = Path(spec.path).read_text()
+    assert '"finger_a", "finger_b"' in text        # noted as held at zero
+    assert_matches_pinocchio(spec, tmp_path / "arm.urdf")
+
+
+def test_a_chain_from_a_link_above_the_tip_only(tmp_path):
+    spec, _ = imported(tmp_path, ARM, "--base", "l2b", "--tip", "l4")
+    assert [link.joint for link in spec.links] == ["prismatic", "revolute"]
+    assert_matches_pinocchio(spec, tmp_path / "arm.urdf")
+
+
+def test_the_chain_ends_at_the_last_joint_when_only_fixed_frames_branch(tmp_path):
+    text = ARM.replace("</robot>", '<joint name="camera" type="fixed"><parent link="l4"/>'
+                                   '<child link="camera"/></joint><link name="camera"/></robot>')
+    spec, _ = imported(tmp_path, text)
+    file = Path(spec.path).read_text()
+    assert 'the chain "world" -> "l4"' in file and '"camera", "tool"' in file
+
+
+def test_import_is_deterministic_from_any_folder(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    path = tmp_path / "arm.urdf"
+    path.write_text(ARM)
+    outputs = []
+    for folder in (tmp_path, tmp_path / "a"):
+        monkeypatch.chdir(folder)
+        result = CliRunner().invoke(main, ["import", os.path.relpath(path, folder)])
+        assert result.exit_code == 0
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+
+
+def test_published_inertia_is_taken_with_a_flag_and_a_warning(tmp_path):
+    text = ARM.replace('<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.025"',
+                       '<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.045"')
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    refused = CliRunner().invoke(main, ["import", str(path)])
+    assert refused.exit_code == 2 and "triangle inequality" in refused.output
+    spec, output = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
+    assert "warning:" in output and "link 'l2'" in output
+    assert_matches_pinocchio(spec, path, states=20)
+
+
+# -- bad URDFs -----------------------------------------------------------------------------------
+LAUGHS = ('<?xml version="1.0"?>\n<!DOCTYPE robot [\n<!ENTITY a "aaaaaaaaaa">\n'
+          + "".join(f'<!ENTITY {chr(98 + k)} "' + f"&{chr(97 + k)};" * 10 + '">\n'
+                    for k in range(9))
+          + ']>\n<robot name="&j;"><link name="&j;"/></robot>\n')
+EXTERNAL = ('<?xml version="1.0"?>\n<!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            '\n<robot name="&x;"><link name="a"/></robot>\n')
+ONE_JOINT = robot(link("base"), joint("j", "revolute", "base", "l1", axis="0 0 1"),
+                  link("l1", 1))
+
+
+def _swap(old, new, text=ONE_JOINT):
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+BAD = [
+    ("floating", _swap('type="revolute"', 'type="floating"'), [], "floating joint"),
+    ("planar", _swap('type="revolute"', 'type="planar"'), [], "planar joint"),
+    ("unknown type", _swap('type="revolute"', 'type="ball"'), [], "type 'ball'"),
+    ("mimic in the chain", _swap("</joint>", '<mimic joint="k"/></joint>'), [], "mimics"),
+    ("mimic of the chain", _swap('<mimic joint="finger_a"/>', '<mimic joint="elbow"/>', TREE),
+     ["--tip", "palm"], "mimics 'elbow' of the chain"),
+    ("missing parent", _swap('<parent link="base"/>', ""), [], "no <parent"),
+    ("undefined child", _swap('<child link="l1"/>', '<child link="l9"/>'), [],
+     "'l9' is not defined"),
+    ("two parents", _swap("</robot>", '<joint name="k" type="fixed"><parent link="base"/>'
+                          '<child link="l1"/></joint></robot>'), [], "child of two joints"),
+    ("duplicate link", _swap("</robot>", '<link name="l1"/></robot>'), [], "defined twice"),
+    ("no links", robot(), [], "no links"),
+    ("bad number", _swap('xyz="0 0 1"', 'xyz="0 0 one"'), [], "is not 3 numbers"),
+    ("xacro", _swap('xyz="0 0 1"', 'xyz="0 0 ${pi}"'), [], "run xacro first"),
+    ("two numbers", _swap('xyz="0 0 1"', 'xyz="0 1"'), [], "has 2 numbers"),
+    ("nan", _swap('<mass value="1"/>', '<mass value="nan"/>'), [], "not finite"),
+    ("overflow", _swap('<mass value="1"/>', '<mass value="1e400"/>'), [], "not finite"),
+    ("negative mass", _swap('<mass value="1"/>', '<mass value="-1"/>'), [], "mass is negative"),
+    ("zero axis", _swap('xyz="0 0 1"', 'xyz="0 0 0"'), [], "zero axis"),
+    ("limits crossed", _swap('lower="-2.5"', 'lower="3"'), [], "lower limit is above"),
+    ("negative damping", _swap("</joint>", '<dynamics damping="-1"/></joint>'), [],
+     "cannot be negative"),
+    ("billion laughs", LAUGHS, [], "DTD or an entity"),
+    ("external entity", EXTERNAL, [], "DTD or an entity"),
+    ("not xml", "robot: yaml\n", [], "not well-formed XML"),
+    ("not a robot", '<?xml version="1.0"?><sdf/>', [], "root element is <sdf>"),
+    ("branching", TREE, [], "one of the leaves finger_a, finger_b, left1, palm"),
+    ("unknown tip", ONE_JOINT, ["--tip", "hand"], "--tip 'hand' is not a link"),
+    ("base below tip", ONE_JOINT, ["--base", "l1", "--tip", "base"], "not below 'l1'"),
+    ("nothing moves", robot(link("a"), joint("f", "fixed", "a", "b"), link("b")), [],
+     "no movable joint"),
+    ("bad name", ONE_JOINT, ["--name", "Arm-1"], "--name 'Arm-1'"),
+    ("dh forced", SKEWED, ["--form", "modified"], "no DH table"),
+]
+
+
+@pytest.mark.parametrize("text, args, words", [case[1:] for case in BAD],
+                         ids=[case[0] for case in BAD])
+def test_bad_urdfs_are_refused_in_one_line(tmp_path, text, args, words):
+    path = tmp_path / "bad.urdf"
+    path.write_text(text)
+    out = tmp_path / "out" / "bad.yaml"
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, ["import", str(path), *args, "-o", str(out)])
+    assert time.perf_counter() - start < 5
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_errors_name_the_element_and_its_line(tmp_path):
+    path = tmp_path / "bad.urdf"
+    path.write_text(_swap('<mass value="1"/>', '<mass value="-1"/>'))
+    result = CliRunner().invoke(main, ["import", str(path)])
+    line = 1 + ONE_JOINT.splitlines().index(
+        next(line for line in ONE_JOINT.splitlines() if "mass value" in line))
+    assert f"bad.urdf:{line}: <mass>: link 'l1'" in result.output
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "large"])
+def test_files_that_are_not_urdfs_are_refused(tmp_path, kind):
+    path = tmp_path / "x.urdf"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_text(ONE_JOINT + " " * (8 << 20))
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+
+
+# -- real robots ---------------------------------------------------------------------------------
+# Every serial arm example-robot-data ships, with the tip where the URDF needs one (a tree, or a
+# choice between frames): the chain imported, generated and compared with Pinocchio's model.
+REAL = [
+    ("ur_description/urdf/ur3_robot.urdf", "tool0"),     # UR's tool flange
+    ("ur_description/urdf/ur5_robot.urdf", "tool0"),
+    ("ur_description/urdf/ur10_robot.urdf", "tool0"),
+    ("ur_description/urdf/ur5_gripper.urdf", None),
+    ("panda_description/urdf/panda.urdf", "panda_hand_tcp"),   # fingers held at zero
+    ("kinova_description/robots/kinova.urdf", None),
+    ("xarm_description/urdf/xarm7.urdf", None),          # angles 1.5708, kept as written
+    ("z1_description/urdf/z1.urdf", None),
+    ("so_arm_description/urdf/so100.urdf", None),
+    ("so_arm_description/urdf/so101.urdf", "gripper_frame_link"),   # jaw held at zero
+    ("talos_data/robots/talos_left_arm.urdf", "gripper_left_base_link"),
+    ("double_pendulum_description/urdf/double_pendulum_continuous.urdf", None),
+    ("finger_edu_description/robots/finger_edu.urdf", None),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relative, tip", REAL, ids=[Path(r).stem for r, _ in REAL])
+def test_real_robots_match_pinocchio(tmp_path, relative, tip):
+    path = example_robot(relative)
+    spec, _ = imported_file(tmp_path, path, *(["--tip", tip] if tip else []))
+    assert_matches_pinocchio(spec, path)
+
+
+# -- export --------------------------------------------------------------------------------------
+ROBOTS = Path(__file__).parent.parent / "robots"
+SHIPPED = sorted(ROBOTS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_export_then_import_keeps_the_dynamics(tmp_path, path):
+    """import(export(robot)) has the robot's dynamics to 1e-12, actuators included; and
+    Pinocchio reads the export as the robot, but for what URDF cannot hold (rotor inertia)."""
+    original = symdyn.load_robot(path).spec
+    rng = np.random.default_rng(1)
+    values = _physical_values(original, rng)
+    urdf = tmp_path / "robot.urdf"
+    result = CliRunner().invoke(main, ["export-urdf", str(path), "-o", str(urdf), *(
+        arg for symbol, value in values.items() for arg in ("--set", f"{symbol}={value!r}"))])
+    assert result.exit_code == 0, result.output
+    back, _ = imported_file(tmp_path, urdf, "--tip", "tool", "--allow-inconsistent-inertia")
+    n = len(original.links)
+    q, qd, qdd = (rng.uniform(-lim, lim, (50, n)) for lim in (np.pi, 3, 5))
+    friction = friction_torques(original, qd, values)
+    expected = _rnea(pin_model(original, values), q, qd, qdd)
+    assert_close(_rnea(pin_model(back), q, qd, qdd) + friction_torques(back, qd),
+                 expected + friction, rtol=1e-12)
+    if path.stem == "planar2":      # point masses, which Pinocchio's URDF parser refuses
+        return
+    model, configuration = pinocchio_chain(urdf, back)
+    model.armature = pin_model(original, values).armature
+    assert_close(_rnea(model, [configuration(x) for x in q], qd, qdd), expected)
+
+
+def _physical_values(spec, rng):
+    """Values for a robot's free symbols; those of the linear form (m, mx.., XX..) a rigid
+    body's."""
+    names = {str(symbol): symbol for symbol in spec.parameters}
+    values = {symbol: float(rng.uniform(0.5, 1.5)) for symbol in spec.parameters}
+    for i in range(1, len(spec.links) + 1):
+        if f"XX{i}" not in names:
+            continue
+        m, c, A = rng.uniform(1, 3), rng.uniform(-0.1, 0.1, 3), rng.normal(0, 0.1, (3, 3))
+        J = A @ A.T + 0.01 * np.eye(3) + m * (c @ c * np.eye(3) - np.outer(c, c))
+        for name, value in zip(("m mx my mz XX YY ZZ XY YZ XZ").split(),
+                               (m, *(m * c), J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2],
+                                J[0, 2])):
+            values[names[f"{name}{i}"]] = float(value)
+    return values
+
+
+def _rnea(model, q, qd, qdd):
+    data = model.createData()
+    return np.array([pin.rnea(model, data, *state) for state in zip(q, qd, qdd)])
+
+
+def test_export_needs_numbers_for_free_symbols(tmp_path):
+    result = CliRunner().invoke(main, ["export-urdf", str(ROBOTS / "planar2.yaml")])
+    assert result.exit_code == 2 and "give m1, m2, l1, l2, g a value" in result.output
+
+
+def test_the_visual_export_is_a_urdf_pinocchio_reads(tmp_path):
+    out = tmp_path / "puma.urdf"
+    result = CliRunner().invoke(main, ["export-urdf", str(ROBOTS / "puma560.yaml"), "--visual",
+                                       "-o", str(out)])
+    assert result.exit_code == 0
+    assert "<cylinder" in out.read_text()
+    assert pin.buildModelFromUrdf(str(out)).nv == 6
