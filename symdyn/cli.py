@@ -251,9 +251,10 @@ def check(robot_file, states, seed, quiet):
 @click.option("--snap-angles", type=click.FloatRange(0, 1e-3), default=QUARTER_TOLERANCE,
               show_default=True, help="Take angles this close to a multiple of pi/2 as that "
               "multiple (1e-11 takes the 1.57079632679 of many URDFs as pi/2).")
+@click.option("--source", help="Where the URDF comes from, for the file's source field.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
-def import_(urdf_file, base, tip, name, form, lenient, snap_angles, output):
+def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, output):
     """Write a robot file for the serial chain of a URDF: joints, inertias (lumped over fixed
     joints), limits, friction, base and tool."""
     if name is not None and not NAME.match(name):
@@ -261,7 +262,8 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, output):
                         "letter")
     try:
         text, spec = import_urdf(urdf_file, base=base, tip=tip, name=name, form=form,
-                                 allow_inconsistent_inertia=lenient, snap_angles=snap_angles)
+                                 allow_inconsistent_inertia=lenient, snap_angles=snap_angles,
+                                 source=source)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except SymdynError as exc:

@@ -8,7 +8,10 @@ computeCoriolisMatrix, computeGeneralizedGravity and aba on 100 random states.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
+import re
+import shlex
 import time
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from support import assert_close, pin_model
 import symdyn
 from symdyn.cli import main
 from symdyn.reference import friction_torques
+from symdyn.robot.rigid import quarter_turns
 
 DYNAMICS = ["inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
             "forward_dynamics"]
@@ -438,3 +442,46 @@ def test_the_visual_export_is_a_urdf_pinocchio_reads(tmp_path):
     assert result.exit_code == 0
     assert "<cylinder" in out.read_text()
     assert pin.buildModelFromUrdf(str(out)).nv == 6
+
+
+# -- robots shipped from URDFs -------------------------------------------------------------------
+IMPORTED = {"ur5": "ur_description/urdf/ur5_robot.urdf",
+            "kinova_jaco2": "kinova_description/robots/kinova.urdf"}
+
+
+def _made_by(path: Path) -> list[str]:
+    """The import command a shipped robot file notes in its header, as arguments."""
+    line = next(line for line in path.read_text().splitlines() if line.startswith("# Made by: "))
+    return shlex.split(json.loads(line.removeprefix("# Made by: ")))
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTED))
+def test_shipped_urdf_robots_are_what_import_writes(tmp_path, name):
+    """Each is reproduced byte for byte by the command in its header, from the package's URDF."""
+    shipped = ROBOTS / f"{name}.yaml"
+    command = _made_by(shipped)
+    assert command[:3] == ["symdyn", "import", Path(IMPORTED[name]).name]
+    out = tmp_path / "again.yaml"
+    result = CliRunner().invoke(main, ["import", str(example_robot(IMPORTED[name])),
+                                       *command[3:], "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == shipped.read_bytes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(IMPORTED))
+def test_shipped_urdf_robots_match_pinocchio(tmp_path, name):
+    """Against Pinocchio's model of the URDF with the angles --snap-angles took as quarter
+    turns written in full (1.57079632679 -> 1.5707963267948966), so that both read one model."""
+    command = _made_by(ROBOTS / f"{name}.yaml")
+    tolerance = float(command[command.index("--snap-angles") + 1])
+
+    def snapped(match):
+        angles = [float(a) for a in match.group(1).split()]
+        return 'rpy="' + " ".join(
+            repr(k * np.pi / 2) if k is not None else repr(a)
+            for a, k in ((a, quarter_turns(a, tolerance)) for a in angles)) + '"'
+    urdf = tmp_path / "snapped.urdf"
+    urdf.write_text(re.sub(r'rpy="([^"]*)"', snapped,
+                           example_robot(IMPORTED[name]).read_text()))
+    assert_matches_pinocchio(symdyn.load_robot(ROBOTS / f"{name}.yaml").spec, urdf)

@@ -2,6 +2,7 @@
 import dataclasses
 import keyword
 import re
+import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
@@ -18,28 +19,30 @@ def load_robot(path) -> Robot:
 
 
 def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
-                allow_inconsistent_inertia=False,
-                snap_angles=QUARTER_TOLERANCE) -> tuple[str, RobotSpec]:
+                allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
+                source=None) -> tuple[str, RobotSpec]:
     """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path``, as text, and
     what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
     it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
-    of pi/2 are taken as that multiple. Raises RobotFileError for a URDF or a chain symdyn
-    cannot take."""
+    of pi/2 are taken as that multiple; ``source`` says where the URDF came from. Raises
+    RobotFileError for a URDF or a chain symdyn cannot take."""
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
                        snap_angles=snap_angles)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
-    source = (f"URDF {Path(path).name} (robot {chain.robot!r}), chain {chain.base_link} -> "
-              f"{chain.tip_link}, imported by symdyn")
+    imported = (f"URDF {Path(path).name} (robot {chain.robot!r}), chain {chain.base_link} -> "
+                f"{chain.tip_link}, imported by symdyn")
     options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,
-               "--snap-angles": snap_angles, "--allow-inconsistent-inertia": True}
+               "--snap-angles": snap_angles, "--source": source}
     defaults = {"--base": None, "--tip": None, "--name": None, "--form": "auto",
-                "--snap-angles": QUARTER_TOLERANCE,
-                "--allow-inconsistent-inertia": not allow_inconsistent_inertia}
-    command = " ".join(["symdyn import", Path(path).name] + [
-        key if value is True else f"{key} {value}" for key, value in options.items()
-        if value != defaults[key]])
+                "--snap-angles": QUARTER_TOLERANCE, "--source": None}
+    command = ["symdyn", "import", Path(path).name] + [
+        word for key, value in options.items() if value != defaults[key]
+        for word in (key, str(value))]
+    if allow_inconsistent_inertia:
+        command.append("--allow-inconsistent-inertia")
     try:
-        text, _ = robot_file(chain, name=name, source=source, form=form, command=command)
+        text, _ = robot_file(chain, name=name, form=form, command=shlex.join(command),
+                             source=f"{source}; {imported}" if source else imported)
     except ValueError as exc:
         raise RobotFileError(path, str(exc), expected="form auto or urdf") from None
     spec = robot_spec_from_text(text, f"{name}.yaml")
