@@ -25,7 +25,7 @@ from .model import Robot
 from .rigid import rpy
 from .write import decimal, decimals
 
-NAMESPACE = "https://github.com/symdyn/symdyn/urdf"   # names the extension, nothing is fetched
+NAMESPACE = "urn:symdyn:urdf:1"   # names symdyn's elements; not a document to fetch
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 VISUAL_RADIUS = 0.02       # the cylinders drawn with visual=True, in metres
 
