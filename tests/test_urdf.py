@@ -286,6 +286,11 @@ BAD = [
      "'l9' is not defined"),
     ("two parents", _swap("</robot>", '<joint name="k" type="fixed"><parent link="base"/>'
                           '<child link="l1"/></joint></robot>'), [], "child of two joints"),
+    ("loop", _swap("</robot>", '<link name="a"/><link name="b"/><joint name="ab" type="fixed">'
+                   '<parent link="a"/><child link="b"/></joint><joint name="ba" type="fixed">'
+                   '<parent link="b"/><child link="a"/></joint></robot>'), ["--tip", "a"],
+     "a loop through a, b"),
+    ("two trees", _swap("</robot>", '<link name="other"/></robot>'), [], "2 trees"),
     ("duplicate link", _swap("</robot>", '<link name="l1"/></robot>'), [], "defined twice"),
     ("no links", robot(), [], "no links"),
     ("bad number", _swap('xyz="0 0 1"', 'xyz="0 0 one"'), [], "is not 3 numbers"),
@@ -485,3 +490,15 @@ def test_shipped_urdf_robots_match_pinocchio(tmp_path, name):
     urdf.write_text(re.sub(r'rpy="([^"]*)"', snapped,
                            example_robot(IMPORTED[name]).read_text()))
     assert_matches_pinocchio(symdyn.load_robot(ROBOTS / f"{name}.yaml").spec, urdf)
+
+
+def test_names_from_the_urdf_stay_data(tmp_path):
+    """A URDF's names reach the robot file only inside JSON-escaped strings and comments: line
+    breaks and quotes cannot add YAML, and the robot's name is made a valid one."""
+    evil = 'j&#10;links: []&#10;# &quot;\\'
+    text = (ONE_JOINT.replace('name="arm"', 'name="12 Evil&#10;name: x"')
+            .replace('name="j"', f'name="{evil}"').replace('"l1"', '"l1&#13;&#10;mass: 9"'))
+    spec, _ = imported(tmp_path, text)
+    assert spec.name == "robot_12_evil_name_x"
+    assert len(spec.links) == 1 and float(spec.links[0].mass) == 1
+    assert "\nlinks: []" not in Path(spec.path).read_text()

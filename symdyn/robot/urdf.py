@@ -325,9 +325,12 @@ class _Tree:
     # -- the chain ---------------------------------------------------------------------------
     def chain(self, base: str | None, tip: str | None) -> Chain:
         roots = [name for name in self.links if name not in self.joints]
-        if len(roots) != 1:
-            raise RobotFileError(self.path, f"the links form {len(roots)} trees (roots: "
-                                 f"{', '.join(roots) or 'none, a loop'})", expected="one tree")
+        below_roots = {link for root in roots for link in self.below(root)}
+        if len(roots) != 1 or len(below_roots) != len(self.links):
+            loop = sorted(set(self.links) - below_roots)
+            raise RobotFileError(self.path, f"the links form {len(roots)} trees" + (
+                f" and a loop through {', '.join(loop)}" if loop else
+                f" (roots: {', '.join(roots)})"), expected="one tree")
         base = base or roots[0]
         for given, option in ((base, "--base"), (tip, "--tip")):
             if given is not None and given not in self.links:

@@ -50,7 +50,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     if chain.other_tips:
         lines.append("# Other ends on fixed joints (import with --tip to make one the tool): "
                      + ", ".join(_quote(t) for t in chain.other_tips) + ".")
-    near = sorted({decimal(a) for a in angles(chain, table) if _near_quarter(a)})
+    near = sorted({decimal(a) for a in _angles(chain, table) if _near_quarter(a)})
     if near:
         lines.append(f"# Angles near multiples of pi/2 but not within 1e-12 ({', '.join(near)})"
                      ": kept as the URDF gives them, which costs operations; if it means pi/2, "
@@ -81,7 +81,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     return "\n".join(lines) + "\n", convention
 
 
-def angles(chain: Chain, table) -> list[float]:
+def _angles(chain: Chain, table) -> list[float]:
     """The constant angles the file will hold."""
     if table is not None:
         return [a for row in table.rows for a in (row[0], row[2])]
