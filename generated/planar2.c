@@ -500,6 +500,78 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     J[11] = 1;
 }
 
+void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qdd1 = qdd[0];
+    const double qdd2 = qdd[1];
+    const double p_l1 = params[2];
+    const double p_g = params[4];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double dv1_x = S1*p_g;
+    const double dv1_y = C1*p_g;
+    const double ww1_zz = qd1*qd1;
+    const double dvp2_x = dv1_x - p_l1*ww1_zz;
+    const double dvp2_y = dv1_y + p_l1*qdd1;
+    const double w2_z = qd1 + qd2;
+    const double dw2_z = qdd1 + qdd2;
+    const double dv2_x = C2*dvp2_x + S2*dvp2_y;
+    const double dv2_y = C2*dvp2_y - S2*dvp2_x;
+    const double ww2_zz = w2_z*w2_z;
+    const double fr1_y_dm2 = C2*dv2_y + S2*dv2_x;
+    const double n1_z_dm2 = fr1_y_dm2*p_l1;
+    const double fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz;
+    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
+    const double fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z;
+    const double n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1;
+    Y[0] = 0;
+    Y[1] = dv1_y;
+    Y[2] = -dv1_x;
+    Y[3] = 0;
+    Y[4] = 0;
+    Y[5] = 0;
+    Y[6] = 0;
+    Y[7] = 0;
+    Y[8] = 0;
+    Y[9] = qdd1;
+    Y[10] = n1_z_dm2;
+    Y[11] = n1_z_dmx2;
+    Y[12] = n1_z_dmy2;
+    Y[13] = 0;
+    Y[14] = 0;
+    Y[15] = 0;
+    Y[16] = 0;
+    Y[17] = 0;
+    Y[18] = 0;
+    Y[19] = dw2_z;
+    Y[20] = 0;
+    Y[21] = 0;
+    Y[22] = 0;
+    Y[23] = 0;
+    Y[24] = 0;
+    Y[25] = 0;
+    Y[26] = 0;
+    Y[27] = 0;
+    Y[28] = 0;
+    Y[29] = 0;
+    Y[30] = 0;
+    Y[31] = dv2_y;
+    Y[32] = -dv2_x;
+    Y[33] = 0;
+    Y[34] = 0;
+    Y[35] = 0;
+    Y[36] = 0;
+    Y[37] = 0;
+    Y[38] = 0;
+    Y[39] = dw2_z;
+}
+
 void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
 {
     const double q1 = q[0];

@@ -25,6 +25,11 @@
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
 
+/* The regressor's columns (tau = Y pi), in this order:
+ * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
+ * ZZ2 */
+#define PLANAR2_NUM_STANDARD_PARAMETERS 20
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -90,6 +95,11 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
  * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
  * 6 multiplications, 3 additions, 4 function calls. */
 void planar2_pose_and_jacobian(const double q[2], const double params[5], double T[16], double J[12]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 19 multiplications, 11 additions, 4 function calls. */
+void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40]);
 
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

@@ -29,6 +29,16 @@
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
 
+/* The regressor's columns (tau = Y pi), in this order:
+ * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
+ * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
+ * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
+ * XZ6 YZ6 ZZ6 Ia1 fv1 fcp1 fcm1 Ia2 fv2 fcp2 fcm2 Ia3 fv3 fcp3 fcm3 Ia4 fv4
+ * fcp4 fcm4 Ia5 fv5 fcp5 fcm5 Ia6 fv6 fcp6 fcm6 * The robot's values, an initializer:
+ * static const double pi[PUMA560_NUM_STANDARD_PARAMETERS] = PUMA560_STANDARD_PARAMETERS; */
+#define PUMA560_NUM_STANDARD_PARAMETERS 84
+#define PUMA560_STANDARD_PARAMETERS {0, 0, 0, 0, 0, 0, 0, 0, 0, 0.35, 17.4, 1.1832, 0.1044, 3.9585, 1.03118515, -0.0070992, 1.50501635, -0.269178, -0.023751, 0.620084, 4.8, 0, 0.336, 0.06768, 0.090474288, 0, 0.013454288, 0, -0.0047376, 0.10952, 0.82, 0, 0, 0.01558, 0.00209602, 0, 0.00209602, 0, 0, 0.0013, 0.34, 0, 0, 0, 0.0003, 0, 0.0003, 0, 0, 0.0004, 0.09, 0, 0, 0.00288, 0.00024216, 0, 0.00024216, 0, 0, 4e-05, 0.784029968642, 5.8018217679508, 24.7313845, -27.2358285, 2.324814845, 9.496868641825, 13.58469, -7.654865, 0.576873331938, 3.9804259903722, 7.0892316, -5.6391615, 0.19079062612368, 0.411645229697152, 0.85160768, -1.28501516, 0.170706291657, 0.4272830209354, 0.66600698, -1.0428835, 0.194064505668, 0.2158232532732, 0.30367656, -0.805203}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -94,6 +104,11 @@ void puma560_body_jacobian(const double q[6], double J_body[36]);
  * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
  * 69 multiplications, 37 additions, 12 function calls. */
 void puma560_pose_and_jacobian(const double q[6], double T[16], double J[36]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 759 multiplications, 512 additions, 16 function calls. */
+void puma560_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[504]);
 
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

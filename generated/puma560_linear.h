@@ -29,6 +29,13 @@
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
 
+/* The regressor's columns (tau = Y pi), in this order:
+ * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
+ * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
+ * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
+ * XZ6 YZ6 ZZ6 */
+#define PUMA560_LINEAR_NUM_STANDARD_PARAMETERS 60
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -94,6 +101,11 @@ void puma560_linear_body_jacobian(const double q[6], const double params[60], do
  * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
  * 71 multiplications, 39 additions, 12 function calls. */
 void puma560_linear_pose_and_jacobian(const double q[6], const double params[60], double T[16], double J[36]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 817 multiplications, 542 additions, 10 function calls. */
+void puma560_linear_regressor(const double q[6], const double qd[6], const double qdd[6], const double params[60], double Y[360]);
 
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

@@ -38,6 +38,15 @@
 #define UR5_QD_MAX {3.15, 3.15, 3.15, 3.2, 3.2, 3.2}
 #define UR5_TAU_MAX {150, 150, 150, 28, 28, 28}
 
+/* The regressor's columns (tau = Y pi), in this order:
+ * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
+ * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
+ * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
+ * XZ6 YZ6 ZZ6 * The robot's values, an initializer:
+ * static const double pi[UR5_NUM_STANDARD_PARAMETERS] = UR5_STANDARD_PARAMETERS; */
+#define UR5_NUM_STANDARD_PARAMETERS 60
+#define UR5_STANDARD_PARAMETERS {3.7, 0, 0, 0, 0.010267495893, 0, 0.010267495893, 0, 0, 0.00666, 8.393, 2.35004, 0, 1.14018905, 0.1700020824425, 0, 1.0397965583525, -0.319252934, 0, 0.88490187591, 2.275, 0.56875, 0, 0.03674125, 0.0046883711875, 0, 0.1922241847435, -0.0091853125, 0, 0.191630813556, 1.219, 0, 0, -0.113367, 0.121715886531, 0, 0.229963131, 0, 0, 0.111172755531, 1.219, 0, 0, -0.11537835, 0.1220933163585, 0, 0.1220933163585, 0, 0, 0.21942, 0.1879, 0, 0, 0, 0.0171364731454, 0, 0.033822, 0, 0, 0.0171364731454}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,6 +112,11 @@ void ur5_body_jacobian(const double q[6], double J_body[36]);
  * T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.
  * 88 multiplications, 53 additions, 12 function calls. */
 void ur5_pose_and_jacobian(const double q[6], double T[16], double J[36]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 717 multiplications, 471 additions, 10 function calls. */
+void ur5_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
 
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from .derive import QUANTITIES, lagrange, newton_euler
+from .derive.regressor import standard_parameters
 from .emit import python_module
 from .reference import friction_torques
 from .robot.model import Robot
@@ -48,9 +49,15 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     n = robot.dof
     values = {str(p): float(v) for p, v in zip(robot.parameters,
                                                 rng.uniform(0.5, 1.5, len(robot.parameters)))}
+    symbols = {p: values[str(p)] for p in robot.parameters}
     routes = {"newton-euler": newton_euler(robot, progress=progress),
               "lagrange": lagrange(robot, progress=progress)}
-    ne, la = (python_module(d, values=values, progress=progress) for d in routes.values())
+    available = routes["newton-euler"].available
+    # The regressor by Lagrange costs minutes beyond four joints; tests compare it on small arms.
+    compared = [name for name in available if name != "regressor"]
+    ne = python_module(routes["newton-euler"], values=values, progress=progress)
+    la = python_module(routes["lagrange"], values=values, quantities=compared,
+                       progress=progress)
     q, qd, qdd = (rng.uniform(-np.pi, np.pi, (states, n)), rng.uniform(-3, 3, (states, n)),
                   rng.uniform(-5, 5, (states, n)))
     tau = rng.uniform(-10, 10, (states, n))
@@ -60,7 +67,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
 
     rows = []
     singular = routes["newton-euler"].singular
-    for name in routes["newton-euler"].available:
+    for name in compared:
         inputs = [args[i] for i in QUANTITIES[name].inputs]
         rows.append(_numeric(f"{name}: Newton-Euler = Lagrange",
                              getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
@@ -69,6 +76,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     rows.append(_numeric("M qdd + C qd + g + friction = inverse_dynamics",
                          np.einsum("nij,nj->ni", M, qdd) + np.einsum("nij,nj->ni", C, qd)
                          + g + f, ne.inverse_dynamics(q, qd, qdd)))
+    pi = [float(sympy.sympify(v).subs(symbols)) for _, v in standard_parameters(robot)]
+    rows.append(_numeric("regressor Y pi = inverse_dynamics",
+                         ne.regressor(q, qd, qdd) @ np.array(pi), ne.inverse_dynamics(q, qd, qdd)))
     if singular:
         rows.append(Row("forward_dynamics", None, True, f"not derived: {singular}"))
     else:

@@ -55,7 +55,7 @@ def _evaluate(library, robot, states):
     for name in symdyn.Dynamics.QUANTITIES:
         function = getattr(library, f"{robot.name}_{name}")
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
-        sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot.dof)]
+        sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot)]
         rows = []
         for k in range(len(states["q"])):
             args = [np.ascontiguousarray(states[i][k]) for i in inputs]

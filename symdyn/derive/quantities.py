@@ -18,6 +18,7 @@ from ..program.builder import ProgramBuilder
 from ..program.program import Argument, Program
 from ..robot.model import Robot
 from . import kinematics
+from .regressor import regressor, standard_parameters
 
 
 class Route(Protocol):
@@ -39,10 +40,11 @@ class Quantity:
     name: str
     inputs: tuple[str, ...]
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
-    doc: str                                 # "n" in a shape stands for the number of joints
+    doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters'
 
-    def dims(self, n: int) -> list[tuple[int, ...]]:
-        return [tuple(n if d == "n" else d for d in shape) for _, shape in self.outputs]
+    def dims(self, robot: Robot) -> list[tuple[int, ...]]:
+        sizes = {"n": robot.dof, "p": len(standard_parameters(robot))}
+        return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
 def _one(name, inputs, output, doc, shape=("n",)) -> Quantity:
@@ -87,6 +89,10 @@ QUANTITIES = {q.name: q for q in (
     Quantity("pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
              "forward_kinematics and jacobian in one pass, which they share: the tool's pose\n"
              "T (4 x 4) and its geometric Jacobian J (6 x n) in world axes."),
+    _one("regressor", ("q", "qd", "qdd"), "Y",
+             "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
+             "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
+             ("n", "p")),
     _one("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
              "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
@@ -122,6 +128,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     elif name == "tool_wrench_torques":
         wrench = _f_ext_symbols()
         out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
+    elif name == "regressor":
+        out = list(regressor(robot, route, b))
     elif name in KINEMATICS:
         outs = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":
@@ -134,7 +142,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     if name not in KINEMATICS:
         outs = [out]
     return b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values, shape
-                                    in zip(names, outs, quantity.dims(n))])
+                                    in zip(names, outs, quantity.dims(robot))])
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

@@ -20,6 +20,7 @@ import jinja2
 import sympy
 
 from ..derive.quantities import QUANTITIES
+from ..derive.regressor import standard_parameters
 from ..errors import EmitError
 from ..program.passes import OpCount, op_count, rename
 from ..program.program import Program
@@ -101,6 +102,10 @@ class Module:
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
+    # The regressor's columns: names, and the robot's values where they are all numbers; both
+    # () when the regressor is not generated.
+    standard_parameters: tuple[str, ...]
+    standard_values: tuple[str, ...]
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
@@ -222,6 +227,7 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
                          for what, placement in (("base", spec.base), ("tool", spec.tool))
                          if placement is not None),
         limits=_limits(spec, printer, backend.infinity),
+        **_standard_parameters(robot, programs, printer, values),
         functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
 
 
@@ -237,6 +243,18 @@ def _limits(spec, printer, infinity: str) -> tuple:
     return tuple((name, tuple(printer.doprint(link.limits[key]) if key in (link.limits or {})
                               else ("-" if sign < 0 else "") + infinity for link in spec.links))
                  for name, key, sign in LIMITS)
+
+
+def _standard_parameters(robot, programs, printer, values) -> dict:
+    """The regressor's column names and, for a robot whose values are all numbers once the
+    ``values`` fixed at generation are in, the printed values."""
+    if not any(p.name == "regressor" for p in programs):
+        return {"standard_parameters": (), "standard_values": ()}
+    pairs = [(name, sympy.sympify(v).subs(values or {})) for name, v in
+             standard_parameters(robot)]
+    numeric = all(v.is_number for _, v in pairs)
+    return {"standard_parameters": tuple(name for name, _ in pairs),
+            "standard_values": tuple(printer.doprint(v) for _, v in pairs) if numeric else ()}
 
 
 def _function_code(program: Program, printer) -> Function:

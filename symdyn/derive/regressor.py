@@ -1,0 +1,80 @@
+"""The regressor Y(q, qd, qdd): tau = Y pi, linear in the standard parameters pi.
+
+Per link, pi holds the ten inertial parameters in Pinocchio's order (its dynamic parameters,
+and computeJointTorqueRegressor's columns): m, m c_x, m c_y, m c_z, then the inertia about the
+origin of joint frame {i} in its axes, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz. A robot with actuator
+data adds per joint its reflected rotor inertia G^2 Jm, viscous friction G^2 B and Coulomb
+friction |G| Tc+ and |G| Tc- (quantities.friction's terms, each with its own column).
+
+Y is not derived by a recursion of its own: the route's inverse dynamics is derived for the robot
+with every inertial parameter a symbol, and column k is its derivative along pi_k, taken on the
+program (program/derivative.py). Only the steps that carry pi_k get a tangent -- the forces of
+link k's body and those inward of it -- so the columns cost what SymPyBotics' and Khalil's
+column-wise recursions cost, and both routes give the regressor, each checking the other.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy
+
+from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivative
+from ..robot.model import Inertia, Robot, inertia_matrix
+
+INERTIAL = ("m", "mx", "my", "mz", "XX", "XY", "YY", "XZ", "YZ", "ZZ")   # Pinocchio's order
+ACTUATOR = ("Ia", "fv", "fcp", "fcm")     # G^2 Jm, G^2 B, |G| Tc+, |G| Tc-
+
+
+def has_actuators(robot: Robot) -> bool:
+    return any(link.armature != 0 or link.viscous != 0 or any(c != 0 for c in link.coulomb)
+               for link in robot.links)
+
+
+def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
+    """(name, value) of each standard parameter, in the regressor's column order: XX3 is I_xx
+    of link 3 about its joint frame's origin, Ia3 the rotor inertia reflected to joint 3."""
+    out = []
+    for link in robot.links:
+        i, body = link.index, link.inertia
+        J = body.inertia_origin
+        values = (body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2],
+                  J[2, 2])
+        out += [(f"{name}{i}", sympy.sympify(v)) for name, v in zip(INERTIAL, values)]
+    if has_actuators(robot):
+        for link in robot.links:
+            out += [(f"{name}{link.index}", sympy.sympify(v)) for name, v in zip(
+                ACTUATOR, (link.armature, link.viscous, *link.coulomb))]
+    return out
+
+
+def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
+    """Y, n x p, by derivatives of ``route``'s inverse dynamics (a route of ``robot``)."""
+    n = robot.dof
+    symbols = {}
+
+    def parametric(link):
+        names = [f"pi_{name}{link.index}" for name in INERTIAL]
+        m, mx, my, mz, xx, xy, yy, xz, yz, zz = (symbols.setdefault(s, sympy.Dummy(s))
+                                                 for s in names)
+        return replace(link, inertia=Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
+                                             sympy.ImmutableMatrix(inertia_matrix(
+                                                 xx, yy, zz, xy, yz, xz))))
+    bodies = replace(robot, links=tuple(parametric(link) for link in robot.links))
+    tau = replace(route, robot=bodies).inverse_dynamics(b, list(robot.qd), list(robot.qdd),
+                                                        robot.gravity)
+    columns = [directional_derivative(b, tau, {symbol: 1}, f"_d{name.removeprefix('pi_')}")
+               for name, symbol in symbols.items()]
+    Y = sympy.Matrix.hstack(*(sympy.Matrix(column) for column in columns))
+    if has_actuators(robot):
+        Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(n))))
+    return Y
+
+
+def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
+    """The columns of joint i's rotor inertia, viscous and Coulomb friction (Tc+ where qd > 0,
+    Tc- where qd < 0, written with sign(qd) as quantities.friction writes them)."""
+    link = robot.links[i]
+    s = sympy.sign(link.qd)
+    entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
+    return sympy.Matrix(robot.dof, 4, lambda r, c: entries[c] if r == i else 0)
