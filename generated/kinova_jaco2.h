@@ -46,6 +46,12 @@
  * XZ6 YZ6 ZZ6 * The robot's values, an initializer:
  * static const double pi[KINOVA_JACO2_NUM_STANDARD_PARAMETERS] = KINOVA_JACO2_STANDARD_PARAMETERS; */
 #define KINOVA_JACO2_NUM_STANDARD_PARAMETERS 60
+
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * ZZR1 mxR2 my2 XXR2 XY2 XZR2 YZ2 ZZR2 mx3 myR3 XXR3 XY3 XZ3 YZ3 ZZR3 mx4 myR4
+ * XXR4 XY4 XZ4 YZ4 ZZR4 mx5 myR5 XXR5 XY5 XZ5 YZ5 ZZR5 mx6 my6 XXR6 XY6 XZ6
+ * YZ6 ZZ6 */
+#define KINOVA_JACO2_NUM_BASE_PARAMETERS 36
 #define KINOVA_JACO2_STANDARD_PARAMETERS {0.7477, 0, -0.0014954, 0.043553525, 0.00406030088329, 0, 0.00405731008329, 0, 8.710705e-05, 0.0006011508, 0.99, 0.204435, 0, -0.011484, 0.0009252144, 0, 0.052851249891, 0.002371446, 0, 0.052718035491, 0.6763, 0, 0.0547803, 0.00189364, 0.00586273081108, 0, 0.000309637192, 0, -0.00015338484, 0.00585742861908, 0.463, 0, -0.0013357060146, 0.0229447700181, 0.0015730529476530007, 0, 0.0015691995771185759, 0, 6.619323394555059e-05, 9.645337053442466e-05, 0.463, 0, 0.0230207699865, -0.0013224560195, 0.0015805219734713845, 0, 9.63773000507814e-05, 0, 6.575368432434527e-05, 0.001576744673420603, 1.03, 0, -0.00010000000000023, -0.17187160264696388, 0.029281520175848157, -6.97973e-16, 0.029471064565300496, 0, -2.439775661742128e-05, 0.0007776443641723641}
 
 #ifdef __cplusplus
@@ -114,16 +120,26 @@ void kinova_jaco2_body_jacobian(const double q[6], double J_body[36]);
  * 87 multiplications, 49 additions, 12 function calls. */
 void kinova_jaco2_pose_and_jacobian(const double q[6], double T[16], double J[36]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 719 multiplications, 469 additions, 10 function calls. */
-void kinova_jaco2_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 210 multiplications, 149 additions, 10 function calls. */
 void kinova_jaco2_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 719 multiplications, 469 additions, 10 function calls. */
+void kinova_jaco2_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 522 multiplications, 351 additions, 10 function calls. */
+void kinova_jaco2_base_regressor(const double q[6], const double qd[6], const double qdd[6], double Y_b[216]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 25 multiplications, 45 additions, 0 function calls. */
+void kinova_jaco2_base_parameters(const double pi[60], double beta[36]);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,12 @@
  * XZ6 YZ6 ZZ6 m7 mx7 my7 mz7 XX7 XY7 YY7 XZ7 YZ7 ZZ7 * The robot's values, an initializer:
  * static const double pi[PANDA_NUM_STANDARD_PARAMETERS] = PANDA_STANDARD_PARAMETERS; */
 #define PANDA_NUM_STANDARD_PARAMETERS 70
+
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * ZZR1 mx2 myR2 XXR2 XY2 XZ2 YZ2 ZZR2 mxR3 myR3 XXR3 XYR3 XZ3 YZ3 ZZR3 mxR4
+ * myR4 XXR4 XYR4 XZ4 YZ4 ZZR4 mx5 myR5 XXR5 XY5 XZ5 YZ5 ZZR5 mxR6 myR6 XXR6
+ * XYR6 XZ6 YZ6 ZZR6 mx7 my7 XXR7 XY7 XZ7 YZ7 ZZ7 */
+#define PANDA_NUM_BASE_PARAMETERS 43
 #define PANDA_STANDARD_PARAMETERS {4.970684, 0.0192614005, 0.010343993404, -0.23670397208, 0.7146633690007234, -0.0001790829744405, 0.7179564810773871, 0.00768922789181, 0.01966158096589848, 0.009213163777211224, 0.646926, -0.002031994566, -0.01857971472, 0.00226100637, 0.00850351162402155, -0.00398335888393552, 0.028124284712194955, 0.01026110182100817, 0.0007689361029464, 0.026534991901690206, 3.228604, 0.088844724872, 0.126729164208, -0.214708623208, 0.05649492601407083, -0.008248333140675744, 0.052878381999606115, -0.005487648106562256, -0.004377257121839584, 0.01824920229252011, 3.587895, -0.19076837715, 0.374644408005, 0.09850206933, 0.06767727025085991, 0.02771584317362585, 0.03239943042445132, 0.0039053550262761, -0.00164448757736927, 0.07758614905253959, 1.225946, -0.014653732538, 0.05034347249, -0.047121686402, 0.03942757095803552, -0.00151524447332703, 0.03146037232526039, -0.004600245517563106, 0.00216405205209813, 0.010869510762828565, 1.666555, 0.100241616695, -0.023526756935, -0.017527158935, 0.00248046035817079, 0.001524110902883315, 0.01056776613310695, -0.000103758917218685, 9.3569097314605e-05, 0.01179456023023895, 0.735522, 0.007735484874, -0.003127439544, 0.045305948634, 0.015320008390949586, -0.000395108718315752, 0.012899064612428356, -0.001672482661783778, -0.000548359106408232, 0.004909651967360946}
 
 #ifdef __cplusplus
@@ -107,16 +113,26 @@ void panda_body_jacobian(const double q[7], double J_body[42]);
  * 105 multiplications, 64 additions, 14 function calls. */
 void panda_pose_and_jacobian(const double q[7], double T[16], double J[42]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 1061 multiplications, 683 additions, 12 function calls. */
-void panda_regressor(const double q[7], const double qd[7], const double qdd[7], double Y[490]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 276 multiplications, 204 additions, 12 function calls. */
 void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 1061 multiplications, 683 additions, 12 function calls. */
+void panda_regressor(const double q[7], const double qd[7], const double qdd[7], double Y[490]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 743 multiplications, 492 additions, 12 function calls. */
+void panda_base_regressor(const double q[7], const double qd[7], const double qdd[7], double Y_b[301]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 37 multiplications, 65 additions, 0 function calls. */
+void panda_base_parameters(const double pi[70], double beta[43]);
 
 #ifdef __cplusplus
 }

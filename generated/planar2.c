@@ -500,6 +500,25 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     J[11] = 1;
 }
 
+void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
+{
+    const double q1 = q[0];
+    const double qd1 = qd[0];
+    const double p_l1 = params[2];
+    const double S1_dt = qd1*cos(q1);
+    const double C1_dt = -qd1*sin(q1);
+    const double p2_x_dt = C1_dt*p_l1;
+    const double p2_y_dt = S1_dt*p_l1;
+    const double v0_dt = -p2_y_dt*qd1;
+    const double v1_dt = p2_x_dt*qd1;
+    Jdot_qd[0] = v0_dt;
+    Jdot_qd[1] = v1_dt;
+    Jdot_qd[2] = 0;
+    Jdot_qd[3] = 0;
+    Jdot_qd[4] = 0;
+    Jdot_qd[5] = 0;
+}
+
 void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40])
 {
     const double q1 = q[0];
@@ -572,21 +591,64 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     Y[39] = dw2_z;
 }
 
-void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
+void planar2_base_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y_b[12])
 {
     const double q1 = q[0];
+    const double q2 = q[1];
     const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qdd1 = qdd[0];
+    const double qdd2 = qdd[1];
     const double p_l1 = params[2];
-    const double S1_dt = qd1*cos(q1);
-    const double C1_dt = -qd1*sin(q1);
-    const double p2_x_dt = C1_dt*p_l1;
-    const double p2_y_dt = S1_dt*p_l1;
-    const double v0_dt = -p2_y_dt*qd1;
-    const double v1_dt = p2_x_dt*qd1;
-    Jdot_qd[0] = v0_dt;
-    Jdot_qd[1] = v1_dt;
-    Jdot_qd[2] = 0;
-    Jdot_qd[3] = 0;
-    Jdot_qd[4] = 0;
-    Jdot_qd[5] = 0;
+    const double p_g = params[4];
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double dv1_x = S1*p_g;
+    const double dv1_y = C1*p_g;
+    const double ww1_zz = qd1*qd1;
+    const double dvp2_x = dv1_x - p_l1*ww1_zz;
+    const double dvp2_y = dv1_y + p_l1*qdd1;
+    const double w2_z = qd1 + qd2;
+    const double dw2_z = qdd1 + qdd2;
+    const double dv2_x = C2*dvp2_x + S2*dvp2_y;
+    const double dv2_y = C2*dvp2_y - S2*dvp2_x;
+    const double ww2_zz = w2_z*w2_z;
+    const double fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz;
+    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
+    const double fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z;
+    const double n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1;
+    Y_b[0] = dv1_y;
+    Y_b[1] = -dv1_x;
+    Y_b[2] = qdd1;
+    Y_b[3] = n1_z_dmx2;
+    Y_b[4] = n1_z_dmy2;
+    Y_b[5] = dw2_z;
+    Y_b[6] = 0;
+    Y_b[7] = 0;
+    Y_b[8] = 0;
+    Y_b[9] = dv2_y;
+    Y_b[10] = -dv2_x;
+    Y_b[11] = dw2_z;
+}
+
+void planar2_base_parameters(const double pi[20], const double params[5], double beta[6])
+{
+    const double pi_mx1 = pi[1];
+    const double pi_my1 = pi[2];
+    const double pi_ZZ1 = pi[9];
+    const double pi_m2 = pi[10];
+    const double pi_mx2 = pi[11];
+    const double pi_my2 = pi[12];
+    const double pi_ZZ2 = pi[19];
+    const double p_l1 = params[2];
+    const double beta1 = pi_mx1 + p_l1*pi_m2;
+    const double beta3 = pi_ZZ1 + pi_m2*p_l1*p_l1;
+    beta[0] = beta1;
+    beta[1] = pi_my1;
+    beta[2] = beta3;
+    beta[3] = pi_mx2;
+    beta[4] = pi_my2;
+    beta[5] = pi_ZZ2;
 }

@@ -30,6 +30,10 @@
  * ZZ2 */
 #define PLANAR2_NUM_STANDARD_PARAMETERS 20
 
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * mxR1 my1 ZZR1 mx2 my2 ZZ2 */
+#define PLANAR2_NUM_BASE_PARAMETERS 6
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -96,16 +100,26 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
  * 6 multiplications, 3 additions, 4 function calls. */
 void planar2_pose_and_jacobian(const double q[2], const double params[5], double T[16], double J[12]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 19 multiplications, 11 additions, 4 function calls. */
-void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 6 multiplications, 0 additions, 2 function calls. */
 void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 19 multiplications, 11 additions, 4 function calls. */
+void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 16 multiplications, 10 additions, 4 function calls. */
+void planar2_base_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y_b[12]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 3 multiplications, 2 additions, 0 function calls. */
+void planar2_base_parameters(const double pi[20], const double params[5], double beta[6]);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,9 @@ PARAMETERS = ("m1", "m2", "l1", "l2", "g",)
 # The regressor's columns: per link m, m c_x, m c_y, m c_z and the inertia about the joint
 # frame's origin (Pinocchio's order).
 STANDARD_PARAMETERS = ("m1", "mx1", "my1", "mz1", "XX1", "XY1", "YY1", "XZ1", "YZ1", "ZZ1", "m2", "mx2", "my2", "mz2", "XX2", "XY2", "YY2", "XZ2", "YZ2", "ZZ2",)
+# The base parameters beta = base_parameters(pi): the combinations tau depends on (symdyn
+# base-parameters prints them); tau = base_regressor() beta.
+BASE_PARAMETERS = ("mxR1", "my1", "ZZR1", "mx2", "my2", "ZZ2",)
 
 
 def inverse_dynamics(q, qd, qdd, params):
@@ -593,6 +596,37 @@ def pose_and_jacobian(q, params):
     return T.reshape(batch + (4, 4)), J.reshape(batch + (6, 2))
 
 
+def jacobian_dot_qd(q, qd, params):
+    """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
+    tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
+    LOCAL_WORLD_ALIGNED).
+
+    6 multiplications, 0 additions, 2 function calls.
+    """
+    (q, qd, params, ), batch = _states(
+        (q, 2, "q"),
+        (qd, 2, "qd"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    qd1 = qd[..., 0]
+    p_l1 = params[..., 2]
+    S1_dt = qd1*np.cos(q1)
+    C1_dt = -qd1*np.sin(q1)
+    p2_x_dt = C1_dt*p_l1
+    p2_y_dt = S1_dt*p_l1
+    v0_dt = -p2_y_dt*qd1
+    v1_dt = p2_x_dt*qd1
+    Jdot_qd = np.empty(batch + (6,))
+    Jdot_qd[..., 0] = v0_dt
+    Jdot_qd[..., 1] = v1_dt
+    Jdot_qd[..., 2] = 0
+    Jdot_qd[..., 3] = 0
+    Jdot_qd[..., 4] = 0
+    Jdot_qd[..., 5] = 0
+    return Jdot_qd
+
+
 def regressor(q, qd, qdd, params):
     """The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
     (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
@@ -677,35 +711,88 @@ def regressor(q, qd, qdd, params):
     return Y.reshape(batch + (2, 20))
 
 
-def jacobian_dot_qd(q, qd, params):
-    """dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
-    tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
-    LOCAL_WORLD_ALIGNED).
+def base_regressor(q, qd, qdd, params):
+    """The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+    beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
 
-    6 multiplications, 0 additions, 2 function calls.
+    16 multiplications, 10 additions, 4 function calls.
     """
-    (q, qd, params, ), batch = _states(
+    (q, qd, qdd, params, ), batch = _states(
         (q, 2, "q"),
         (qd, 2, "qd"),
+        (qdd, 2, "qdd"),
         (params, 5, "params"),
     )
     q1 = q[..., 0]
+    q2 = q[..., 1]
     qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    qdd1 = qdd[..., 0]
+    qdd2 = qdd[..., 1]
     p_l1 = params[..., 2]
-    S1_dt = qd1*np.cos(q1)
-    C1_dt = -qd1*np.sin(q1)
-    p2_x_dt = C1_dt*p_l1
-    p2_y_dt = S1_dt*p_l1
-    v0_dt = -p2_y_dt*qd1
-    v1_dt = p2_x_dt*qd1
-    Jdot_qd = np.empty(batch + (6,))
-    Jdot_qd[..., 0] = v0_dt
-    Jdot_qd[..., 1] = v1_dt
-    Jdot_qd[..., 2] = 0
-    Jdot_qd[..., 3] = 0
-    Jdot_qd[..., 4] = 0
-    Jdot_qd[..., 5] = 0
-    return Jdot_qd
+    p_g = params[..., 4]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    dv1_x = S1*p_g
+    dv1_y = C1*p_g
+    ww1_zz = qd1*qd1
+    dvp2_x = dv1_x - p_l1*ww1_zz
+    dvp2_y = dv1_y + p_l1*qdd1
+    w2_z = qd1 + qd2
+    dw2_z = qdd1 + qdd2
+    dv2_x = C2*dvp2_x + S2*dvp2_y
+    dv2_y = C2*dvp2_y - S2*dvp2_x
+    ww2_zz = w2_z*w2_z
+    fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz
+    n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
+    fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z
+    n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1
+    Y_b = np.empty(batch + (12,))
+    Y_b[..., 0] = dv1_y
+    Y_b[..., 1] = -dv1_x
+    Y_b[..., 2] = qdd1
+    Y_b[..., 3] = n1_z_dmx2
+    Y_b[..., 4] = n1_z_dmy2
+    Y_b[..., 5] = dw2_z
+    Y_b[..., 6] = 0
+    Y_b[..., 7] = 0
+    Y_b[..., 8] = 0
+    Y_b[..., 9] = dv2_y
+    Y_b[..., 10] = -dv2_x
+    Y_b[..., 11] = dw2_z
+    return Y_b.reshape(batch + (2, 6))
+
+
+def base_parameters(pi, params):
+    """The base parameters beta = B pi of standard parameters pi (in
+    STANDARD_PARAMETERS' order): the combinations tau depends on.
+
+    3 multiplications, 2 additions, 0 function calls.
+    """
+    (pi, params, ), batch = _states(
+        (pi, 20, "pi"),
+        (params, 5, "params"),
+    )
+    pi_mx1 = pi[..., 1]
+    pi_my1 = pi[..., 2]
+    pi_ZZ1 = pi[..., 9]
+    pi_m2 = pi[..., 10]
+    pi_mx2 = pi[..., 11]
+    pi_my2 = pi[..., 12]
+    pi_ZZ2 = pi[..., 19]
+    p_l1 = params[..., 2]
+    beta1 = pi_mx1 + p_l1*pi_m2
+    beta3 = pi_ZZ1 + pi_m2*p_l1*p_l1
+    beta = np.empty(batch + (6,))
+    beta[..., 0] = beta1
+    beta[..., 1] = pi_my1
+    beta[..., 2] = beta3
+    beta[..., 3] = pi_mx2
+    beta[..., 4] = pi_my2
+    beta[..., 5] = pi_ZZ2
+    return beta
 
 
 def _states(*arguments):

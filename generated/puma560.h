@@ -37,6 +37,13 @@
  * fcp4 fcm4 Ia5 fv5 fcp5 fcm5 Ia6 fv6 fcp6 fcm6 * The robot's values, an initializer:
  * static const double pi[PUMA560_NUM_STANDARD_PARAMETERS] = PUMA560_STANDARD_PARAMETERS; */
 #define PUMA560_NUM_STANDARD_PARAMETERS 84
+
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * ZZR1 mxR2 my2 XXR2 XY2 XZR2 YZ2 ZZR2 mxR3 myR3 XXR3 XYR3 XZ3 YZ3 ZZR3 mx4
+ * myR4 XXR4 XY4 XZ4 YZ4 ZZR4 mx5 myR5 XXR5 XY5 XZ5 YZ5 ZZR5 mx6 my6 XXR6 XY6
+ * XZ6 YZ6 ZZ6 fv1 fcp1 fcm1 fv2 fcp2 fcm2 Ia3 fv3 fcp3 fcm3 Ia4 fv4 fcp4 fcm4
+ * Ia5 fv5 fcp5 fcm5 Ia6 fv6 fcp6 fcm6 */
+#define PUMA560_NUM_BASE_PARAMETERS 58
 #define PUMA560_STANDARD_PARAMETERS {0, 0, 0, 0, 0, 0, 0, 0, 0, 0.35, 17.4, 1.1832, 0.1044, 3.9585, 1.03118515, -0.0070992, 1.50501635, -0.269178, -0.023751, 0.620084, 4.8, 0, 0.336, 0.06768, 0.090474288, 0, 0.013454288, 0, -0.0047376, 0.10952, 0.82, 0, 0, 0.01558, 0.00209602, 0, 0.00209602, 0, 0, 0.0013, 0.34, 0, 0, 0, 0.0003, 0, 0.0003, 0, 0, 0.0004, 0.09, 0, 0, 0.00288, 0.00024216, 0, 0.00024216, 0, 0, 4e-05, 0.784029968642, 5.8018217679508, 24.7313845, -27.2358285, 2.324814845, 9.496868641825, 13.58469, -7.654865, 0.576873331938, 3.9804259903722, 7.0892316, -5.6391615, 0.19079062612368, 0.411645229697152, 0.85160768, -1.28501516, 0.170706291657, 0.4272830209354, 0.66600698, -1.0428835, 0.194064505668, 0.2158232532732, 0.30367656, -0.805203}
 
 #ifdef __cplusplus
@@ -105,16 +112,26 @@ void puma560_body_jacobian(const double q[6], double J_body[36]);
  * 69 multiplications, 37 additions, 12 function calls. */
 void puma560_pose_and_jacobian(const double q[6], double T[16], double J[36]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 759 multiplications, 512 additions, 16 function calls. */
-void puma560_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[504]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 154 multiplications, 102 additions, 10 function calls. */
 void puma560_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 759 multiplications, 512 additions, 16 function calls. */
+void puma560_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[504]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 548 multiplications, 378 additions, 16 function calls. */
+void puma560_base_regressor(const double q[6], const double qd[6], const double qdd[6], double Y_b[348]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 32 multiplications, 55 additions, 0 function calls. */
+void puma560_base_parameters(const double pi[84], double beta[58]);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,12 @@
  * XZ6 YZ6 ZZ6 */
 #define PUMA560_LINEAR_NUM_STANDARD_PARAMETERS 60
 
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * ZZR1 mxR2 my2 XXR2 XY2 XZR2 YZ2 ZZR2 mxR3 myR3 XXR3 XYR3 XZ3 YZ3 ZZR3 mx4
+ * myR4 XXR4 XY4 XZ4 YZ4 ZZR4 mx5 myR5 XXR5 XY5 XZ5 YZ5 ZZR5 mx6 my6 XXR6 XY6
+ * XZ6 YZ6 ZZ6 */
+#define PUMA560_LINEAR_NUM_BASE_PARAMETERS 36
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -102,16 +108,26 @@ void puma560_linear_body_jacobian(const double q[6], const double params[60], do
  * 71 multiplications, 39 additions, 12 function calls. */
 void puma560_linear_pose_and_jacobian(const double q[6], const double params[60], double T[16], double J[36]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 817 multiplications, 542 additions, 10 function calls. */
-void puma560_linear_regressor(const double q[6], const double qd[6], const double qdd[6], const double params[60], double Y[360]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 158 multiplications, 108 additions, 10 function calls. */
 void puma560_linear_jacobian_dot_qd(const double q[6], const double qd[6], const double params[60], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 817 multiplications, 542 additions, 10 function calls. */
+void puma560_linear_regressor(const double q[6], const double qd[6], const double qdd[6], const double params[60], double Y[360]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 572 multiplications, 389 additions, 10 function calls. */
+void puma560_linear_base_regressor(const double q[6], const double qd[6], const double qdd[6], const double params[60], double Y_b[216]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 37 multiplications, 57 additions, 0 function calls. */
+void puma560_linear_base_parameters(const double pi[60], const double params[60], double beta[36]);
 
 #ifdef __cplusplus
 }

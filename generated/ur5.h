@@ -45,6 +45,12 @@
  * XZ6 YZ6 ZZ6 * The robot's values, an initializer:
  * static const double pi[UR5_NUM_STANDARD_PARAMETERS] = UR5_STANDARD_PARAMETERS; */
 #define UR5_NUM_STANDARD_PARAMETERS 60
+
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * ZZR1 mxR2 my2 XXR2 XY2 XZR2 YZ2 ZZR2 mxR3 my3 XXR3 XY3 XZR3 YZ3 ZZR3 mx4
+ * myR4 XXR4 XY4 XZ4 YZ4 ZZR4 mx5 myR5 XXR5 XY5 XZ5 YZ5 ZZR5 mx6 my6 XXR6 XY6
+ * XZ6 YZ6 ZZ6 */
+#define UR5_NUM_BASE_PARAMETERS 36
 #define UR5_STANDARD_PARAMETERS {3.7, 0, 0, 0, 0.010267495893, 0, 0.010267495893, 0, 0, 0.00666, 8.393, 2.35004, 0, 1.14018905, 0.1700020824425, 0, 1.0397965583525, -0.319252934, 0, 0.88490187591, 2.275, 0.56875, 0, 0.03674125, 0.0046883711875, 0, 0.1922241847435, -0.0091853125, 0, 0.191630813556, 1.219, 0, 0, -0.113367, 0.121715886531, 0, 0.229963131, 0, 0, 0.111172755531, 1.219, 0, 0, -0.11537835, 0.1220933163585, 0, 0.1220933163585, 0, 0, 0.21942, 0.1879, 0, 0, 0, 0.0171364731454, 0, 0.033822, 0, 0, 0.0171364731454}
 
 #ifdef __cplusplus
@@ -113,16 +119,26 @@ void ur5_body_jacobian(const double q[6], double J_body[36]);
  * 88 multiplications, 53 additions, 12 function calls. */
 void ur5_pose_and_jacobian(const double q[6], double T[16], double J[36]);
 
-/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
- * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 717 multiplications, 471 additions, 10 function calls. */
-void ur5_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
-
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
  * 214 multiplications, 159 additions, 10 function calls. */
 void ur5_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 717 multiplications, 471 additions, 10 function calls. */
+void ur5_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 515 multiplications, 350 additions, 10 function calls. */
+void ur5_base_regressor(const double q[6], const double qd[6], const double qdd[6], double Y_b[216]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 32 multiplications, 54 additions, 0 function calls. */
+void ur5_base_parameters(const double pi[60], double beta[36]);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from .derive import QUANTITIES, lagrange, newton_euler
+from .derive.quantities import FROM_REGRESSOR
 from .derive.regressor import standard_parameters
 from .emit import python_module
 from .reference import friction_torques
@@ -53,8 +54,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     routes = {"newton-euler": newton_euler(robot, progress=progress),
               "lagrange": lagrange(robot, progress=progress)}
     available = routes["newton-euler"].available
-    # The regressor by Lagrange costs minutes beyond four joints; tests compare it on small arms.
-    compared = [name for name in available if name != "regressor"]
+    # The regressor by Lagrange costs minutes beyond four joints (tests compare it on small
+    # arms); the base parameters' functions are the regressor's.
+    compared = [name for name in available if name not in ("regressor", *FROM_REGRESSOR)]
     ne = python_module(routes["newton-euler"], values=values, progress=progress)
     la = python_module(routes["lagrange"], values=values, quantities=compared,
                        progress=progress)
@@ -76,9 +78,13 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     rows.append(_numeric("M qdd + C qd + g + friction = inverse_dynamics",
                          np.einsum("nij,nj->ni", M, qdd) + np.einsum("nij,nj->ni", C, qd)
                          + g + f, ne.inverse_dynamics(q, qd, qdd)))
-    pi = [float(sympy.sympify(v).subs(symbols)) for _, v in standard_parameters(robot)]
+    pi = np.array([float(sympy.sympify(v).subs(symbols)) for _, v in standard_parameters(robot)])
     rows.append(_numeric("regressor Y pi = inverse_dynamics",
-                         ne.regressor(q, qd, qdd) @ np.array(pi), ne.inverse_dynamics(q, qd, qdd)))
+                         ne.regressor(q, qd, qdd) @ pi, ne.inverse_dynamics(q, qd, qdd)))
+    if "base_parameters" in available:
+        rows.append(_numeric("base_regressor Y_b beta = inverse_dynamics",
+                             ne.base_regressor(q, qd, qdd) @ ne.base_parameters(pi),
+                             ne.inverse_dynamics(q, qd, qdd)))
     if singular:
         rows.append(Row("forward_dynamics", None, True, f"not derived: {singular}"))
     else:

@@ -237,6 +237,48 @@ def check(robot_file, states, seed, quiet):
         raise SystemExit(1)
 
 
+@main.command("base-parameters")
+@ROBOT
+def base_parameters(robot_file):
+    """Print ROBOT's base parameters as combinations of its standard parameters."""
+    robot = _load(robot_file)
+    dynamics = newton_euler(robot)
+    try:
+        base = dynamics.base
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    appear = set().union(*(c.free_symbols for c in base.combinations))
+    own = {base.standard[k] for k in base.columns}
+    click.echo(f"{robot.name}: {len(base.standard)} standard parameters, {len(base.names)} base "
+               f"parameters (grouping rules, then Gautier's QR: rank of the stacked regressor: "
+               f"{len(base.names)})")
+    click.echo("Standard parameters per link: m, mx, my, mz (m times the COM) and the inertia "
+               "XX, XY, YY, XZ, YZ, ZZ about the joint frame's origin; R marks a regrouped one.")
+    width = max(len(name) for name in base.names)
+    for name, combination in zip(base.names, base.combinations):
+        click.echo(f"  {name:<{width}} = {_combination(combination, base.standard)}")
+    for title, names in (("grouped into those above", [s for s in base.standard
+                                                       if s in appear and s not in own]),
+                         ("not identifiable (no joint force depends on them)",
+                          [s for s in base.standard if s not in appear])):
+        if names:
+            click.echo(f"{title}: {', '.join(str(s) for s in names)}")
+
+
+def _combination(expr, symbols) -> str:
+    """beta_k as a sum of coefficients times standard parameters, in their order."""
+    text = ""
+    for symbol in symbols:
+        c = expr.coeff(symbol)
+        if c == 0:
+            continue
+        sign = "-" if c.could_extract_minus_sign() else "+"
+        magnitude = -c if sign == "-" else c
+        term = str(symbol) if magnitude == 1 else f"{as_text(magnitude)}*{symbol}"
+        text += (f" {sign} " if text else ("-" if sign == "-" else "")) + term
+    return text or "0"
+
+
 @main.command("import")
 @click.argument("urdf_file", metavar="URDF")
 @click.option("--base", help="The chain's first link, fixed to the world (default: the root).")

@@ -32,6 +32,10 @@ def _one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
+class DerivationError(SymdynError):
+    """A quantity that cannot be derived for this robot as it is given."""
+
+
 class EmitError(SymdynError):
     """Generated code that cannot be written."""
 

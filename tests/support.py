@@ -8,6 +8,7 @@ import numpy as np
 import pinocchio as pin
 
 import symdyn
+from symdyn.derive.regressor import standard_parameters
 from symdyn.reference import friction_torques, pinocchio_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,19 @@ def generated_python(robot, out_dir: Path, quantities=None):
 def random_states(rng, n, count=100):
     return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-3, 3, (count, n)),
             rng.uniform(-5, 5, (count, n)))
+
+
+def input_arrays(rng, robot, count=100):
+    """Random values of every input a quantity takes (q, qd, qdd, tau, f_ext, pi), a batch of
+    ``count`` states."""
+    q, qd, qdd = random_states(rng, robot.dof, count)
+    return {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd,
+            "f_ext": rng.uniform(-10, 10, (count, 6)),
+            "pi": rng.uniform(-1, 1, (count, len(standard_parameters(robot))))}
+
+
+# What the Lagrange route derives slowly beyond a few joints: compared in test_regressor.py.
+BY_REGRESSOR = ("regressor", "base_regressor", "base_parameters")
 
 
 def assert_close(actual, expected, rtol=1e-10):

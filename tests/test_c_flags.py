@@ -13,6 +13,7 @@ from support import ROBOTS, assert_close
 
 import symdyn
 from symdyn.derive import QUANTITIES
+from symdyn.derive.regressor import standard_parameters
 from symdyn.emit.build import STRICT
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
@@ -29,12 +30,14 @@ def shipped(tmp_path_factory):
     rng = np.random.default_rng(7)
     for path in ROBOT_FILES:
         robot = symdyn.load_robot(path)
-        symdyn.generate(symdyn.newton_euler(robot), "c", out)
-        n = robot.dof
+        dynamics = symdyn.newton_euler(robot)
+        symdyn.generate(dynamics, "c", out)
+        n, p = robot.dof, len(standard_parameters(robot))
         states = {"q": rng.uniform(-3, 3, (40, n)), "qd": rng.uniform(-3, 3, (40, n)),
                   "qdd": rng.uniform(-3, 3, (40, n)), "tau": rng.uniform(-30, 30, (40, n)),
-                  "f_ext": rng.uniform(-10, 10, (40, 6)),
-                  "params": rng.uniform(0.5, 1.5, (40, len(robot.parameters)))}
+                  "f_ext": rng.uniform(-10, 10, (40, 6)), "pi": rng.uniform(-1, 1, (40, p)),
+                  "params": rng.uniform(0.5, 1.5, (40, len(robot.parameters))),
+                  "base": len(dynamics.base.names)}
         robots[robot.name] = (robot, states)
     for name, (robot, states) in robots.items():
         strict = _library(out, name, "gcc", STRICT)
@@ -55,7 +58,7 @@ def _evaluate(library, robot, states):
     for name in symdyn.Dynamics.QUANTITIES:
         function = getattr(library, f"{robot.name}_{name}")
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
-        sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot)]
+        sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot, states["base"])]
         rows = []
         for k in range(len(states["q"])):
             args = [np.ascontiguousarray(states[i][k]) for i in inputs]

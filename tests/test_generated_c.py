@@ -13,7 +13,15 @@ import numpy
 import numpy as np
 import pytest
 import sympy
-from support import ROBOTS, ROOT, assert_close, import_file, pin_model, pin_rnea, random_states
+from support import (
+    ROBOTS,
+    ROOT,
+    assert_close,
+    import_file,
+    input_arrays,
+    pin_model,
+    pin_rnea,
+)
 
 import symdyn
 from symdyn.derive import QUANTITIES
@@ -90,9 +98,8 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, compiled):
     python = import_file(out / f"{robot.name}.py", f"c_reference_{robot.name}")
     assert compiled.DOF == python.DOF and compiled.PARAMETERS == python.PARAMETERS
     rng = np.random.default_rng(3)
-    q, qd, qdd = random_states(rng, robot.dof, 200)
-    arrays = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd,
-              "f_ext": rng.uniform(-10, 10, (200, 6))}
+    arrays = input_arrays(rng, robot, 200)
+    q, qd, qdd = arrays["q"], arrays["qd"], arrays["qdd"]
     params = (rng.uniform(0.5, 2, len(robot.parameters)),) if robot.parameters else ()
     qd[:7] = 0.0                    # sign(0) of friction
     for name in symdyn.Dynamics.QUANTITIES:

@@ -14,7 +14,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from support import ROBOTS, ROOT, assert_close, import_file
+from support import ROBOTS, ROOT, assert_close, import_file, input_arrays
 
 import symdyn
 from symdyn.derive import QUANTITIES
@@ -118,9 +118,7 @@ def test_every_accepted_file_gives_working_python_and_c(tmp_path, text):
         assert importlib.import_module(robot.name) is before[robot.name]
     rng = np.random.default_rng(1)
     params = ([rng.uniform(0.5, 1.5, len(python.PARAMETERS))] if python.PARAMETERS else [])
-    arrays = {"q": rng.uniform(-3, 3, (6, robot.dof)), "qd": rng.uniform(-3, 3, (6, robot.dof)),
-              "qdd": rng.uniform(-3, 3, (6, robot.dof)), "tau": rng.uniform(-3, 3, (6, robot.dof)),
-              "f_ext": rng.uniform(-3, 3, (6, 6))}
+    arrays = input_arrays(rng, robot, 6)
     functions = [name for name in QUANTITIES if hasattr(python, name)]
     assert functions == list(dynamics.available)
     for name in functions:

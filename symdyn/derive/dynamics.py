@@ -7,10 +7,12 @@ from functools import cached_property
 import numpy as np
 import sympy
 
+from ..errors import DerivationError
 from ..program.program import Program
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
-from .quantities import QUANTITIES, Route, build
+from .base import BaseParameters, base_parameters, base_program
+from .quantities import FROM_REGRESSOR, QUANTITIES, Route, build
 from .record import Record, Step
 
 
@@ -66,19 +68,39 @@ class Dynamics:
 
     @property
     def available(self) -> tuple[str, ...]:
-        """The quantities this robot has: all but forward dynamics where M(q) is singular."""
-        if self.singular is None:
-            return self.QUANTITIES
-        return tuple(q for q in self.QUANTITIES if q != "forward_dynamics")
+        """The quantities this robot has: all but forward dynamics where M(q) is singular, and
+        but the base parameters' where they cannot be found (see base_problem)."""
+        missing = ({"forward_dynamics"} if self.singular else set()) | (
+            set(FROM_REGRESSOR) if self.base_problem else set())
+        return tuple(q for q in self.QUANTITIES if q not in missing)
+
+    @cached_property
+    def base_problem(self) -> str | None:
+        """Why the base parameters cannot be found, or None."""
+        try:
+            self.base
+        except DerivationError as exc:
+            return str(exc)
+        return None
 
     def program(self, name: str = "inverse_dynamics") -> Program:
         if name not in QUANTITIES:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
         if name not in self._programs:
             self.progress(f"deriving {name} by {self.method}")
-            self._programs[name] = build(name, self._regrouped.robot, self._regrouped,
-                                         progress=self.progress)
+            if name in FROM_REGRESSOR:
+                program = base_program(name, self.robot, self.program("regressor"), self.base)
+            else:
+                program = build(name, self._regrouped.robot, self._regrouped,
+                                progress=self.progress)
+            self._programs[name] = program
         return self._programs[name]
+
+    @cached_property
+    def base(self) -> BaseParameters:
+        """The base parameters: grouping rules, then Gautier's QR on the regressor."""
+        self.progress("base parameters: grouping rules and QR of the stacked regressor")
+        return base_parameters(self.robot, self.program("regressor"))
 
     @cached_property
     def record(self) -> Record:

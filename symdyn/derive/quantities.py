@@ -42,8 +42,9 @@ class Quantity:
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
     doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters'
 
-    def dims(self, robot: Robot) -> list[tuple[int, ...]]:
-        sizes = {"n": robot.dof, "p": len(standard_parameters(robot))}
+    def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
+        """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
+        sizes = {"n": robot.dof, "p": len(standard_parameters(robot)), "b": base}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -89,15 +90,24 @@ QUANTITIES = {q.name: q for q in (
     Quantity("pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
              "forward_kinematics and jacobian in one pass, which they share: the tool's pose\n"
              "T (4 x 4) and its geometric Jacobian J (6 x n) in world axes."),
-    _one("regressor", ("q", "qd", "qdd"), "Y",
-             "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
-             "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
-             ("n", "p")),
     _one("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
              "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
              "LOCAL_WORLD_ALIGNED).", (6,)),
+    _one("regressor", ("q", "qd", "qdd"), "Y",
+             "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
+             "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
+             ("n", "p")),
+    _one("base_regressor", ("q", "qd", "qdd"), "Y_b",
+             "The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters\n"
+             "beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).",
+             ("n", "b")),
+    _one("base_parameters", ("pi",), "beta",
+             "The base parameters beta = B pi of standard parameters pi (in\n"
+             "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",)),
 )}
+# Built from the regressor's program by Dynamics (base.py), not by a route.
+FROM_REGRESSOR = ("base_regressor", "base_parameters")
 KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
               "jacobian_dot_qd")
 

@@ -10,6 +10,7 @@ import sympy
 
 from ..derive.dynamics import Dynamics
 from ..derive.newton_euler import newton_euler
+from ..derive.quantities import FROM_REGRESSOR
 from ..errors import EmitError
 from ..program.passes import optimize
 from ..robot import load_robot
@@ -35,7 +36,7 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     files = {}
     for chosen in backends:
         progress(f"writing {chosen.lang} code")
-        files.update(render(module_code(dynamics.robot, programs, chosen, values), chosen))
+        files.update(render(_module(dynamics, programs, chosen, values), chosen))
     return write_files(files, out_dir)
 
 
@@ -47,7 +48,7 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     progress = progress or (lambda message: None)
     chosen = backend("python")
     values, programs = _optimized(dynamics, quantities, values, progress)
-    (text,) = render(module_code(dynamics.robot, programs, chosen, values), chosen).values()
+    (text,) = render(_module(dynamics, programs, chosen, values), chosen).values()
     module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
     exec(builtins.compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
     return module
@@ -65,12 +66,19 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
     chosen = backend("c")
     values, programs = _optimized(dynamics, quantities, values, progress)
-    module = module_code(dynamics.robot, programs, chosen, values)
+    module = _module(dynamics, programs, chosen, values)
     source = render(module, chosen)
     extension = build.extension_name(module.name, source)
     wrapper = render(module, chosen, WRAPPER, extension=extension)
     progress("compiling the C code and its Python wrapper")
     return build.build(module.name, source, wrapper, cache=cache)
+
+
+def _module(dynamics, programs, chosen, values):
+    """The template context; the base parameters' names where their functions are written."""
+    based = any(p.name in FROM_REGRESSOR for p in programs)
+    return module_code(dynamics.robot, programs, chosen, values,
+                       base_names=dynamics.base.names if based else ())
 
 
 def _optimized(dynamics, quantities, values, progress):

@@ -106,6 +106,7 @@ class Module:
     # () when the regressor is not generated.
     standard_parameters: tuple[str, ...]
     standard_values: tuple[str, ...]
+    base_parameters: tuple[str, ...]   # names of beta, where its functions are written
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
 
@@ -205,7 +206,8 @@ def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
     return names
 
 
-def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module:
+def module_code(robot: Robot, programs, backend: Backend, values=None,
+                base_names=()) -> Module:
     printer = backend.printer()
     parameters = _parameters(programs)
     names = identifiers(robot, programs)
@@ -228,6 +230,7 @@ def module_code(robot: Robot, programs, backend: Backend, values=None) -> Module
                          if placement is not None),
         limits=_limits(spec, printer, backend.infinity),
         **_standard_parameters(robot, programs, printer, values),
+        base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
 
 
@@ -248,7 +251,7 @@ def _limits(spec, printer, infinity: str) -> tuple:
 def _standard_parameters(robot, programs, printer, values) -> dict:
     """The regressor's column names and, for a robot whose values are all numbers once the
     ``values`` fixed at generation are in, the printed values."""
-    if not any(p.name == "regressor" for p in programs):
+    if not any(p.name in ("regressor", "base_regressor", "base_parameters") for p in programs):
         return {"standard_parameters": (), "standard_values": ()}
     pairs = [(name, sympy.sympify(v).subs(values or {})) for name, v in
              standard_parameters(robot)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
 import symengine
 import sympy
 
@@ -71,6 +72,21 @@ class Program:
             env[symengine.Symbol(str(a.lhs))] = value(a.rhs)
         return [value(v) for v in self.outputs[0].values]
 
+    def evaluate_batch(self, values: dict) -> np.ndarray:
+        """The first output at many points at once: ``values`` maps each input symbol to an
+        array of N numbers; the result is (N, entries). For the derivation's own numeric
+        steps (Gautier's QR): one pass of numpy over the assignments, printed as sympy prints
+        them (their names are identifiers, their functions numpy's), no code written."""
+        lines = [f"{a.lhs} = {a.rhs}" for a in self.assignments]
+        lines.append(f"result = [{', '.join(str(v) for v in self.outputs[0].values)}]")
+        scope = {name: getattr(np, name) for name in ("sin", "cos", "sign", "sqrt", "pi")}
+        scope["Abs"] = np.abs
+        scope.update({str(s): np.asarray(v, dtype=float) for s, v in values.items()})
+        exec(compile("\n".join(lines), f"<{self.name}>", "exec"), scope)
+        size = len(next(iter(values.values())))
+        return np.column_stack([np.broadcast_to(np.asarray(r, dtype=float), (size,))
+                                for r in scope["result"]])
+
     def expanded(self, name: str | None = None) -> sympy.Matrix:
         """An output (the first by default) as closed-form expressions of the inputs.
 
@@ -83,3 +99,4 @@ class Program:
         out = self.outputs[0] if name is None else self.output(name)
         flat = [sympy.sympify(v).xreplace(values) for v in out.values]
         return sympy.Matrix(*out.shape, flat) if len(out.shape) == 2 else sympy.Matrix(flat)
+

@@ -1,0 +1,185 @@
+"""Base parameters: the fewest combinations of the standard parameters that determine tau.
+
+tau = Y pi has fewer independent columns than parameters: some parameters never reach a joint,
+others only in fixed combinations. The base parameters beta = B pi are those combinations, and
+tau = Y_b beta with Y_b a choice of Y's columns.
+
+Two stages, as Khalil and Bennis' rules and Gautier's numeric method are used together:
+
+1. Grouping rules, symbolic and exact (Khalil and Dombre, "Modeling, Identification and Control
+   of Robots", Ch. 12): the part of link j that looks the same whatever q_j moves with link j-1,
+   so it is added there and removed from link j. For a revolute joint it is the mass M_j, the
+   first moment MZ_j along the axis and YY_j on both x_j and y_j (giving XXR_j = XX_j - YY_j,
+   MR_{j-1} = M_{j-1} + M_j, ...); for a prismatic joint the whole inertia tensor of link j
+   (about any point: a body without mass or first moment). Carried by the joint's placement at
+   q = 0, the rules hold in both DH conventions and for URDF-placed joints (the parameters are
+   taken in the joint frames, where all three agree). From link 1 the part goes to the fixed
+   base and vanishes.
+2. Gautier's QR on the regressor stacked over random states catches what the rules leave:
+   parameters whose column is zero (those that never move or never meet gravity, e.g. link 1's
+   first moments when axis 1 is vertical) are dropped, and columns still dependent (parallel
+   axes near the base, a rotor inertia beside ZZ_1) are grouped into the first independent ones,
+   with coefficients from the least-squares fit -- numbers, so that stage needs numeric
+   geometry. It also verifies stage 1: Y pi must equal Y_b beta at every sample.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from ..errors import DerivationError
+from ..program.builder import ProgramBuilder
+from ..program.passes import eliminate_dead_code
+from ..program.program import Argument, Program
+from ..robot.model import Inertia, Robot, inertia_matrix
+from .quantities import QUANTITIES
+from .regressor import standard_parameters
+
+RANK_TOLERANCE = 1e-9      # of a singular value, relative to the largest
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    names: tuple[str, ...]            # XXR2, ZZR1, mx3 ...
+    combinations: tuple[sympy.Expr, ...]   # each beta_k in the standard parameters' symbols
+    standard: tuple[sympy.Symbol, ...]     # the standard parameters, as symbols of their names
+    columns: tuple[int, ...]          # Y_b = Y[:, columns]
+    absent: tuple[str, ...]           # standard parameters no joint force depends on
+
+    @property
+    def matrix(self) -> sympy.Matrix:
+        """B, b x p: beta = B pi."""
+        return sympy.Matrix([[c.coeff(s) for s in self.standard] for c in self.combinations])
+
+
+def base_parameters(robot: Robot, regressor: Program, *, samples=None,
+                    seed: int = 0) -> BaseParameters:
+    """The base parameters of ``robot``, whose regressor program is ``regressor``."""
+    names = [name for name, _ in standard_parameters(robot)]
+    standard = tuple(sympy.Symbol(name) for name in names)
+    grouped = _grouping_rules(robot, standard)
+    p = len(names)
+    W = _stacked(robot, regressor, samples or 3 * p // robot.dof + 10, seed)
+    scale = max(1.0, float(np.abs(W).max()))
+    # stage 1 holds exactly: Y pi = Y pi_R for every pi, so W (A - I) = 0
+    A = np.array(sympy.Matrix(grouped).jacobian(standard).subs(_random_values(robot, seed)),
+                 dtype=float)
+    if np.abs(W @ (A - np.eye(p))).max() > 1e-8 * scale:
+        raise DerivationError(f"{robot.name}: the grouping rules do not hold (a symdyn bug)")
+    candidates = [k for k in range(p) if grouped[k] != 0]
+    absent = [k for k in candidates if np.abs(W[:, k]).max() <= 1e-10 * scale]
+    candidates = [k for k in candidates if k not in absent]
+    independent, dependent = [], []
+    for k in candidates:          # the first columns that raise the rank, in standard order
+        trial = W[:, independent + [k]]
+        s = np.linalg.svd(trial, compute_uv=False)
+        (independent if s[-1] > RANK_TOLERANCE * s[0] else dependent).append(k)
+    combinations = [grouped[k] for k in independent]
+    if dependent:
+        if any(sympy.sympify(grouped[k]).free_symbols - set(standard) for k in dependent) or (
+                robot.parameters and _geometry_symbolic(robot)):
+            raise DerivationError(
+                f"{robot.name}: its base parameters group columns by numbers that depend on "
+                "its free symbols; give them values (--set) to find the base parameters")
+        K, *_ = np.linalg.lstsq(W[:, independent], W[:, dependent], rcond=None)
+        for row, k in enumerate(independent):
+            combinations[row] = grouped[k] + sum(
+                (_number(K[row, col]) * grouped[d] for col, d in enumerate(dependent)),
+                sympy.Integer(0))
+    combinations = [sympy.expand(c) for c in combinations]
+    labels = tuple(names[k] if c == standard[k] else _grouped_name(names[k])
+                   for k, c in zip(independent, combinations))
+    return BaseParameters(labels, tuple(combinations), standard, tuple(independent),
+                          tuple(names[k] for k in range(p) if grouped[k] != 0 and k in absent))
+
+
+def base_program(name: str, robot: Robot, regressor: Program, base: BaseParameters) -> Program:
+    """base_regressor: Y's base columns, from the regressor's program (dead code pruned by the
+    passes); base_parameters: beta = B pi, pi an input (free geometric symbols as params)."""
+    n, p, b = robot.dof, len(base.standard), len(base.names)
+    (dims,) = QUANTITIES[name].dims(robot, b)
+    if name == "base_regressor":
+        Y = regressor.output("Y").values
+        values = [Y[i * p + k] for i in range(n) for k in base.columns]
+        return Program(name, regressor.inputs, regressor.assignments,
+                       (Argument("Y_b", tuple(values), dims),))
+    pi = tuple(sympy.Symbol(f"pi_{s}") for s in base.standard)
+    renamed = dict(zip(base.standard, pi))
+    beta = tuple(c.xreplace(renamed) for c in base.combinations)
+    inputs = [Argument.vector("pi", pi)]
+    if robot.parameters:
+        inputs.append(Argument.vector("params", robot.parameters))
+    builder = ProgramBuilder(reserved={str(s) for arg in inputs for s in arg.values} | {"beta"})
+    outputs = [builder.define(f"beta{k + 1}", v) for k, v in enumerate(beta)]
+    return builder.program(name, inputs, [Argument("beta", tuple(outputs), dims)])
+
+
+def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
+    """pi_R: the standard parameters with each link's invariant part moved to its parent
+    (tip first, so that a part carries what its children gave it)."""
+    n = robot.dof
+    inertias = []
+    for i in range(n):
+        m, mx, my, mz, xx, xy, yy, xz, yz, zz = standard[10 * i:10 * i + 10]
+        inertias.append(Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
+                                sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz))))
+    for j in reversed(range(n)):
+        link, body = robot.links[j], inertias[j]
+        if link.revolute:
+            part = Inertia(body.mass, sympy.ImmutableMatrix([0, 0, body.first_moment[2]]),
+                           sympy.ImmutableMatrix(sympy.diag(*[body.inertia_origin[1, 1]] * 2, 0)))
+        else:
+            part = Inertia(sympy.Integer(0), sympy.ImmutableMatrix([0, 0, 0]),
+                           body.inertia_origin)
+        inertias[j] = body - part
+        if j > 0:
+            q0 = {link.q: 0}
+            inertias[j - 1] = inertias[j - 1] + part.transformed(link.rotation.subs(q0),
+                                                                  link.position.subs(q0))
+    grouped = []
+    for body in inertias:
+        J = body.inertia_origin
+        grouped += [body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2],
+                    J[2, 2]]
+    grouped = [sympy.expand(g) for g in grouped]
+    return grouped + list(standard[10 * n:])          # the actuators' columns as they are
+
+
+def _random_values(robot: Robot, seed: int) -> dict:
+    rng = np.random.default_rng(seed + 1)
+    return {s: float(rng.uniform(0.5, 1.5)) for s in robot.parameters}
+
+
+def _geometry_symbolic(robot: Robot) -> bool:
+    return any(link.rotation.free_symbols - {link.q} or link.position.free_symbols - {link.q}
+               for link in robot.links)
+
+
+def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.ndarray:
+    """Y at ``samples`` random states, stacked: (samples n) x p."""
+    rng = np.random.default_rng(seed)
+    n = robot.dof
+    values = {s: np.full(samples, v) for s, v in _random_values(robot, seed).items()}
+    for symbols, bound in ((robot.q, np.pi), (robot.qd, 3), (robot.qdd, 5)):
+        values.update({s: rng.uniform(-bound, bound, samples) for s in symbols})
+    # dead code pruned: the derivation's steps in the parameters themselves stay behind
+    return eliminate_dead_code(regressor).evaluate_batch(values).reshape(samples * n, -1)
+
+
+def _number(x: float) -> sympy.Expr:
+    """A least-squares coefficient: a simple fraction where it is one to 1e-10, else a float."""
+    fraction = sympy.Rational(x).limit_denominator(1000)
+    if abs(float(fraction) - x) <= 1e-10 * max(1.0, abs(x)):
+        return fraction
+    return sympy.Float(x, 15)
+
+
+def _grouped_name(name: str) -> str:
+    """XX2 -> XXR2, mx3 -> mxR3, Ia1 -> IaR1: Khalil's R for a regrouped parameter."""
+    stem = name.rstrip("0123456789")
+    return f"{stem}R{name[len(stem):]}"
+
+
+__all__ = ["BaseParameters", "base_parameters", "base_program"]
