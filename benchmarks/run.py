@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import sympy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -33,6 +34,7 @@ import symdyn  # noqa: E402
 from symdyn.derive.quantities import KINEMATICS  # noqa: E402
 from symdyn.emit import python_module  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
+from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
 
 STATES = 1024
 TAU = ["inverse_dynamics"]
@@ -54,6 +56,8 @@ PUBLISHED = {
                          ("ARM, hand-tuned", 224, 174)],
     "mass_matrix": [("SymPyBotics", 402, 320)],
     "coriolis_matrix": [("SymPyBotics", 2564, 2555)],
+    "regressor": [("SymPyBotics' H", 961, 644)],
+    "tau in base parameters": [("SymPyBotics", 330, 259), ("OpenSYMORO", 327, 273)],
 }
 
 C_HARNESS = r"""
@@ -290,9 +294,11 @@ def section_ops():
     for name in ("puma560", "panda", "puma560_linear"):
         robot = symdyn.load_robot(ROOT / "robots" / f"{name}.yaml")
         dynamics = symdyn.newton_euler(robot)
-        for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix",
-                         "gravity_torques", "forward_dynamics", *KINEMATICS):
-            raw = dynamics.program(quantity)
+        programs = {quantity: dynamics.program(quantity) for quantity in (
+            "inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
+            "forward_dynamics", *KINEMATICS, "regressor", "base_regressor")}
+        programs["tau in base parameters"] = base_parameter_tau(dynamics)
+        for quantity, raw in programs.items():
             ops, before = symdyn.op_count(symdyn.optimize(raw)), symdyn.op_count(raw)
             others = ("; ".join(f"{who} {m}/{a}" for who, m, a in PUBLISHED.get(quantity, []))
                       if name == "puma560_linear" else "")
@@ -307,6 +313,23 @@ def section_ops():
         symdyn.generate(panda, ["python", "c"], tmp, quantities=KINEMATICS)
         print(f"Every kinematic quantity of the Panda (7 joints), derived, optimized and written "
               f"as Python and C: {(time.process_time() - start) * 1e3:.0f} ms CPU.\n")
+
+
+def base_parameter_tau(dynamics):
+    """tau as a function of the base parameters (the published generators' "base-parameter
+    tau"): Newton-Euler for the robot whose standard parameters are beta at the base columns
+    and zero elsewhere, since tau = Y_b beta; rotor and friction columns left out."""
+    robot, base = dynamics.robot, dynamics.base
+    pi = [sympy.Integer(0)] * len(base.standard)
+    for column, name in zip(base.columns, base.names):
+        pi[column] = sympy.Symbol(name)
+    links = []
+    for link in robot.links:
+        m, mx, my, mz, xx, xy, yy, xz, yz, zz = pi[10 * (link.index - 1):10 * link.index]
+        inertia = Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
+                          sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
+        links.append(replace(link, inertia=inertia, armature=0, viscous=0, coulomb=(0, 0)))
+    return symdyn.newton_euler(replace(robot, links=tuple(links))).program("inverse_dynamics")
 
 
 def chain_yaml(n: int) -> str:
