@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import click
+import numpy as np
 
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
@@ -18,6 +19,10 @@ from .emit import resolve_values
 from .emit.backends import BACKENDS
 from .emit.render import write_files
 from .errors import SymdynError
+from .identify import excitation, read_measurements
+from .identify import identify as identify_parameters
+from .identify.data import write_trajectory
+from .identify.estimate import POORLY_EXCITED
 from .program import op_count, optimize
 from .report import FORMATS, printout
 from .robot import import_urdf, load_robot
@@ -277,6 +282,94 @@ def _combination(expr, symbols) -> str:
         term = str(symbol) if magnitude == 1 else f"{as_text(magnitude)}*{symbol}"
         text += (f" {sign} " if text else ("-" if sign == "-" else "")) + term
     return text or "0"
+
+
+@main.command()
+@ROBOT
+@click.argument("data_file", metavar="DATA.csv")
+@SET
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the estimates (YAML) here.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
+def identify(robot_file, data_file, settings, output, quiet):
+    """Estimate ROBOT's base parameters from measured motion and torques (ordinary and weighted
+    least squares), with their standard deviations."""
+    progress = Progress(quiet)
+    robot = _load(robot_file)
+    dynamics = newton_euler(robot, progress=progress)
+    try:
+        values = resolve_values(robot, _settings(settings))
+        data = read_measurements(data_file, robot.dof)
+        progress(f"{data.samples} samples of {robot.dof} joints from {data_file}")
+        estimate = identify_parameters(dynamics, data, values=values, progress=progress)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    known = dynamics.base.values(dynamics.robot, values)
+    click.echo(f"{robot.name}: {len(estimate.names)} base parameters from {estimate.samples} "
+               f"samples; condition number of the stacked base regressor "
+               f"{estimate.condition:.4g}")
+    click.echo("joint residual standard deviations (ordinary fit): "
+               + ", ".join(f"{s:.4g}" for s in estimate.joint_sigma))
+    width = max(len(name) for name in estimate.names)
+    click.echo(f"  {'':<{width}}  {'ordinary':>12} {'rel. std':>9}  {'weighted':>12} "
+               f"{'rel. std':>9}" + (f"  {'robot file':>12}" if known is not None else ""))
+    for k, name in enumerate(estimate.names):
+        ordinary, weighted = estimate.ordinary, estimate.weighted
+        line = (f"  {name:<{width}}  {ordinary.beta[k]:12.5g} "
+                f"{_percent(ordinary.relative_std[k]):>9}  "
+                f"{weighted.beta[k]:12.5g} {_percent(weighted.relative_std[k]):>9}")
+        if known is not None:
+            line += f"  {known[k]:12.5g}"
+        click.echo(line + ("  *" if name in estimate.poorly_excited else ""))
+    if estimate.poorly_excited:
+        click.echo(f"warning: {len(estimate.poorly_excited)} parameters (*) have a relative "
+                   f"standard deviation above {POORLY_EXCITED:.0%}: poorly excited by this "
+                   "motion, or close to zero", err=True)
+    if output is not None:
+        try:
+            write_files({Path(output).name: estimate.as_yaml(robot.name, Path(data_file).name)},
+                        Path(output).parent)
+        except SymdynError as exc:
+            raise UserError(str(exc)) from None
+        click.echo(output)
+
+
+def _percent(r) -> str:
+    return "inf" if not np.isfinite(r) else f"{100 * r:.2f}%"
+
+
+@main.command()
+@ROBOT
+@SET
+@click.option("--harmonics", default=5, show_default=True, type=click.IntRange(1, 20),
+              help="Harmonics of each joint's Fourier series.")
+@click.option("--period", default=10.0, show_default=True, type=click.FloatRange(0.1, 1e4),
+              help="Seconds of one period.")
+@click.option("--rate", default=100.0, show_default=True, type=click.FloatRange(1, 1e5),
+              help="Samples per second written.")
+@click.option("--iterations", default=400, show_default=True, type=click.IntRange(0, 100000),
+              help="Steps of the optimisation.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the random search.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="The trajectory (CSV: t, q, qd, qdd).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the file written.")
+def excite(robot_file, settings, harmonics, period, rate, iterations, seed, output, quiet):
+    """Design an excitation trajectory for identifying ROBOT: Fourier series within its joint
+    limits, with the smallest condition number of the base regressor found."""
+    progress = Progress(quiet)
+    robot = _load(robot_file)
+    try:
+        values = resolve_values(robot, _settings(settings))
+        trajectory = excitation(newton_euler(robot, progress=progress), harmonics=harmonics,
+                                period=period, rate=rate, iterations=iterations, seed=seed,
+                                values=values, progress=progress)
+        write_files({Path(output).name: write_trajectory(trajectory.t, trajectory.q,
+                                                         trajectory.qd, trajectory.qdd)},
+                    Path(output).parent)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    progress(f"condition number {trajectory.condition:.4g} over one period of {period:g} s")
+    click.echo(output)
 
 
 @main.command("import")

@@ -32,6 +32,11 @@ def _one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
+class DataFileError(RobotFileError):
+    """A measurement file that cannot be used: where (file, line, column), what, and what is
+    expected."""
+
+
 class DerivationError(SymdynError):
     """A quantity that cannot be derived for this robot as it is given."""
 

@@ -53,6 +53,14 @@ class BaseParameters:
         """B, b x p: beta = B pi."""
         return sympy.Matrix([[c.coeff(s) for s in self.standard] for c in self.combinations])
 
+    def values(self, robot: Robot, values=None) -> np.ndarray | None:
+        """beta of the robot file's own parameters (free symbols fixed by ``values``), or None
+        where they are not all numbers."""
+        pi = [sympy.sympify(v).subs(values or {}) for _, v in standard_parameters(robot)]
+        if not all(v.is_number for v in pi):
+            return None
+        return np.array(self.matrix.subs(values or {}), dtype=float) @ np.array(pi, dtype=float)
+
 
 def base_parameters(robot: Robot, regressor: Program, *, samples=None,
                     seed: int = 0) -> BaseParameters:

@@ -1,0 +1,113 @@
+"""Excitation trajectories: periodic joint motions whose base regressor is well conditioned.
+
+Each joint follows a finite Fourier series (Swevers, Ganseman, Tukel, De Schutter and Van
+Brussel, "Optimal robot excitation and identification", IEEE TRA 13(5), 1997):
+
+    q_i(t)   = q0_i + sum_k  a_ik / (w k) sin(w k t) - b_ik / (w k) cos(w k t),   w = 2 pi / T
+    qd_i(t)  =        sum_k  a_ik cos(w k t) + b_ik sin(w k t)
+    qdd_i(t) =        sum_k -a_ik w k sin(w k t) + b_ik w k cos(w k t)
+
+periodic, so measurements can be averaged over periods and differentiated without end effects.
+The coefficients minimise the condition number of the base regressor stacked along the motion:
+the best of random draws, then refined by a random walk with a shrinking step. Each candidate
+is scaled to stay within the robot file's position and velocity limits (or, without them,
+within +-1 rad or m of q0 and 2 rad/s or m/s), so every trajectory is feasible.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..derive.dynamics import Dynamics
+from .estimate import base_regressor_function
+
+DEFAULT_RANGE = 1.0          # rad or m either side of q0, without position limits
+DEFAULT_SPEED = 2.0          # rad/s or m/s, without velocity limits
+MARGIN = 0.9                 # of each limit the trajectory may use
+POINTS = 120                 # samples along a period for the condition number
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    condition: float
+    period: float
+    harmonics: int
+
+
+def excitation(dynamics: Dynamics, *, harmonics: int = 5, period: float = 10.0,
+               rate: float = 100.0, iterations: int = 400, seed: int = 0, values=None,
+               progress=None) -> Trajectory:
+    """A Fourier-series trajectory of ``harmonics`` harmonics and ``period`` seconds, sampled
+    at ``rate`` Hz, chosen for the smallest condition number of the base regressor."""
+    progress = progress or (lambda message: None)
+    regressor, _ = base_regressor_function(dynamics, values)
+    n = dynamics.robot.dof
+    q0, half_range, speed = _bounds(dynamics.robot)
+    rng = np.random.default_rng(seed)
+    grid = np.linspace(0, period, POINTS, endpoint=False)
+
+    def cost(coefficients):
+        q, qd, qdd = _motion(coefficients, q0, period, grid)
+        s = np.linalg.svd(regressor(q, qd, qdd).reshape(len(grid) * n, -1), compute_uv=False)
+        return s[0] / s[-1] if s[-1] > 0 else np.inf
+
+    def feasible(coefficients):
+        q, qd, _ = _motion(coefficients, q0, period, grid)
+        scale = min(1.0, *(half_range / np.maximum(np.abs(q - q0).max(axis=0), 1e-12)),
+                    *(speed / np.maximum(np.abs(qd).max(axis=0), 1e-12)))
+        return coefficients * scale
+
+    best, best_cost = None, np.inf
+    draws = max(20, iterations // 10)
+    for _ in range(draws):
+        candidate = feasible(rng.normal(0, 1, (2, n, harmonics)))
+        c = cost(candidate)
+        if c < best_cost:
+            best, best_cost = candidate, c
+    progress(f"excitation: best of {draws} random draws, condition number {best_cost:.4g}")
+    step = 0.3
+    for k in range(iterations):
+        candidate = feasible(best + rng.normal(0, step, best.shape) * np.abs(best).max())
+        c = cost(candidate)
+        if c < best_cost:
+            best, best_cost = candidate, c
+        else:
+            step = max(step * 0.99, 0.01)
+        if (k + 1) % 100 == 0:
+            progress(f"excitation: {k + 1}/{iterations} steps, condition number {best_cost:.4g}")
+    t = np.arange(int(round(period * rate))) / rate
+    q, qd, qdd = _motion(best, q0, period, t)
+    return Trajectory(t, q, qd, qdd, float(best_cost), period, harmonics)
+
+
+def _motion(coefficients, q0, period, t):
+    """q, qd, qdd at times t (N,) of the series with coefficients (2, n, harmonics)."""
+    a, b = coefficients
+    w = 2 * np.pi / period
+    k = np.arange(1, a.shape[1] + 1)
+    phase = w * np.outer(t, k)                       # (N, harmonics)
+    sin, cos = np.sin(phase), np.cos(phase)
+    q = q0 + sin @ (a / (w * k)).T - cos @ (b / (w * k)).T
+    qd = cos @ a.T + sin @ b.T
+    qdd = -sin @ (a * w * k).T + cos @ (b * w * k).T
+    return q, qd, qdd
+
+
+def _bounds(robot):
+    """q0, the half range about it and the speed each joint may use."""
+    q0, half, speed = [], [], []
+    for link in robot.spec.links:
+        limits = {k: float(v) for k, v in (link.limits or {}).items()}
+        if "lower" in limits:
+            q0.append((limits["lower"] + limits["upper"]) / 2)
+            half.append(MARGIN * (limits["upper"] - limits["lower"]) / 2)
+        else:
+            q0.append(0.0)
+            half.append(DEFAULT_RANGE)
+        speed.append(MARGIN * limits.get("velocity", DEFAULT_SPEED / MARGIN))
+    return np.array(q0), np.array(half), np.array(speed)

@@ -1,0 +1,165 @@
+"""Identification end to end: excite, measure (simulated, with noise), identify, predict."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+import numpy as np
+import pytest
+import yaml
+from click.testing import CliRunner
+from support import ROBOTS
+
+import symdyn
+from symdyn.cli import main
+from symdyn.derive.regressor import standard_parameters
+from symdyn.identify.data import periodic_derivatives, read_measurements
+
+PUMA = ROBOTS / "puma560.yaml"
+
+
+def _measured(trajectory_csv, out, rng, noise=0.02, noisy_q=False):
+    """The trajectory's torques by the robot file's model, with noise of ``noise`` times each
+    joint's torque spread, written as a measurement file; q noisy too if asked (then qd, qdd
+    come from periodic_derivatives). Returns the noise level per joint."""
+    rows = list(csv.DictReader(io.StringIO(trajectory_csv.read_text())))
+    n = 6
+    arrays = {kind: np.array([[float(r[f"{kind}{i}"]) for i in range(1, n + 1)] for r in rows])
+              for kind in ("q", "qd", "qdd")}
+    module = symdyn.python_module(symdyn.newton_euler(symdyn.load_robot(PUMA)),
+                                  quantities=["inverse_dynamics"])
+    tau = module.inverse_dynamics(arrays["q"], arrays["qd"], arrays["qdd"])
+    sigma = noise * tau.std(axis=0)
+    tau = tau + rng.normal(0, 1, tau.shape) * sigma
+    if noisy_q:
+        q = arrays["q"] + rng.normal(0, 1e-5, arrays["q"].shape)
+        arrays["q"], arrays["qd"], arrays["qdd"] = periodic_derivatives(q, 100.0, 0.5 + 5 / 10)
+    header = [f"{k}{i}" for k in ("q", "qd", "qdd", "tau") for i in range(1, n + 1)]
+    lines = [",".join(header)] + [",".join(repr(float(x)) for x in row) for row in np.column_stack(
+        [arrays["q"], arrays["qd"], arrays["qdd"], tau])]
+    out.write_text("\n".join(lines) + "\n")
+    return sigma
+
+
+@pytest.mark.slow
+def test_excite_measure_identify_predict(tmp_path):
+    """The PUMA 560: an optimised excitation, torques of the shipped model plus 2% noise, and
+    identify recovers beta within its reported deviations; the identified model predicts the
+    torques of a fresh trajectory to the noise level."""
+    runner = CliRunner()
+    trajectory = tmp_path / "excite.csv"
+    result = runner.invoke(main, ["excite", str(PUMA), "-o", str(trajectory), "--iterations",
+                                  "150", "-q"])
+    assert result.exit_code == 0, result.output
+    rng = np.random.default_rng(4)
+    data = tmp_path / "data.csv"
+    sigma = _measured(trajectory, data, rng)
+    estimates = tmp_path / "estimates.yaml"
+    result = runner.invoke(main, ["identify", str(PUMA), str(data), "-o", str(estimates), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "condition number of the stacked base regressor" in result.output
+    found = yaml.safe_load(estimates.read_text())
+    dynamics = symdyn.newton_euler(symdyn.load_robot(PUMA))
+    module = symdyn.python_module(dynamics, quantities=["base_parameters", "base_regressor"])
+    truth = module.base_parameters(np.array([float(v) for _, v in
+                                             standard_parameters(dynamics.robot)]))
+    value = np.array([found["weighted"][name]["value"] for name in module.BASE_PARAMETERS])
+    std = np.array([found["weighted"][name]["std"] for name in module.BASE_PARAMETERS])
+    z = (value - truth) / std
+    # 58 correlated estimates: every one within 4.5 deviations, nearly all within 3
+    assert np.abs(z).max() < 4.5
+    assert np.mean(np.abs(z) < 3) > 0.9
+    # a fresh trajectory: the identified model predicts its torques to the noise level
+    fresh = tmp_path / "fresh.csv"
+    assert runner.invoke(main, ["excite", str(PUMA), "-o", str(fresh), "--seed", "9",
+                                "--iterations", "0", "-q"]).exit_code == 0
+    check = tmp_path / "check.csv"
+    sigma = _measured(fresh, check, rng)
+    measured = read_measurements(check, 6)
+    predicted = module.base_regressor(measured.q, measured.qd, measured.qdd) @ value
+    rms = np.sqrt(((predicted - measured.tau) ** 2).mean(axis=0))
+    assert np.all(rms < 1.3 * sigma)
+
+
+@pytest.mark.slow
+def test_velocities_and_accelerations_from_measured_positions(tmp_path):
+    """qd and qdd from noisy q by periodic_derivatives, as the README shows: still identifies."""
+    runner = CliRunner()
+    trajectory = tmp_path / "excite.csv"
+    assert runner.invoke(main, ["excite", str(PUMA), "-o", str(trajectory), "--iterations", "0",
+                                "--harmonics", "5", "-q"]).exit_code == 0
+    data = tmp_path / "data.csv"
+    _measured(trajectory, data, np.random.default_rng(5), noisy_q=True)
+    result = runner.invoke(main, ["identify", str(PUMA), str(data), "-q"])
+    assert result.exit_code == 0, result.output
+
+
+def test_periodic_derivatives_are_exact_for_a_band_limited_motion():
+    t = np.arange(1000) / 100.0
+    w = 2 * np.pi / 10
+    q = np.column_stack([np.sin(w * t) + 0.3 * np.cos(3 * w * t), 0.1 * np.sin(5 * w * t)])
+    qf, qd, qdd = periodic_derivatives(q, 100.0, 1.0)
+    np.testing.assert_allclose(qf, q, atol=1e-12)
+    np.testing.assert_allclose(qd[:, 0], w * np.cos(w * t) - 0.9 * w * np.sin(3 * w * t),
+                               atol=1e-10)
+    np.testing.assert_allclose(qdd[:, 1], -0.1 * 25 * w**2 * np.sin(5 * w * t), atol=1e-10)
+
+
+def _data(n=6, rows=200, rng=None, header=None, transform=None):
+    rng = rng or np.random.default_rng(0)
+    header = header or [f"{k}{i}" for k in ("q", "qd", "qdd", "tau") for i in range(1, n + 1)]
+    values = rng.uniform(-1, 1, (rows, len(header)))
+    lines = [",".join(header)] + [",".join(repr(float(x)) for x in row) for row in values]
+    text = "\n".join(lines) + "\n"
+    return transform(text) if transform else text
+
+
+BAD_DATA = [
+    ("missing columns", _data(header=[f"q{i}" for i in range(1, 7)]), "lacks qd1"),
+    ("no header", "", "is empty"),
+    ("nan", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2], "nan", 1)),
+     "not a finite number"),
+    ("text", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2], "abc", 1)),
+     "'abc' is not a finite number"),
+    ("short row", _data(transform=lambda t: t.replace("\n", ",1\n", 3)), "values where the header"),
+    ("too few samples", _data(rows=3), "equations for 58 base parameters"),
+    ("no excitation", "\n".join([",".join(f"{k}{i}" for k in ("q", "qd", "qdd", "tau")
+                                          for i in range(1, 7))] + ["0.1," * 23 + "0.1"] * 50),
+     "does not excite"),
+]
+
+
+@pytest.mark.parametrize("text, words", [c[1:] for c in BAD_DATA], ids=[c[0] for c in BAD_DATA])
+def test_bad_data_is_refused_in_one_line(tmp_path, text, words):
+    path = tmp_path / "data.csv"
+    path.write_text(text)
+    out = tmp_path / "out" / "estimates.yaml"
+    result = CliRunner().invoke(main, ["identify", str(PUMA), str(path), "-o", str(out), "-q"])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if not line.startswith("warning:")]
+    assert len(errors) == 1 and words in errors[0]       # the PUMA's data warns, as it should
+    assert not out.parent.exists()
+
+
+def test_a_fifo_is_not_read(tmp_path):
+    path = tmp_path / "data.csv"
+    os.mkfifo(path)
+    result = CliRunner().invoke(main, ["identify", str(PUMA), str(path)])
+    assert result.exit_code == 2 and "not a regular file" in result.output
+
+
+def test_identification_needs_the_lengths_but_not_the_masses(tmp_path):
+    """planar2's length l1 and gravity g are free symbols: without them Y_b is unknown; the
+    linear PUMA's inertial parameters are free too, and are what identification finds."""
+    path = tmp_path / "data.csv"
+    path.write_text(_data(n=2, rows=100))
+    result = CliRunner().invoke(main, ["identify", str(ROBOTS / "planar2.yaml"), str(path)])
+    assert result.exit_code == 2 and "depends on l1, g;" in result.output
+    result = CliRunner().invoke(main, ["identify", str(ROBOTS / "planar2.yaml"), str(path),
+                                       "--set", "l1=0.5", "--set", "g=9.81", "-q"])
+    assert result.exit_code == 0, result.output
+    path.write_text(_data(n=6, rows=100))
+    result = CliRunner().invoke(main, ["identify", str(ROBOTS / "puma560_linear.yaml"),
+                                       str(path), "-q"])
+    assert result.exit_code == 0 and "36 base parameters" in result.output
