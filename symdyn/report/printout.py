@@ -108,7 +108,8 @@ def printout(dynamics: Dynamics) -> Printout:
     kinematics = Expander.of(dynamics.program("link_poses"), dynamics.program("jacobian"),
                              limit=notation.limit)
     blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
-              *_closed_form(dynamics, notation), *_named(expand, notation),
+              *_closed_form(dynamics, notation), _base_parameters(dynamics),
+              *_named(expand, notation),
               *_named(kinematics, notation, "of the kinematics"))
     return Printout(title, intro, _robot_tables(robot), blocks, notation)
 
@@ -317,6 +318,32 @@ def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
     return [Block("Closed form: inertial, Coriolis and centrifugal, and gravity terms", general,
                   "Each tau_k below is the column [inertial; Coriolis and centrifugal; gravity].",
                   tuple(equations))]
+
+
+def _base_parameters(dynamics: Dynamics) -> Block:
+    """beta = B pi, as symdyn base-parameters prints it (derive/base.py)."""
+    general = ((r"\tau = Y(q, \dot q, \ddot q)\,\pi = Y_b(q, \dot q, \ddot q)\,\beta, \quad "
+                r"\beta = B\,\pi",
+                "tau = Y(q, qd, qdd) pi = Y_b(q, qd, qdd) beta, beta = B pi"),)
+    if dynamics.base_problem:
+        return Block("Base parameters", general, f"Not found: {dynamics.base_problem}.", ())
+    base = dynamics.base
+    equations = []
+    for name, combination in zip(base.names, base.combinations):
+        stem = name.rstrip("0123456789")
+        equations.append(Equation(Lhs(stem, rf"\mathrm{{{stem}}}", name[len(stem):]),
+                                  combination))
+    appear = set().union(*(c.free_symbols for c in base.combinations))
+    missing = [str(s) for s in base.standard if s not in appear]
+    return Block(
+        "Base parameters", general,
+        "Per link, pi holds m, mx, my, mz (m times the centre of mass) and XX, XY, YY, XZ, "
+        "YZ, ZZ (the inertia about the origin of joint frame {i}); R marks a regrouped "
+        "parameter. Grouping rules of Khalil and Dombre (Modeling, Identification and Control "
+        "of Robots, 2002, Ch. 12), then the QR decomposition of the regressor stacked over "
+        "random states (Gautier, 1990) for what they leave"
+        + (f"; no joint force depends on {', '.join(missing)}." if missing else "."),
+        tuple(equations))
 
 
 def _too_large(program) -> bool:
