@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataFileError
-from ..robot.file import read_bounded
+from ..robot.file import read_text
 
 MAX_DATA_BYTES = 256 << 20
 KINDS = ("q", "qd", "qdd", "tau")
@@ -37,11 +37,8 @@ class Measurements:
 def read_measurements(path, dof: int, *, need_tau: bool = True) -> Measurements:
     """The samples of a measurement file for a robot of ``dof`` joints."""
     path = Path(path)
-    raw = read_bounded(path, MAX_DATA_BYTES, "a CSV file of measurements")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DataFileError(path, "the file is not UTF-8 text") from None
+    _, text = read_text(path, MAX_DATA_BYTES, "a CSV file of measurements", DataFileError,
+                        "utf-8-sig")
     rows = csv.reader(io.StringIO(text))
     header = next(rows, None)
     kinds = KINDS if need_tau else KINDS[:3]

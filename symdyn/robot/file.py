@@ -136,17 +136,24 @@ class RobotSpec:
 def load_robot_spec(path) -> RobotSpec:
     """Read and validate a robot file; raise RobotFileError naming the file, line and field."""
     path = Path(path)
-    raw = read_bounded(path, MAX_FILE_BYTES, "a YAML robot file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RobotFileError(path, "the file is not UTF-8 text") from None
+    raw, text = read_text(path, MAX_FILE_BYTES, "a YAML robot file")
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
 
 
 def robot_spec_from_text(text: str, path) -> RobotSpec:
     """Validate a robot file's ``text`` as if read from ``path`` (what an importer writes)."""
     return _Reader(Path(path), text).spec(hashlib.sha256(text.encode()).hexdigest())
+
+
+def read_text(path: Path, limit: int, what: str, error=RobotFileError,
+              encoding="utf-8") -> tuple[bytes, str]:
+    """The bytes of a bounded regular file (see read_bounded) and their text; ``error`` is the
+    exception a file that is not text raises."""
+    raw = read_bounded(path, limit, what)
+    try:
+        return raw, raw.decode(encoding)
+    except UnicodeDecodeError:
+        raise error(path, "the file is not UTF-8 text") from None
 
 
 def read_bounded(path: Path, limit: int, what: str) -> bytes:
