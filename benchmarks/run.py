@@ -296,7 +296,8 @@ def section_ops():
         dynamics = symdyn.newton_euler(robot)
         programs = {quantity: dynamics.program(quantity) for quantity in (
             "inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
-            "forward_dynamics", *KINEMATICS, "regressor", "base_regressor")}
+            "forward_dynamics", *KINEMATICS, "regressor", "base_regressor",
+            "inverse_dynamics_derivatives", "forward_dynamics_derivatives")}
         programs["tau in base parameters"] = base_parameter_tau(dynamics)
         for quantity, raw in programs.items():
             ops, before = symdyn.op_count(symdyn.optimize(raw)), symdyn.op_count(raw)

@@ -627,6 +627,227 @@ def jacobian_dot_qd(q, qd, params):
     return Jdot_qd
 
 
+def inverse_dynamics_derivatives(q, qd, qdd, params):
+    """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
+    dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
+    zero wherever it exists (qd != 0) and is left out.
+
+    52 multiplications, 22 additions, 4 function calls.
+    """
+    (q, qd, qdd, params, ), batch = _states(
+        (q, 2, "q"),
+        (qd, 2, "qd"),
+        (qdd, 2, "qdd"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    qdd1 = qdd[..., 0]
+    qdd2 = qdd[..., 1]
+    p_m1 = params[..., 0]
+    p_m2 = params[..., 1]
+    p_l1 = params[..., 2]
+    p_l2 = params[..., 3]
+    p_g = params[..., 4]
+    t0 = np.sin(q1)
+    C1 = np.cos(q1)
+    t1 = np.sin(q2)
+    C2 = np.cos(q2)
+    dv1_x = p_g*t0
+    dv1_y = C1*p_g
+    ww1_zz = qd1*qd1
+    dvp2_x = dv1_x - p_l1*ww1_zz
+    dvp2_y = dv1_y + p_l1*qdd1
+    w2_z = qd1 + qd2
+    dw2_z = qdd1 + qdd2
+    t2 = C2*dvp2_x
+    dv2_x = t2 + dvp2_y*t1
+    t3 = C2*dvp2_y
+    dv2_y = t3 - dvp2_x*t1
+    ww2_zz = w2_z*w2_z
+    t4 = p_l2*p_m2
+    F2_x = dv2_x*p_m2 - t4*ww2_zz
+    F2_y = dv2_y*p_m2 + dw2_z*t4
+    dv1_y_dq1 = -p_g*t0
+    dv2_x_dq1 = C2*dv1_y + dv1_y_dq1*t1
+    dv2_y_dq1 = C2*dv1_y_dq1 - dv1_y*t1
+    F2_x_dq1 = dv2_x_dq1*p_m2
+    t5 = dv2_y_dq1*p_m2
+    N2_z_dq1 = p_l2*t5
+    N1_z_dq1 = dv1_y_dq1*p_l1*p_m1
+    fr1_y_dq1 = C2*t5 + F2_x_dq1*t1
+    n1_z_dq1 = N1_z_dq1 + N2_z_dq1 + fr1_y_dq1*p_l1
+    dv2_x_dq2 = t3 - dvp2_x*t1
+    dv2_y_dq2 = -t2 - dvp2_y*t1
+    F2_x_dq2 = dv2_x_dq2*p_m2
+    t6 = dv2_y_dq2*p_m2
+    N2_z_dq2 = p_l2*t6
+    fr1_y_dq2 = C2*F2_x + C2*t6 + F2_x_dq2*t1 - F2_y*t1
+    n1_z_dq2 = N2_z_dq2 + fr1_y_dq2*p_l1
+    ww1_zz_dqd1 = 2*qd1
+    dvp2_x_dqd1 = -p_l1*ww1_zz_dqd1
+    dv2_x_dqd1 = C2*dvp2_x_dqd1
+    dv2_y_dqd1 = -dvp2_x_dqd1*t1
+    ww2_zz_dqd1 = 2*w2_z
+    t7 = -t4*ww2_zz_dqd1
+    F2_x_dqd1 = t7 + dv2_x_dqd1*p_m2
+    t8 = dv2_y_dqd1*p_m2
+    N2_z_dqd1 = p_l2*t8
+    fr1_y_dqd1 = C2*t8 + F2_x_dqd1*t1
+    n1_z_dqd1 = N2_z_dqd1 + fr1_y_dqd1*p_l1
+    fr1_y_dqd2 = t1*t7
+    n1_z_dqd2 = fr1_y_dqd2*p_l1
+    dtau_dq = np.empty(batch + (4,))
+    dtau_dq[..., 0] = n1_z_dq1
+    dtau_dq[..., 1] = n1_z_dq2
+    dtau_dq[..., 2] = N2_z_dq1
+    dtau_dq[..., 3] = N2_z_dq2
+    dtau_dqd = np.empty(batch + (4,))
+    dtau_dqd[..., 0] = n1_z_dqd1
+    dtau_dqd[..., 1] = n1_z_dqd2
+    dtau_dqd[..., 2] = N2_z_dqd1
+    dtau_dqd[..., 3] = 0
+    return dtau_dq.reshape(batch + (2, 2)), dtau_dqd.reshape(batch + (2, 2))
+
+
+def forward_dynamics_derivatives(q, qd, tau, params):
+    """The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
+    (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
+    forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
+
+    98 multiplications, 46 additions, 4 function calls.
+    """
+    (q, qd, tau, params, ), batch = _states(
+        (q, 2, "q"),
+        (qd, 2, "qd"),
+        (tau, 2, "tau"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    tau1 = tau[..., 0]
+    tau2 = tau[..., 1]
+    p_m1 = params[..., 0]
+    p_m2 = params[..., 1]
+    p_l1 = params[..., 2]
+    p_l2 = params[..., 3]
+    p_g = params[..., 4]
+    t0 = np.sin(q1)
+    C1 = np.cos(q1)
+    t1 = np.sin(q2)
+    C2 = np.cos(q2)
+    dv2_x = p_l1*t1
+    dv2_y = C2*p_l1
+    F2_x = dv2_x*p_m2
+    t2 = p_l2*p_m2
+    t3 = dv2_y*p_m2
+    F2_y = t2 + t3
+    t4 = p_m2*p_l2*p_l2
+    N2_z = t4 + p_l2*t3
+    N1_z = p_m1*p_l1*p_l1
+    fr1_y = C2*F2_y + F2_x*t1
+    n1_z = N1_z + N2_z + fr1_y*p_l1
+    dv1_x = p_g*t0
+    dv1_y = C1*p_g
+    ww1_zz = qd1*qd1
+    dvp2_x = dv1_x - p_l1*ww1_zz
+    w2_z = qd1 + qd2
+    t5 = dv1_y*t1
+    t6 = C2*dvp2_x
+    dv2_x_1 = t5 + t6
+    t7 = -dvp2_x*t1
+    t8 = C2*dv1_y
+    dv2_y_1 = t7 + t8
+    ww2_zz = w2_z*w2_z
+    t9 = -t2*ww2_zz
+    F2_x_1 = t9 + dv2_x_1*p_m2
+    t10 = dv2_y_1*p_m2
+    N2_z_2 = p_l2*t10
+    t11 = p_l1*p_m1
+    N1_z_1 = dv1_y*t11
+    fr1_y_2 = C2*t10 + F2_x_1*t1
+    n1_z_2 = N1_z_1 + N2_z_2 + fr1_y_2*p_l1
+    r1 = tau1 - n1_z_2
+    r2 = tau2 - N2_z_2
+    iD1 = 1.0/n1_z
+    L2_1 = N2_z*iD1
+    D2 = t4 - n1_z*L2_1*L2_1
+    iD2 = 1.0/D2
+    y2 = r2 - L2_1*r1
+    qdd2_out = iD2*y2
+    qdd1_out = iD1*r1 - L2_1*qdd2_out
+    dvp2_y = dv1_y + p_l1*qdd1_out
+    dw2_z = qdd1_out + qdd2_out
+    dv2_x_2 = t6 + dvp2_y*t1
+    t12 = C2*dvp2_y
+    dv2_y_2 = t12 + t7
+    F2_x_2 = t9 + dv2_x_2*p_m2
+    F2_y_3 = dv2_y_2*p_m2 + dw2_z*t2
+    dv1_y_dq1 = -p_g*t0
+    dv2_x_2_dq1 = t8 + dv1_y_dq1*t1
+    dv2_y_2_dq1 = -t5 + C2*dv1_y_dq1
+    F2_x_2_dq1 = dv2_x_2_dq1*p_m2
+    t13 = dv2_y_2_dq1*p_m2
+    N2_z_3_dq1 = p_l2*t13
+    N1_z_2_dq1 = dv1_y_dq1*t11
+    fr1_y_3_dq1 = C2*t13 + F2_x_2_dq1*t1
+    n1_z_3_dq1 = N1_z_2_dq1 + N2_z_3_dq1 + fr1_y_3_dq1*p_l1
+    dv2_x_2_dq2 = t12 - dvp2_x*t1
+    dv2_y_2_dq2 = -t6 - dvp2_y*t1
+    F2_x_2_dq2 = dv2_x_2_dq2*p_m2
+    t14 = dv2_y_2_dq2*p_m2
+    N2_z_3_dq2 = p_l2*t14
+    fr1_y_3_dq2 = C2*F2_x_2 + C2*t14 + F2_x_2_dq2*t1 - F2_y_3*t1
+    n1_z_3_dq2 = N2_z_3_dq2 + fr1_y_3_dq2*p_l1
+    y2_1 = -N2_z_3_dq1 + L2_1*n1_z_3_dq1
+    qdd2_out_1 = iD2*y2_1
+    qdd1_out_1 = -L2_1*qdd2_out_1 - iD1*n1_z_3_dq1
+    y2_2 = -N2_z_3_dq2 + L2_1*n1_z_3_dq2
+    qdd2_out_2 = iD2*y2_2
+    qdd1_out_2 = -L2_1*qdd2_out_2 - iD1*n1_z_3_dq2
+    ww1_zz_dqd1 = 2*qd1
+    dvp2_x_dqd1 = -p_l1*ww1_zz_dqd1
+    ww2_zz_dqd1 = 2*w2_z
+    dv2_x_2_dqd1 = C2*dvp2_x_dqd1
+    dv2_y_2_dqd1 = -dvp2_x_dqd1*t1
+    t15 = -t2*ww2_zz_dqd1
+    F2_x_2_dqd1 = t15 + dv2_x_2_dqd1*p_m2
+    t16 = dv2_y_2_dqd1*p_m2
+    N2_z_3_dqd1 = p_l2*t16
+    fr1_y_3_dqd1 = C2*t16 + F2_x_2_dqd1*t1
+    n1_z_3_dqd1 = N2_z_3_dqd1 + fr1_y_3_dqd1*p_l1
+    fr1_y_3_dqd2 = t1*t15
+    n1_z_3_dqd2 = fr1_y_3_dqd2*p_l1
+    y2_3 = -N2_z_3_dqd1 + L2_1*n1_z_3_dqd1
+    qdd2_out_3 = iD2*y2_3
+    qdd1_out_3 = -L2_1*qdd2_out_3 - iD1*n1_z_3_dqd1
+    y2_4 = L2_1*n1_z_3_dqd2
+    qdd2_out_4 = iD2*y2_4
+    qdd1_out_4 = -L2_1*qdd2_out_4 - iD1*n1_z_3_dqd2
+    qdd2_out_5 = -L2_1*iD2
+    qdd1_out_5 = iD1 - L2_1*qdd2_out_5
+    dqdd_dq = np.empty(batch + (4,))
+    dqdd_dq[..., 0] = qdd1_out_1
+    dqdd_dq[..., 1] = qdd1_out_2
+    dqdd_dq[..., 2] = qdd2_out_1
+    dqdd_dq[..., 3] = qdd2_out_2
+    dqdd_dqd = np.empty(batch + (4,))
+    dqdd_dqd[..., 0] = qdd1_out_3
+    dqdd_dqd[..., 1] = qdd1_out_4
+    dqdd_dqd[..., 2] = qdd2_out_3
+    dqdd_dqd[..., 3] = qdd2_out_4
+    Minv = np.empty(batch + (4,))
+    Minv[..., 0] = qdd1_out_5
+    Minv[..., 1] = qdd2_out_5
+    Minv[..., 2] = qdd2_out_5
+    Minv[..., 3] = iD2
+    return dqdd_dq.reshape(batch + (2, 2)), dqdd_dqd.reshape(batch + (2, 2)), Minv.reshape(batch + (2, 2))
+
+
 def regressor(q, qd, qdd, params):
     """The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
     (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -19,6 +19,8 @@ from .reference import friction_torques
 from .robot.model import Robot
 
 TOLERANCE = 1e-10
+SLOW_BY_LAGRANGE = ("regressor", *FROM_REGRESSOR, "inverse_dynamics_derivatives",
+                    "forward_dynamics_derivatives")
 SYMBOLIC_UP_TO = 2   # joints
 
 
@@ -54,9 +56,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     routes = {"newton-euler": newton_euler(robot, progress=progress),
               "lagrange": lagrange(robot, progress=progress)}
     available = routes["newton-euler"].available
-    # The regressor by Lagrange costs minutes beyond four joints (tests compare it on small
-    # arms); the base parameters' functions are the regressor's.
-    compared = [name for name in available if name not in ("regressor", *FROM_REGRESSOR)]
+    # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
+    # compare them on small arms); the base parameters' functions are the regressor's.
+    compared = [name for name in available if name not in SLOW_BY_LAGRANGE]
     ne = python_module(routes["newton-euler"], values=values, progress=progress)
     la = python_module(routes["lagrange"], values=values, quantities=compared,
                        progress=progress)
@@ -135,7 +137,9 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular) -> list[Row]
                     "random need not describe a physical body)")]
     data = model.createData()
     tool = model.frames[model.getFrameId("tool")].placement
-    ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext")}
+    ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
+                           "daba")}
+    viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
     friction = friction_torques(robot.spec, qd, symbols)
     for qi, vi, ai, ti, fi, wi in zip(q, qd, qdd, tau, friction, wrench):
         ref["rnea"].append(pin.rnea(model, data, qi, vi, ai) + fi)
@@ -147,13 +151,24 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular) -> list[Row]
         ref["crba"].append(np.triu(M) + np.triu(M, 1).T)
         ref["coriolis"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
         ref["gravity"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
+        pin.computeRNEADerivatives(model, data, qi, vi, ai)
+        ref["drnea"].append((data.dtau_dq.copy(), data.dtau_dv + viscous))
         if not singular:
             ref["aba"].append(pin.aba(model, data, qi, vi, ti - fi).copy())
+            pin.computeABADerivatives(model, data, qi, vi, ti - fi)
+            Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+            ref["daba"].append((data.ddq_dq.copy(), data.ddq_dv - Minv @ viscous, Minv))
     forward = [] if singular else [
-        _numeric("forward_dynamics = Pinocchio aba", ne.forward_dynamics(q, qd, tau), ref["aba"])]
+        _numeric("forward_dynamics = Pinocchio aba", ne.forward_dynamics(q, qd, tau), ref["aba"]),
+        _numeric("forward_dynamics_derivatives = Pinocchio computeABADerivatives",
+                 ne.forward_dynamics_derivatives(q, qd, tau),
+                 tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9)]
     return forward + [
         _numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
                  ne.inverse_dynamics(q, qd, qdd), ref["rnea"]),
+        _numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
+                 ne.inverse_dynamics_derivatives(q, qd, qdd),
+                 tuple(np.array(part) for part in zip(*ref["drnea"])), 1e-9),
         _numeric("mass_matrix = Pinocchio crba", ne.mass_matrix(q), ref["crba"]),
         _numeric("coriolis_matrix = Pinocchio computeCoriolisMatrix",
                  ne.coriolis_matrix(q, qd), ref["coriolis"]),

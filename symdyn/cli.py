@@ -115,7 +115,8 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
     progress = Progress(quiet)
     robot, dynamics = _derive(robot_file, progress, method)
     if dynamics.singular and not quantities:
-        click.echo(f"warning: {dynamics.singular}; forward_dynamics is left out", err=True)
+        click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
+                   "left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)

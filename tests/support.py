@@ -117,9 +117,6 @@ def input_arrays(rng, robot, count=100):
             "pi": rng.uniform(-1, 1, (count, len(standard_parameters(robot))))}
 
 
-# What the Lagrange route derives slowly beyond a few joints: compared in test_regressor.py.
-BY_REGRESSOR = ("regressor", "base_regressor", "base_parameters")
-
 
 def assert_close(actual, expected, rtol=1e-10):
     """Relative agreement, scaled by the largest magnitude in the expected batch; outputs of a

@@ -1,13 +1,16 @@
 """The Euler-Lagrange route against Newton-Euler, and `symdyn check`."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import sympy
 from click.testing import CliRunner
-from support import BY_REGRESSOR, ROBOTS, assert_close, input_arrays, random_robot
+from support import ROBOTS, assert_close, input_arrays, random_robot
 
 import symdyn
+from symdyn.check import SLOW_BY_LAGRANGE
 from symdyn.cli import main
 from symdyn.derive import QUANTITIES, lagrange
 from symdyn.derive.lagrange import Lagrange
@@ -42,7 +45,7 @@ def test_random_robots_routes_agree(tmp_path, seed):
     rng = np.random.default_rng(200 + seed)
     robot = random_robot(tmp_path, rng, name=f"lagrange{seed}", dof=int(rng.integers(2, 5)),
                          convention=("standard", "modified")[seed % 2], origin_form=seed == 3)
-    compared = [name for name in QUANTITIES if name not in BY_REGRESSOR]
+    compared = [name for name in QUANTITIES if name not in SLOW_BY_LAGRANGE]
     ne = python_module(symdyn.newton_euler(robot), quantities=compared)
     la = python_module(lagrange(robot), quantities=compared)
     arrays = input_arrays(rng, robot)
@@ -86,7 +89,7 @@ def test_check_passes_on_the_puma():
     assert result.exit_code == 0, result.output
     assert "100 random states" in result.stdout
     rows = result.stdout.splitlines()[1:]
-    assert all("<= 1e-10  ok" in row for row in rows if "Pinocchio" in row)
+    assert all(re.search(r"<= 1e-(10|09)  ok", row) for row in rows if "Pinocchio" in row)
     assert any("<= 1e-06  ok" in row for row in rows if "skew" in row)
 
 

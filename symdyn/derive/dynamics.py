@@ -12,7 +12,7 @@ from ..program.program import Program
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
 from .base import BaseParameters, base_parameters, base_program
-from .quantities import FROM_REGRESSOR, QUANTITIES, Route, build
+from .quantities import FROM_REGRESSOR, NEED_INVERSE_M, QUANTITIES, Route, build
 from .record import Record, Step
 
 
@@ -68,9 +68,10 @@ class Dynamics:
 
     @property
     def available(self) -> tuple[str, ...]:
-        """The quantities this robot has: all but forward dynamics where M(q) is singular, and
+        """The quantities this robot has: all but forward dynamics (and its derivatives) where
+        M(q) is singular, and
         but the base parameters' where they cannot be found (see base_problem)."""
-        missing = ({"forward_dynamics"} if self.singular else set()) | (
+        missing = (set(NEED_INVERSE_M) if self.singular else set()) | (
             set(FROM_REGRESSOR) if self.base_problem else set())
         return tuple(q for q in self.QUANTITIES if q not in missing)
 

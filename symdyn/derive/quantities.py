@@ -9,12 +9,13 @@ as an LDL^T solve written out for the robot's n.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivative
 from ..program.program import Argument, Program
 from ..robot.model import Robot
 from . import kinematics
@@ -94,6 +95,16 @@ QUANTITIES = {q.name: q for q in (
              "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
              "LOCAL_WORLD_ALIGNED).", (6,)),
+    Quantity("inverse_dynamics_derivatives", ("q", "qd", "qdd"),
+             (("dtau_dq", ("n", "n")), ("dtau_dqd", ("n", "n"))),
+             "The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;\n"
+             "dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is\n"
+             "zero wherever it exists (qd != 0) and is left out."),
+    Quantity("forward_dynamics_derivatives", ("q", "qd", "tau"),
+             (("dqdd_dq", ("n", "n")), ("dqdd_dqd", ("n", "n")), ("Minv", ("n", "n"))),
+             "The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1\n"
+             "(= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations\n"
+             "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives."),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
@@ -106,6 +117,8 @@ QUANTITIES = {q.name: q for q in (
              "The base parameters beta = B pi of standard parameters pi (in\n"
              "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",)),
 )}
+# What a singular M(q) leaves undefined.
+NEED_INVERSE_M = ("forward_dynamics", "forward_dynamics_derivatives")
 # Built from the regressor's program by Dynamics (base.py), not by a route.
 FROM_REGRESSOR = ("base_regressor", "base_parameters")
 KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
@@ -138,6 +151,11 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     elif name == "tool_wrench_torques":
         wrench = _f_ext_symbols()
         out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
+    elif name == "inverse_dynamics_derivatives":
+        tau_smooth = _smooth_inverse_dynamics(robot, route, b, qd, qdd)
+        outs = [_jacobian(b, tau_smooth, robot.q, "dq"), _jacobian(b, tau_smooth, robot.qd, "dqd")]
+    elif name == "forward_dynamics_derivatives":
+        outs, placeholders = _forward_dynamics_derivatives(robot, route, b, qd, tau)
     elif name == "regressor":
         out = list(regressor(robot, route, b))
     elif name in KINEMATICS:
@@ -149,10 +167,51 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         out = ldlt_solve(b, M, rhs)
     else:
         raise KeyError(name)
-    if name not in KINEMATICS:
+    if len(quantity.outputs) == 1 and name not in KINEMATICS:
         outs = [out]
-    return b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values, shape
-                                    in zip(names, outs, quantity.dims(robot))])
+    program = b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values,
+                                       shape in zip(names, outs, quantity.dims(robot))])
+    if name == "forward_dynamics_derivatives":     # the accelerations, now known
+        program = program.with_body([replace(a, rhs=a.rhs.xreplace(placeholders))
+                                     for a in program.assignments])
+    return program
+
+
+def _smooth_inverse_dynamics(robot: Robot, route: Route, b: ProgramBuilder, qd, qdd) -> list:
+    """inverse_dynamics without Coulomb friction: what its derivatives are taken of."""
+    rigid = route.inverse_dynamics(b, qd, qdd, robot.gravity)
+    return [b.define(f"tau{i + 1}_smooth", rigid[i] + link.armature * qdd[i]
+                     + link.viscous * qd[i]) for i, link in enumerate(robot.links)]
+
+
+def _jacobian(b: ProgramBuilder, values, symbols, name: str) -> list:
+    """d values / d symbols, row-major, each column one forward-mode pass of the program."""
+    columns = [directional_derivative(b, values, {s: 1}, f"_{name}{j + 1}")
+               for j, s in enumerate(symbols)]
+    return [columns[j][i] for i in range(len(values)) for j in range(len(symbols))]
+
+
+def _forward_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder, qd, tau):
+    """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
+    dynamics taken at the accelerations qdd = FD(q, qd, tau) but holding them fixed (they
+    stand as placeholders while the derivatives are taken, then become FD's outputs); M^-1 by
+    the same LDL^T, one solve per column."""
+    n = robot.dof
+    zeros = [sympy.Integer(0)] * n
+    M = with_armature(robot, route.mass_matrix(b))
+    h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
+    rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+    qdd = ldlt_solve(b, M, rhs)
+    held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
+    tau_smooth = _smooth_inverse_dynamics(robot, route, b, qd, held)
+    outs = []
+    for symbols, name in ((robot.q, "dq"), (robot.qd, "dqd")):
+        d = _jacobian(b, tau_smooth, symbols, name)
+        columns = [ldlt_solve(b, M, [-d[i * n + j] for i in range(n)]) for j in range(n)]
+        outs.append([columns[j][i] for i in range(n) for j in range(n)])
+    inverse = [ldlt_solve(b, M, [int(i == j) for i in range(n)]) for j in range(n)]
+    outs.append([inverse[j][i] for i in range(n) for j in range(n)])
+    return outs, dict(zip(held, qdd))
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

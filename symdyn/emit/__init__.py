@@ -10,7 +10,7 @@ import sympy
 
 from ..derive.dynamics import Dynamics
 from ..derive.newton_euler import newton_euler
-from ..derive.quantities import FROM_REGRESSOR
+from ..derive.quantities import FROM_REGRESSOR, NEED_INVERSE_M
 from ..errors import EmitError
 from ..program.passes import optimize
 from ..robot import load_robot
@@ -85,8 +85,9 @@ def _optimized(dynamics, quantities, values, progress):
     """The fixed values, resolved, and the chosen quantities' optimized programs: by default
     every one the robot has."""
     values = resolve_values(dynamics.robot, values or {})
-    if quantities and "forward_dynamics" in quantities and dynamics.singular:
-        raise EmitError(f"no forward_dynamics for {dynamics.robot.name}: {dynamics.singular}")
+    wanted = [name for name in quantities or () if name in NEED_INVERSE_M]
+    if wanted and dynamics.singular:
+        raise EmitError(f"no {wanted[0]} for {dynamics.robot.name}: {dynamics.singular}")
     programs = []
     for name in quantities or dynamics.available:
         program = dynamics.program(name)
