@@ -57,12 +57,12 @@ extern "C" {
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 566 multiplications, 411 additions, 12 function calls. */
+ * 222 multiplications, 184 additions, 12 function calls. */
 void panda_mass_matrix(const double q[7], double M[49]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 2302 multiplications, 1746 additions, 12 function calls. */
+ * 1586 multiplications, 1259 additions, 12 function calls. */
 void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49]);
 
 /* The gravity torques g(q).
@@ -85,7 +85,7 @@ void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 1058 multiplications, 794 additions, 12 function calls. */
+ * 713 multiplications, 567 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -128,7 +128,7 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 4638 multiplications, 3971 additions, 12 function calls. */
+ * 4344 multiplications, 3764 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

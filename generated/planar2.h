@@ -44,12 +44,12 @@ extern "C" {
 void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau[2]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 13 multiplications, 5 additions, 2 function calls. */
+ * 9 multiplications, 4 additions, 1 function calls. */
 void planar2_mass_matrix(const double q[2], const double params[5], double M[4]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 34 multiplications, 13 additions, 2 function calls. */
+ * 22 multiplications, 8 additions, 2 function calls. */
 void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4]);
 
 /* The gravity torques g(q).
@@ -72,7 +72,7 @@ void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 40 multiplications, 18 additions, 4 function calls. */
+ * 36 multiplications, 17 additions, 4 function calls. */
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd[2]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -115,7 +115,7 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 98 multiplications, 46 additions, 4 function calls. */
+ * 94 multiplications, 45 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -84,7 +84,7 @@ def inverse_dynamics(q, qd, qdd, params):
 def mass_matrix(q, params):
     """The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
 
-    13 multiplications, 5 additions, 2 function calls.
+    9 multiplications, 4 additions, 1 function calls.
     """
     (q, params, ), batch = _states(
         (q, 2, "q"),
@@ -95,23 +95,19 @@ def mass_matrix(q, params):
     p_m2 = params[..., 1]
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
-    S2 = np.sin(q2)
     C2 = np.cos(q2)
-    dv2_x = S2*p_l1
-    dv2_y = C2*p_l1
-    F2_x = dv2_x*p_m2
-    t0 = p_l2*p_m2
-    F2_y = t0 + dv2_y*p_m2
-    t1 = p_m2*p_l2*p_l2
-    N2_z = t1 + dv2_y*t0
-    N1_z = p_m1*p_l1*p_l1
-    fr1_y = C2*F2_y + F2_x*S2
-    n1_z = N1_z + N2_z + fr1_y*p_l1
+    MSc2_x = p_l2*p_m2
+    Jc2_yy = p_m2*p_l2*p_l2
+    MSr2_x = C2*MSc2_x
+    t0 = MSr2_x*p_l1
+    t1 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t0 + p_m1*t1 + p_m2*t1
+    n1_2_z = Jc2_yy + t0
     M = np.empty(batch + (4,))
-    M[..., 0] = n1_z
-    M[..., 1] = N2_z
-    M[..., 2] = N2_z
-    M[..., 3] = t1
+    M[..., 0] = Jc1_zz
+    M[..., 1] = n1_2_z
+    M[..., 2] = n1_2_z
+    M[..., 3] = Jc2_yy
     return M.reshape(batch + (2, 2))
 
 
@@ -119,7 +115,7 @@ def coriolis_matrix(q, qd, params):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
     centrifugal forces, and dM/dt - 2 C is skew-symmetric.
 
-    34 multiplications, 13 additions, 2 function calls.
+    22 multiplications, 8 additions, 2 function calls.
     """
     (q, qd, params, ), batch = _states(
         (q, 2, "q"),
@@ -133,38 +129,29 @@ def coriolis_matrix(q, qd, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     t0 = np.sin(q2)
-    t1 = np.cos(q2)
-    dv2_x = p_l1*t0
-    dv2_y = p_l1*t1
-    F2_x = dv2_x*p_m2
-    t2 = p_l2*p_m2
-    F2_y = t2 + dv2_y*p_m2
-    S2_dt = qd2*t1
+    C2 = np.cos(q2)
+    t1 = p_l2*p_m2
     C2_dt = -qd2*t0
-    dv2_x_dt = S2_dt*p_l1
-    dv2_y_dt = C2_dt*p_l1
-    F2_x_dt = dv2_x_dt*p_m2
-    t3 = dv2_y_dt*p_m2
-    N2_z_dt = p_l2*t3
-    fr1_y_dt = C2_dt*F2_y + F2_x*S2_dt + F2_x_dt*t0 + t1*t3
-    n1_z_dt = N2_z_dt + fr1_y_dt*p_l1
+    MSr2_x_dt = C2_dt*t1
+    t2 = MSr2_x_dt*p_l1
+    Jc1_zz_dt = 2*t2
     dvp2_y = p_l1*qd1
     dw2_z = qd1 + qd2
-    dv2_x_1 = dvp2_y*t0
-    dv2_y_1 = dvp2_y*t1
-    F2_x_1 = dv2_x_1*p_m2
-    t4 = dv2_y_1*p_m2
-    F2_y_2 = t4 + dw2_z*t2
-    dv2_y_1_q2 = -dvp2_y*t0
-    t5 = dv2_y_1_q2*p_m2
-    N2_z_2_q2 = p_l2*t5
-    fr1_y_2_q2 = F2_x_1*t1 + t0*t4 + t1*t5 - F2_y_2*t0
-    n1_z_2_q2 = N2_z_2_q2 + fr1_y_2_q2*p_l1
-    C1_1 = 0.5*n1_z_dt
-    t6 = 0.5*n1_z_2_q2
-    t7 = 0.5*N2_z_dt
-    C1_2 = t6 + t7
-    C2_1 = t7 - t6
+    dv2_x = dvp2_y*t0
+    dv2_y = C2*dvp2_y
+    F2_x = dv2_x*p_m2
+    t3 = dv2_y*p_m2
+    F2_y = t3 + dw2_z*t1
+    dv2_y_q2 = -dvp2_y*t0
+    t4 = dv2_y_q2*p_m2
+    N2_z_q2 = p_l2*t4
+    fr1_y_q2 = C2*F2_x + C2*t4 + t0*t3 - F2_y*t0
+    n1_z_q2 = N2_z_q2 + fr1_y_q2*p_l1
+    C1_1 = 0.5*Jc1_zz_dt
+    t5 = 0.5*n1_z_q2
+    t6 = 0.5*t2
+    C1_2 = t5 + t6
+    C2_1 = t6 - t5
     C = np.empty(batch + (4,))
     C[..., 0] = C1_1
     C[..., 1] = C1_2
@@ -298,7 +285,7 @@ def forward_dynamics(q, qd, tau, params):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
 
-    40 multiplications, 18 additions, 4 function calls.
+    36 multiplications, 17 additions, 4 function calls.
     """
     (q, qd, tau, params, ), batch = _states(
         (q, 2, "q"),
@@ -321,36 +308,32 @@ def forward_dynamics(q, qd, tau, params):
     C1 = np.cos(q1)
     S2 = np.sin(q2)
     C2 = np.cos(q2)
-    dv2_x = S2*p_l1
-    dv2_y = C2*p_l1
-    F2_x = dv2_x*p_m2
     t0 = p_l2*p_m2
-    t1 = dv2_y*p_m2
-    F2_y = t0 + t1
-    t2 = p_m2*p_l2*p_l2
-    N2_z = t2 + p_l2*t1
-    N1_z = p_m1*p_l1*p_l1
-    fr1_y = C2*F2_y + F2_x*S2
-    n1_z = N1_z + N2_z + fr1_y*p_l1
+    Jc2_yy = p_m2*p_l2*p_l2
+    MSr2_x = C2*t0
+    t1 = MSr2_x*p_l1
+    t2 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t1 + p_m1*t2 + p_m2*t2
+    n1_2_z = Jc2_yy + t1
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
     dvp2_x = dv1_x - p_l1*ww1_zz
     w2_z = qd1 + qd2
-    dv2_x_1 = C2*dvp2_x + S2*dv1_y
-    dv2_y_1 = C2*dv1_y - S2*dvp2_x
+    dv2_x = C2*dvp2_x + S2*dv1_y
+    dv2_y = C2*dv1_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
-    F2_x_1 = dv2_x_1*p_m2 - t0*ww2_zz
-    t3 = dv2_y_1*p_m2
-    N2_z_2 = p_l2*t3
-    N1_z_1 = dv1_y*p_l1*p_m1
-    fr1_y_2 = C2*t3 + F2_x_1*S2
-    n1_z_2 = N1_z_1 + N2_z_2 + fr1_y_2*p_l1
-    r1 = tau1 - n1_z_2
-    r2 = tau2 - N2_z_2
-    iD1 = 1.0/n1_z
-    L2_1 = N2_z*iD1
-    D2 = t2 - n1_z*L2_1*L2_1
+    F2_x = dv2_x*p_m2 - t0*ww2_zz
+    t3 = dv2_y*p_m2
+    N2_z = p_l2*t3
+    N1_z = dv1_y*p_l1*p_m1
+    fr1_y = C2*t3 + F2_x*S2
+    n1_z = N1_z + N2_z + fr1_y*p_l1
+    r1 = tau1 - n1_z
+    r2 = tau2 - N2_z
+    iD1 = 1.0/Jc1_zz
+    L2_1 = iD1*n1_2_z
+    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
     iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
     qdd2_out = iD2*y2
@@ -717,7 +700,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
     forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
 
-    98 multiplications, 46 additions, 4 function calls.
+    94 multiplications, 45 additions, 4 function calls.
     """
     (q, qd, tau, params, ), batch = _states(
         (q, 2, "q"),
@@ -740,17 +723,13 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     C1 = np.cos(q1)
     t1 = np.sin(q2)
     C2 = np.cos(q2)
-    dv2_x = p_l1*t1
-    dv2_y = C2*p_l1
-    F2_x = dv2_x*p_m2
     t2 = p_l2*p_m2
-    t3 = dv2_y*p_m2
-    F2_y = t2 + t3
-    t4 = p_m2*p_l2*p_l2
-    N2_z = t4 + p_l2*t3
-    N1_z = p_m1*p_l1*p_l1
-    fr1_y = C2*F2_y + F2_x*t1
-    n1_z = N1_z + N2_z + fr1_y*p_l1
+    Jc2_yy = p_m2*p_l2*p_l2
+    MSr2_x = C2*t2
+    t3 = MSr2_x*p_l1
+    t4 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
+    n1_2_z = Jc2_yy + t3
     dv1_x = p_g*t0
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -758,76 +737,76 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     w2_z = qd1 + qd2
     t5 = dv1_y*t1
     t6 = C2*dvp2_x
-    dv2_x_1 = t5 + t6
+    dv2_x = t5 + t6
     t7 = -dvp2_x*t1
     t8 = C2*dv1_y
-    dv2_y_1 = t7 + t8
+    dv2_y = t7 + t8
     ww2_zz = w2_z*w2_z
     t9 = -t2*ww2_zz
-    F2_x_1 = t9 + dv2_x_1*p_m2
-    t10 = dv2_y_1*p_m2
-    N2_z_2 = p_l2*t10
+    F2_x = t9 + dv2_x*p_m2
+    t10 = dv2_y*p_m2
+    N2_z = p_l2*t10
     t11 = p_l1*p_m1
-    N1_z_1 = dv1_y*t11
-    fr1_y_2 = C2*t10 + F2_x_1*t1
-    n1_z_2 = N1_z_1 + N2_z_2 + fr1_y_2*p_l1
-    r1 = tau1 - n1_z_2
-    r2 = tau2 - N2_z_2
-    iD1 = 1.0/n1_z
-    L2_1 = N2_z*iD1
-    D2 = t4 - n1_z*L2_1*L2_1
+    N1_z = dv1_y*t11
+    fr1_y = C2*t10 + F2_x*t1
+    n1_z = N1_z + N2_z + fr1_y*p_l1
+    r1 = tau1 - n1_z
+    r2 = tau2 - N2_z
+    iD1 = 1.0/Jc1_zz
+    L2_1 = iD1*n1_2_z
+    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
     iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
     qdd2_out = iD2*y2
     qdd1_out = iD1*r1 - L2_1*qdd2_out
     dvp2_y = dv1_y + p_l1*qdd1_out
     dw2_z = qdd1_out + qdd2_out
-    dv2_x_2 = t6 + dvp2_y*t1
+    dv2_x_1 = t6 + dvp2_y*t1
     t12 = C2*dvp2_y
-    dv2_y_2 = t12 + t7
-    F2_x_2 = t9 + dv2_x_2*p_m2
-    F2_y_3 = dv2_y_2*p_m2 + dw2_z*t2
+    dv2_y_1 = t12 + t7
+    F2_x_1 = t9 + dv2_x_1*p_m2
+    F2_y_1 = dv2_y_1*p_m2 + dw2_z*t2
     dv1_y_dq1 = -p_g*t0
-    dv2_x_2_dq1 = t8 + dv1_y_dq1*t1
-    dv2_y_2_dq1 = -t5 + C2*dv1_y_dq1
-    F2_x_2_dq1 = dv2_x_2_dq1*p_m2
-    t13 = dv2_y_2_dq1*p_m2
-    N2_z_3_dq1 = p_l2*t13
-    N1_z_2_dq1 = dv1_y_dq1*t11
-    fr1_y_3_dq1 = C2*t13 + F2_x_2_dq1*t1
-    n1_z_3_dq1 = N1_z_2_dq1 + N2_z_3_dq1 + fr1_y_3_dq1*p_l1
-    dv2_x_2_dq2 = t12 - dvp2_x*t1
-    dv2_y_2_dq2 = -t6 - dvp2_y*t1
-    F2_x_2_dq2 = dv2_x_2_dq2*p_m2
-    t14 = dv2_y_2_dq2*p_m2
-    N2_z_3_dq2 = p_l2*t14
-    fr1_y_3_dq2 = C2*F2_x_2 + C2*t14 + F2_x_2_dq2*t1 - F2_y_3*t1
-    n1_z_3_dq2 = N2_z_3_dq2 + fr1_y_3_dq2*p_l1
-    y2_1 = -N2_z_3_dq1 + L2_1*n1_z_3_dq1
+    dv2_x_1_dq1 = t8 + dv1_y_dq1*t1
+    dv2_y_1_dq1 = -t5 + C2*dv1_y_dq1
+    F2_x_1_dq1 = dv2_x_1_dq1*p_m2
+    t13 = dv2_y_1_dq1*p_m2
+    N2_z_1_dq1 = p_l2*t13
+    N1_z_1_dq1 = dv1_y_dq1*t11
+    fr1_y_1_dq1 = C2*t13 + F2_x_1_dq1*t1
+    n1_z_1_dq1 = N1_z_1_dq1 + N2_z_1_dq1 + fr1_y_1_dq1*p_l1
+    dv2_x_1_dq2 = t12 - dvp2_x*t1
+    dv2_y_1_dq2 = -t6 - dvp2_y*t1
+    F2_x_1_dq2 = dv2_x_1_dq2*p_m2
+    t14 = dv2_y_1_dq2*p_m2
+    N2_z_1_dq2 = p_l2*t14
+    fr1_y_1_dq2 = C2*F2_x_1 + C2*t14 + F2_x_1_dq2*t1 - F2_y_1*t1
+    n1_z_1_dq2 = N2_z_1_dq2 + fr1_y_1_dq2*p_l1
+    y2_1 = -N2_z_1_dq1 + L2_1*n1_z_1_dq1
     qdd2_out_1 = iD2*y2_1
-    qdd1_out_1 = -L2_1*qdd2_out_1 - iD1*n1_z_3_dq1
-    y2_2 = -N2_z_3_dq2 + L2_1*n1_z_3_dq2
+    qdd1_out_1 = -L2_1*qdd2_out_1 - iD1*n1_z_1_dq1
+    y2_2 = -N2_z_1_dq2 + L2_1*n1_z_1_dq2
     qdd2_out_2 = iD2*y2_2
-    qdd1_out_2 = -L2_1*qdd2_out_2 - iD1*n1_z_3_dq2
+    qdd1_out_2 = -L2_1*qdd2_out_2 - iD1*n1_z_1_dq2
     ww1_zz_dqd1 = 2*qd1
     dvp2_x_dqd1 = -p_l1*ww1_zz_dqd1
     ww2_zz_dqd1 = 2*w2_z
-    dv2_x_2_dqd1 = C2*dvp2_x_dqd1
-    dv2_y_2_dqd1 = -dvp2_x_dqd1*t1
+    dv2_x_1_dqd1 = C2*dvp2_x_dqd1
+    dv2_y_1_dqd1 = -dvp2_x_dqd1*t1
     t15 = -t2*ww2_zz_dqd1
-    F2_x_2_dqd1 = t15 + dv2_x_2_dqd1*p_m2
-    t16 = dv2_y_2_dqd1*p_m2
-    N2_z_3_dqd1 = p_l2*t16
-    fr1_y_3_dqd1 = C2*t16 + F2_x_2_dqd1*t1
-    n1_z_3_dqd1 = N2_z_3_dqd1 + fr1_y_3_dqd1*p_l1
-    fr1_y_3_dqd2 = t1*t15
-    n1_z_3_dqd2 = fr1_y_3_dqd2*p_l1
-    y2_3 = -N2_z_3_dqd1 + L2_1*n1_z_3_dqd1
+    F2_x_1_dqd1 = t15 + dv2_x_1_dqd1*p_m2
+    t16 = dv2_y_1_dqd1*p_m2
+    N2_z_1_dqd1 = p_l2*t16
+    fr1_y_1_dqd1 = C2*t16 + F2_x_1_dqd1*t1
+    n1_z_1_dqd1 = N2_z_1_dqd1 + fr1_y_1_dqd1*p_l1
+    fr1_y_1_dqd2 = t1*t15
+    n1_z_1_dqd2 = fr1_y_1_dqd2*p_l1
+    y2_3 = -N2_z_1_dqd1 + L2_1*n1_z_1_dqd1
     qdd2_out_3 = iD2*y2_3
-    qdd1_out_3 = -L2_1*qdd2_out_3 - iD1*n1_z_3_dqd1
-    y2_4 = L2_1*n1_z_3_dqd2
+    qdd1_out_3 = -L2_1*qdd2_out_3 - iD1*n1_z_1_dqd1
+    y2_4 = L2_1*n1_z_1_dqd2
     qdd2_out_4 = iD2*y2_4
-    qdd1_out_4 = -L2_1*qdd2_out_4 - iD1*n1_z_3_dqd2
+    qdd1_out_4 = -L2_1*qdd2_out_4 - iD1*n1_z_1_dqd2
     qdd2_out_5 = -L2_1*iD2
     qdd1_out_5 = iD1 - L2_1*qdd2_out_5
     dqdd_dq = np.empty(batch + (4,))

@@ -56,12 +56,12 @@ extern "C" {
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 128 multiplications, 84 additions, 8 function calls. */
+ * 109 multiplications, 84 additions, 8 function calls. */
 void puma560_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 661 multiplications, 439 additions, 8 function calls. */
+ * 638 multiplications, 453 additions, 8 function calls. */
 void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -84,7 +84,7 @@ void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], doubl
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 445 multiplications, 291 additions, 16 function calls. */
+ * 426 multiplications, 291 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -127,7 +127,7 @@ void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2004 multiplications, 1479 additions, 16 function calls. */
+ * 1997 multiplications, 1483 additions, 16 function calls. */
 void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

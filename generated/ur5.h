@@ -63,12 +63,12 @@ extern "C" {
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 74 multiplications, 47 additions, 10 function calls. */
+ * 96 multiplications, 62 additions, 10 function calls. */
 void ur5_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 452 multiplications, 284 additions, 10 function calls. */
+ * 537 multiplications, 359 additions, 10 function calls. */
 void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -91,7 +91,7 @@ void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double ta
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 345 multiplications, 212 additions, 10 function calls. */
+ * 368 multiplications, 227 additions, 10 function calls. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -134,7 +134,7 @@ void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], con
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1692 multiplications, 1227 additions, 10 function calls. */
+ * 1727 multiplications, 1247 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

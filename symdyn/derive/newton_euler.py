@@ -17,7 +17,8 @@ shared by the next link's acceleration and this link's force:
 
 Gravity enters as the base's acceleration dv_0 = -g. ``rnea`` takes the joint velocities and
 accelerations and the gravity as expressions, so the same recursion gives tau (symbols), g(q)
-(zeros), the columns of M (unit accelerations, no gravity) and M(q) qd (see quantities.py).
+(zeros) and M(q) qd (see quantities.py); M itself comes cheaper from composite bodies
+(composite.py).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
 from ..robot.model import Robot, skew
+from . import composite
 from .dynamics import Dynamics
 from .kinematics import placement
 from .record import Step
@@ -47,13 +49,8 @@ class NewtonEuler:
         return rnea(self.robot, b, qd, qdd, gravity, steps=steps, progress=progress)
 
     def mass_matrix(self, b: ProgramBuilder) -> sympy.Matrix:
-        """Column j is the joint forces for qdd = e_j at rest without gravity (Walker-Orin's
-        method 1); only rows i >= j are kept, the others are column i's by symmetry."""
-        n = self.robot.dof
-        rest, no_gravity = [0] * n, [0, 0, 0]
-        columns = [rnea(self.robot, b, rest, [int(k == j) for k in range(n)], no_gravity)
-                   for j in range(n)]
-        return sympy.Matrix(n, n, lambda i, j: columns[min(i, j)][max(i, j)])
+        """By composite rigid bodies (composite.py)."""
+        return composite.mass_matrix(self.robot, b)
 
     def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix:
         """C = (dM/dt + P - P^T) / 2 with P = d(M qd)/dq: the Christoffel symbols
