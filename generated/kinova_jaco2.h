@@ -69,7 +69,7 @@ void kinova_jaco2_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 948 multiplications, 708 additions, 10 function calls. */
+ * 788 multiplications, 640 additions, 10 function calls. */
 void kinova_jaco2_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -92,7 +92,7 @@ void kinova_jaco2_tool_wrench_torques(const double q[6], const double f_ext[6], 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 476 multiplications, 335 additions, 10 function calls. */
+ * 475 multiplications, 335 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -135,7 +135,7 @@ void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double q
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2486 multiplications, 1923 additions, 10 function calls. */
+ * 2487 multiplications, 1923 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -62,7 +62,7 @@ void panda_mass_matrix(const double q[7], double M[49]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 1586 multiplications, 1259 additions, 12 function calls. */
+ * 1179 multiplications, 1042 additions, 12 function calls. */
 void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49]);
 
 /* The gravity torques g(q).
@@ -128,7 +128,7 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 4344 multiplications, 3764 additions, 12 function calls. */
+ * 4345 multiplications, 3764 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -49,7 +49,7 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 22 multiplications, 8 additions, 2 function calls. */
+ * 22 multiplications, 9 additions, 2 function calls. */
 void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4]);
 
 /* The gravity torques g(q).

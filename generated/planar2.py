@@ -98,15 +98,15 @@ def mass_matrix(q, params):
     C2 = np.cos(q2)
     MSc2_x = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    MSr2_x = C2*MSc2_x
-    t0 = MSr2_x*p_l1
+    c2r_x = C2*MSc2_x
+    t0 = c2r_x*p_l1
     t1 = p_l1*p_l1
     Jc1_zz = Jc2_yy + 2*t0 + p_m1*t1 + p_m2*t1
-    n1_2_z = Jc2_yy + t0
+    nM1_2_z = Jc2_yy + t0
     M = np.empty(batch + (4,))
     M[..., 0] = Jc1_zz
-    M[..., 1] = n1_2_z
-    M[..., 2] = n1_2_z
+    M[..., 1] = nM1_2_z
+    M[..., 2] = nM1_2_z
     M[..., 3] = Jc2_yy
     return M.reshape(batch + (2, 2))
 
@@ -115,7 +115,7 @@ def coriolis_matrix(q, qd, params):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
     centrifugal forces, and dM/dt - 2 C is skew-symmetric.
 
-    22 multiplications, 8 additions, 2 function calls.
+    22 multiplications, 9 additions, 2 function calls.
     """
     (q, qd, params, ), batch = _states(
         (q, 2, "q"),
@@ -132,31 +132,28 @@ def coriolis_matrix(q, qd, params):
     C2 = np.cos(q2)
     t1 = p_l2*p_m2
     C2_dt = -qd2*t0
-    MSr2_x_dt = C2_dt*t1
-    t2 = MSr2_x_dt*p_l1
-    Jc1_zz_dt = 2*t2
-    dvp2_y = p_l1*qd1
-    dw2_z = qd1 + qd2
-    dv2_x = dvp2_y*t0
-    dv2_y = C2*dvp2_y
-    F2_x = dv2_x*p_m2
-    t3 = dv2_y*p_m2
-    F2_y = t3 + dw2_z*t1
-    dv2_y_q2 = -dvp2_y*t0
-    t4 = dv2_y_q2*p_m2
-    N2_z_q2 = p_l2*t4
-    fr1_y_q2 = C2*F2_x + C2*t4 + t0*t3 - F2_y*t0
-    n1_z_q2 = N2_z_q2 + fr1_y_q2*p_l1
-    C1_1 = 0.5*Jc1_zz_dt
-    t5 = 0.5*n1_z_q2
-    t6 = 0.5*t2
-    C1_2 = t5 + t6
-    C2_1 = t6 - t5
+    c2r_x_dt = C2_dt*t1
+    nM1_2_z_dt = c2r_x_dt*p_l1
+    w2_z = qd1 + qd2
+    t2 = p_l1*qd1
+    u2_x = t0*t2
+    u2_y = C2*t2
+    t3 = p_m2*u2_x
+    t4 = p_m2*u2_y
+    MSd2_y = t4 + t1*w2_z
+    Jd2_yy = 2*t1*u2_x
+    t5 = C2*t3 - MSd2_y*t0
+    Jd1_zz = Jd2_yy + 2*p_l1*t5
+    C1_1 = 0.5*Jd1_zz
+    fC1_2_y = t5 + t0*t4 - C2*t3
+    t6 = 0.5*Jd2_yy - t1*u2_x
+    nC1_2_z = t6 + fC1_2_y*p_l1
+    C2_1 = nM1_2_z_dt - nC1_2_z
     C = np.empty(batch + (4,))
     C[..., 0] = C1_1
-    C[..., 1] = C1_2
+    C[..., 1] = nC1_2_z
     C[..., 2] = C2_1
-    C[..., 3] = 0
+    C[..., 3] = t6
     return C.reshape(batch + (2, 2))
 
 
@@ -310,11 +307,11 @@ def forward_dynamics(q, qd, tau, params):
     C2 = np.cos(q2)
     t0 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    MSr2_x = C2*t0
-    t1 = MSr2_x*p_l1
+    c2r_x = C2*t0
+    t1 = c2r_x*p_l1
     t2 = p_l1*p_l1
     Jc1_zz = Jc2_yy + 2*t1 + p_m1*t2 + p_m2*t2
-    n1_2_z = Jc2_yy + t1
+    nM1_2_z = Jc2_yy + t1
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -332,7 +329,7 @@ def forward_dynamics(q, qd, tau, params):
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
     iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*n1_2_z
+    L2_1 = iD1*nM1_2_z
     D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
     iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
@@ -725,11 +722,11 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     C2 = np.cos(q2)
     t2 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    MSr2_x = C2*t2
-    t3 = MSr2_x*p_l1
+    c2r_x = C2*t2
+    t3 = c2r_x*p_l1
     t4 = p_l1*p_l1
     Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
-    n1_2_z = Jc2_yy + t3
+    nM1_2_z = Jc2_yy + t3
     dv1_x = p_g*t0
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -744,16 +741,16 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     ww2_zz = w2_z*w2_z
     t9 = -t2*ww2_zz
     F2_x = t9 + dv2_x*p_m2
-    t10 = dv2_y*p_m2
-    N2_z = p_l2*t10
-    t11 = p_l1*p_m1
-    N1_z = dv1_y*t11
-    fr1_y = C2*t10 + F2_x*t1
+    F2_y = dv2_y*p_m2
+    N2_z = dv2_y*t2
+    t10 = p_l1*p_m1
+    N1_z = dv1_y*t10
+    fr1_y = C2*F2_y + F2_x*t1
     n1_z = N1_z + N2_z + fr1_y*p_l1
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
     iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*n1_2_z
+    L2_1 = iD1*nM1_2_z
     D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
     iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
@@ -762,25 +759,25 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     dvp2_y = dv1_y + p_l1*qdd1_out
     dw2_z = qdd1_out + qdd2_out
     dv2_x_1 = t6 + dvp2_y*t1
-    t12 = C2*dvp2_y
-    dv2_y_1 = t12 + t7
+    t11 = C2*dvp2_y
+    dv2_y_1 = t11 + t7
     F2_x_1 = t9 + dv2_x_1*p_m2
     F2_y_1 = dv2_y_1*p_m2 + dw2_z*t2
     dv1_y_dq1 = -p_g*t0
     dv2_x_1_dq1 = t8 + dv1_y_dq1*t1
     dv2_y_1_dq1 = -t5 + C2*dv1_y_dq1
     F2_x_1_dq1 = dv2_x_1_dq1*p_m2
-    t13 = dv2_y_1_dq1*p_m2
-    N2_z_1_dq1 = p_l2*t13
-    N1_z_1_dq1 = dv1_y_dq1*t11
-    fr1_y_1_dq1 = C2*t13 + F2_x_1_dq1*t1
+    t12 = dv2_y_1_dq1*p_m2
+    N2_z_1_dq1 = p_l2*t12
+    N1_z_1_dq1 = dv1_y_dq1*t10
+    fr1_y_1_dq1 = C2*t12 + F2_x_1_dq1*t1
     n1_z_1_dq1 = N1_z_1_dq1 + N2_z_1_dq1 + fr1_y_1_dq1*p_l1
-    dv2_x_1_dq2 = t12 - dvp2_x*t1
+    dv2_x_1_dq2 = t11 - dvp2_x*t1
     dv2_y_1_dq2 = -t6 - dvp2_y*t1
     F2_x_1_dq2 = dv2_x_1_dq2*p_m2
-    t14 = dv2_y_1_dq2*p_m2
-    N2_z_1_dq2 = p_l2*t14
-    fr1_y_1_dq2 = C2*F2_x_1 + C2*t14 + F2_x_1_dq2*t1 - F2_y_1*t1
+    t13 = dv2_y_1_dq2*p_m2
+    N2_z_1_dq2 = p_l2*t13
+    fr1_y_1_dq2 = C2*F2_x_1 + C2*t13 + F2_x_1_dq2*t1 - F2_y_1*t1
     n1_z_1_dq2 = N2_z_1_dq2 + fr1_y_1_dq2*p_l1
     y2_1 = -N2_z_1_dq1 + L2_1*n1_z_1_dq1
     qdd2_out_1 = iD2*y2_1
@@ -793,13 +790,13 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     ww2_zz_dqd1 = 2*w2_z
     dv2_x_1_dqd1 = C2*dvp2_x_dqd1
     dv2_y_1_dqd1 = -dvp2_x_dqd1*t1
-    t15 = -t2*ww2_zz_dqd1
-    F2_x_1_dqd1 = t15 + dv2_x_1_dqd1*p_m2
-    t16 = dv2_y_1_dqd1*p_m2
-    N2_z_1_dqd1 = p_l2*t16
-    fr1_y_1_dqd1 = C2*t16 + F2_x_1_dqd1*t1
+    t14 = -t2*ww2_zz_dqd1
+    F2_x_1_dqd1 = t14 + dv2_x_1_dqd1*p_m2
+    t15 = dv2_y_1_dqd1*p_m2
+    N2_z_1_dqd1 = p_l2*t15
+    fr1_y_1_dqd1 = C2*t15 + F2_x_1_dqd1*t1
     n1_z_1_dqd1 = N2_z_1_dqd1 + fr1_y_1_dqd1*p_l1
-    fr1_y_1_dqd2 = t1*t15
+    fr1_y_1_dqd2 = t1*t14
     n1_z_1_dqd2 = fr1_y_1_dqd2*p_l1
     y2_3 = -N2_z_1_dqd1 + L2_1*n1_z_1_dqd1
     qdd2_out_3 = iD2*y2_3

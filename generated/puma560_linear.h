@@ -57,7 +57,7 @@ void puma560_linear_mass_matrix(const double q[6], const double params[60], doub
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 1351 multiplications, 1100 additions, 10 function calls. */
+ * 1072 multiplications, 926 additions, 10 function calls. */
 void puma560_linear_coriolis_matrix(const double q[6], const double qd[6], const double params[60], double C[36]);
 
 /* The gravity torques g(q).
@@ -80,7 +80,7 @@ void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6]
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 633 multiplications, 540 additions, 10 function calls. */
+ * 632 multiplications, 540 additions, 10 function calls. */
 void puma560_linear_forward_dynamics(const double q[6], const double qd[6], const double tau[6], const double params[60], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -123,7 +123,7 @@ void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 3382 multiplications, 3010 additions, 10 function calls. */
+ * 3381 multiplications, 3010 additions, 10 function calls. */
 void puma560_linear_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], const double params[60], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -1,73 +1,183 @@
-"""The mass matrix by composite rigid bodies (Walker and Orin's method 3; Featherstone's CRBA).
+"""The mass and Coriolis matrices by composite rigid bodies, in the joint frames.
 
-Links i..n, welded together, form the composite body i; its ten inertial parameters in frame {i},
-about the origin O_i, gather inward from the tip (Khalil and Dombre, 9.4, with the placement
-^{i-1}T_i = (R, P) of robot.model and the child's first moment carried into {i-1}, r = R MS):
+Links i..n, welded together, form the composite body i. Its ten inertial parameters in frame {i},
+about the origin O_i, gather inward from the tip (Khalil and Dombre, 9.4): with the placement
+^{i-1}T_i = (R, P) of robot.model and the child's first moment turned into {i-1}, r = R MS,
 
-    m^c_{i-1}  = m_{i-1} + m^c_i
-    MS^c_{i-1} = MS_{i-1} + r + m^c_i P
-    J^c_{i-1}  = J_{i-1} + R J^c_i R^T - m^c_i S(P)^2 - S(P) S(r) - S(r) S(P)
+    m'  = m
+    MS' = r + m P
+    J'  = R J R^T - m S(P)^2 - S(P) S(r) - S(r) S(P)
 
-A unit acceleration of joint j, everything else at rest and no gravity, needs the force that
-moves the composite body j alone: about O_j, (z x MS^c_j, J^c_j z) for a revolute joint and
-(m^c_j z, MS^c_j x z) for a prismatic one. M_jj is its component along the joint; carried inward
-as Newton-Euler's inward recursion carries forces, it gives M_ij for every i < j. Unlike a column
-of Newton-Euler with qdd = e_j, nothing outward of joint j is recomputed for each column.
+are link i's parameters seen from {i-1}, and the composite body i-1 adds its own link's.
+
+M (Walker and Orin's method 3; Featherstone's CRBA). A unit acceleration of joint j, everything
+else at rest and no gravity, needs the force that moves the composite body j alone: about O_j,
+(n, f) = (J^c z, z x MS^c) for a revolute joint, (MS^c x z, m^c z) for a prismatic one. M_jj is
+its component along the joint; carried inward as Newton-Euler's inward recursion carries forces,
+it gives M_ij for every i < j, and nothing outward of joint j is recomputed for each column.
+
+C (Echeandia and Wensing, "Numerical methods to compute the Coriolis matrix and Christoffel
+symbols for rigid-body systems", JCND 2021; Pinocchio's computeCoriolisMatrix). With spatial
+motions (omega, u) and forces (n, f) about each frame's origin, link k's velocity v_k, its
+inertia I_k and its momentum I_k v_k, the Christoffel-consistent C is
+
+    C_ij = S_i . (I^c_j (v_j x S_j) + B^c_j S_j)      for i <= j,
+    B_k  = (v_k x* I_k - I_k v_k x + (I_k v_k) xbar*) / 2,
+
+summed over the links outward of j as I^c is. v x* I - I v x is the rate of change of I as the
+link moves, itself an inertia with no mass: first moment m u + omega x MS and moment
+S(omega) J - J S(omega) - S(u) S(MS) - S(MS) S(u); (I v) xbar* maps a motion s to s x* (I v).
+So B^c_j is 15 numbers that gather inward like the inertias and the momenta. C_ij for i <= j is
+carried inward like M's columns, and C_ji = dM_ij/dt - C_ij (C + C^T = dM/dt), with dM/dt the
+forward-mode derivative of M's program along qd.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivative
 from ..robot.model import Robot, skew
 from .kinematics import placement
 
+Z = sympy.Matrix([0, 0, 1])
 AXES = "xyz"
 
 
-def composite_inertias(robot: Robot, b: ProgramBuilder, placements):
-    """(m^c_i, MS^c_i, J^c_i) of each composite body, in frame {i} about O_i, base first."""
+@dataclass(frozen=True)
+class Body:
+    """Inertial parameters in a joint frame, about its origin: an inertia, or its rate of change
+    (m = 0)."""
+
+    m: sympy.Expr
+    MS: sympy.Matrix
+    J: sympy.Matrix
+
+    def seen_from_parent(self, b: ProgramBuilder, name: str, R, P) -> "Body":
+        """The same parameters in frame {i-1} about O_{i-1}, for ``(R, P)`` = ^{i-1}T_i."""
+        r = b.vector(f"{name}r", R * self.MS)
+        # R J R^T in two named products, so that no entry expands into many terms.
+        JR = sympy.Matrix(3, 3, lambda row, col: b.define(
+            f"{name}JR_{AXES[row]}{AXES[col]}", (self.J * R.T)[row, col]))
+        SP, Sr = skew(P), skew(r)
+        return Body(self.m, r + self.m * P, R * JR - self.m * SP * SP - SP * Sr - Sr * SP)
+
+    def __add__(self, other: "Body") -> "Body":
+        return Body(self.m + other.m, self.MS + other.MS, self.J + other.J)
+
+    def named(self, b: ProgramBuilder, name: str) -> "Body":
+        return Body(b.define(f"m{name}", self.m), b.vector(f"MS{name}", self.MS), _symmetric(
+            b, f"J{name}", self.J))
+
+    def times(self, omega, u):
+        """The force (n, f) about the origin for the motion (omega, u)."""
+        return self.J * omega + self.MS.cross(u), self.m * u - self.MS.cross(omega)
+
+
+def _symmetric(b: ProgramBuilder, name: str, J) -> sympy.Matrix:
+    return sympy.Matrix(3, 3, lambda row, col: b.define(
+        f"{name}_{AXES[min(row, col)]}{AXES[max(row, col)]}", J[min(row, col), max(row, col)]))
+
+
+def _force_to_parent(b: ProgramBuilder, name: str, R, P, n, f):
+    """The force (n, f) about O_i in {i}, about O_{i-1} in {i-1}."""
+    f = b.vector(f"f{name}", R * f)
+    return b.vector(f"n{name}", R * n + P.cross(f)), f
+
+
+def _inward(b: ProgramBuilder, name: str, placements, links, j: int, n, f) -> dict:
+    """S_i . F for i = j, j-1, ..., 1, the force F = (n, f) of frame {j} carried inward."""
+    out = {}
+    for i in range(j, 0, -1):
+        if i < j:
+            n, f = _force_to_parent(b, f"{name}{i}_{j}", *placements[i + 1], n, f)
+        out[i] = n[2] if links[i - 1].revolute else f[2]
+    return out
+
+
+def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Body]:
+    """The sums over links i..n of ``bodies``, each in frame {i}, base first."""
     composites = [None] * robot.dof
     child = None
-    for link in reversed(robot.links):
+    for link, body in zip(reversed(robot.links), reversed(bodies)):
         i = link.index
-        m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
         if child is not None:
-            (mc, MSc, Jc), (R, P) = child, placements[i + 1]     # ^{i}T_{i+1}
-            r = b.vector(f"MSr{i + 1}", R * MSc)
-            # R J^c R^T in two named products, so that no entry expands into many terms.
-            JR = sympy.Matrix(3, 3, lambda row, col: b.define(
-                f"JR{i + 1}_{AXES[row]}{AXES[col]}", (Jc * R.T)[row, col]))
-            m = m + mc
-            MS = MS + r + mc * P
-            SP, Sr = skew(P), skew(r)
-            J = J + R * JR - mc * SP * SP - SP * Sr - Sr * SP
-        m = b.define(f"mc{i}", m)
-        MS = b.vector(f"MSc{i}", MS)
-        J = sympy.Matrix(3, 3, lambda row, col, J=J: b.define(
-            f"Jc{i}_{AXES[min(row, col)]}{AXES[max(row, col)]}", J[min(row, col), max(row, col)]))
-        composites[i - 1] = child = (m, MS, J)
+            body = body + child.seen_from_parent(b, f"{name}{i + 1}", *placements[i + 1])
+        composites[i - 1] = child = body.named(b, f"{name}{i}")
     return composites
 
 
+def _composite_forces(robot: Robot, b: ProgramBuilder, placements, forces) -> list:
+    """The sums over links i..n of ``forces`` (n, f), each about O_i in {i}, base first."""
+    composites = [None] * robot.dof
+    child = None
+    for link, (n, f) in zip(reversed(robot.links), reversed(forces)):
+        i = link.index
+        if child is not None:
+            n_child, f_child = _force_to_parent(b, f"h{i + 1}", *placements[i + 1], *child)
+            n, f = n + n_child, f + f_child
+        composites[i - 1] = child = (b.vector(f"hn{i}", n), b.vector(f"hf{i}", f))
+    return composites
+
+
+def _placements(robot: Robot, b: ProgramBuilder) -> list:
+    return [None] + [placement(link, b) for link in robot.links]   # 1-based, as the links
+
+
 def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
-    """M(q) without the rotors' inertia (quantities.py adds it), lower triangle computed."""
+    """M(q) without the rotors' inertia (quantities.py adds it)."""
     n = robot.dof
-    placements = [None] + [placement(link, b) for link in robot.links]   # 1-based, as links
-    composites = composite_inertias(robot, b, placements)
+    placements = _placements(robot, b)
+    inertias = [Body(link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin)
+                for link in robot.links]
     M = sympy.zeros(n, n)
-    z = sympy.Matrix([0, 0, 1])
-    for link, (mc, MSc, Jc) in zip(robot.links, composites):
+    for link, body in zip(robot.links, _composites(robot, b, placements, "c", inertias)):
         j = link.index
-        if link.revolute:
-            f, moment = z.cross(MSc), Jc[:, 2]
-        else:
-            f, moment = mc * z, MSc.cross(z)
-        for i in range(j, 0, -1):
-            if i < j:     # the force on link i+1 seen from frame {i}
-                R, P = placements[i + 1]
-                f = b.vector(f"f{i}_{j}", R * f)
-                moment = b.vector(f"n{i}_{j}", R * moment + P.cross(f))
-            joint = robot.links[i - 1]
-            M[i - 1, j - 1] = M[j - 1, i - 1] = moment[2] if joint.revolute else f[2]
+        unit = (Z, sympy.zeros(3, 1)) if link.revolute else (sympy.zeros(3, 1), Z)
+        for i, value in _inward(b, "M", placements, robot.links, j, *body.times(*unit)).items():
+            M[i - 1, j - 1] = M[j - 1, i - 1] = value
     return M
+
+
+def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
+    """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix."""
+    n = robot.dof
+    placements = _placements(robot, b)
+    M = mass_matrix(robot, b)
+    Mdot = directional_derivative(b, list(M), dict(zip(robot.q, qd)), "_dt")
+    inertias, rates, momenta, velocities = [], [], [], []
+    omega = u = sympy.zeros(3, 1)
+    for link, qd_i in zip(robot.links, qd):
+        i = link.index
+        R, P = placements[i]
+        u = R.T * (u + omega.cross(P)) + (0 if link.revolute else qd_i) * Z
+        omega = R.T * omega + (qd_i if link.revolute else 0) * Z
+        omega, u = b.vector(f"w{i}", omega), b.vector(f"u{i}", u)
+        velocities.append((omega, u))
+        m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
+        Sw, Su, SMS = skew(omega), skew(u), skew(MS)
+        inertias.append(Body(m, MS, J))
+        rates.append(Body(0, m * u + omega.cross(MS),
+                          Sw * J - J * Sw - Su * SMS - SMS * Su))
+        momenta.append(inertias[-1].times(omega, u))
+    composite = _composites(robot, b, placements, "c", inertias)
+    rate = _composites(robot, b, placements, "d", rates)
+    momentum = _composite_forces(robot, b, placements, momenta)
+    C = sympy.zeros(n, n)
+    for link, Ic, D, (hn, hf), (omega, u) in zip(robot.links, composite, rate, momentum,
+                                                velocities):
+        j = link.index
+        if link.revolute:       # S_j = (z, 0), v_j x S_j = (omega x z, u x z)
+            n_, f_ = Ic.times(omega.cross(Z), u.cross(Z))
+            n_ += (D.J * Z + Z.cross(hn)) / 2
+            f_ += (Z.cross(D.MS) + Z.cross(hf)) / 2
+        else:                   # S_j = (0, z), v_j x S_j = (0, omega x z)
+            n_, f_ = Ic.times(sympy.zeros(3, 1), omega.cross(Z))
+            n_ += (D.MS.cross(Z) + Z.cross(hf)) / 2
+        for i, value in _inward(b, "C", placements, robot.links, j, n_, f_).items():
+            C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
+            if i < j:
+                C[j - 1, i - 1] = b.define(f"C{j}_{i}", Mdot[(i - 1) * n + j - 1] - C[i - 1, j - 1])
+    return C

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
 from ..robot.model import Robot, skew
 from . import composite
 from .dynamics import Dynamics
@@ -53,22 +52,8 @@ class NewtonEuler:
         return composite.mass_matrix(self.robot, b)
 
     def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix:
-        """C = (dM/dt + P - P^T) / 2 with P = d(M qd)/dq: the Christoffel symbols
-        c_kj = sum_i (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k) qd_i / 2, summed.
-
-        dM/dt is one forward-mode derivative of the mass-matrix program along qd; M qd is
-        Newton-Euler with qd as the accelerations, at rest, without gravity; P is its derivative
-        along each q_j. All are named steps of the same program.
-        """
-        robot, n = self.robot, self.robot.dof
-        M = self.mass_matrix(b)
-        Mdot = sympy.Matrix(n, n, directional_derivative(
-            b, list(M), {q: v for q, v in zip(robot.q, qd)}, "_dt"))
-        p = rnea(robot, b, [0] * n, qd, [0, 0, 0])
-        P = sympy.Matrix.hstack(*(sympy.Matrix(directional_derivative(b, p, {q: 1}, f"_q{j}"))
-                                  for j, q in enumerate(robot.q, start=1)))
-        return sympy.Matrix(n, n, lambda k, j: b.define(
-            f"C{k + 1}_{j + 1}", (Mdot[k, j] + P[k, j] - P[j, k]) / 2))
+        """By composite rigid bodies (composite.py)."""
+        return composite.coriolis_matrix(self.robot, b, qd)
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
