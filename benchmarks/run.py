@@ -15,6 +15,8 @@ Nothing here is a test: the targets are read off the tables.
 from __future__ import annotations
 
 import argparse
+import html
+import math
 import os
 import statistics
 import subprocess
@@ -38,15 +40,39 @@ from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
 
 STATES = 1024
 TAU = ["inverse_dynamics"]
-# What each timed loop computes per state, in symdyn's C and in Pinocchio's C++.
+# Flags of both harnesses: the same optimisation for symdyn's C and Pinocchio's C++.
+FLAGS = ["-O3", "-march=native"]
+# What each timed loop computes per state: symdyn's quantity, its C call, Pinocchio's C++ call.
+# ``out`` holds any quantity's outputs; the sinks keep the compilers from dropping the work.
 WORK = {
-    "tau": ("@NAME@_inverse_dynamics(q[k], qd[k], qdd[k], out); sink += out[N - 1];",
-            "rnea(model, data, q[k], v[k], a[k]); sink += data.tau[n - 1];", "N", TAU),
-    "pose + Jacobian": (
-        "@NAME@_pose_and_jacobian(q[k], out, out + 16); sink += out[3] + out[16];",
+    "tau (rnea)": ("inverse_dynamics", "@NAME@_inverse_dynamics(q[k], qd[k], qdd[k], out); "
+                   "sink += out[N - 1];",
+                   "rnea(model, data, q[k], v[k], a[k]); sink += data.tau[n - 1];"),
+    "M (crba)": ("mass_matrix", "@NAME@_mass_matrix(q[k], out); sink += out[N * N - 1];",
+                 "crba(model, data, q[k]); sink += data.M(n - 1, n - 1);"),
+    "C (computeCoriolisMatrix)": (
+        "coriolis_matrix", "@NAME@_coriolis_matrix(q[k], qd[k], out); sink += out[N * N - 1];",
+        "computeCoriolisMatrix(model, data, q[k], v[k]); sink += data.C(n - 1, n - 1);"),
+    "qdd (aba)": ("forward_dynamics", "@NAME@_forward_dynamics(q[k], qd[k], qdd[k], out); "
+                  "sink += out[N - 1];",
+                  "aba(model, data, q[k], v[k], a[k]); sink += data.ddq[n - 1];"),
+    "tool pose + Jacobian": (
+        "pose_and_jacobian", "@NAME@_pose_and_jacobian(q[k], out, out + 16); "
+        "sink += out[3] + out[16];",
         "framesForwardKinematics(model, data, q[k]); computeFrameJacobian(model, data, q[k], "
-        "tool, LOCAL_WORLD_ALIGNED, J); sink += data.oMf[tool].translation()[0] + J(0, 0);",
-        "16 + 6 * N", ["pose_and_jacobian"]),
+        "tool, LOCAL_WORLD_ALIGNED, J); sink += data.oMf[tool].translation()[0] + J(0, 0);"),
+    "ID derivatives (computeRNEADerivatives)": (
+        "inverse_dynamics_derivatives",
+        "@NAME@_inverse_dynamics_derivatives(q[k], qd[k], qdd[k], out, out + N * N); "
+        "sink += out[N * N - 1] + out[2 * N * N - 1];",
+        "computeRNEADerivatives(model, data, q[k], v[k], a[k]); "
+        "sink += data.dtau_dq(n - 1, n - 1) + data.dtau_dv(n - 1, n - 1);"),
+    "FD derivatives (computeABADerivatives)": (
+        "forward_dynamics_derivatives",
+        "@NAME@_forward_dynamics_derivatives(q[k], qd[k], qdd[k], out, out + N * N, "
+        "out + 2 * N * N); sink += out[N * N - 1] + out[2 * N * N - 1] + out[3 * N * N - 1];",
+        "computeABADerivatives(model, data, q[k], v[k], a[k]); sink += data.ddq_dq(n - 1, n - 1)"
+        " + data.ddq_dv(n - 1, n - 1) + data.Minv(n - 1, n - 1);"),
 }
 
 # Published operation counts (mul, add) for the 60-parameter PUMA 560 of
@@ -60,52 +86,67 @@ PUBLISHED = {
     "tau in base parameters": [("SymPyBotics", 330, 259), ("OpenSYMORO", 327, 273)],
 }
 
+# Both harnesses: argv[1] the work's index in WORK, argv[2] the repetitions over the states,
+# argv[3] "smooth" for states along a trajectory; they print nanoseconds of CPU time per call.
+STATES_C = r"""
+static double uniform(unsigned long long *s) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0 * 6.0 - 3.0;
+}
+"""
+
 C_HARNESS = r"""
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include "@NAME@.h"
 #define N @N@
 #define STATES @STATES@
 static double q[STATES][N], qd[STATES][N], qdd[STATES][N];
-static double uniform(unsigned long long *s) {
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) / 9007199254740992.0 * 6.0 - 3.0;
-}
+@UNIFORM@
+@WORKS@
 int main(int argc, char **argv) {
-    const int smooth = argc > 1; /* states along a trajectory instead of independent ones */
-    unsigned long long seed = 42; double sink = 0.0, out[@OUT@]; long k, r, reps = @REPS@;
-    struct timespec t0, t1;
+    static double (*const works[])(long) = {@TABLE@};
+    const long reps = atol(argv[2]);
+    unsigned long long seed = 42; long k, r; double sink; struct timespec t0, t1;
     for (k = 0; k < STATES; k++) for (r = 0; r < N; r++) {
         q[k][r] = uniform(&seed); qd[k][r] = uniform(&seed); qdd[k][r] = uniform(&seed);
-        if (smooth) q[k][r] = 2.5 * sin(0.01 * k + r); }
+        if (argc > 3) q[k][r] = 2.5 * sin(0.01 * k + r); }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) {
-        @WORK@ }
+    sink = works[atoi(argv[1])](reps);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
            / (double)(reps * STATES), sink);
     return 0;
 }
 """
+C_WORK = r"""static double work@I@(long reps) {
+    static double out[3 * N * N + 16 + 6 * N]; double sink = 0.0; long r, k;
+    for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) { @WORK@ }
+    return sink;
+}
+"""
 
 CPP_HARNESS = r"""
 #include <pinocchio/multibody.hpp>
+#include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <vector>
-static double uniform(unsigned long long *s) {
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) / 9007199254740992.0 * 6.0 - 3.0;
-}
-int main(int argc, char **) {
+@UNIFORM@
+int main(int argc, char **argv) {
     using namespace pinocchio;
-    const bool smooth = argc > 1;
     Model model;
     model.gravity.linear() << @GRAVITY@;
     JointIndex parent = 0;
@@ -117,21 +158,28 @@ int main(int argc, char **) {
     Data data(model);
     Data::Matrix6x J(6, model.nv);
     J.setZero();
-    const int n = model.nv, states = @STATES@; long reps = @REPS@;
+    const int n = model.nv, states = @STATES@;
+    const long reps = std::atol(argv[2]);
     std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
-    unsigned long long seed = 42; double sink = 0.0;
+    unsigned long long seed = 42;
     for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
         q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
-        if (smooth) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
+        if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
+@WORKS@
+    const std::vector<std::function<double()>> works = {@TABLE@};
     timespec t0, t1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    for (long r = 0; r < reps; r++) for (int k = 0; k < states; k++) {
-        @WORK@ }
+    const double sink = works[std::atoi(argv[1])]();
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
     std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
                 / (double)(reps * states), sink);
     return 0;
 }
+"""
+CPP_WORK = r"""    auto work@I@ = [&]() {
+        double sink = 0.0;
+        for (long r = 0; r < reps; r++) for (int k = 0; k < states; k++) { @WORK@ }
+        return sink; };
 """
 
 PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
@@ -178,23 +226,28 @@ def pinocchio_prefix() -> Path:
     raise SystemExit("Pinocchio's headers were not found (pip install pin)")
 
 
-def compile_harnesses(robot, work: Path, reps: int, kind: str):
-    """The C and C++ harnesses timing one kind of WORK on the same states."""
-    ours, theirs, size, quantities = WORK[kind]
+def compile_harnesses(robot, work: Path):
+    """The C and C++ harnesses, each timing every WORK on the same states."""
+    quantities = [quantity for quantity, _, _ in WORK.values()]
     symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=quantities)
     n = robot.dof
-    (work / "bench_symdyn.c").write_text(fill(fill(C_HARNESS, WORK=ours, OUT=size),
-                                              NAME=robot.name, N=n, STATES=STATES, REPS=reps))
-    subprocess.run(["gcc", "-std=c99", "-O2", f"-I{work}", str(work / "bench_symdyn.c"),
+    c_works = "".join(fill(C_WORK, I=i, WORK=ours) for i, (_, ours, _) in enumerate(WORK.values()))
+    (work / "bench_symdyn.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
+            f"work{i}" for i in range(len(WORK))), NAME=robot.name, N=n, STATES=STATES))
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
     model = pinocchio_model(robot.spec)
     tool = model.frames[model.getFrameId("tool")].placement
+    cpp_works = "".join(fill(CPP_WORK, I=i, WORK=theirs)
+                        for i, (_, _, theirs) in enumerate(WORK.values()))
     (work / "bench_pin.cpp").write_text(fill(
-        CPP_HARNESS, WORK=theirs, GRAVITY=numbers(model.gravity.linear),
+        CPP_HARNESS, UNIFORM=STATES_C, WORKS=cpp_works, TABLE=", ".join(
+            f"work{i}" for i in range(len(WORK))), GRAVITY=numbers(model.gravity.linear),
         JOINTS=cpp_joints(model), ARMATURE=numbers(model.armature), TOOL_R=numbers(tool.rotation),
-        TOOL_P=numbers(tool.translation), STATES=STATES, REPS=reps))
+        TOOL_P=numbers(tool.translation), STATES=STATES))
     prefix = pinocchio_prefix()
-    subprocess.run(["g++", "-std=c++17", "-O3", "-DNDEBUG", *PIN_DEFINES,
+    subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
                     f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
                     str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
                     f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
@@ -202,14 +255,28 @@ def compile_harnesses(robot, work: Path, reps: int, kind: str):
     return work / "symdyn", work / "pinocchio"
 
 
-def run_alternately(binaries, rounds, args=()):
-    times = {b: [] for b in binaries}
-    for _ in range(rounds):
-        for b in binaries:
-            out = subprocess.run([str(b), *args], check=True, capture_output=True,
-                                 text=True).stdout
-            times[b].append(float(out.split()[0]))
-    return [statistics.median(times[b]) for b in binaries]
+def nanoseconds(binary: Path, work: int, reps: int, smooth: bool) -> float:
+    args = [str(binary), str(work), str(reps)] + (["smooth"] if smooth else [])
+    return float(subprocess.run(args, check=True, capture_output=True, text=True).stdout.split()[0])
+
+
+def run_alternately(binaries, work: int, rounds: int, smooth: bool, seconds: float):
+    """Per-call times of each binary over ``rounds`` rounds, the binaries in turn and their order
+    reversed every other round, so that load on a shared machine falls on both alike. Each run
+    repeats the states for about ``seconds`` of CPU time."""
+    reps = [max(1, round(seconds * 1e9 / (nanoseconds(b, work, 2, smooth) * STATES)))
+            for b in binaries]
+    times = [[] for _ in binaries]
+    for r in range(rounds):
+        order = list(range(len(binaries)))[::1 if r % 2 == 0 else -1]
+        for i in order:
+            times[i].append(nanoseconds(binaries[i], work, reps[i], smooth))
+    return times
+
+
+def spread(times) -> float:
+    """Half the range of the rounds, relative to their median."""
+    return (max(times) - min(times)) / 2 / statistics.median(times)
 
 
 def per_call(*contenders, rounds=7):
@@ -234,29 +301,37 @@ def per_call(*contenders, rounds=7):
 
 def section_c(robots, quick):
     print("## 1. Generated C against Pinocchio C++, per call\n")
-    print("tau(q, qd, qdd): symdyn's inverse_dynamics against rnea, both with the robot's rotor "
-          "inertias (Pinocchio's armature), neither with friction. pose + Jacobian: symdyn's "
-          "pose_and_jacobian against framesForwardKinematics and computeFrameJacobian "
-          "(LOCAL_WORLD_ALIGNED) of the tool frame.\n")
-    print("| robot | work | states | symdyn C (gcc -O2) | Pinocchio (g++ -O3) | speed-up |")
-    print("|---|---|---|---:|---:|---:|")
+    flags = " ".join(FLAGS)
+    print(f"symdyn's C (gcc -std=c99 {flags}) and Pinocchio's C++ (g++ -std=c++17 {flags} "
+          "-DNDEBUG, from the pin wheel's headers and library) on the same model: the robot's "
+          "rotor inertias as Pinocchio's armature, no friction. Each cell is the median over "
+          "rounds in which the two harnesses run in turn, with half the range of the rounds "
+          "after the +-. random: 1024 independent states, q, qd, qdd (or tau) uniform in "
+          "[-3, 3]; trajectory: q along a smooth path, consecutive samples as a controller "
+          "calls them.\n")
+    print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
+          "| speed-up | speed-up, trajectory |")
+    print("|---|---|---:|---:|---:|---:|")
+    rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
-            for kind in WORK:
-                work = Path(tmp) / robot.name / kind.replace(" ", "")
-                work.mkdir(parents=True)
-                print(f"  compiling the {kind} harnesses for {robot.name} (Pinocchio's headers "
-                      "take a while)", file=sys.stderr, flush=True)
-                binaries = compile_harnesses(robot, work, 200 if quick else 1000, kind)
-                for states, args in (("random", ()), ("trajectory", ("smooth",))):
-                    ours, theirs = run_alternately(binaries, 3 if quick else 7, args)
-                    print(f"| {robot.name} ({robot.dof} joints) | {kind} | {states} | "
-                          f"{ours:.0f} ns | {theirs:.0f} ns | {theirs / ours:.1f}x |", flush=True)
-    print("\nCPU time of the process, the two harnesses run in turn, medians of the rounds. "
-          "random: 1024 independent states, q, qd, qdd uniform in [-3, 3]; trajectory: q along "
-          "a smooth path (consecutive samples, as a controller or an identification run calls "
-          "it). symdyn's C computes sin and cos without branches (a polynomial, in the same time "
-          "for every angle); Pinocchio calls libm's sincos.\n")
+            work = Path(tmp) / robot.name
+            work.mkdir(parents=True)
+            print(f"  compiling the harnesses for {robot.name} (Pinocchio's headers take a "
+                  "minute)", file=sys.stderr, flush=True)
+            binaries = compile_harnesses(robot, work)
+            for index, kind in enumerate(WORK):
+                print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
+                ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
+                ours_smooth, theirs_smooth = run_alternately(binaries, index, rounds, True,
+                                                             seconds)
+                ratio = statistics.median(theirs) / statistics.median(ours)
+                ratio_smooth = statistics.median(theirs_smooth) / statistics.median(ours_smooth)
+                print(f"| {robot.name} ({robot.dof} joints) | {kind} | "
+                      f"{statistics.median(ours):.0f} ns +-{spread(ours):.0%} | "
+                      f"{statistics.median(theirs):.0f} ns +-{spread(theirs):.0%} | "
+                      f"{ratio:.1f}x | {ratio_smooth:.1f}x |", flush=True)
+    print()
 
 
 def section_python(robots):
@@ -345,67 +420,103 @@ def chain_yaml(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The columns of the scaling table: each group of quantities, generated in this order.
+GROUPS = {
+    "tau, g, h, friction, J^T w": ("inverse_dynamics", "gravity_torques", "nonlinear_effects",
+                                   "friction_torques", "tool_wrench_torques"),
+    "M": ("mass_matrix",),
+    "C": ("coriolis_matrix",),
+    "qdd": ("forward_dynamics",),
+    "kinematics": KINEMATICS,
+    "ID derivatives": ("inverse_dynamics_derivatives",),
+    "FD derivatives": ("forward_dynamics_derivatives",),
+    "Y, Y_b, beta": ("regressor", "base_regressor", "base_parameters"),
+}
+
+
 def section_scaling(quick, plot: Path | None = None):
-    print("## 4. From robot file to Python and C files: time against joints\n")
-    print("| joints | derive tau | optimize + emit (Python and C) | total | per joint | "
-          "mul/add of tau |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("## 4. From robot file to Python and C files: CPU time against joints\n")
+    print("Every quantity of a chain of n revolute joints (alternating twists, random lengths "
+          "and inertias), derived, optimized and written as Python and C, one group after the "
+          "other in one process (Y_b and beta reuse Y). The last columns are the operations of "
+          "all the generated functions together and the time per operation.\n")
+    print("| joints | " + " | ".join(GROUPS) + " | all | mul + add of all | per operation |")
+    print("|---:|" + "---:|" * (len(GROUPS) + 3))
     points = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in ((2, 7, 14) if quick else (2, 4, 6, 7, 8, 10, 12, 14, 16, 18, 20)):
+        for n in ((2, 4, 7) if quick else (2, 4, 7, 10, 14, 20)):
             path = Path(tmp) / f"chain{n}.yaml"
             path.write_text(chain_yaml(n))
-            t0 = time.process_time()
             dynamics = symdyn.newton_euler(symdyn.load_robot(path))
-            dynamics.program("inverse_dynamics")
-            t1 = time.process_time()
-            symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out", quantities=TAU)
-            t2 = time.process_time()
-            ops = symdyn.op_count(symdyn.optimize(dynamics.program()))
-            print(f"| {n} | {(t1 - t0) * 1e3:.0f} ms | {(t2 - t1) * 1e3:.0f} ms | "
-                  f"{(t2 - t0) * 1e3:.0f} ms | {(t2 - t0) * 1e3 / n:.0f} ms | "
-                  f"{ops.mul}/{ops.add} |", flush=True)
-            points.append((n, (t2 - t0) * 1e3, ops.mul + ops.add))
+            times, operations = {}, 0
+            for group, quantities in GROUPS.items():
+                print(f"  {n} joints: {group}", file=sys.stderr, flush=True)
+                start = time.process_time()
+                symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out",
+                                quantities=quantities)
+                times[group] = time.process_time() - start
+                for quantity in quantities:
+                    ops = symdyn.op_count(symdyn.optimize(dynamics.program(quantity)))
+                    operations += ops.mul + ops.add
+            total = sum(times.values())
+            print(f"| {n} | " + " | ".join(f"{t:.2f} s" for t in times.values())
+                  + f" | {total:.1f} s | {operations} | {total / operations * 1e3:.2f} ms |",
+                  flush=True)
+            points.append((n, times, operations))
     if plot is not None:
         plot.write_text(scaling_svg(points))
-        print(f"\n![time and operations against joints]({plot.name})")   # beside results.md
+        print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
     print()
 
 
 def scaling_svg(points) -> str:
-    """Total time and operation count against joints, each scaled to its own maximum: two
-    straight lines through the origin mean linear growth."""
-    width, height, left, bottom = 480, 300, 50, 40
-    top_n = max(n for n, _, _ in points)
+    """CPU time of each group against joints on log-log axes, with the slopes of n, n^2 and
+    n^3 drawn through the smallest chain's total for comparison."""
+    width, height, left, bottom, top, right = 560, 360, 60, 40, 20, 170
+    ns = [n for n, _, _ in points]
+    totals = [sum(times.values()) for _, times, _ in points]
+    lo = min(min(t for t in times.values() if t > 0) for _, times, _ in points)
+    hi = max(totals)
+    log_lo, log_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
 
     def x(n):
-        return left + (width - left - 20) * n / top_n
+        return left + (width - left - right) * math.log(n / ns[0]) / math.log(ns[-1] / ns[0])
 
-    def line(values, colour):
-        top = max(values)
-        xy = [(x(n), height - bottom - (height - bottom - 20) * v / top)
-              for (n, _, _), v in zip(points, values)]
-        polyline = " ".join(f"{px:.1f},{py:.1f}" for px, py in xy)
-        return (f'<polyline points="{polyline}" fill="none" stroke="{colour}" stroke-width="2"/>'
-                + "".join(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>'
-                          for px, py in xy))
+    def y(t):
+        return height - bottom - (height - bottom - top) * (
+            math.log10(max(t, lo)) - log_lo) / (log_hi - log_lo)
 
-    times, ops = [t for _, t, _ in points], [o for _, _, o in points]
+    def polyline(values, colour, dash=""):
+        xy = " ".join(f"{x(n):.1f},{y(v):.1f}" for n, v in zip(ns, values))
+        return (f'<polyline points="{xy}" fill="none" stroke="{colour}" stroke-width="2"'
+                f'{dash}/>')
+
+    colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+               "#7f7f7f", "#000000"]
+    series = [(group, [times[group] for _, times, _ in points]) for group in GROUPS]
+    series.append(("all", totals))
+    parts = []
+    for k, (label, values) in enumerate(series):
+        parts.append(polyline(values, colours[k]))
+        parts.append(f'<text x="{width - right + 8}" y="{top + 14 * k + 10}" font-size="11" '
+                     f'fill="{colours[k]}">{html.escape(label)}</text>')
+    for power, dash in ((1, "2,2"), (2, "6,3"), (3, "10,4")):
+        guide = [totals[0] * (n / ns[0]) ** power for n in ns]
+        parts.append(polyline(guide, "#bbbbbb", f' stroke-dasharray="{dash}"'))
+        parts.append(f'<text x="{width - right + 8}" y="{top + 14 * (len(series) + power) + 10}"'
+                     f' font-size="11" fill="#999999">slope n^{power}</text>')
     ticks = "".join(f'<text x="{x(n):.1f}" y="{height - bottom + 16}" font-size="11" '
-                    f'text-anchor="middle">{n}</text>' for n, _, _ in points)
+                    f'text-anchor="middle">{n}</text>' for n in ns)
+    ticks += "".join(f'<text x="{left - 6}" y="{y(10.0 ** e) + 4:.1f}" font-size="11" '
+                     f'text-anchor="end">{10.0 ** e:g} s</text>'
+                     for e in range(log_lo, log_hi + 1))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'font-family="sans-serif">'
-            f'<rect width="{width}" height="{height}" fill="white"/>'
-            f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" '
-            f'stroke="black"/><line x1="{left}" y1="{height - bottom}" x2="{left}" y2="10" '
-            f'stroke="black"/>{ticks}'
-            f'<text x="{(width + left) / 2}" y="{height - 6}" font-size="12" '
-            f'text-anchor="middle">joints</text>'
-            f'{line(times, "#1f77b4")}{line(ops, "#d62728")}'
-            f'<text x="{left + 10}" y="24" font-size="12" fill="#1f77b4">file to code, '
-            f'{max(times):.0f} ms at {top_n} joints</text>'
-            f'<text x="{left + 10}" y="40" font-size="12" fill="#d62728">mul + add of tau, '
-            f'{max(ops)} at {top_n} joints</text></svg>\n')
+            f'font-family="sans-serif"><rect width="{width}" height="{height}" fill="white"/>'
+            f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" '
+            f'y2="{height - bottom}" stroke="black"/><line x1="{left}" y1="{height - bottom}" '
+            f'x2="{left}" y2="{top}" stroke="black"/>{ticks}'
+            f'<text x="{(width - right + left) / 2}" y="{height - 6}" font-size="12" '
+            f'text-anchor="middle">joints (log scale)</text>{"".join(parts)}</svg>\n')
 
 
 def main():
