@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +96,15 @@ def import_file(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def shipped_code(robot_file: Path, folder: Path) -> Path:
+    """A shipped robot's committed C, header and Python, copied into ``folder``: test_golden
+    proves they are what generation makes now, so the other tests need not make them again."""
+    for suffix in (".c", ".h", ".py"):
+        name = robot_file.stem + suffix
+        shutil.copyfile(ROOT / "generated" / name, folder / name)
+    return folder
 
 
 def generated_python(robot, out_dir: Path, quantities=None):

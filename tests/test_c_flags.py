@@ -9,7 +9,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from support import ROBOTS, ROOT, assert_close
+from support import ROBOTS, ROOT, assert_close, import_file, shipped_code
 
 import symdyn
 from symdyn.derive import QUANTITIES
@@ -32,14 +32,14 @@ def shipped(tmp_path_factory):
     rng = np.random.default_rng(7)
     for path in ROBOT_FILES:
         robot = symdyn.load_robot(path)
-        dynamics = symdyn.newton_euler(robot)
-        symdyn.generate(dynamics, "c", out)
+        shipped_code(path, out)
+        python = import_file(out / f"{robot.name}.py", f"flags_{robot.name}")
         n, p = robot.dof, len(standard_parameters(robot))
         states = {"q": rng.uniform(-3, 3, (40, n)), "qd": rng.uniform(-3, 3, (40, n)),
                   "qdd": rng.uniform(-3, 3, (40, n)), "tau": rng.uniform(-30, 30, (40, n)),
                   "f_ext": rng.uniform(-10, 10, (40, 6)), "pi": rng.uniform(-1, 1, (40, p)),
                   "params": rng.uniform(0.5, 1.5, (40, len(robot.parameters))),
-                  "base": len(dynamics.base.names)}
+                  "base": len(python.BASE_PARAMETERS)}
         robots[robot.name] = (robot, states)
     for name, (robot, states) in robots.items():
         strict = _library(out, name, "gcc", STRICT)

@@ -21,6 +21,7 @@ from support import (
     input_arrays,
     pin_model,
     pin_rnea,
+    shipped_code,
 )
 
 import symdyn
@@ -39,21 +40,23 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not i
 @pytest.fixture(scope="module", params=ROBOT_FILES, ids=[p.stem for p in ROBOT_FILES])
 def robot_code(request, tmp_path_factory):
     robot = symdyn.load_robot(request.param)
-    out = tmp_path_factory.mktemp(robot.name)
-    symdyn.generate(symdyn.newton_euler(robot), ["c", "python"], out)
-    return robot, out
+    return robot, shipped_code(request.param, tmp_path_factory.mktemp(robot.name))
 
 
 @pytest.fixture(scope="module")
-def compiled(robot_code, tmp_path_factory):
-    robot, out = robot_code
-    return symdyn.compile(symdyn.newton_euler(robot), cache=tmp_path_factory.mktemp("cache"))
+def dynamics(robot_code):
+    """One derivation for the compiled module and the wrapper's source."""
+    return symdyn.newton_euler(robot_code[0])
 
 
-def wrapper_source(robot, out):
+@pytest.fixture(scope="module")
+def compiled(dynamics, tmp_path_factory):
+    return symdyn.compile(dynamics, cache=tmp_path_factory.mktemp("cache"))
+
+
+def wrapper_source(dynamics, out):
     """The CPython wrapper symdyn.compile builds for the robot, written beside its C."""
-    dynamics = symdyn.newton_euler(robot)
-    c = BACKENDS["c"]
+    robot, c = dynamics.robot, BACKENDS["c"]
     module = module_code(robot, [symdyn.optimize(dynamics.program(name))
                                  for name in dynamics.QUANTITIES], c)
     source = render(module, c)
@@ -64,7 +67,7 @@ def wrapper_source(robot, out):
 
 
 @needs_gcc
-def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
+def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code, dynamics):
     robot, out = robot_code
     source = out / f"{robot.name}.c"
     obj = out / f"{robot.name}.o"
@@ -86,7 +89,7 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code):
     wrapper = subprocess.run(
         ["gcc", *WRAPPER, "-Wall", "-Wextra", "-Werror", "-fPIC",
          f"-I{sysconfig.get_paths()['include']}", f"-I{numpy.get_include()}", "-c",
-         str(wrapper_source(robot, out)), "-o", str(out / "wrapper.o")],
+         str(wrapper_source(dynamics, out)), "-o", str(out / "wrapper.o")],
         capture_output=True, text=True)
     assert wrapper.returncode == 0, wrapper.stderr
 
