@@ -141,10 +141,10 @@ void planar2_coriolis_matrix(const double q[2], const double qd[2], const double
     const double C2_dt = -qd2*t0;
     const double c2r_x_dt = C2_dt*t1;
     const double nM1_2_z_dt = c2r_x_dt*p_l1;
-    const double w2_z = qd1 + qd2;
     const double t2 = p_l1*qd1;
     const double u2_x = t0*t2;
     const double u2_y = C2*t2;
+    const double w2_z = qd1 + qd2;
     const double t3 = p_m2*u2_x;
     const double t4 = p_m2*u2_y;
     const double MSd2_y = t4 + t1*w2_z;

@@ -134,10 +134,10 @@ def coriolis_matrix(q, qd, params):
     C2_dt = -qd2*t0
     c2r_x_dt = C2_dt*t1
     nM1_2_z_dt = c2r_x_dt*p_l1
-    w2_z = qd1 + qd2
     t2 = p_l1*qd1
     u2_x = t0*t2
     u2_y = C2*t2
+    w2_z = qd1 + qd2
     t3 = p_m2*u2_x
     t4 = p_m2*u2_y
     MSd2_y = t4 + t1*w2_z

@@ -126,58 +126,80 @@ def _placements(robot: Robot, b: ProgramBuilder) -> list:
     return [None] + [placement(link, b) for link in robot.links]   # 1-based, as the links
 
 
-def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
-    """M(q) without the rotors' inertia (quantities.py adds it)."""
+def _inertias(robot: Robot) -> list[Body]:
+    return [Body(link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin)
+            for link in robot.links]
+
+
+def _axis(link):
+    """S_i, the joint's unit motion (omega, u) in its own frame."""
+    zero = sympy.zeros(3, 1)
+    return (Z, zero) if link.revolute else (zero, Z)
+
+
+def _motion_cross(omega, u, w, v):
+    """(omega, u) x (w, v), the rate of a motion vector carried by the motion (omega, u)."""
+    return omega.cross(w), omega.cross(v) + u.cross(w)
+
+
+def _force_cross(w, v, n, f):
+    """(w, v) x* (n, f), the same for a force."""
+    return w.cross(n) + v.cross(f), w.cross(f)
+
+
+def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
+    """M from the composite inertias: column j is the force moving composite body j alone."""
     n = robot.dof
-    placements = _placements(robot, b)
-    inertias = [Body(link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin)
-                for link in robot.links]
     M = sympy.zeros(n, n)
-    for link, body in zip(robot.links, _composites(robot, b, placements, "c", inertias)):
+    for link, body in zip(robot.links, composite):
         j = link.index
-        unit = (Z, sympy.zeros(3, 1)) if link.revolute else (sympy.zeros(3, 1), Z)
-        for i, value in _inward(b, "M", placements, robot.links, j, *body.times(*unit)).items():
+        force = body.times(*_axis(link))
+        for i, value in _inward(b, "M", placements, robot.links, j, *force).items():
             M[i - 1, j - 1] = M[j - 1, i - 1] = value
     return M
+
+
+def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
+    """M(q) without the rotors' inertia (quantities.py adds it)."""
+    placements = _placements(robot, b)
+    return _columns(robot, b, placements,
+                    _composites(robot, b, placements, "c", _inertias(robot)))
 
 
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix."""
     n = robot.dof
     placements = _placements(robot, b)
-    M = mass_matrix(robot, b)
-    Mdot = directional_derivative(b, list(M), dict(zip(robot.q, qd)), "_dt")
-    inertias, rates, momenta, velocities = [], [], [], []
+    inertias = _inertias(robot)
+    composite = _composites(robot, b, placements, "c", inertias)
+    Mdot = directional_derivative(b, list(_columns(robot, b, placements, composite)),
+                                  dict(zip(robot.q, qd)), "_dt")
+    rates, momenta, velocities = [], [], []
     omega = u = sympy.zeros(3, 1)
-    for link, qd_i in zip(robot.links, qd):
+    for link, body, qd_i in zip(robot.links, inertias, qd):
         i = link.index
         R, P = placements[i]
-        u = R.T * (u + omega.cross(P)) + (0 if link.revolute else qd_i) * Z
-        omega = R.T * omega + (qd_i if link.revolute else 0) * Z
-        omega, u = b.vector(f"w{i}", omega), b.vector(f"u{i}", u)
+        w, v = _axis(link)
+        u = b.vector(f"u{i}", R.T * (u + omega.cross(P)) + qd_i * v)
+        omega = b.vector(f"w{i}", R.T * omega + qd_i * w)
         velocities.append((omega, u))
-        m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
-        Sw, Su, SMS = skew(omega), skew(u), skew(MS)
-        inertias.append(Body(m, MS, J))
-        rates.append(Body(0, m * u + omega.cross(MS),
-                          Sw * J - J * Sw - Su * SMS - SMS * Su))
-        momenta.append(inertias[-1].times(omega, u))
-    composite = _composites(robot, b, placements, "c", inertias)
+        Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
+        rates.append(Body(0, body.m * u + omega.cross(body.MS),
+                          Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
+        momenta.append(body.times(omega, u))
     rate = _composites(robot, b, placements, "d", rates)
     momentum = _composite_forces(robot, b, placements, momenta)
     C = sympy.zeros(n, n)
-    for link, Ic, D, (hn, hf), (omega, u) in zip(robot.links, composite, rate, momentum,
-                                                velocities):
+    for link, Ic, D, h, v in zip(robot.links, composite, rate, momentum, velocities):
         j = link.index
-        if link.revolute:       # S_j = (z, 0), v_j x S_j = (omega x z, u x z)
-            n_, f_ = Ic.times(omega.cross(Z), u.cross(Z))
-            n_ += (D.J * Z + Z.cross(hn)) / 2
-            f_ += (Z.cross(D.MS) + Z.cross(hf)) / 2
-        else:                   # S_j = (0, z), v_j x S_j = (0, omega x z)
-            n_, f_ = Ic.times(sympy.zeros(3, 1), omega.cross(Z))
-            n_ += (D.MS.cross(Z) + Z.cross(hf)) / 2
-        for i, value in _inward(b, "C", placements, robot.links, j, n_, f_).items():
+        S = _axis(link)
+        # F_j = I^c_j (v_j x S_j) + B^c_j S_j, with 2 B^c S = D S + S x* h
+        inertial = Ic.times(*_motion_cross(*v, *S))
+        rate_part, cross_part = D.times(*S), _force_cross(*S, *h)
+        force = [inertial[k] + (rate_part[k] + cross_part[k]) / 2 for k in range(2)]
+        for i, value in _inward(b, "C", placements, robot.links, j, *force).items():
             C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
             if i < j:
-                C[j - 1, i - 1] = b.define(f"C{j}_{i}", Mdot[(i - 1) * n + j - 1] - C[i - 1, j - 1])
+                C[j - 1, i - 1] = b.define(f"C{j}_{i}",
+                                           Mdot[(i - 1) * n + j - 1] - C[i - 1, j - 1])
     return C
