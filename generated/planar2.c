@@ -66,6 +66,28 @@ static void symdyn_sincos(double x, double *s, double *c)
         *c = cos(x);
     }
 }
+/*
+ * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
+ * third less time than with a call per angle): the angles, 0 in place of any beyond the
+ * branch-free range, then the branch-free version, then libm's for those beyond.
+ */
+static void symdyn_sincos_all(int n, const double *restrict x, double *restrict s,
+                              double *restrict c)
+{
+    int k;
+    for (k = 0; k < n; k++) {
+        s[k] = fabs(x[k]) < 1e5 ? x[k] : 0.0;
+    }
+    for (k = 0; k < n; k++) {
+        symdyn_sincos_bounded(s[k], &s[k], &c[k]);
+    }
+    for (k = 0; k < n; k++) {
+        if (!(fabs(x[k]) < 1e5)) {
+            s[k] = sin(x[k]);
+            c[k] = cos(x[k]);
+        }
+    }
+}
 
 void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau[2])
 {
@@ -80,10 +102,11 @@ void planar2_inverse_dynamics(const double q[2], const double qd[2], const doubl
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -171,10 +194,11 @@ void planar2_gravity_torques(const double q[2], const double params[5], double g
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double dv2_x = C2*dv1_x + S2*dv1_y;
@@ -200,10 +224,11 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -258,10 +283,11 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t0 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
     const double c2r_x = C2*t0;
@@ -301,10 +327,11 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = C1*C2 - S1*S2;
@@ -335,10 +362,11 @@ void planar2_link_poses(const double q[2], const double params[5], double T_link
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = C1*C2 - S1*S2;
@@ -407,10 +435,11 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = C1*C2 - S1*S2;
@@ -439,10 +468,11 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = C1*C2 - S1*S2;
@@ -512,10 +542,11 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double t0, C1;
-    symdyn_sincos(q1, &t0, &C1);
-    double t1, C2;
-    symdyn_sincos(q2, &t1, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = p_g*t0;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -583,10 +614,11 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
-    double t0, C1;
-    symdyn_sincos(q1, &t0, &C1);
-    double t1, C2;
-    symdyn_sincos(q2, &t1, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
     const double c2r_x = C2*t2;
@@ -697,10 +729,11 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     const double qdd2 = qdd[1];
     const double p_l1 = params[2];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -769,10 +802,11 @@ void planar2_base_regressor(const double q[2], const double qd[2], const double 
     const double qdd2 = qdd[1];
     const double p_l1 = params[2];
     const double p_g = params[4];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    double S2, C2;
-    symdyn_sincos(q2, &S2, &C2);
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;

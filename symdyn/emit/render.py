@@ -83,6 +83,15 @@ class Function:
     body: Body
     ops: OpCount
 
+    @property
+    def joint_trig(self) -> tuple[SinCos, ...]:
+        """The sin and cos of plain inputs (the joint angles), when there are several: C
+        evaluates them together, first, in one loop that gcc vectorises."""
+        names = {var for i in self.inputs for _, var in i.unpack}
+        trig = tuple(step for step in self.body.steps
+                     if step.kind == "sincos" and step.angle in names)
+        return trig if len(trig) > 1 else ()
+
 
 @dataclass(frozen=True)
 class Module:
@@ -113,6 +122,16 @@ class Module:
     @property
     def has_sincos(self) -> bool:
         return any(step.kind == "sincos" for f in self.functions for step in f.body.steps)
+
+    @property
+    def has_single_sincos(self) -> bool:
+        """Whether some sin and cos stays a step of its own (not in a function's joint_trig)."""
+        return any(step.kind == "sincos" and step not in f.joint_trig
+                   for f in self.functions for step in f.body.steps)
+
+    @property
+    def has_joint_trig(self) -> bool:
+        return any(f.joint_trig for f in self.functions)
 
 
 def function_code(program: Program, printer) -> Function:
@@ -174,7 +193,7 @@ RESERVED = (
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
        "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_sincos", "symdyn_sincos_bounded",
-       "symdyn_sincos_lanes"}
+       "symdyn_sincos_lanes", "symdyn_sincos_all", "symdyn_angle", "symdyn_sin", "symdyn_cos"}
     | {"sin", "cos", "sqrt", "fabs", "copysign", "pow", "errno", "NAN", "INFINITY", "HUGE_VAL"}
 )
 PARAMETER_PREFIX = "p_"
