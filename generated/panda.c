@@ -64,6 +64,16 @@ static inline void symdyn_sincos_bounded(double x, double *s, double *c)
     *c = cos_x.value;
 }
 
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void symdyn_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        symdyn_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 /*
  * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
  * third less time than with a call per angle): the angles, 0 in place of any beyond the
@@ -3280,15 +3290,18 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
     const double qdd5 = qdd[4];
     const double qdd6 = qdd[5];
     const double qdd7 = qdd[6];
-    const double symdyn_angle[6] = {q2, q3, q4, q5, q6, q7};
-    double symdyn_sin[6], symdyn_cos[6];
-    symdyn_sincos_all(6, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C2 = symdyn_cos[0];
-    const double t9 = symdyn_sin[1], C3 = symdyn_cos[1];
-    const double t20 = symdyn_sin[2], C4 = symdyn_cos[2];
-    const double t30 = symdyn_sin[3], C5 = symdyn_cos[3];
-    const double t41 = symdyn_sin[4], C6 = symdyn_cos[4];
-    const double t52 = symdyn_sin[5], C7 = symdyn_cos[5];
+    double t0, C2;
+    symdyn_sincos(q2, &t0, &C2);
+    double t9, C3;
+    symdyn_sincos(q3, &t9, &C3);
+    double t20, C4;
+    symdyn_sincos(q4, &t20, &C4);
+    double t30, C5;
+    symdyn_sincos(q5, &t30, &C5);
+    double t41, C6;
+    symdyn_sincos(q6, &t41, &C6);
+    double t52, C7;
+    symdyn_sincos(q7, &t52, &C7);
     const double w2_x = -qd1*t0;
     const double w2_y = -C2*qd1;
     const double t1 = qd2*w2_y;
@@ -5405,15 +5418,18 @@ void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], c
     const double tau5 = tau[4];
     const double tau6 = tau[5];
     const double tau7 = tau[6];
-    const double symdyn_angle[6] = {q2, q3, q4, q5, q6, q7};
-    double symdyn_sin[6], symdyn_cos[6];
-    symdyn_sincos_all(6, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C2 = symdyn_cos[0];
-    const double t1 = symdyn_sin[1], C3 = symdyn_cos[1];
-    const double t2 = symdyn_sin[2], C4 = symdyn_cos[2];
-    const double t3 = symdyn_sin[3], C5 = symdyn_cos[3];
-    const double t4 = symdyn_sin[4], C6 = symdyn_cos[4];
-    const double t5 = symdyn_sin[5], C7 = symdyn_cos[5];
+    double t0, C2;
+    symdyn_sincos(q2, &t0, &C2);
+    double t1, C3;
+    symdyn_sincos(q3, &t1, &C3);
+    double t2, C4;
+    symdyn_sincos(q4, &t2, &C4);
+    double t3, C5;
+    symdyn_sincos(q5, &t3, &C5);
+    double t4, C6;
+    symdyn_sincos(q6, &t4, &C6);
+    double t5, C7;
+    symdyn_sincos(q7, &t5, &C7);
     const double c7r_x = 0.003127439544*t5 + 0.007735484874*C7;
     const double t6 = 0.007735484874*t5;
     const double t7 = 0.003127439544*C7;

@@ -60,6 +60,16 @@ static inline void symdyn_sincos_bounded(double x, double *s, double *c)
     *c = cos_x.value;
 }
 
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void symdyn_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        symdyn_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 /*
  * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
  * third less time than with a call per angle): the angles, 0 in place of any beyond the
@@ -3005,14 +3015,16 @@ void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double
     const double p_XY6 = params[57];
     const double p_YZ6 = params[58];
     const double p_XZ6 = params[59];
-    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
-    double symdyn_sin[5], symdyn_cos[5];
-    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C2 = symdyn_cos[0];
-    const double t10 = symdyn_sin[1], C3 = symdyn_cos[1];
-    const double t22 = symdyn_sin[2], C4 = symdyn_cos[2];
-    const double t32 = symdyn_sin[3], C5 = symdyn_cos[3];
-    const double t43 = symdyn_sin[4], C6 = symdyn_cos[4];
+    double t0, C2;
+    symdyn_sincos(q2, &t0, &C2);
+    double t10, C3;
+    symdyn_sincos(q3, &t10, &C3);
+    double t22, C4;
+    symdyn_sincos(q4, &t22, &C4);
+    double t32, C5;
+    symdyn_sincos(q5, &t32, &C5);
+    double t43, C6;
+    symdyn_sincos(q6, &t43, &C6);
     const double ww1_zz = qd1*qd1;
     const double dvp2_x = -0.2435*qdd1;
     const double dvp2_y = -0.2435*ww1_zz;
@@ -4544,14 +4556,16 @@ void puma560_linear_forward_dynamics_derivatives(const double q[6], const double
     const double p_XY6 = params[57];
     const double p_YZ6 = params[58];
     const double p_XZ6 = params[59];
-    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
-    double symdyn_sin[5], symdyn_cos[5];
-    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C2 = symdyn_cos[0];
-    const double t1 = symdyn_sin[1], C3 = symdyn_cos[1];
-    const double t2 = symdyn_sin[2], C4 = symdyn_cos[2];
-    const double t3 = symdyn_sin[3], C5 = symdyn_cos[3];
-    const double t4 = symdyn_sin[4], C6 = symdyn_cos[4];
+    double t0, C2;
+    symdyn_sincos(q2, &t0, &C2);
+    double t1, C3;
+    symdyn_sincos(q3, &t1, &C3);
+    double t2, C4;
+    symdyn_sincos(q4, &t2, &C4);
+    double t3, C5;
+    symdyn_sincos(q5, &t3, &C5);
+    double t4, C6;
+    symdyn_sincos(q6, &t4, &C6);
     const double c6r_x = C6*p_mx6 - p_my6*t4;
     const double t5 = p_mx6*t4;
     const double t6 = C6*p_my6;

@@ -62,6 +62,16 @@ static inline void symdyn_sincos_bounded(double x, double *s, double *c)
     *c = cos_x.value;
 }
 
+/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+static void symdyn_sincos(double x, double *s, double *c)
+{
+    if (fabs(x) < 1e5) {
+        symdyn_sincos_bounded(x, s, c);
+    } else {
+        *s = sin(x);
+        *c = cos(x);
+    }
+}
 /*
  * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
  * third less time than with a call per angle): the angles, 0 in place of any beyond the
@@ -2762,14 +2772,16 @@ void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], con
     const double tau4 = tau[3];
     const double tau5 = tau[4];
     const double tau6 = tau[5];
-    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
-    double symdyn_sin[5], symdyn_cos[5];
-    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C2 = symdyn_cos[0];
-    const double t1 = symdyn_sin[1], C3 = symdyn_cos[1];
-    const double t2 = symdyn_sin[2], C4 = symdyn_cos[2];
-    const double t3 = symdyn_sin[3], C5 = symdyn_cos[3];
-    const double t4 = symdyn_sin[4], C6 = symdyn_cos[4];
+    double t0, C2;
+    symdyn_sincos(q2, &t0, &C2);
+    double t1, C3;
+    symdyn_sincos(q3, &t1, &C3);
+    double t2, C4;
+    symdyn_sincos(q4, &t2, &C4);
+    double t3, C5;
+    symdyn_sincos(q5, &t3, &C5);
+    double t4, C6;
+    symdyn_sincos(q6, &t4, &C6);
     const double c6JR_xx = 0.0166855268546*C6;
     const double c6JR_xz = 0.0166855268546*t4;
     const double Jc5_xx = 0.033822 - C6*c6JR_xx;
