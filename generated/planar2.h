@@ -49,7 +49,7 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 22 multiplications, 9 additions, 2 function calls. */
+ * 19 multiplications, 8 additions, 2 function calls. */
 void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4]);
 
 /* The gravity torques g(q).
@@ -109,13 +109,13 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 52 multiplications, 22 additions, 4 function calls. */
+ * 57 multiplications, 31 additions, 4 function calls. */
 void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2], const double qdd[2], const double params[5], double dtau_dq[4], double dtau_dqd[4]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 94 multiplications, 45 additions, 4 function calls. */
+ * 103 multiplications, 56 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

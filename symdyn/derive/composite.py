@@ -1,4 +1,5 @@
-"""The mass and Coriolis matrices by composite rigid bodies, in the joint frames.
+"""The mass and Coriolis matrices and the derivatives of inverse dynamics by composite rigid
+bodies, in the joint frames.
 
 Links i..n, welded together, form the composite body i. Its ten inertial parameters in frame {i},
 about the origin O_i, gather inward from the tip (Khalil and Dombre, 9.4): with the placement
@@ -16,20 +17,36 @@ else at rest and no gravity, needs the force that moves the composite body j alo
 its component along the joint; carried inward as Newton-Euler's inward recursion carries forces,
 it gives M_ij for every i < j, and nothing outward of joint j is recomputed for each column.
 
-C (Echeandia and Wensing, "Numerical methods to compute the Coriolis matrix and Christoffel
-symbols for rigid-body systems", JCND 2021; Pinocchio's computeCoriolisMatrix). With spatial
-motions (omega, u) and forces (n, f) about each frame's origin, link k's velocity v_k, its
-inertia I_k and its momentum I_k v_k, the Christoffel-consistent C is
+With spatial motions (omega, u) and forces (n, f) about each frame's origin, link k's velocity
+v_k, acceleration a_k (a_0 = (0, -g): gravity as the base's acceleration), inertia I_k and
+momentum I_k v_k, and after Echeandia and Wensing ("Numerical methods to compute the Coriolis
+matrix and Christoffel symbols for rigid-body systems", JCND 2021)
 
-    C_ij = S_i . (I^c_j (v_j x S_j) + B^c_j S_j)      for i <= j,
     B_k  = (v_k x* I_k - I_k v_k x + (I_k v_k) xbar*) / 2,
 
-summed over the links outward of j as I^c is. v x* I - I v x is the rate of change of I as the
-link moves, itself an inertia with no mass: first moment m u + omega x MS and moment
-S(omega) J - J S(omega) - S(u) S(MS) - S(MS) S(u); (I v) xbar* maps a motion s to s x* (I v).
-So B^c_j is 15 numbers that gather inward like the inertias and the momenta. C_ij for i <= j is
-carried inward like M's columns, and C_ji = dM_ij/dt - C_ij (C + C^T = dM/dt), with dM/dt the
-forward-mode derivative of M's program along qd.
+summed over the links outward of i into B^c_i as I^c_i is. v x* I - I v x is the rate of change
+of I as the link moves, itself an inertia with no mass (D): first moment m u + omega x MS and
+moment S(omega) J - J S(omega) - S(u) S(MS) - S(MS) S(u); (I v) xbar* maps a motion s to
+s x* (I v). So B^c is 15 numbers (D^c and the momentum h^c) that gather inward like inertias.
+
+Derivatives (Carpentier and Mansard, RSS 2018, here in the joint frames). Moving q_j turns links
+j..n rigidly about the joint's screw S_j; moving qd_j adds S_j to their velocities. With the
+parent's v_{j-1} and a_{j-1}, z_j = S_j x v_j and y_j = S_j x a_{j-1} - z_j x v_{j-1}, each
+outward link's force f_k = I_k a_k + v_k x* I_k v_k changes by
+
+    df_k/dq_j  = S_j x* f_k - I_k y_j - 2 B_k z_j,
+    df_k/dqd_j = 2 B_k S_j - 2 I_k z_j.
+
+Summed over the links outward of both joints, with F_j the force joint j transmits:
+
+    dtau_i/dq_j  =  S_i . (S_j x* F_j - I^c_j y_j - 2 B^c_j z_j)    for i <= j,
+                 = -S_i . (I^c_i y_j + 2 B^c_i z_j)                  for i > j (S_i turns too),
+    dtau_i/dqd_j =  S_i . (2 B^c_k S_j - 2 I^c_k z_j),  k = max(i, j).
+
+dtau/dqd is twice the Christoffel-consistent C, which Pinocchio's computeCoriolisMatrix gives.
+Each upper triangle is columns carried inward like M's; each lower one pairs the rows S_i^T I^c_i
+and S_i^T 2 B^c_i, carried inward as forces (D^c is symmetric, and S . (s x* h) = -(S x* h) . s),
+with y_j, z_j and S_j. Nothing outward of a joint is recomputed for each of its derivatives.
 """
 from __future__ import annotations
 
@@ -38,7 +55,6 @@ from dataclasses import dataclass
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
 from ..robot.model import Robot, skew
 from .kinematics import placement
 
@@ -87,14 +103,18 @@ def _force_to_parent(b: ProgramBuilder, name: str, R, P, n, f):
     return b.vector(f"n{name}", R * n + P.cross(f)), f
 
 
-def _inward(b: ProgramBuilder, name: str, placements, links, j: int, n, f) -> dict:
-    """S_i . F for i = j, j-1, ..., 1, the force F = (n, f) of frame {j} carried inward."""
-    out = {}
+def _carried(b: ProgramBuilder, name: str, placements, j: int, n, f):
+    """(i, n, f) for i = j, j-1, ..., 1: the force (n, f) of frame {j} in each frame inward."""
     for i in range(j, 0, -1):
         if i < j:
             n, f = _force_to_parent(b, f"{name}{i}_{j}", *placements[i + 1], n, f)
-        out[i] = n[2] if links[i - 1].revolute else f[2]
-    return out
+        yield i, n, f
+
+
+def _inward(b: ProgramBuilder, name: str, placements, links, j: int, n, f) -> dict:
+    """S_i . F for i = j, j-1, ..., 1, the force F = (n, f) of frame {j} carried inward."""
+    return {i: n[2] if links[i - 1].revolute else f[2]
+            for i, n, f in _carried(b, name, placements, j, n, f)}
 
 
 def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Body]:
@@ -109,16 +129,16 @@ def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) 
     return composites
 
 
-def _composite_forces(robot: Robot, b: ProgramBuilder, placements, forces) -> list:
+def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, forces) -> list:
     """The sums over links i..n of ``forces`` (n, f), each about O_i in {i}, base first."""
     composites = [None] * robot.dof
     child = None
     for link, (n, f) in zip(reversed(robot.links), reversed(forces)):
         i = link.index
         if child is not None:
-            n_child, f_child = _force_to_parent(b, f"h{i + 1}", *placements[i + 1], *child)
+            n_child, f_child = _force_to_parent(b, f"{name}{i + 1}", *placements[i + 1], *child)
             n, f = n + n_child, f + f_child
-        composites[i - 1] = child = (b.vector(f"hn{i}", n), b.vector(f"hf{i}", f))
+        composites[i - 1] = child = (b.vector(f"{name}n{i}", n), b.vector(f"{name}f{i}", f))
     return composites
 
 
@@ -167,39 +187,145 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 
 
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
-    """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix."""
+    """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix: half of
+    d(C qd)/dqd."""
+    moving = _Moving.of(robot, b, qd)
+    return _by_velocity(robot, b, moving, _rows(robot, b, moving), sympy.S.Half, "C")
+
+
+def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
+    """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction)."""
     n = robot.dof
-    placements = _placements(robot, b)
-    inertias = _inertias(robot)
-    composite = _composites(robot, b, placements, "c", inertias)
-    Mdot = directional_derivative(b, list(_columns(robot, b, placements, composite)),
-                                  dict(zip(robot.q, qd)), "_dt")
-    rates, momenta, velocities = [], [], []
-    omega = u = sympy.zeros(3, 1)
-    for link, body, qd_i in zip(robot.links, inertias, qd):
+    moving = _Moving.of(robot, b, qd)
+    rows = _rows(robot, b, moving)
+    accelerations = _accelerations(robot, b, moving, qd, qdd, gravity)
+    forces = _composite_forces(robot, b, moving.placements, "F", [
+        _plus(body.times(*a), _force_cross(*v, *body.times(*v)))
+        for body, v, (a, _) in zip(moving.inertias, moving.velocities, accelerations)])
+    dq = sympy.zeros(n, n)
+    y = {}
+    for link, Ic, F, v, (_, a_parent), qd_j in zip(robot.links, moving.composite, forces,
+                                                    moving.velocities, accelerations, qd):
+        j = link.index
+        S, z = _axis(link), moving.z[j - 1]
+        v_parent = _minus(v, _scaled(S, qd_j))
+        y[j] = _named(b, f"y{j}", _minus(_motion_cross(*S, *a_parent),
+                                          _motion_cross(*z, *v_parent)))
+        by_q = _minus(_force_cross(*S, *F), _plus(Ic.times(*y[j]), moving.twice_b(j, z)))
+        for i, value in _inward(b, "Dq", moving.placements, robot.links, j, *by_q).items():
+            dq[i - 1, j - 1] = value
+    for (i, j), (m, r) in rows.items():
+        dq[i - 1, j - 1] = -(_pair(m, y[j]) + _pair(r, moving.z[j - 1]))
+    return dq, _by_velocity(robot, b, moving, rows, 1, "Dqd")
+
+
+@dataclass(frozen=True)
+class _Moving:
+    """The robot moving at qd: each link's velocity v_i, and the composite bodies' inertias I^c,
+    rates D^c and momenta h^c (see the module docstring), in the joint frames."""
+
+    placements: list
+    inertias: list[Body]
+    composite: list[Body]
+    velocities: list
+    z: list           # S_i x v_i
+    rate: list[Body]
+    momentum: list
+
+    @classmethod
+    def of(cls, robot: Robot, b: ProgramBuilder, qd) -> "_Moving":
+        placements = _placements(robot, b)
+        inertias = _inertias(robot)
+        velocities, rates, momenta = [], [], []
+        omega = u = sympy.zeros(3, 1)
+        for link, body, qd_i in zip(robot.links, inertias, qd):
+            i = link.index
+            R, P = placements[i]
+            w, v = _axis(link)
+            # v_i = ^iX_{i-1} v_{i-1} + S_i qd_i
+            u = b.vector(f"u{i}", R.T * (u + omega.cross(P)) + qd_i * v)
+            omega = b.vector(f"w{i}", R.T * omega + qd_i * w)
+            velocities.append((omega, u))
+            Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
+            rates.append(Body(0, body.m * u + omega.cross(body.MS),
+                              Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
+            momenta.append(body.times(omega, u))
+        return cls(placements, inertias, _composites(robot, b, placements, "c", inertias),
+                   velocities,
+                   [_named(b, f"z{link.index}", _motion_cross(*_axis(link), *v))
+                    for link, v in zip(robot.links, velocities)],
+                   _composites(robot, b, placements, "d", rates),
+                   _composite_forces(robot, b, placements, "h", momenta))
+
+    def twice_b(self, j: int, s):
+        """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
+        return _plus(self.rate[j - 1].times(*s), _force_cross(*s, *self.momentum[j - 1]))
+
+
+def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
+    """{(i, j): (m, r)} for j < i: the rows S_i^T I^c_i and S_i^T 2 B^c_i as forces (D^c is
+    symmetric), carried from frame {i} into frame {j}."""
+    rows = {}
+    for link, Ic, D, h in zip(robot.links, moving.composite, moving.rate, moving.momentum):
         i = link.index
-        R, P = placements[i]
-        w, v = _axis(link)
-        u = b.vector(f"u{i}", R.T * (u + omega.cross(P)) + qd_i * v)
-        omega = b.vector(f"w{i}", R.T * omega + qd_i * w)
-        velocities.append((omega, u))
-        Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
-        rates.append(Body(0, body.m * u + omega.cross(body.MS),
-                          Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
-        momenta.append(body.times(omega, u))
-    rate = _composites(robot, b, placements, "d", rates)
-    momentum = _composite_forces(robot, b, placements, momenta)
-    C = sympy.zeros(n, n)
-    for link, Ic, D, h, v in zip(robot.links, composite, rate, momentum, velocities):
+        S = _axis(link)
+        m, r = Ic.times(*S), _minus(D.times(*S), _force_cross(*S, *h))
+        for (j, *m_j), (_, *r_j) in zip(_carried(b, "M", moving.placements, i, *m),
+                                        _carried(b, "R", moving.placements, i, *r)):
+            if j < i:
+                rows[i, j] = m_j, r_j
+    return rows
+
+
+def _by_velocity(robot: Robot, b: ProgramBuilder, moving: _Moving, rows, scale,
+                 name: str) -> sympy.Matrix:
+    """``scale`` d(C qd)/dqd = ``scale`` 2 C."""
+    n = robot.dof
+    out = sympy.zeros(n, n)
+    for link, Ic, z in zip(robot.links, moving.composite, moving.z):
         j = link.index
         S = _axis(link)
-        # F_j = I^c_j (v_j x S_j) + B^c_j S_j, with 2 B^c S = D S + S x* h
-        inertial = Ic.times(*_motion_cross(*v, *S))
-        rate_part, cross_part = D.times(*S), _force_cross(*S, *h)
-        force = [inertial[k] + (rate_part[k] + cross_part[k]) / 2 for k in range(2)]
-        for i, value in _inward(b, "C", placements, robot.links, j, *force).items():
-            C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
-            if i < j:
-                C[j - 1, i - 1] = b.define(f"C{j}_{i}",
-                                           Mdot[(i - 1) * n + j - 1] - C[i - 1, j - 1])
-    return C
+        column = _scaled(_minus(moving.twice_b(j, S), _scaled(Ic.times(*z), 2)), scale)
+        for i, value in _inward(b, name, moving.placements, robot.links, j, *column).items():
+            out[i - 1, j - 1] = b.define(f"{name}{i}_{j}", value)
+    for (i, j), (m, r) in rows.items():
+        out[i - 1, j - 1] = b.define(f"{name}{i}_{j}", scale * (
+            _pair(r, _axis(robot.links[j - 1])) - 2 * _pair(m, moving.z[j - 1])))
+    return out
+
+
+def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gravity):
+    """(a_i, a_{i-1}) of each link in its frame {i}, spatial: a_i = ^iX_{i-1} a_{i-1} + S_i qdd_i
+    + v_i x S_i qd_i, from a_0 = (0, -g), gravity as the base's acceleration."""
+    out = []
+    dw, a = sympy.zeros(3, 1), -sympy.Matrix(gravity)
+    for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd, qdd):
+        i = link.index
+        R, P = moving.placements[i]
+        parent = _named(b, f"ap{i}", (R.T * dw, R.T * (a + dw.cross(P))))
+        S = _axis(link)
+        bias = _motion_cross(*v, *S)
+        dw, a = _named(b, f"a{i}", [parent[k] + S[k] * qdd_i + bias[k] * qd_i for k in range(2)])
+        out.append(((dw, a), parent))
+    return out
+
+
+def _named(b: ProgramBuilder, name: str, x):
+    return b.vector(f"{name}w", x[0]), b.vector(f"{name}u", x[1])
+
+
+def _plus(x, y):
+    return x[0] + y[0], x[1] + y[1]
+
+
+def _minus(x, y):
+    return x[0] - y[0], x[1] - y[1]
+
+
+def _scaled(x, c):
+    return x[0] * c, x[1] * c
+
+
+def _pair(force, motion):
+    """The power n . omega + f . u of a force on a motion."""
+    return force[0].dot(motion[0]) + force[1].dot(motion[1])

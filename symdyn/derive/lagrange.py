@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
+from ..program.derivative import directional_derivative, jacobian
 from ..robot.model import Robot
 from .dynamics import Dynamics
 from .kinematics import forward_kinematics
@@ -101,6 +101,11 @@ class Lagrange:
                                           sympy.ImmutableMatrix([symbol])))
                         C[k, j] += symbol * qd[i]
         return C
+
+    def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd, gravity):
+        """Forward-mode derivatives of this route's inverse dynamics program."""
+        tau = self.inverse_dynamics(b, qd, qdd, gravity)
+        return jacobian(b, tau, self.robot.q, "dq"), jacobian(b, tau, self.robot.qd, "dqd")
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list:
         """J^T w, with J the Jacobian of the tool frame (the file's last frame)."""

@@ -55,6 +55,10 @@ class NewtonEuler:
         """By composite rigid bodies (composite.py)."""
         return composite.coriolis_matrix(self.robot, b, qd)
 
+    def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd, gravity):
+        """By composite rigid bodies (composite.py)."""
+        return composite.inverse_dynamics_derivatives(self.robot, b, qd, qdd, gravity)
+
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
         robot, n = self.robot, self.robot.dof

@@ -15,7 +15,6 @@ from typing import Protocol
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
 from ..program.program import Argument, Program
 from ..robot.model import Robot
 from . import kinematics
@@ -34,6 +33,9 @@ class Route(Protocol):
     def coriolis_matrix(self, b: ProgramBuilder, qd) -> sympy.Matrix: ...
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list: ...
+
+    def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd,
+                                     gravity) -> tuple[sympy.Matrix, sympy.Matrix]: ...
 
 
 @dataclass(frozen=True)
@@ -152,8 +154,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         wrench = _f_ext_symbols()
         out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
     elif name == "inverse_dynamics_derivatives":
-        tau_smooth = _smooth_inverse_dynamics(robot, route, b, qd, qdd)
-        outs = [_jacobian(b, tau_smooth, robot.q, "dq"), _jacobian(b, tau_smooth, robot.qd, "dqd")]
+        outs = [list(d) for d in _inverse_dynamics_derivatives(robot, route, b, qd, qdd)]
     elif name == "forward_dynamics_derivatives":
         outs, placeholders = _forward_dynamics_derivatives(robot, route, b, qd, tau)
     elif name == "regressor":
@@ -177,18 +178,11 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     return program
 
 
-def _smooth_inverse_dynamics(robot: Robot, route: Route, b: ProgramBuilder, qd, qdd) -> list:
-    """inverse_dynamics without Coulomb friction: what its derivatives are taken of."""
-    rigid = route.inverse_dynamics(b, qd, qdd, robot.gravity)
-    return [b.define(f"tau{i + 1}_smooth", rigid[i] + link.armature * qdd[i]
-                     + link.viscous * qd[i]) for i, link in enumerate(robot.links)]
-
-
-def _jacobian(b: ProgramBuilder, values, symbols, name: str) -> list:
-    """d values / d symbols, row-major, each column one forward-mode pass of the program."""
-    columns = [directional_derivative(b, values, {s: 1}, f"_{name}{j + 1}")
-               for j, s in enumerate(symbols)]
-    return [columns[j][i] for i in range(len(values)) for j in range(len(symbols))]
+def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder, qd, qdd):
+    """dtau/dq and dtau/dqd: the route's rigid-body ones and the viscous friction's; the rotors'
+    G^2 Jm qdd depends on neither, and Coulomb friction's derivative is zero where it exists."""
+    dq, dqd = route.inverse_dynamics_derivatives(b, qd, qdd, robot.gravity)
+    return dq, dqd + sympy.diag(*(link.viscous for link in robot.links))
 
 
 def _forward_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder, qd, tau):
@@ -203,11 +197,9 @@ def _forward_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
     qdd = ldlt_solve(b, M, rhs)
     held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
-    tau_smooth = _smooth_inverse_dynamics(robot, route, b, qd, held)
     outs = []
-    for symbols, name in ((robot.q, "dq"), (robot.qd, "dqd")):
-        d = _jacobian(b, tau_smooth, symbols, name)
-        columns = [ldlt_solve(b, M, [-d[i * n + j] for i in range(n)]) for j in range(n)]
+    for d in _inverse_dynamics_derivatives(robot, route, b, qd, held):
+        columns = [ldlt_solve(b, M, [-d[i, j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [ldlt_solve(b, M, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])

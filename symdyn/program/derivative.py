@@ -32,6 +32,13 @@ def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) ->
                         for y in sorted(t.free_symbols, key=str) if y in dot)) for t in targets]
 
 
+def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
+    """d values / d symbols, each column one forward-mode pass of the program."""
+    columns = [directional_derivative(b, values, {s: 1}, f"_{name}{j + 1}")
+               for j, s in enumerate(symbols)]
+    return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
+
+
 def _diff(expr, symbol):
     """d expr / d symbol by symengine, many times faster than sympy on large expressions."""
     return sympy.sympify(symengine.diff(symengine.sympify(expr), symengine.sympify(symbol)))
