@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import symengine
 import sympy
+from symengine.lib.symengine_wrapper import DictBasic
 
 from .builder import is_trivial
 from .program import Argument, Assignment, Program
@@ -80,25 +81,25 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     replacements, reduced = symengine.cse([symengine.sympify(e) for e in rhs + outs])
     taken = {str(s) for s in program.input_symbols} | {str(a.lhs) for a in program.assignments}
     names = _fresh_names(prefix, taken)
-    rename: dict[sympy.Symbol, sympy.Symbol] = {}
-    temps: dict[sympy.Symbol, sympy.Expr] = {}   # in the order symengine made them
-    for temp, value in replacements:
-        symbol = sympy.Symbol(next(names))
-        rename[sympy.sympify(temp)] = symbol
-        temps[symbol] = sympy.sympify(value).xreplace(rename)
+    # Renamed while still symengine's: converting back to sympy is the slow part of this pass.
+    rename = DictBasic({temp: symengine.Symbol(next(names)) for temp, _ in replacements})
+    temps: dict[sympy.Symbol, sympy.Expr] = {   # in the order symengine made them
+        sympy.Symbol(str(rename[temp])): sympy.sympify(value.xreplace(rename))
+        for temp, value in replacements}
     body: list[Assignment] = []
     placed: set[sympy.Symbol] = set()
+    order = {s: k for k, s in enumerate(temps)}
 
     def place(expr):
         # Temporaries first used by this expression go right before it, dependencies first.
-        order = list(temps)
-        for s in sorted(expr.free_symbols & temps.keys() - placed, key=order.index):
+        for s in sorted((s for s in expr.free_symbols if s in temps and s not in placed),
+                        key=order.__getitem__):
             place(temps[s])
             if s not in placed:
                 placed.add(s)
                 body.append(Assignment(s, temps[s]))
 
-    new = [sympy.sympify(e).xreplace(rename) for e in reduced]
+    new = [sympy.sympify(e.xreplace(rename)) for e in reduced]
     for a, value in zip(program.assignments, new):
         place(value)
         body.append(Assignment(a.lhs, value))
