@@ -731,10 +731,10 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     const double dv2_y = C2*dvp2_y - S2*dvp2_x;
     const double ww2_zz = w2_z*w2_z;
     const double fr1_y_dm2 = C2*dv2_y + S2*dv2_x;
-    const double n1_z_dm2 = fr1_y_dm2*p_l1;
     const double fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz;
-    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
     const double fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z;
+    const double n1_z_dm2 = fr1_y_dm2*p_l1;
+    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
     const double n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1;
     Y[0] = 0;
     Y[1] = dv1_y;
@@ -804,8 +804,8 @@ void planar2_base_regressor(const double q[2], const double qd[2], const double 
     const double dv2_y = C2*dvp2_y - S2*dvp2_x;
     const double ww2_zz = w2_z*w2_z;
     const double fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz;
-    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
     const double fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z;
+    const double n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1;
     const double n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1;
     Y_b[0] = dv1_y;
     Y_b[1] = -dv1_x;

@@ -845,10 +845,10 @@ def regressor(q, qd, qdd, params):
     dv2_y = C2*dvp2_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
     fr1_y_dm2 = C2*dv2_y + S2*dv2_x
-    n1_z_dm2 = fr1_y_dm2*p_l1
     fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz
-    n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z
+    n1_z_dm2 = fr1_y_dm2*p_l1
+    n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1
     Y = np.empty(batch + (40,))
     Y[..., 0] = 0
@@ -929,8 +929,8 @@ def base_regressor(q, qd, qdd, params):
     dv2_y = C2*dvp2_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
     fr1_y_dmx2 = C2*dw2_z - S2*ww2_zz
-    n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z
+    n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1
     Y_b = np.empty(batch + (12,))
     Y_b[..., 0] = dv1_y

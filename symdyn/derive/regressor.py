@@ -19,7 +19,7 @@ from dataclasses import replace
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
+from ..program.derivative import directional_derivatives
 from ..robot.model import Inertia, Robot, inertia_matrix
 
 INERTIAL = ("m", "mx", "my", "mz", "XX", "XY", "YY", "XZ", "YZ", "ZZ")   # Pinocchio's order
@@ -63,8 +63,8 @@ def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
     bodies = replace(robot, links=tuple(parametric(link) for link in robot.links))
     tau = replace(route, robot=bodies).inverse_dynamics(b, list(robot.qd), list(robot.qdd),
                                                         robot.gravity)
-    columns = [directional_derivative(b, tau, {symbol: 1}, f"_d{name.removeprefix('pi_')}")
-               for name, symbol in symbols.items()]
+    columns = directional_derivatives(b, tau, [{symbol: 1} for symbol in symbols.values()],
+                                      [f"_d{name.removeprefix('pi_')}" for name in symbols])
     Y = sympy.Matrix.hstack(*(sympy.Matrix(column) for column in columns))
     if has_actuators(robot):
         Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(n))))

@@ -23,9 +23,10 @@ def is_trivial(expr: sympy.Expr) -> bool:
     return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
 
 
-def _expand(expr: sympy.Expr) -> sympy.Expr:
-    """sympy.expand by symengine, many times faster on the large sums Lagrange builds."""
-    if expr.is_Atom:
+def _expand(expr) -> sympy.Expr:
+    """sympy.expand by symengine, many times faster on the large sums Lagrange builds; ``expr``
+    is sympy's or symengine's."""
+    if isinstance(expr, sympy.Basic) and expr.is_Atom:
         return expr
     return sympy.sympify(symengine.expand(symengine.sympify(expr)))
 
@@ -41,9 +42,7 @@ class ProgramBuilder:
     def define(self, name: str, expr, expand: bool = True) -> sympy.Expr:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
         it is trivial."""
-        expr = sympy.sympify(expr)
-        if expand:
-            expr = _expand(expr)
+        expr = _expand(expr) if expand else sympy.sympify(expr)
         if is_trivial(expr):
             return expr
         if expr in self._defined:

@@ -7,6 +7,8 @@ builder's value numbering turns d sin(q_i) = cos(q_i) dq_i into the existing C_i
 """
 from __future__ import annotations
 
+import functools
+
 import symengine
 import sympy
 
@@ -19,29 +21,48 @@ def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) ->
     ``tangents`` maps input symbols to their direction ({q_i: qd_i} gives d/dt, {q_j: 1} gives
     d/dq_j); each new step is named ``{symbol}{suffix}``.
     """
+    return directional_derivatives(b, targets, [tangents], [suffix])[0]
+
+
+def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) -> list[list]:
+    """``directional_derivative`` along several directions in one sweep, each right-hand side
+    differentiated once for all of them. The tangents are summed in symengine, and become sympy
+    once, as steps of ``b``."""
     targets = [sympy.sympify(t) for t in targets]
-    dot = {s: sympy.sympify(t) for s, t in tangents.items() if t != 0}
+    dots = [{s: symengine.sympify(t) for s, t in tangents.items() if t != 0}
+            for tangents in directions]
     for a in _support(b.assignments, targets):
-        moving = sorted((y for y in a.rhs.free_symbols if y in dot), key=str)
-        if moving:
-            tangent = b.define(f"{a.lhs}{suffix}", sympy.Add(
-                *(_diff(a.rhs, y) * dot[y] for y in moving)))
-            if tangent != 0:
-                dot[a.lhs] = tangent
-    return [sympy.Add(*(_diff(t, y) * dot[y]
-                        for y in sorted(t.free_symbols, key=str) if y in dot)) for t in targets]
+        symbols = sorted(a.rhs.free_symbols, key=str)
+        partial = _partials(a.rhs)
+        for dot, suffix in zip(dots, suffixes):
+            moving = [y for y in symbols if y in dot]
+            if moving:
+                tangent = b.define(f"{a.lhs}{suffix}",
+                                   symengine.Add(*(partial(y) * dot[y] for y in moving)))
+                if tangent != 0:
+                    dot[a.lhs] = symengine.sympify(tangent)
+    partials = [_partials(t) for t in targets]
+    return [[sympy.sympify(symengine.Add(*(partial(y) * dot[y] for y in sorted(
+        t.free_symbols, key=str) if y in dot))) for t, partial in zip(targets, partials)]
+        for dot in dots]
 
 
 def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
     """d values / d symbols, each column one forward-mode pass of the program."""
-    columns = [directional_derivative(b, values, {s: 1}, f"_{name}{j + 1}")
-               for j, s in enumerate(symbols)]
+    columns = directional_derivatives(b, values, [{s: 1} for s in symbols],
+                                      [f"_{name}{j + 1}" for j in range(len(symbols))])
     return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
 
 
-def _diff(expr, symbol):
-    """d expr / d symbol by symengine, many times faster than sympy on large expressions."""
-    return sympy.sympify(symengine.diff(symengine.sympify(expr), symengine.sympify(symbol)))
+def _partials(expr):
+    """y -> d expr / d y, each computed once, by symengine (many times faster than sympy on
+    large expressions)."""
+    engine = symengine.sympify(expr)
+
+    @functools.cache
+    def partial(y):
+        return engine.diff(symengine.sympify(y))
+    return partial
 
 
 def _support(assignments, targets):
