@@ -72,7 +72,10 @@ class _ArithmeticMixin:
 
     def _print_Mul(self, expr):
         # The constant factors are one literal, rounded once (-0.70710678118654757*x).
-        coeff = sympy.Mul(*(a for a in expr.args if a.is_number))
+        numbers = [a for a in expr.args if a.is_number]
+        if not numbers or len(numbers) == 1 and numbers[0].is_Integer:
+            return super()._print_Mul(expr)      # most products: no new Mul to build
+        coeff = sympy.Mul(*numbers)
         rest = sympy.Mul(*(a for a in expr.args if not a.is_number))
         if not coeff.is_Integer and rest is not sympy.S.One:
             factor = self.parenthesize(rest, PRECEDENCE["Mul"], strict=True)
