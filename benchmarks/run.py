@@ -4,12 +4,14 @@
     python3 dev.py bench            # or: .venv/bin/python benchmarks/run.py [--quick]
 
 Prints Markdown tables:
-1. C per call: symdyn's generated tau, and tool pose + Jacobian (gcc -O2), against Pinocchio's
-   C++ rnea, and framesForwardKinematics + computeFrameJacobian (g++ -O3 -DNDEBUG), on the same
-   model and the same states, each harness run alternately several times;
+1. C per call: every quantity of symdyn's generated C (tau, M, C, qdd, tool pose + Jacobian, the
+   derivatives of ID and FD) against the Pinocchio C++ function that computes it, both at
+   -O3 -march=native, on the same model and states, in CPU time, the two harnesses taking turns
+   round by round (medians and spread);
 2. from Python: the compiled symdyn module against pin.rnea, one state and batches of 10,000;
-3. operation counts of tau against SymPyBotics, OpenSYMORO and the ARM generator;
-4. derivation + CSE + emission time for chains of 2..20 joints.
+3. operation counts against SymPyBotics', OpenSYMORO's and the ARM generator's published ones;
+4. derivation + CSE + emission time of every quantity for chains of 2..20 joints (plotted),
+   and of the Lagrange route for the Panda.
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
@@ -467,6 +469,17 @@ def section_scaling(quick, plot: Path | None = None):
         plot.write_text(scaling_svg(points))
         print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
     print()
+    lagrange = symdyn.lagrange(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques"):
+            print(f"  Lagrange, panda: {quantity}", file=sys.stderr, flush=True)
+            start = time.process_time()
+            symdyn.generate(lagrange, ["python", "c"], tmp, quantities=[quantity])
+            times[quantity] = time.process_time() - start
+    print(f"The Lagrange route for the Panda (7 joints), each quantity derived, optimized and "
+          f"written as Python and C: {sum(times.values()):.1f} s CPU for "
+          + ", ".join(f"{quantity} ({t:.1f} s)" for quantity, t in times.items()) + ".\n")
 
 
 def scaling_svg(points) -> str:
