@@ -129,13 +129,13 @@ void kinova_jaco2_jacobian_dot_qd(const double q[6], const double qd[6], double 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 1264 multiplications, 1078 additions, 10 function calls. */
+ * 1134 multiplications, 943 additions, 10 function calls. */
 void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2061 multiplications, 1686 additions, 10 function calls. */
+ * 1936 multiplications, 1578 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -122,13 +122,13 @@ void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 1888 multiplications, 1683 additions, 12 function calls. */
+ * 1801 multiplications, 1562 additions, 12 function calls. */
 void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], const double qdd[7], double dtau_dq[49], double dtau_dqd[49]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 3162 multiplications, 2744 additions, 12 function calls. */
+ * 3076 multiplications, 2647 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

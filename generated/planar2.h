@@ -109,13 +109,13 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 57 multiplications, 31 additions, 4 function calls. */
+ * 50 multiplications, 29 additions, 4 function calls. */
 void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2], const double qdd[2], const double params[5], double dtau_dq[4], double dtau_dqd[4]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 103 multiplications, 56 additions, 4 function calls. */
+ * 99 multiplications, 56 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -609,7 +609,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
     zero wherever it exists (qd != 0) and is left out.
 
-    57 multiplications, 31 additions, 4 function calls.
+    50 multiplications, 29 additions, 4 function calls.
     """
     (q, qd, qdd, params, ), batch = _states(
         (q, 2, "q"),
@@ -646,40 +646,38 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     MSd2_y = t5 + t2*w2_z
     t6 = 2*u2_x
     Jd2_yy = t2*t6
-    t7 = MSd2_y*S2
-    t8 = C2*t4
-    d2r_x = t8 - t7
+    d2r_x = C2*t4 - MSd2_y*S2
     Jd1_zz = Jd2_yy + 2*d2r_x*p_l1
     ap1u_x = S1*p_g
     ap1u_y = C1*p_g
     ap2u_x = C2*ap1u_x + S2*ap1u_y + qdd1*t0
     ap2u_y = C2*ap1u_y + qdd1*t1 - S2*ap1u_x
     a2w_z = qdd1 + qdd2
-    t9 = ap2u_x + qd2*u2_y
-    t10 = qd2*u2_x
-    a2u_y = ap2u_y - t10
-    t11 = u2_y*w2_z
-    Ff2_x = p_m2*t9 - p_m2*t11 - t2*w2_z*w2_z
-    t12 = u2_x*w2_z
-    Ff2_y = a2u_y*p_m2 + a2w_z*t2 + p_m2*t12
-    y2u_x = t10 - ap2u_y - t12
-    y2u_y = t9 - t11
-    fDq1_2_y = C2*Ff2_x - Ff2_y*S2 - C2*p_m2*y2u_y - S2*p_m2*y2u_x
-    t13 = -t2*y2u_y
-    nDq1_2_z = t13 + fDq1_2_y*p_l1
-    fDqd1_2_y = -2*t7 + 2*t8 - 2*C2*t4 + 2*S2*t5
-    t14 = Jd2_yy - t2*t6
-    nDqd1_2_z = t14 + fDqd1_2_y*p_l1
+    t7 = ap2u_x + qd2*u2_y
+    t8 = qd2*u2_x
+    a2u_y = ap2u_y - t8
+    t9 = u2_y*w2_z
+    Ff2_x = p_m2*t7 - p_m2*t9 - t2*w2_z*w2_z
+    t10 = u2_x*w2_z
+    Ff2_y = a2u_y*p_m2 + a2w_z*t2 + p_m2*t10
+    Dq1w_z = -MSc1_x*ap1u_x - ap1u_y*t3
+    y2u_x = t8 - ap2u_y - t10
+    y2u_y = t7 - t9
+    Dq2w_z = -t2*y2u_y
+    Dq2u_x = -Ff2_y - p_m2*y2u_x
+    Dq2u_y = Ff2_x - p_m2*y2u_y
+    Dqd2w_z = Jd2_yy - t2*t6
+    Dqd2u_x = -2*MSd2_y + 2*t5
     dtau_dq = np.empty(batch + (4,))
-    dtau_dq[..., 0] = -MSc1_x*ap1u_x - ap1u_y*t3
-    dtau_dq[..., 1] = nDq1_2_z
+    dtau_dq[..., 0] = Dq1w_z
+    dtau_dq[..., 1] = Dq2w_z + Dq2u_x*t0 + Dq2u_y*t1
     dtau_dq[..., 2] = -ap1u_x*c2r_x - ap1u_y*t3
-    dtau_dq[..., 3] = t13
+    dtau_dq[..., 3] = Dq2w_z
     dtau_dqd = np.empty(batch + (4,))
     dtau_dqd[..., 0] = Jd1_zz
-    dtau_dqd[..., 1] = nDqd1_2_z
+    dtau_dqd[..., 1] = Dqd2w_z + Dqd2u_x*t0
     dtau_dqd[..., 2] = Jd2_yy
-    dtau_dqd[..., 3] = t14
+    dtau_dqd[..., 3] = Dqd2w_z
     return dtau_dq.reshape(batch + (2, 2)), dtau_dqd.reshape(batch + (2, 2))
 
 
@@ -688,7 +686,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
     forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
 
-    103 multiplications, 56 additions, 4 function calls.
+    99 multiplications, 56 additions, 4 function calls.
     """
     (q, qd, tau, params, ), batch = _states(
         (q, 2, "q"),
@@ -746,50 +744,50 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     y2 = r2 - L2_1*r1
     qdd2_out = iD2*y2
     qdd1_out = iD1*r1 - L2_1*qdd2_out
-    t8 = p_l1*qd1
-    u2_x = S2*t8
-    u2_y = C2*t8
-    t9 = p_m2*u2_x
-    t10 = p_m2*u2_y
-    MSd2_y = t10 + t0*w2_z
-    t11 = 2*t9
-    Jd2_yy = p_l2*t11
-    t12 = MSd2_y*S2
-    t13 = C2*t9
-    d2r_x = t13 - t12
+    t8 = S2*p_l1
+    u2_x = qd1*t8
+    t9 = C2*p_l1
+    u2_y = qd1*t9
+    t10 = p_m2*u2_x
+    t11 = p_m2*u2_y
+    MSd2_y = t11 + t0*w2_z
+    t12 = 2*t10
+    Jd2_yy = p_l2*t12
+    d2r_x = C2*t10 - MSd2_y*S2
     Jd1_zz = Jd2_yy + 2*d2r_x*p_l1
-    t14 = p_l1*qdd1_out
-    ap2u_x = t5 + C2*dv1_x + S2*t14
-    ap2u_y = t6 + C2*t14 - S2*dv1_x
+    ap2u_x = t5 + C2*dv1_x + qdd1_out*t8
+    ap2u_y = t6 + qdd1_out*t9 - S2*dv1_x
     a2w_z = qdd1_out + qdd2_out
-    t15 = ap2u_x + qd2*u2_y
-    t16 = qd2*u2_x
-    a2u_y = ap2u_y - t16
-    t17 = u2_y*w2_z
-    Ff2_x = p_m2*t15 - p_m2*t17 - t0*t7
-    t18 = u2_x*w2_z
-    Ff2_y = a2u_y*p_m2 + a2w_z*t0 + p_m2*t18
-    y2u_x = t16 - ap2u_y - t18
-    y2u_y = t15 - t17
-    fDq1_2_y = C2*Ff2_x - Ff2_y*S2 - C2*p_m2*y2u_y - S2*p_m2*y2u_x
-    t19 = t0*y2u_y
-    nDq1_2_z = -t19 + fDq1_2_y*p_l1
-    fDqd1_2_y = -2*t12 + 2*t13 - C2*t11 + 2*S2*t10
-    t20 = Jd2_yy - 2*t0*u2_x
-    nDqd1_2_z = t20 + fDqd1_2_y*p_l1
-    y1 = MSc1_x*dv1_x + dv1_y*t1
-    y2_1 = c2r_x*dv1_x + dv1_y*t1 - L2_1*y1
+    t13 = ap2u_x + qd2*u2_y
+    t14 = qd2*u2_x
+    a2u_y = ap2u_y - t14
+    t15 = u2_y*w2_z
+    Ff2_x = p_m2*t13 - p_m2*t15 - t0*t7
+    t16 = u2_x*w2_z
+    Ff2_y = a2u_y*p_m2 + a2w_z*t0 + p_m2*t16
+    Dq1w_z = -MSc1_x*dv1_x - dv1_y*t1
+    y2u_x = t14 - ap2u_y - t16
+    y2u_y = t13 - t15
+    Dq2w_z = -t0*y2u_y
+    Dq2u_x = -Ff2_y - p_m2*y2u_x
+    Dq2u_y = Ff2_x - p_m2*y2u_y
+    Dqd2w_z = Jd2_yy - 2*t0*u2_x
+    Dqd2u_x = -2*MSd2_y + 2*t11
+    Dqd2u_y = -t12 + 2*t10
+    y2_1 = Dq1w_z*L2_1 + c2r_x*dv1_x + dv1_y*t1
     qdd2_out_1 = iD2*y2_1
-    qdd1_out_1 = iD1*y1 - L2_1*qdd2_out_1
-    y2_2 = t19 + L2_1*nDq1_2_z
+    qdd1_out_1 = -Dq1w_z*iD1 - L2_1*qdd2_out_1
+    y1 = -Dq2w_z - Dq2u_x*t8 - Dq2u_y*t9
+    y2_2 = -Dq2w_z - L2_1*y1
     qdd2_out_2 = iD2*y2_2
-    qdd1_out_2 = -L2_1*qdd2_out_2 - iD1*nDq1_2_z
+    qdd1_out_2 = iD1*y1 - L2_1*qdd2_out_2
     y2_3 = -Jd2_yy + Jd1_zz*L2_1
     qdd2_out_3 = iD2*y2_3
     qdd1_out_3 = -Jd1_zz*iD1 - L2_1*qdd2_out_3
-    y2_4 = -t20 + L2_1*nDqd1_2_z
+    y1_1 = -Dqd2w_z - Dqd2u_x*t8 - Dqd2u_y*t9
+    y2_4 = -Dqd2w_z - L2_1*y1_1
     qdd2_out_4 = iD2*y2_4
-    qdd1_out_4 = -L2_1*qdd2_out_4 - iD1*nDqd1_2_z
+    qdd1_out_4 = iD1*y1_1 - L2_1*qdd2_out_4
     qdd2_out_5 = -L2_1*iD2
     qdd1_out_5 = iD1 - L2_1*qdd2_out_5
     dqdd_dq = np.empty(batch + (4,))

@@ -44,9 +44,11 @@ Summed over the links outward of both joints, with F_j the force joint j transmi
     dtau_i/dqd_j =  S_i . (2 B^c_k S_j - 2 I^c_k z_j),  k = max(i, j).
 
 dtau/dqd is twice the Christoffel-consistent C, which Pinocchio's computeCoriolisMatrix gives.
-Each upper triangle is columns carried inward like M's; each lower one pairs the rows S_i^T I^c_i
-and S_i^T 2 B^c_i, carried inward as forces (D^c is symmetric, and S . (s x* h) = -(S x* h) . s),
-with y_j, z_j and S_j. Nothing outward of a joint is recomputed for each of its derivatives.
+C's upper triangle is columns carried inward like M's; the derivatives' upper triangles pair the
+two forces of joint j with S_i carried outward into frame {j}, one motion for both. Each lower
+triangle pairs the rows S_i^T I^c_i and S_i^T 2 B^c_i, carried inward as forces (D^c is
+symmetric, and S . (s x* h) = -(S x* h) . s), with y_j, z_j and S_j. Nothing outward of a joint
+is recomputed for each of its derivatives.
 """
 from __future__ import annotations
 
@@ -189,8 +191,17 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix: half of
     d(C qd)/dqd."""
+    n = robot.dof
     moving = _Moving.of(robot, b, qd)
-    return _by_velocity(robot, b, moving, _rows(robot, b, moving), sympy.S.Half, "C")
+    C = sympy.zeros(n, n)
+    for link in robot.links:
+        j = link.index
+        column = _scaled(moving.by_velocity(j), sympy.S.Half)
+        for i, value in _inward(b, "C", moving.placements, robot.links, j, *column).items():
+            C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
+    for (i, j), row in _rows(robot, b, moving).items():
+        C[i - 1, j - 1] = b.define(f"C{i}_{j}", moving.by_velocity_of_row(j, *row) / 2)
+    return C
 
 
 def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
@@ -202,8 +213,8 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
     forces = _composite_forces(robot, b, moving.placements, "F", [
         _plus(body.times(*a), _force_cross(*v, *body.times(*v)))
         for body, v, (a, _) in zip(moving.inertias, moving.velocities, accelerations)])
-    dq = sympy.zeros(n, n)
-    y = {}
+    dq, dqd = sympy.zeros(n, n), sympy.zeros(n, n)
+    y, by_q, by_qd = {}, {}, {}
     for link, Ic, F, v, (_, a_parent), qd_j in zip(robot.links, moving.composite, forces,
                                                     moving.velocities, accelerations, qd):
         j = link.index
@@ -211,12 +222,28 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
         v_parent = _minus(v, _scaled(S, qd_j))
         y[j] = _named(b, f"y{j}", _minus(_motion_cross(*S, *a_parent),
                                           _motion_cross(*z, *v_parent)))
-        by_q = _minus(_force_cross(*S, *F), _plus(Ic.times(*y[j]), moving.twice_b(j, z)))
-        for i, value in _inward(b, "Dq", moving.placements, robot.links, j, *by_q).items():
-            dq[i - 1, j - 1] = value
+        by_q[j] = _named(b, f"Dq{j}", _minus(_force_cross(*S, *F),
+                                              _plus(Ic.times(*y[j]), moving.twice_b(j, z))))
+        by_qd[j] = _named(b, f"Dqd{j}", moving.by_velocity(j))
+    for link in robot.links:
+        # S_i carried outward pairs with both forces of each joint j > i: one motion carried
+        # instead of two forces carried inward.
+        i = link.index
+        S = _axis(link)
+        for j in range(i, n + 1):
+            if j > i:
+                S = _named(b, f"S{i}_{j}", _motion_to_child(*moving.placements[j], *S))
+            dq[i - 1, j - 1] = _pair(by_q[j], S)
+            dqd[i - 1, j - 1] = _pair(by_qd[j], S)
     for (i, j), (m, r) in rows.items():
         dq[i - 1, j - 1] = -(_pair(m, y[j]) + _pair(r, moving.z[j - 1]))
-    return dq, _by_velocity(robot, b, moving, rows, 1, "Dqd")
+        dqd[i - 1, j - 1] = moving.by_velocity_of_row(j, m, r)
+    return dq, dqd
+
+
+def _motion_to_child(R, P, w, u):
+    """The motion (w, u) at O_{i-1} in {i-1}, at O_i in {i}."""
+    return R.T * w, R.T * (u + w.cross(P))
 
 
 @dataclass(frozen=True)
@@ -224,6 +251,7 @@ class _Moving:
     """The robot moving at qd: each link's velocity v_i, and the composite bodies' inertias I^c,
     rates D^c and momenta h^c (see the module docstring), in the joint frames."""
 
+    links: tuple
     placements: list
     inertias: list[Body]
     composite: list[Body]
@@ -250,7 +278,8 @@ class _Moving:
             rates.append(Body(0, body.m * u + omega.cross(body.MS),
                               Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
             momenta.append(body.times(omega, u))
-        return cls(placements, inertias, _composites(robot, b, placements, "c", inertias),
+        return cls(robot.links, placements, inertias,
+                   _composites(robot, b, placements, "c", inertias),
                    velocities,
                    [_named(b, f"z{link.index}", _motion_cross(*_axis(link), *v))
                     for link, v in zip(robot.links, velocities)],
@@ -260,6 +289,15 @@ class _Moving:
     def twice_b(self, j: int, s):
         """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
         return _plus(self.rate[j - 1].times(*s), _force_cross(*s, *self.momentum[j - 1]))
+
+    def by_velocity(self, j: int):
+        """2 B^c_j S_j - 2 I^c_j z_j: the force whose S_i component is dtau_i/dqd_j, i <= j."""
+        return _minus(self.twice_b(j, _axis(self.links[j - 1])),
+                      _scaled(self.composite[j - 1].times(*self.z[j - 1]), 2))
+
+    def by_velocity_of_row(self, j: int, m, r):
+        """dtau_i/dqd_j for i > j, from the rows (m, r) of joint i in frame {j} (_rows)."""
+        return _pair(r, _axis(self.links[j - 1])) - 2 * _pair(m, self.z[j - 1])
 
 
 def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
@@ -275,23 +313,6 @@ def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
             if j < i:
                 rows[i, j] = m_j, r_j
     return rows
-
-
-def _by_velocity(robot: Robot, b: ProgramBuilder, moving: _Moving, rows, scale,
-                 name: str) -> sympy.Matrix:
-    """``scale`` d(C qd)/dqd = ``scale`` 2 C."""
-    n = robot.dof
-    out = sympy.zeros(n, n)
-    for link, Ic, z in zip(robot.links, moving.composite, moving.z):
-        j = link.index
-        S = _axis(link)
-        column = _scaled(_minus(moving.twice_b(j, S), _scaled(Ic.times(*z), 2)), scale)
-        for i, value in _inward(b, name, moving.placements, robot.links, j, *column).items():
-            out[i - 1, j - 1] = b.define(f"{name}{i}_{j}", value)
-    for (i, j), (m, r) in rows.items():
-        out[i - 1, j - 1] = b.define(f"{name}{i}_{j}", scale * (
-            _pair(r, _axis(robot.links[j - 1])) - 2 * _pair(m, moving.z[j - 1])))
-    return out
 
 
 def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gravity):
