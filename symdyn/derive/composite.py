@@ -205,7 +205,8 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
 
 
 def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
-    """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction)."""
+    """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction), by the module
+    docstring's formulas."""
     n = robot.dof
     moving = _Moving.of(robot, b, qd)
     rows = _rows(robot, b, moving)
@@ -222,6 +223,8 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
         v_parent = _minus(v, _scaled(S, qd_j))
         y[j] = _named(b, f"y{j}", _minus(_motion_cross(*S, *a_parent),
                                           _motion_cross(*z, *v_parent)))
+        # What the links outward of joint j add to the force it transmits, per unit of q_j
+        # (they turn about S_j) and of qd_j (they speed up along it)
         by_q[j] = _named(b, f"Dq{j}", _minus(_force_cross(*S, *F),
                                               _plus(Ic.times(*y[j]), moving.twice_b(j, z))))
         by_qd[j] = _named(b, f"Dqd{j}", moving.by_velocity(j))
@@ -236,6 +239,7 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
             dq[i - 1, j - 1] = _pair(by_q[j], S)
             dqd[i - 1, j - 1] = _pair(by_qd[j], S)
     for (i, j), (m, r) in rows.items():
+        # joint i outward of joint j: S_i turns with the links, and its turn cancels S_j x* F_i
         dq[i - 1, j - 1] = -(_pair(m, y[j]) + _pair(r, moving.z[j - 1]))
         dqd[i - 1, j - 1] = moving.by_velocity_of_row(j, m, r)
     return dq, dqd
