@@ -165,7 +165,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
         M = with_armature(robot, route.mass_matrix(b))
         h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
         rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
-        out = ldlt_solve(b, M, rhs)
+        out = LDLT.factor(b, M).solve(b, rhs)
     else:
         raise KeyError(name)
     if len(quantity.outputs) == 1 and name not in KINEMATICS:
@@ -195,13 +195,14 @@ def _forward_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     M = with_armature(robot, route.mass_matrix(b))
     h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
     rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
-    qdd = ldlt_solve(b, M, rhs)
+    factors = LDLT.factor(b, M)
+    qdd = factors.solve(b, rhs)
     held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
     outs = []
     for d in _inverse_dynamics_derivatives(robot, route, b, qd, held):
-        columns = [ldlt_solve(b, M, [-d[i, j] for i in range(n)]) for j in range(n)]
+        columns = [factors.solve(b, [-d[i, j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
-    inverse = [ldlt_solve(b, M, [int(i == j) for i in range(n)]) for j in range(n)]
+    inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])
     return outs, dict(zip(held, qdd))
 
@@ -224,29 +225,39 @@ def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
     return M + sympy.diag(*(link.armature for link in robot.links))
 
 
-def ldlt_solve(b: ProgramBuilder, M: sympy.Matrix, rhs) -> list[sympy.Expr]:
-    """x with M x = rhs, M symmetric positive definite, by M = L D L^T written out.
+@dataclass(frozen=True)
+class LDLT:
+    """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D."""
+    L: sympy.Matrix
+    inv_d: list
 
-    One division per joint (the inverse pivots), no square roots.
-    """
-    n = M.rows
-    L = sympy.eye(n)
-    inv_d = [None] * n
-    d = [None] * n
-    for j in range(n):
-        d[j] = b.define(f"D{j + 1}", M[j, j] - sum(L[j, k] ** 2 * d[k] for k in range(j)))
-        inv_d[j] = b.define(f"iD{j + 1}", 1 / d[j])
-        for i in range(j + 1, n):
-            L[i, j] = b.define(f"L{i + 1}_{j + 1}", (M[i, j] - sum(
-                L[i, k] * L[j, k] * d[k] for k in range(j))) * inv_d[j])
-    y = []
-    for i in range(n):
-        y.append(b.define(f"y{i + 1}", rhs[i] - sum(L[i, k] * y[k] for k in range(i))))
-    x = [None] * n
-    for i in reversed(range(n)):
-        x[i] = b.define(f"qdd{i + 1}_out", y[i] * inv_d[i] - sum(
-            L[k, i] * x[k] for k in range(i + 1, n)))
-    return x
+    @classmethod
+    def factor(cls, b: ProgramBuilder, M: sympy.Matrix) -> LDLT:
+        """M symmetric positive definite; one division per joint, no square roots."""
+        n = M.rows
+        L = sympy.eye(n)
+        d, inv_d = [None] * n, [None] * n
+        for j in range(n):
+            d[j] = b.define(f"D{j + 1}", M[j, j] - sympy.Add(*(L[j, k] ** 2 * d[k]
+                                                                for k in range(j))))
+            inv_d[j] = b.define(f"iD{j + 1}", 1 / d[j])
+            for i in range(j + 1, n):
+                L[i, j] = b.define(f"L{i + 1}_{j + 1}", (M[i, j] - sympy.Add(*(
+                    L[i, k] * L[j, k] * d[k] for k in range(j)))) * inv_d[j])
+        return cls(L, inv_d)
+
+    def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
+        """x with M x = rhs, by forward and back substitution."""
+        L, n = self.L, len(self.inv_d)
+        y = []
+        for i in range(n):
+            y.append(b.define(f"y{i + 1}", rhs[i] - sympy.Add(*(L[i, k] * y[k]
+                                                                for k in range(i)))))
+        x = [None] * n
+        for i in reversed(range(n)):
+            x[i] = b.define(f"qdd{i + 1}_out", y[i] * self.inv_d[i] - sympy.Add(*(
+                L[k, i] * x[k] for k in range(i + 1, n))))
+        return x
 
 
 def _tau_symbols(robot: Robot):
