@@ -33,6 +33,11 @@ def literal(value) -> str:
     return repr(number)
 
 
+# What a printed sum or product never puts in parentheses.
+_TIGHTER_THAN_ADD = (sympy.Mul, sympy.Pow, sympy.Symbol, sympy.Number, sympy.Function)
+_PLAIN_FACTOR = (sympy.Symbol, sympy.Function)
+
+
 class _ArithmeticMixin:
     def __init__(self, settings=None):
         # Terms in the order sympy holds them (canonical, the same in every run), not sorted
@@ -70,7 +75,52 @@ class _ArithmeticMixin:
     def _print_Float(self, expr):
         return literal(expr)
 
+    def doprint(self, expr, assign_to=None):
+        # sympy's doprint first walks the tree for UnevaluatedExpr and collects named constants
+        # to declare; these printers meet neither (constants are literals), and the walk is a
+        # sixth of the printing time of a large program.
+        if assign_to is not None:
+            return super().doprint(expr, assign_to)
+        self._not_supported, self._number_symbols = set(), set()
+        return self._print(sympy.sympify(expr))
+
+    # The two shapes nearly every line of a program has, printed as sympy prints them but
+    # without asking each factor and term its precedence: a sum whose terms bind at least as
+    # tightly as "+", and a product of an integer and factors that need no parentheses.
+    def _print_Add(self, expr, order=None):
+        if not all(isinstance(term, _TIGHTER_THAN_ADD) for term in expr.args):
+            return super()._print_Add(expr, order)
+        parts = []
+        for term in expr.args:
+            text = self._print(term)
+            parts += ("-", text[1:]) if text[0] == "-" else ("+", text)
+        if parts[0] == "+":
+            parts.pop(0)
+        else:
+            parts[:2] = ["-" + parts[1]]
+        return " ".join(parts)
+
     def _print_Mul(self, expr):
+        args = expr.args
+        coeff = args[0] if args[0].is_Integer else None
+        factors = args[1:] if coeff is not None else args
+        if all(isinstance(f, _PLAIN_FACTOR) or f.is_Pow and f.exp.is_Integer and f.exp > 0
+               and isinstance(f.base, _PLAIN_FACTOR) for f in factors):
+            sign = ""
+            if coeff is not None and coeff < 0:
+                sign, coeff = "-", -coeff
+            printed = [self._print(f) for f in factors]
+            if coeff is not None and coeff != 1:
+                printed.insert(0, self._print(coeff))
+            return sign + "*".join(printed)
+        # A divisor raised to a power is written as a product, which sympy's printer would
+        # leave bare after "/": x/(1 + w)**2 must not become x/(1 + w)*(1 + w).
+        powers = [a for a in args if a.is_Pow and a.exp.is_Integer and a.exp < -1]
+        if powers:
+            top = sympy.Mul(*(a for a in args if a not in powers))
+            over = self._print(sympy.Mul(*(1 / a for a in powers)))
+            top = "1.0" if top == 1 else self.parenthesize(top, PRECEDENCE["Mul"], strict=True)
+            return f"{top}/({over})"
         # The constant factors are one literal, rounded once (-0.70710678118654757*x).
         numbers = [a for a in expr.args if a.is_number]
         if not numbers or len(numbers) == 1 and numbers[0].is_Integer:
