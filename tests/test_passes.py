@@ -127,3 +127,19 @@ def test_generate_with_fixed_values(tmp_path):
         symdyn.generate(dynamics, "python", tmp_path, values={"l3": 1})
     with pytest.raises(symdyn.EmitError, match="must be a number"):
         symdyn.generate(dynamics, "python", tmp_path, values={"g": "m1"})
+
+
+@pytest.mark.parametrize("expr", [
+    x * y + 2 * z, x**2 * sympy.sin(y + z) - 3, x * (y + z), (x + y)**2 * z,
+    x / (y + z), (x * y)**3 + sympy.Rational(1, 2) * (a + b) * c, sympy.cos(x * (y + z)) * d,
+])
+def test_builder_expands_as_symengine_does_skipping_what_is_expanded(expr):
+    import symengine
+
+    from symdyn.program.builder import ProgramBuilder
+    b = ProgramBuilder()
+    symbol = b.define("e", expr)
+    (assignment,) = b.assignments
+    expanded = sympy.sympify(symengine.expand(symengine.sympify(expr)))
+    assert assignment.lhs == symbol
+    assert assignment.rhs == expanded and assignment.rhs.args == expanded.args

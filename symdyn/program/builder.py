@@ -26,9 +26,22 @@ def is_trivial(expr: sympy.Expr) -> bool:
 def _expand(expr) -> sympy.Expr:
     """sympy.expand by symengine, many times faster on the large sums Lagrange builds; ``expr``
     is sympy's or symengine's."""
-    if isinstance(expr, sympy.Basic) and expr.is_Atom:
-        return expr
+    if isinstance(expr, sympy.Basic) and _is_expanded(expr):
+        return expr       # most of what Newton-Euler defines: the round trip would cost more
     return sympy.sympify(symengine.expand(symengine.sympify(expr)))
+
+
+def _is_expanded(expr: sympy.Expr) -> bool:
+    """True where expanding changes nothing: no sum is a factor or raised to a power (sympy
+    already merges like terms and distributes a number over a sum; symengine's expand leaves
+    function arguments alone)."""
+    if expr.is_Add:
+        return all(_is_expanded(term) for term in expr.args)
+    if expr.is_Mul:
+        return all(not factor.is_Add and _is_expanded(factor) for factor in expr.args)
+    if expr.is_Pow:
+        return expr.base.is_Symbol or expr.base.is_Function
+    return True
 
 
 class ProgramBuilder:

@@ -78,7 +78,8 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     """Common subexpressions across the whole program become temporaries ``t0, t1, ...``."""
     rhs = [a.rhs for a in program.assignments]
     outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
-    replacements, reduced = symengine.cse([symengine.sympify(e) for e in rhs + outs])
+    given = [symengine.sympify(e) for e in rhs + outs]
+    replacements, reduced = symengine.cse(given)
     taken = {str(s) for s in program.input_symbols} | {str(a.lhs) for a in program.assignments}
     names = _fresh_names(prefix, taken)
     # Renamed while still symengine's: converting back to sympy is the slow part of this pass.
@@ -99,7 +100,9 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
                 placed.add(s)
                 body.append(Assignment(s, temps[s]))
 
-    new = [sympy.sympify(e.xreplace(rename)) for e in reduced]
+    # An expression CSE left alone (a third to a half of them) keeps its sympy form.
+    new = [original if e == before else sympy.sympify(e.xreplace(rename))
+           for original, before, e in zip(rhs + outs, given, reduced)]
     for a, value in zip(program.assignments, new):
         place(value)
         body.append(Assignment(a.lhs, value))
