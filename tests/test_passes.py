@@ -143,3 +143,39 @@ def test_builder_expands_as_symengine_does_skipping_what_is_expanded(expr):
     expanded = sympy.sympify(symengine.expand(symengine.sympify(expr)))
     assert assignment.lhs == symbol
     assert assignment.rhs == expanded and assignment.rhs.args == expanded.args
+
+
+def test_symengine_expressions_come_back_exactly_as_sympy_builds_them():
+    import random
+
+    import symengine
+
+    from symdyn.program.engine import to_sympy
+    rng = random.Random(3)
+    q = sympy.Dummy("q")
+    leaves = [x, y, z, a, q, sympy.cos(x), sympy.sin(q), x**2, sympy.Integer(2),
+              sympy.Rational(-3, 7), sympy.Float(0.25), sympy.pi, sympy.sqrt(2)]
+
+    def expr(depth):
+        if depth == 0:
+            return rng.choice(leaves)
+        u, v = expr(depth - 1), expr(depth - 1)
+        return rng.choice([u + v, u - v, u * v, -u * v, 3 * u + v, u / (v + 1), u**2 * v,
+                           u * (v + x), sympy.Rational(1, 2) * (u + v)])
+    u, v = symengine.symbols("u v")
+    # What symengine keeps and sympy rewrites: a number times a sum, products of roots.
+    for form in (symengine.Mul(2, u + v), symengine.sqrt(2) * symengine.sqrt(3) * u,
+                 2**u * 3**u, symengine.Rational(1, 2) * symengine.sqrt(2) * u * symengine.pi):
+        assert identical(to_sympy(form), sympy.sympify(form)), form
+    memo = {}
+    for _ in range(300):
+        engine = symengine.sympify(expr(rng.randint(1, 3)))
+        for form in (engine, symengine.expand(engine)):   # 2*(x + y) in the first only
+            assert identical(to_sympy(form, memo), sympy.sympify(form)), form
+
+
+def identical(u, v) -> bool:
+    """The same tree, arguments in the same order (== on sympy's sums ignores their order)."""
+    if type(u) is not type(v) or len(u.args) != len(v.args):
+        return False
+    return u == v if not u.args else all(identical(s, t) for s, t in zip(u.args, v.args))

@@ -13,6 +13,7 @@ from typing import Iterable
 import symengine
 import sympy
 
+from .engine import to_sympy
 from .program import Argument, Assignment, Program
 
 
@@ -28,7 +29,7 @@ def _expand(expr) -> sympy.Expr:
     is sympy's or symengine's."""
     if isinstance(expr, sympy.Basic) and _is_expanded(expr):
         return expr       # most of what Newton-Euler defines: the round trip would cost more
-    return sympy.sympify(symengine.expand(symengine.sympify(expr)))
+    return to_sympy(symengine.expand(symengine.sympify(expr)))
 
 
 def _is_expanded(expr: sympy.Expr) -> bool:

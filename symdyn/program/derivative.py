@@ -13,6 +13,7 @@ import symengine
 import sympy
 
 from .builder import ProgramBuilder
+from .engine import to_sympy
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:
@@ -42,7 +43,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
                 if tangent != 0:
                     dot[a.lhs] = symengine.sympify(tangent)
     partials = [_partials(t) for t in targets]
-    return [[sympy.sympify(symengine.Add(*(partial(y) * dot[y] for y in sorted(
+    return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
         t.free_symbols, key=str) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
 

@@ -23,6 +23,7 @@ import sympy
 from symengine.lib.symengine_wrapper import DictBasic
 
 from .builder import is_trivial
+from .engine import to_sympy
 from .program import Argument, Assignment, Program
 
 
@@ -84,8 +85,9 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     names = _fresh_names(prefix, taken)
     # Renamed while still symengine's: converting back to sympy is the slow part of this pass.
     rename = DictBasic({temp: symengine.Symbol(next(names)) for temp, _ in replacements})
+    memo: dict = {}
     temps: dict[sympy.Symbol, sympy.Expr] = {   # in the order symengine made them
-        sympy.Symbol(str(rename[temp])): sympy.sympify(value.xreplace(rename))
+        sympy.Symbol(str(rename[temp])): to_sympy(value.xreplace(rename), memo)
         for temp, value in replacements}
     body: list[Assignment] = []
     placed: set[sympy.Symbol] = set()
@@ -101,7 +103,7 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
                 body.append(Assignment(s, temps[s]))
 
     # An expression CSE left alone (a third to a half of them) keeps its sympy form.
-    new = [original if e == before else sympy.sympify(e.xreplace(rename))
+    new = [original if e == before else to_sympy(e.xreplace(rename), memo)
            for original, before, e in zip(rhs + outs, given, reduced)]
     for a, value in zip(program.assignments, new):
         place(value)

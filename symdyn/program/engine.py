@@ -1,0 +1,54 @@
+"""symengine's expressions back in sympy's form, built without sympy's simplifying constructors.
+
+symengine does the heavy algebra (expansion, CSE, differentiation), and sympy holds the
+programs. Converting back is the slow half of each trip: sympy's Add and Mul re-derive a
+canonical form (collecting terms, merging powers, sorting) that a symengine sum or product
+already has but for the order of its arguments. Here such a sum or product only has its
+arguments sorted as sympy sorts them; the cases sympy would change beyond the order (a number
+times a sum, roots and powers of numbers, nested sums) still go through sympy's constructors,
+so the result is the very expression ``sympy.sympify`` gives, and each shared subexpression is
+converted once.
+"""
+from __future__ import annotations
+
+import symengine
+import sympy
+from sympy.core.basic import _args_sortkey
+
+
+def to_sympy(expr, memo: dict | None = None) -> sympy.Expr:
+    """``expr`` (symengine's) as sympy's; ``memo`` carries conversions across calls."""
+    memo = {} if memo is None else memo
+    out = memo.get(expr)
+    if out is None:
+        out = memo[expr] = _convert(expr, memo)
+    return out
+
+
+def _convert(expr, memo: dict) -> sympy.Expr:
+    if isinstance(expr, (symengine.Add, symengine.Mul)):
+        args = [to_sympy(a, memo) for a in expr.args]
+        cls = sympy.Add if isinstance(expr, symengine.Add) else sympy.Mul
+        numbers = [a for a in args if a.is_Number]
+        rest = [a for a in args if not a.is_Number]
+        if len(numbers) > 1 or not _sorted_is_canonical(cls, numbers, rest):
+            return cls(*args)
+        rest.sort(key=_args_sortkey)
+        return cls._from_args(numbers + rest)
+    if isinstance(expr, symengine.Pow):
+        return sympy.Pow(to_sympy(expr.args[0], memo), to_sympy(expr.args[1], memo))
+    return sympy.sympify(expr)    # symbols (a Dummy stays one), numbers, functions: small
+
+
+def _sorted_is_canonical(cls, numbers, rest) -> bool:
+    """Whether sympy's constructor would only sort these arguments (at most one number)."""
+    if numbers and numbers[0] is (sympy.S.Zero if cls is sympy.Add else sympy.S.One):
+        return False
+    if cls is sympy.Add:
+        return not any(a.is_Add for a in rest)
+    if numbers and len(rest) == 1 and rest[0].is_Add:
+        return False        # sympy distributes a number over a sum: 2*(x + y) = 2*x + 2*y
+    # sympy merges numeric factors, sqrt(2)*sqrt(3) = sqrt(6), and powers of numbers,
+    # 2**x*3**x = 6**x
+    return not any(a.is_Mul or a.is_number or a.is_Pow and a.base.is_number
+                   or not a.is_commutative for a in rest)
