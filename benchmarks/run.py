@@ -103,7 +103,7 @@ C_HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "@NAME@.h"
+#include @INCLUDE@
 #define N @N@
 #define STATES @STATES@
 static double q[STATES][N], qd[STATES][N], qdd[STATES][N];
@@ -124,6 +124,9 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
+# The floor under every function of q: the sin and cos of the joint angles, as the generated C
+# computes them (its static symdyn_sincos_all, reached by including the source).
+FLOOR_WORK = "symdyn_sincos_all(N, q[k], out, out + N); sink += out[N - 1] + out[2 * N - 1];"
 C_WORK = r"""static double work@I@(long reps) {
     static double out[3 * N * N + 16 + 6 * N]; double sink = 0.0; long r, k;
     for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) { @WORK@ }
@@ -236,9 +239,15 @@ def compile_harnesses(robot, work: Path):
     c_works = "".join(fill(C_WORK, I=i, WORK=ours) for i, (_, ours, _) in enumerate(WORK.values()))
     (work / "bench_symdyn.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(WORK))), NAME=robot.name, N=n, STATES=STATES))
+            f"work{i}" for i in range(len(WORK))), INCLUDE=f'"{robot.name}.h"', NAME=robot.name,
+        N=n, STATES=STATES))
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
+    (work / "bench_floor.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=fill(C_WORK, I=0, WORK=FLOOR_WORK), TABLE="work0",
+        INCLUDE=f'"{robot.name}.c"', NAME=robot.name, N=n, STATES=STATES))
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_floor.c"),
+                    "-o", str(work / "floor"), "-lm"], check=True)
     model = pinocchio_model(robot.spec)
     tool = model.frames[model.getFrameId("tool")].placement
     cpp_works = "".join(fill(CPP_WORK, I=i, WORK=theirs)
@@ -254,7 +263,7 @@ def compile_harnesses(robot, work: Path):
                     str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
                     f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
                    check=True)
-    return work / "symdyn", work / "pinocchio"
+    return work / "symdyn", work / "pinocchio", work / "floor"
 
 
 def nanoseconds(binary: Path, work: int, reps: int, smooth: bool) -> float:
@@ -321,7 +330,11 @@ def section_c(robots, quick):
             work.mkdir(parents=True)
             print(f"  compiling the harnesses for {robot.name} (Pinocchio's headers take a "
                   "minute)", file=sys.stderr, flush=True)
-            binaries = compile_harnesses(robot, work)
+            *binaries, floor = compile_harnesses(robot, work)
+            (alone,) = run_alternately([floor], 0, rounds, False, seconds)
+            print(f"| {robot.name} ({robot.dof} joints) | sin and cos of q alone, in every "
+                  f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
+                  "| | | |", flush=True)
             for index, kind in enumerate(WORK):
                 print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
                 ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
