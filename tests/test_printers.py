@@ -34,6 +34,9 @@ x, y, z, w = sympy.symbols("x y z w")
     ((x + y)**2, "(x + y)*(x + y)", "(x + y)*(x + y)"),
     (sympy.sign(x) * y, "y*((double)(x > 0) - (double)(x < 0))", "y*np.sign(x)"),
     (3_000_000_000 * x, "3000000000.0*x", "3000000000.0*x"),
+    (sympy.pi / 2, "1.5707963267948966", "1.5707963267948966"),   # not M_PI_2: C99 has none
+    (-sympy.pi / 2, "-1.5707963267948966", "-1.5707963267948966"),
+    (2 * sympy.cos(1) * x, "1.0806046117362795*x", "1.0806046117362795*x"),   # rounded once
 ])
 def test_sums_products_and_constants(expr, c, python):
     assert CPrinter().doprint(expr) == c

@@ -33,9 +33,16 @@ def literal(value) -> str:
     return repr(number)
 
 
-# What a printed sum or product never puts in parentheses.
+# What a printed sum never puts in parentheses.
 _TIGHTER_THAN_ADD = (sympy.Mul, sympy.Pow, sympy.Symbol, sympy.Number, sympy.Function)
-_PLAIN_FACTOR = (sympy.Symbol, sympy.Function)
+
+
+def _plain_factor(f) -> bool:
+    """A factor a printed product needs no parentheses or constant folding for: a symbol, a
+    function of symbols, or one of those to a positive integer power."""
+    if f.is_Pow:
+        return f.exp.is_Integer and f.exp > 0 and _plain_factor(f.base)
+    return f.is_Symbol or f.is_Function and not f.is_number
 
 
 class _ArithmeticMixin:
@@ -101,11 +108,12 @@ class _ArithmeticMixin:
         return " ".join(parts)
 
     def _print_Mul(self, expr):
+        if expr.is_number:
+            return literal(expr)     # pi/2 too: sympy's C printer would write M_PI_2, not C99
         args = expr.args
         coeff = args[0] if args[0].is_Integer else None
         factors = args[1:] if coeff is not None else args
-        if all(isinstance(f, _PLAIN_FACTOR) or f.is_Pow and f.exp.is_Integer and f.exp > 0
-               and isinstance(f.base, _PLAIN_FACTOR) for f in factors):
+        if all(_plain_factor(f) for f in factors):
             sign = ""
             if coeff is not None and coeff < 0:
                 sign, coeff = "-", -coeff
