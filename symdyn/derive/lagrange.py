@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivatives, jacobian
+from ..program.derivative import jacobian
 from ..robot.model import Robot
 from .dynamics import Dynamics
 from .kinematics import forward_kinematics
@@ -88,8 +88,8 @@ class Lagrange:
     def _christoffel(self, b: ProgramBuilder, M, qd, steps) -> sympy.Matrix:
         """C_kj = sum_i c_ijk qd_i, the c_ijk from the derivatives of M's program."""
         robot, n = self.robot, self.robot.dof
-        dM = [sympy.Matrix(n, n, d) for d in directional_derivatives(
-            b, list(M), [{q: 1} for q in robot.q], [f"_q{i + 1}" for i in range(n)])]
+        dM_dq = jacobian(b, list(M), robot.q, "q")         # column i: M's entries by q_i
+        dM = [dM_dq[:, i].reshape(n, n) for i in range(n)]
         C = sympy.zeros(n, n)
         for i in range(n):
             for j in range(n):
@@ -129,8 +129,7 @@ class Lagrange:
         g = sympy.Matrix(gravity)
         V = b.define("V", -sum((g.dot(link.inertia.mass * p + R * link.inertia.first_moment)
                                 for link, (R, p) in zip(robot.links, frames)), sympy.Integer(0)))
-        torques = [d[0] for d in directional_derivatives(
-            b, [V], [{q: 1} for q in robot.q], [f"_q{k + 1}" for k in range(robot.dof)])]
+        torques = list(jacobian(b, [V], robot.q, "q"))
         steps += [Step("V", 0, sympy.ImmutableMatrix([V])),
                   Step("g", 0, sympy.ImmutableMatrix(torques))]
         return torques
