@@ -272,11 +272,9 @@ class _Moving:
         omega = u = sympy.zeros(3, 1)
         for link, body, qd_i in zip(robot.links, inertias, qd):
             i = link.index
-            R, P = placements[i]
-            w, v = _axis(link)
             # v_i = ^iX_{i-1} v_{i-1} + S_i qd_i
-            u = b.vector(f"u{i}", R.T * (u + omega.cross(P)) + qd_i * v)
-            omega = b.vector(f"w{i}", R.T * omega + qd_i * w)
+            w, v = _plus(_motion_to_child(*placements[i], omega, u), _scaled(_axis(link), qd_i))
+            u, omega = b.vector(f"u{i}", v), b.vector(f"w{i}", w)
             velocities.append((omega, u))
             Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
             rates.append(Body(0, body.m * u + omega.cross(body.MS),
@@ -326,8 +324,7 @@ def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gr
     dw, a = sympy.zeros(3, 1), -sympy.Matrix(gravity)
     for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd, qdd):
         i = link.index
-        R, P = moving.placements[i]
-        parent = _named(b, f"ap{i}", (R.T * dw, R.T * (a + dw.cross(P))))
+        parent = _named(b, f"ap{i}", _motion_to_child(*moving.placements[i], dw, a))
         S = _axis(link)
         bias = _motion_cross(*v, *S)
         dw, a = _named(b, f"a{i}", [parent[k] + S[k] * qdd_i + bias[k] * qd_i for k in range(2)])
