@@ -27,10 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import symengine
 import sympy
+from symengine.lib.symengine_wrapper import DictBasic
 
 from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
+from ..program.engine import to_sympy
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..robot.model import Inertia, Robot, inertia_matrix
@@ -72,8 +75,7 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
     W = _stacked(robot, regressor, samples or 3 * p // robot.dof + 10, seed)
     scale = max(1.0, float(np.abs(W).max()))
     # stage 1 holds exactly: Y pi = Y pi_R for every pi, so W (A - I) = 0
-    A = np.array(sympy.Matrix(grouped).jacobian(standard).subs(_random_values(robot, seed)),
-                 dtype=float)
+    A = _linear_map(grouped, standard, _random_values(robot, seed))
     if np.abs(W @ (A - np.eye(p))).max() > 1e-8 * scale:
         raise DerivationError(f"{robot.name}: the grouping rules do not hold (a symdyn bug)")
     candidates = [k for k in range(p) if grouped[k] != 0]
@@ -128,11 +130,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     """pi_R: the standard parameters with each link's invariant part moved to its parent
     (tip first, so that a part carries what its children gave it)."""
     n = robot.dof
-    inertias = []
-    for i in range(n):
-        m, mx, my, mz, xx, xy, yy, xz, yz, zz = standard[10 * i:10 * i + 10]
-        inertias.append(Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
-                                sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz))))
+    inertias = [_body(standard[10 * i:10 * i + 10]) for i in range(n)]
     for j in reversed(range(n)):
         link, body = robot.links[j], inertias[j]
         if link.revolute:
@@ -144,15 +142,48 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
         inertias[j] = body - part
         if j > 0:
             q0 = {link.q: 0}
-            inertias[j - 1] = inertias[j - 1] + part.transformed(link.rotation.subs(q0),
-                                                                  link.position.subs(q0))
-    grouped = []
-    for body in inertias:
-        J = body.inertia_origin
-        grouped += [body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2],
-                    J[2, 2]]
-    grouped = [sympy.expand(g) for g in grouped]
+            inertias[j - 1] = inertias[j - 1] + _moved(part, link.rotation.subs(q0),
+                                                       link.position.subs(q0))
+    grouped = [sympy.expand(g) for body in inertias for g in _parameters(body)]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
+
+
+def _parameters(body: Inertia) -> list[sympy.Expr]:
+    """The ten standard parameters in the regressor's order: m, mx, my, mz, xx, xy, yy, xz,
+    yz, zz."""
+    J = body.inertia_origin
+    return [body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2], J[2, 2]]
+
+
+def _body(parameters) -> Inertia:
+    m, mx, my, mz, xx, xy, yy, xz, yz, zz = parameters
+    return Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
+                   sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
+
+
+def _moved(part: Inertia, rotation, position) -> Inertia:
+    """``part.transformed(rotation, position)``, taken on a symbol per parameter and then
+    substituted: toward the base the parameters are long sums, and the transform, linear in
+    them, would otherwise multiply each of them out many times over."""
+    generic = [sympy.Dummy() for _ in range(10)]
+    moved = _parameters(_body(generic).transformed(rotation, position))
+    values = DictBasic({symengine.sympify(g): symengine.sympify(v)
+                        for g, v in zip(generic, _parameters(part))})
+    return _body([to_sympy(symengine.expand(symengine.sympify(v).xreplace(values)))
+                  for v in moved])
+
+
+def _linear_map(grouped, standard, values) -> np.ndarray:
+    """A with pi_R = A pi at ``values`` of the free symbols. Each entry is differentiated only
+    in the parameters it contains: a few of them, where a full Jacobian would take p^2."""
+    column = {symengine.Symbol(s.name): j for j, s in enumerate(standard)}
+    values = {symengine.Symbol(s.name): v for s, v in values.items()}
+    A = np.zeros((len(grouped), len(standard)))
+    for k, g in enumerate(grouped):
+        g = symengine.sympify(g)
+        for s in g.free_symbols & column.keys():
+            A[k, column[s]] = float(g.diff(s).xreplace(values))
+    return A
 
 
 def _random_values(robot: Robot, seed: int) -> dict:
