@@ -147,7 +147,7 @@ def function_code(program: Program, printer) -> Function:
                        *(sympy.sympify(v).free_symbols for o in program.outputs for v in o.values))
     inputs = tuple(
         Input(arg.name, len(arg.values),
-              tuple((k, str(s)) for k, s in enumerate(arg.values) if s in used))
+              tuple((k, s.name) for k, s in enumerate(arg.values) if s in used))
         for arg in program.inputs)
     return Function(program.name, QUANTITIES[program.name].doc, inputs,
                     body_code(program, printer), op_count(program))
@@ -161,10 +161,10 @@ def body_code(program: Program, printer) -> Body:
     for a in program.assignments:
         other = partner.get(a.lhs)
         if other is None:
-            steps.append(Line(str(a.lhs), printer.doprint(a.rhs)))
+            steps.append(Line(a.lhs.name, printer.doprint(a.rhs)))
         elif other not in seen:     # the pair is one step, placed at its first half
             sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
-            steps.append(SinCos(printer.doprint(a.rhs.args[0]), str(sin), str(cos)))
+            steps.append(SinCos(printer.doprint(a.rhs.args[0]), sin.name, cos.name))
         seen.add(a.lhs)
     offsets = [sum(len(o.values) for o in program.outputs[:k])
                for k in range(len(program.outputs))]
@@ -214,8 +214,8 @@ def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
     their libraries or the templates (``NAN``, ``errno``, ``batch`` ...); an intermediate that
     happens to be reserved gets a trailing ``_``. Names stay unique within the module.
     """
-    taken = RESERVED | {str(s) for p in programs for s in p.input_symbols} | {
-        str(a.lhs) for p in programs for a in p.assignments}
+    taken = RESERVED | {s.name for p in programs for s in p.input_symbols} | {
+        a.lhs.name for p in programs for a in p.assignments}
     names = {}
 
     def fresh(name):
@@ -228,8 +228,8 @@ def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
         names[symbol] = fresh(PARAMETER_PREFIX + str(symbol))
     for program in programs:
         for a in program.assignments:
-            if str(a.lhs) in RESERVED and a.lhs not in names:
-                names[a.lhs] = fresh(str(a.lhs))
+            if a.lhs.name in RESERVED and a.lhs not in names:
+                names[a.lhs] = fresh(a.lhs.name)
     return names
 
 

@@ -81,7 +81,7 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
     given = [symengine.sympify(e) for e in rhs + outs]
     replacements, reduced = symengine.cse(given)
-    taken = {str(s) for s in program.input_symbols} | {str(a.lhs) for a in program.assignments}
+    taken = {s.name for s in program.input_symbols} | {a.lhs.name for a in program.assignments}
     names = _fresh_names(prefix, taken)
     # Renamed while still symengine's: converting back to sympy is the slow part of this pass.
     rename = DictBasic({temp: symengine.Symbol(next(names)) for temp, _ in replacements})
@@ -161,31 +161,26 @@ class OpCount:
 
 
 def op_count(program: Program) -> OpCount:
-    total = OpCount(0, 0, 0)
-    for expr in [a.rhs for a in program.assignments] + [
-            sympy.sympify(v) for out in program.outputs for v in out.values]:
-        total += _count(expr)
-    return total
-
-
-def _count(expr) -> OpCount:
-    if expr.is_Atom:
-        return OpCount(0, 0, 0)
-    inner = OpCount(0, 0, 0)
-    for arg in expr.args:
-        inner += _count(arg)
-    if expr.is_Add:
-        return inner + OpCount(0, len(expr.args) - 1, 0)
-    if expr.is_Mul:
-        coeff, factors = expr.as_coeff_mul()
-        muls = len(factors) - 1 + (0 if abs(coeff) == 1 else 1)
-        return inner + OpCount(muls, 0, 0)
-    if expr.is_Pow:
-        exponent = expr.exp
-        if exponent.is_Integer:
-            return inner + OpCount(abs(int(exponent)) - 1 + (1 if exponent < 0 else 0), 0, 0)
-        return inner + OpCount(0, 0, 1)
-    return inner + OpCount(0, 0, 1)
+    mul = add = calls = 0
+    pending = [a.rhs for a in program.assignments] + [
+        sympy.sympify(v) for out in program.outputs for v in out.values]
+    while pending:      # a loop, not a recursion: programs have 10^5 nodes
+        expr = pending.pop()
+        args = expr.args
+        if expr.is_Atom:
+            continue
+        pending.extend(args)
+        if expr.is_Add:
+            add += len(args) - 1
+        elif expr.is_Mul:
+            coeff, factors = expr.as_coeff_mul()
+            mul += len(factors) - 1 + (0 if abs(coeff) == 1 else 1)
+        elif expr.is_Pow and expr.exp.is_Integer:
+            exponent = int(expr.exp)
+            mul += abs(exponent) - 1 + (1 if exponent < 0 else 0)
+        else:
+            calls += 1
+    return OpCount(mul, add, calls)
 
 
 def _map_outputs(program: Program, fn) -> list[Argument]:
