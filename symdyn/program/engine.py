@@ -37,7 +37,12 @@ def _convert(expr, memo: dict) -> sympy.Expr:
         return cls._from_args(numbers + rest)
     if isinstance(expr, symengine.Pow):
         return sympy.Pow(to_sympy(expr.args[0], memo), to_sympy(expr.args[1], memo))
-    return sympy.sympify(expr)    # symbols (a Dummy stays one), numbers, functions: small
+    if isinstance(expr, symengine.Function) and expr.args:
+        # arguments through the memo too, which may rename symbols (the CSE pass's temporaries)
+        func = getattr(sympy, type(expr).__name__, None)
+        if func is not None:
+            return func(*(to_sympy(a, memo) for a in expr.args))
+    return sympy.sympify(expr)    # symbols (a Dummy stays one), numbers: small
 
 
 def _sorted_is_canonical(cls, numbers, rest) -> bool:

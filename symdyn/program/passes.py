@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 
 import symengine
 import sympy
-from symengine.lib.symengine_wrapper import DictBasic
 
 from .builder import is_trivial
 from .engine import to_sympy
@@ -83,12 +82,11 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     replacements, reduced = symengine.cse(given)
     taken = {s.name for s in program.input_symbols} | {a.lhs.name for a in program.assignments}
     names = _fresh_names(prefix, taken)
-    # Renamed while still symengine's: converting back to sympy is the slow part of this pass.
-    rename = DictBasic({temp: symengine.Symbol(next(names)) for temp, _ in replacements})
-    memo: dict = {}
+    # Renamed as they are converted back to sympy, by the conversion's memo (symengine's
+    # xreplace copies its whole dictionary on every call: quadratic in the program's size).
+    memo: dict = {temp: sympy.Symbol(next(names)) for temp, _ in replacements}
     temps: dict[sympy.Symbol, sympy.Expr] = {   # in the order symengine made them
-        sympy.Symbol(str(rename[temp])): to_sympy(value.xreplace(rename), memo)
-        for temp, value in replacements}
+        memo[temp]: to_sympy(value, memo) for temp, value in replacements}
     body: list[Assignment] = []
     placed: set[sympy.Symbol] = set()
     order = {s: k for k, s in enumerate(temps)}
@@ -103,7 +101,7 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
                 body.append(Assignment(s, temps[s]))
 
     # An expression CSE left alone (a third to a half of them) keeps its sympy form.
-    new = [original if e == before else to_sympy(e.xreplace(rename), memo)
+    new = [original if e == before else to_sympy(e, memo)
            for original, before, e in zip(rhs + outs, given, reduced)]
     for a, value in zip(program.assignments, new):
         place(value)
