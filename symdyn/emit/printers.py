@@ -45,11 +45,24 @@ def _plain_factor(f) -> bool:
     return f.is_Symbol or f.is_Function and not f.is_number
 
 
+# The types nearly every node of a program has.
+_COMMON_TYPES = (sympy.Symbol, sympy.Add, sympy.Mul, sympy.Pow, sympy.Integer, sympy.Rational,
+                 sympy.Float, sympy.sin, sympy.cos)
+
+
 class _ArithmeticMixin:
     def __init__(self, settings=None):
         # Terms in the order sympy holds them (canonical, the same in every run), not sorted
         # again for display: printing a large program is then several times faster.
         super().__init__({"order": "none", **(settings or {})})
+        # sympy's dispatcher searches the bases of each node's type for a method, node after
+        # node; for the common types (exactly these, not their subclasses) the method it
+        # finds, _print_<type>, is looked up once.
+        self._methods = {t: getattr(self, f"_print_{t.__name__}") for t in _COMMON_TYPES}
+
+    def _print(self, expr, **kwargs):
+        method = None if kwargs else self._methods.get(type(expr))
+        return super()._print(expr, **kwargs) if method is None else method(expr)
 
     # A constant such as pi, sqrt(2) or cos(pi/7) is one literal, whatever its form: its leaves
     # (constants, powers and functions of numbers) are caught where they are printed, which
