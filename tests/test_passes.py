@@ -179,3 +179,30 @@ def identical(u, v) -> bool:
     if type(u) is not type(v) or len(u.args) != len(v.args):
         return False
     return u == v if not u.args else all(identical(s, t) for s, t in zip(u.args, v.args))
+
+
+def test_included_steps_are_shared_and_renamed_as_if_derived_here():
+    from symdyn.program.builder import ProgramBuilder
+    other = ProgramBuilder()
+    s = other.define("S", sympy.sin(x))
+    u = other.define("u", s * y + z)
+    b = ProgramBuilder()
+    own = b.define("S", sympy.sin(x))      # a step both have: shared, not repeated
+    b.define("u", x * z)                    # a name both use: the included step is renamed
+    mapping = b.include(other, {z: c})
+    assert mapping[s] == own and mapping[u] == sympy.Symbol("u_1")
+    assert b.assignments[-1] == Assignment(sympy.Symbol("u_1"), own * y + c)
+    assert len(b.assignments) == 3
+
+
+@pytest.mark.parametrize("route", [symdyn.newton_euler, symdyn.lagrange])
+def test_a_quantity_of_quantities_is_one_program_however_it_is_reached(route):
+    """Forward dynamics (and its derivatives) include the programs of M, h and inverse
+    dynamics' derivatives: built before them or for them, the program is the same."""
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    quantities = ("forward_dynamics", "forward_dynamics_derivatives")
+    fresh = [route(robot).program(name) for name in quantities]
+    warm = route(robot)
+    for name in ("mass_matrix", "nonlinear_effects", "inverse_dynamics_derivatives"):
+        warm.program(name)
+    assert [warm.program(name) for name in quantities] == fresh

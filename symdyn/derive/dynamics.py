@@ -38,6 +38,7 @@ class Dynamics:
         self.progress = progress or (lambda message: None)
         self._regrouped = replace(route, robot=regrouped(robot))
         self._programs: dict[str, Program] = {}
+        self._parts: dict = {}        # see quantities.build
 
     @property
     def method(self) -> str:
@@ -93,7 +94,7 @@ class Dynamics:
                 program = base_program(name, self.robot, self.program("regressor"), self.base)
             else:
                 program = build(name, self._regrouped.robot, self._regrouped,
-                                progress=self.progress)
+                                progress=self.progress, parts=self._parts)
             self._programs[name] = program
         return self._programs[name]
 

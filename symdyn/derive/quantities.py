@@ -9,6 +9,7 @@ as an LDL^T solve written out for the robot's n.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -127,8 +128,18 @@ KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "
               "jacobian_dot_qd")
 
 
-def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> Program:
-    """The program of one quantity; ``steps`` receives inverse dynamics' recorded equations."""
+def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
+          parts: dict | None = None) -> Program:
+    """The program of one quantity; ``steps`` receives inverse dynamics' recorded equations.
+
+    ``parts`` keeps each quantity built for this robot and route with its builder: a quantity
+    made of others (forward dynamics of M and h, its derivatives also of inverse dynamics'
+    derivatives) replays their steps instead of deriving them again, and finds itself there
+    when asked for a second time.
+    """
+    parts = {} if parts is None else parts
+    if name in parts and steps is None:
+        return parts[name][1]
     quantity = QUANTITIES[name]
     inputs = _inputs(robot, quantity.inputs)
     names = [output for output, _ in quantity.outputs]
@@ -136,6 +147,17 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     n = robot.dof
     zeros = [sympy.Integer(0)] * n
     qd, qdd, tau = list(robot.qd), list(robot.qdd), list(_tau_symbols(robot))
+
+    def part(other: str, values=None) -> list[list[sympy.Expr]]:
+        """The outputs of quantity ``other``, its steps included in this program's."""
+        if other not in parts:
+            (progress or (lambda message: None))(f"deriving {other}, for {name}")
+            build(other, robot, route, progress=progress, parts=parts)
+        builder, program = parts[other]
+        mapping = b.include(builder, values or {})
+        return [[sympy.sympify(v).xreplace(mapping) for v in out.values]
+                for out in program.outputs]
+
     if name == "inverse_dynamics":
         rigid = route.inverse_dynamics(b, qd, qdd, robot.gravity, steps, progress)
         out = [b.define(f"tau{i + 1}_total", rigid[i] + robot.links[i].armature * qdd[i] + f)
@@ -156,15 +178,14 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     elif name == "inverse_dynamics_derivatives":
         outs = [list(d) for d in _inverse_dynamics_derivatives(robot, route, b, qd, qdd)]
     elif name == "forward_dynamics_derivatives":
-        outs, placeholders = _forward_dynamics_derivatives(robot, route, b, qd, tau)
+        outs, placeholders = _forward_dynamics_derivatives(robot, part, b, qd, tau)
     elif name == "regressor":
         out = list(regressor(robot, route, b))
     elif name in KINEMATICS:
         outs = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":
-        M = with_armature(robot, route.mass_matrix(b))
-        h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
-        rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+        M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
+        rhs = _residual(robot, b, h, tau)
         out = LDLT.factor(b, M).solve(b, rhs)
     else:
         raise KeyError(name)
@@ -175,6 +196,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None) -> P
     if name == "forward_dynamics_derivatives":     # the accelerations, now known
         program = program.with_body([replace(a, rhs=a.rhs.xreplace(placeholders))
                                      for a in program.assignments])
+    if steps is None:
+        parts[name] = b, program
     return program
 
 
@@ -185,26 +208,35 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     return dq, dqd + sympy.diag(*(link.viscous for link in robot.links))
 
 
-def _forward_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder, qd, tau):
+def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
     """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
     dynamics taken at the accelerations qdd = FD(q, qd, tau) but holding them fixed (they
     stand as placeholders while the derivatives are taken, then become FD's outputs); M^-1 by
-    the same LDL^T, one solve per column."""
+    the same LDL^T, one solve per column. ``part`` gives another quantity's outputs (build)."""
     n = robot.dof
-    zeros = [sympy.Integer(0)] * n
-    M = with_armature(robot, route.mass_matrix(b))
-    h = route.inverse_dynamics(b, qd, zeros, robot.gravity)
-    rhs = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+    M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
+    rhs = _residual(robot, b, h, tau)
     factors = LDLT.factor(b, M)
     qdd = factors.solve(b, rhs)
     held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
     outs = []
-    for d in _inverse_dynamics_derivatives(robot, route, b, qd, held):
-        columns = [factors.solve(b, [-d[i, j] for i in range(n)]) for j in range(n)]
+    for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, held))):
+        columns = [factors.solve(b, [-d[i * n + j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])
     return outs, dict(zip(held, qdd))
+
+
+def _square(values: list) -> sympy.Matrix:
+    """An n x n matrix from its n^2 entries, row-major."""
+    n = math.isqrt(len(values))
+    return sympy.Matrix(n, n, values)
+
+
+def _residual(robot: Robot, b: ProgramBuilder, h, tau) -> list[sympy.Expr]:
+    """tau - h - friction: what accelerates the links, M qdd."""
+    return [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

@@ -50,6 +50,7 @@ class ProgramBuilder:
 
     def __init__(self, reserved: Iterable[str] = ()):
         self._assignments: list[Assignment] = []
+        self._requested: list[str] = []      # the name each assignment was defined under
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
         self._taken = set(reserved)
 
@@ -63,7 +64,19 @@ class ProgramBuilder:
             return self._defined[expr]
         symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
         self._assignments.append(Assignment(symbol, expr))
+        self._requested.append(name)
         return symbol
+
+    def include(self, other: "ProgramBuilder", values: dict) -> dict:
+        """Another derivation's steps, defined again here as if derived here: the same names
+        asked for, the same expressions (already expanded) in this builder's symbols, so a step
+        this derivation already has is shared. ``values`` gives the other's inputs in this
+        program's terms; the result maps each of its symbols to this program's, for its
+        outputs."""
+        mapping = dict(values)
+        for name, a in zip(other._requested, other._assignments):
+            mapping[a.lhs] = self.define(name, a.rhs.xreplace(mapping), expand=False)
+        return mapping
 
     def vector(self, name: str, values, expand: bool = True) -> sympy.Matrix:
         """A 3-vector with components named ``{name}_x``, ``{name}_y``, ``{name}_z``."""
