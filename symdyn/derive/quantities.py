@@ -13,9 +13,11 @@ import math
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.engine import to_sympy
 from ..program.program import Argument, Program
 from ..robot.model import Robot
 from . import kinematics
@@ -221,7 +223,7 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
     outs = []
     for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, held))):
-        columns = [factors.solve(b, [-d[i * n + j] for i in range(n)]) for j in range(n)]
+        columns = [factors.solve(b, [-_engine(d[i * n + j]) for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])
@@ -259,23 +261,27 @@ def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
 
 @dataclass(frozen=True)
 class LDLT:
-    """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D."""
-    L: sympy.Matrix
+    """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D.
+
+    Held as symengine's expressions: the sums of the 3n solves of FD derivatives are built
+    there, many times faster than sympy builds them (the builder brings each step back).
+    """
+    L: list          # rows
     inv_d: list
 
     @classmethod
     def factor(cls, b: ProgramBuilder, M: sympy.Matrix) -> LDLT:
         """M symmetric positive definite; one division per joint, no square roots."""
         n = M.rows
-        L = sympy.eye(n)
+        L = [[symengine.Integer(int(i == j)) for j in range(n)] for i in range(n)]
         d, inv_d = [None] * n, [None] * n
         for j in range(n):
-            d[j] = b.define(f"D{j + 1}", M[j, j] - sympy.Add(*(L[j, k] ** 2 * d[k]
-                                                                for k in range(j))))
-            inv_d[j] = b.define(f"iD{j + 1}", 1 / d[j])
+            d[j] = _step(b, f"D{j + 1}", _engine(M[j, j]) - symengine.Add(*(
+                L[j][k] ** 2 * d[k] for k in range(j))))
+            inv_d[j] = _step(b, f"iD{j + 1}", 1 / d[j])
             for i in range(j + 1, n):
-                L[i, j] = b.define(f"L{i + 1}_{j + 1}", (M[i, j] - sympy.Add(*(
-                    L[i, k] * L[j, k] * d[k] for k in range(j)))) * inv_d[j])
+                L[i][j] = _step(b, f"L{i + 1}_{j + 1}", (_engine(M[i, j]) - symengine.Add(*(
+                    L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
         return cls(L, inv_d)
 
     def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
@@ -283,13 +289,22 @@ class LDLT:
         L, n = self.L, len(self.inv_d)
         y = []
         for i in range(n):
-            y.append(b.define(f"y{i + 1}", rhs[i] - sympy.Add(*(L[i, k] * y[k]
-                                                                for k in range(i)))))
+            y.append(_step(b, f"y{i + 1}", _engine(rhs[i]) - symengine.Add(*(
+                L[i][k] * y[k] for k in range(i)))))
         x = [None] * n
         for i in reversed(range(n)):
-            x[i] = b.define(f"qdd{i + 1}_out", y[i] * self.inv_d[i] - sympy.Add(*(
-                L[k, i] * x[k] for k in range(i + 1, n))))
-        return x
+            x[i] = _step(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
+                L[k][i] * x[k] for k in range(i + 1, n))))
+        return [to_sympy(v) for v in x]
+
+
+def _engine(expr):
+    return symengine.sympify(expr)
+
+
+def _step(b: ProgramBuilder, name: str, expr):
+    """A named step of ``b``, as symengine's."""
+    return _engine(b.define(name, expr))
 
 
 def _tau_symbols(robot: Robot):

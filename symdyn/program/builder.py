@@ -24,12 +24,12 @@ def is_trivial(expr: sympy.Expr) -> bool:
     return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
 
 
-def _expand(expr) -> sympy.Expr:
+def _expand(expr, memo: dict) -> sympy.Expr:
     """sympy.expand by symengine, many times faster on the large sums Lagrange builds; ``expr``
-    is sympy's or symengine's."""
+    is sympy's or symengine's, ``memo`` to_sympy's."""
     if isinstance(expr, sympy.Basic) and _is_expanded(expr):
         return expr       # most of what Newton-Euler defines: the round trip would cost more
-    return to_sympy(symengine.expand(symengine.sympify(expr)))
+    return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
 
 
 def _is_expanded(expr: sympy.Expr) -> bool:
@@ -52,12 +52,13 @@ class ProgramBuilder:
         self._assignments: list[Assignment] = []
         self._requested: list[str] = []      # the name each assignment was defined under
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
+        self._converted: dict = {}           # symengine's expressions met, as sympy's
         self._taken = set(reserved)
 
     def define(self, name: str, expr, expand: bool = True) -> sympy.Expr:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
         it is trivial."""
-        expr = _expand(expr) if expand else sympy.sympify(expr)
+        expr = _expand(expr, self._converted) if expand else sympy.sympify(expr)
         if is_trivial(expr):
             return expr
         if expr in self._defined:
@@ -71,11 +72,13 @@ class ProgramBuilder:
         """Another derivation's steps, defined again here as if derived here: the same names
         asked for, the same expressions (already expanded) in this builder's symbols, so a step
         this derivation already has is shared. ``values`` gives the other's inputs in this
-        program's terms; the result maps each of its symbols to this program's, for its
-        outputs."""
+        program's terms; the result maps those of its symbols named otherwise here to this
+        program's, for its outputs."""
         mapping = dict(values)
         for name, a in zip(other._requested, other._assignments):
-            mapping[a.lhs] = self.define(name, a.rhs.xreplace(mapping), expand=False)
+            symbol = self.define(name, a.rhs.xreplace(mapping), expand=False)
+            if symbol != a.lhs:     # only what changes: xreplace rebuilds all it touches
+                mapping[a.lhs] = symbol
         return mapping
 
     def vector(self, name: str, values, expand: bool = True) -> sympy.Matrix:
