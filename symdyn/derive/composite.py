@@ -54,13 +54,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot, skew
 from .kinematics import placement
 
-Z = sympy.Matrix([0, 0, 1])
+# The arithmetic here is symengine's: these recursions multiply thousands of small matrices,
+# which sympy does many times slower. The builder takes the steps back as sympy's.
+Matrix = symengine.DenseMatrix
+Z = Matrix([0, 0, 1])
 AXES = "xyz"
 
 
@@ -69,40 +73,51 @@ class Body:
     """Inertial parameters in a joint frame, about its origin: an inertia, or its rate of change
     (m = 0)."""
 
-    m: sympy.Expr
-    MS: sympy.Matrix
-    J: sympy.Matrix
+    m: symengine.Expr
+    MS: Matrix
+    J: Matrix
 
     def seen_from_parent(self, b: ProgramBuilder, name: str, R, P) -> "Body":
         """The same parameters in frame {i-1} about O_{i-1}, for ``(R, P)`` = ^{i-1}T_i."""
-        r = b.vector(f"{name}r", R * self.MS)
+        r = _vector(b, f"{name}r", R * self.MS)
         # R J R^T in two named products, so that no entry expands into many terms.
-        JR = sympy.Matrix(3, 3, lambda row, col: b.define(
-            f"{name}JR_{AXES[row]}{AXES[col]}", (self.J * R.T)[row, col]))
-        SP, Sr = skew(P), skew(r)
-        return Body(self.m, r + self.m * P, R * JR - self.m * SP * SP - SP * Sr - Sr * SP)
+        JRt = self.J * R.T
+        JR = Matrix(3, 3, [_define(b, f"{name}JR_{AXES[row]}{AXES[col]}", JRt[row, col])
+                           for row in range(3) for col in range(3)])
+        SP, Sr = skew(P, Matrix), skew(r, Matrix)
+        return Body(self.m, r + P * self.m, R * JR - SP * SP * self.m - SP * Sr - Sr * SP)
 
     def __add__(self, other: "Body") -> "Body":
         return Body(self.m + other.m, self.MS + other.MS, self.J + other.J)
 
     def named(self, b: ProgramBuilder, name: str) -> "Body":
-        return Body(b.define(f"m{name}", self.m), b.vector(f"MS{name}", self.MS), _symmetric(
-            b, f"J{name}", self.J))
+        return Body(_define(b, f"m{name}", self.m), _vector(b, f"MS{name}", self.MS),
+                    _symmetric(b, f"J{name}", self.J))
 
     def times(self, omega, u):
         """The force (n, f) about the origin for the motion (omega, u)."""
-        return self.J * omega + self.MS.cross(u), self.m * u - self.MS.cross(omega)
+        return self.J * omega + self.MS.cross(u), u * self.m - self.MS.cross(omega)
 
 
-def _symmetric(b: ProgramBuilder, name: str, J) -> sympy.Matrix:
-    return sympy.Matrix(3, 3, lambda row, col: b.define(
-        f"{name}_{AXES[min(row, col)]}{AXES[max(row, col)]}", J[min(row, col), max(row, col)]))
+def _define(b: ProgramBuilder, name: str, value):
+    return symengine.sympify(b.define(name, value))
+
+
+def _vector(b: ProgramBuilder, name: str, values) -> Matrix:
+    return Matrix([symengine.sympify(v) for v in b.vector(name, list(values))])
+
+
+def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
+    entries = {(row, col): _define(b, f"{name}_{AXES[row]}{AXES[col]}", J[row, col])
+               for row in range(3) for col in range(row, 3)}
+    return Matrix(3, 3, [entries[min(row, col), max(row, col)]
+                         for row in range(3) for col in range(3)])
 
 
 def _force_to_parent(b: ProgramBuilder, name: str, R, P, n, f):
     """The force (n, f) about O_i in {i}, about O_{i-1} in {i-1}."""
-    f = b.vector(f"f{name}", R * f)
-    return b.vector(f"n{name}", R * n + P.cross(f)), f
+    f = _vector(b, f"f{name}", R * f)
+    return _vector(b, f"n{name}", R * n + P.cross(f)), f
 
 
 def _carried(b: ProgramBuilder, name: str, placements, j: int, n, f):
@@ -140,22 +155,23 @@ def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, fo
         if child is not None:
             n_child, f_child = _force_to_parent(b, f"{name}{i + 1}", *placements[i + 1], *child)
             n, f = n + n_child, f + f_child
-        composites[i - 1] = child = (b.vector(f"{name}n{i}", n), b.vector(f"{name}f{i}", f))
+        composites[i - 1] = child = (_vector(b, f"{name}n{i}", n), _vector(b, f"{name}f{i}", f))
     return composites
 
 
 def _placements(robot: Robot, b: ProgramBuilder) -> list:
-    return [None] + [placement(link, b) for link in robot.links]   # 1-based, as the links
+    return [None] + [tuple(Matrix(x) for x in placement(link, b))     # 1-based, as the links
+                     for link in robot.links]
 
 
 def _inertias(robot: Robot) -> list[Body]:
-    return [Body(link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin)
-            for link in robot.links]
+    return [Body(symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
+                 Matrix(link.inertia.inertia_origin)) for link in robot.links]
 
 
 def _axis(link):
     """S_i, the joint's unit motion (omega, u) in its own frame."""
-    zero = sympy.zeros(3, 1)
+    zero = symengine.zeros(3, 1)
     return (Z, zero) if link.revolute else (zero, Z)
 
 
@@ -196,7 +212,7 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     C = sympy.zeros(n, n)
     for link in robot.links:
         j = link.index
-        column = _scaled(moving.by_velocity(j), sympy.S.Half)
+        column = _scaled(moving.by_velocity(j), symengine.Rational(1, 2))
         for i, value in _inward(b, "C", moving.placements, robot.links, j, *column).items():
             C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
     for (i, j), row in _rows(robot, b, moving).items():
@@ -269,15 +285,15 @@ class _Moving:
         placements = _placements(robot, b)
         inertias = _inertias(robot)
         velocities, rates, momenta = [], [], []
-        omega = u = sympy.zeros(3, 1)
+        omega = u = symengine.zeros(3, 1)
         for link, body, qd_i in zip(robot.links, inertias, qd):
             i = link.index
             # v_i = ^iX_{i-1} v_{i-1} + S_i qd_i
             w, v = _plus(_motion_to_child(*placements[i], omega, u), _scaled(_axis(link), qd_i))
-            u, omega = b.vector(f"u{i}", v), b.vector(f"w{i}", w)
+            u, omega = _vector(b, f"u{i}", v), _vector(b, f"w{i}", w)
             velocities.append((omega, u))
-            Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
-            rates.append(Body(0, body.m * u + omega.cross(body.MS),
+            Sw, Su, SMS = skew(omega, Matrix), skew(u, Matrix), skew(body.MS, Matrix)
+            rates.append(Body(symengine.Integer(0), u * body.m + omega.cross(body.MS),
                               Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
             momenta.append(body.times(omega, u))
         return cls(robot.links, placements, inertias,
@@ -321,7 +337,7 @@ def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gr
     """(a_i, a_{i-1}) of each link in its frame {i}, spatial: a_i = ^iX_{i-1} a_{i-1} + S_i qdd_i
     + v_i x S_i qd_i, from a_0 = (0, -g), gravity as the base's acceleration."""
     out = []
-    dw, a = sympy.zeros(3, 1), -sympy.Matrix(gravity)
+    dw, a = symengine.zeros(3, 1), -Matrix(gravity)
     for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd, qdd):
         i = link.index
         parent = _named(b, f"ap{i}", _motion_to_child(*moving.placements[i], dw, a))
@@ -333,7 +349,7 @@ def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gr
 
 
 def _named(b: ProgramBuilder, name: str, x):
-    return b.vector(f"{name}w", x[0]), b.vector(f"{name}u", x[1])
+    return _vector(b, f"{name}w", x[0]), _vector(b, f"{name}u", x[1])
 
 
 def _plus(x, y):
@@ -345,6 +361,7 @@ def _minus(x, y):
 
 
 def _scaled(x, c):
+    c = symengine.sympify(c)
     return x[0] * c, x[1] * c
 
 

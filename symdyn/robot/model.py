@@ -24,9 +24,9 @@ from .dh import pose, rot_x, rot_z, trans_x
 from .file import LinkSpec, RobotSpec
 
 
-def skew(v) -> sympy.Matrix:
-    """The matrix S(v) with S(v) w = v x w."""
-    return sympy.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+def skew(v, matrix=sympy.Matrix):
+    """The matrix S(v) with S(v) w = v x w (a ``matrix``: sympy's, or symengine's)."""
+    return matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
 def inertia_matrix(ixx, iyy, izz, ixy, iyz, ixz) -> sympy.Matrix:
