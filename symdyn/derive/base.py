@@ -130,6 +130,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     """pi_R: the standard parameters with each link's invariant part moved to its parent
     (tip first, so that a part carries what its children gave it)."""
     n = robot.dof
+    memo: dict = {}       # to_sympy's
     inertias = [_body(standard[10 * i:10 * i + 10]) for i in range(n)]
     for j in reversed(range(n)):
         link, body = robot.links[j], inertias[j]
@@ -143,8 +144,8 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
         if j > 0:
             q0 = {link.q: 0}
             inertias[j - 1] = inertias[j - 1] + _moved(part, link.rotation.subs(q0),
-                                                       link.position.subs(q0))
-    grouped = [sympy.expand(g) for body in inertias for g in _parameters(body)]
+                                                       link.position.subs(q0), memo)
+    grouped = [_expanded(g, memo) for body in inertias for g in _parameters(body)]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
 
 
@@ -161,7 +162,12 @@ def _body(parameters) -> Inertia:
                    sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
 
 
-def _moved(part: Inertia, rotation, position) -> Inertia:
+def _expanded(expr, memo: dict) -> sympy.Expr:
+    """sympy.expand by symengine: these sums grow to hundreds of terms toward the base."""
+    return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
+
+
+def _moved(part: Inertia, rotation, position, memo: dict) -> Inertia:
     """``part.transformed(rotation, position)``, taken on a symbol per parameter and then
     substituted: toward the base the parameters are long sums, and the transform, linear in
     them, would otherwise multiply each of them out many times over."""
@@ -169,8 +175,7 @@ def _moved(part: Inertia, rotation, position) -> Inertia:
     moved = _parameters(_body(generic).transformed(rotation, position))
     values = DictBasic({symengine.sympify(g): symengine.sympify(v)
                         for g, v in zip(generic, _parameters(part))})
-    return _body([to_sympy(symengine.expand(symengine.sympify(v).xreplace(values)))
-                  for v in moved])
+    return _body([_expanded(symengine.sympify(v).xreplace(values), memo) for v in moved])
 
 
 def _linear_map(grouped, standard, values) -> np.ndarray:
