@@ -33,7 +33,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
     dots = [{s: symengine.sympify(t) for s, t in tangents.items() if t != 0}
             for tangents in directions]
     for a in _support(b.assignments, targets):
-        symbols = sorted(a.rhs.free_symbols, key=str)
+        symbols = sorted(a.rhs.free_symbols, key=_name)
         partial = _partials(a.rhs)
         for dot, suffix in zip(dots, suffixes):
             moving = [y for y in symbols if y in dot]
@@ -44,7 +44,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
                     dot[a.lhs] = symengine.sympify(tangent)
     partials = [_partials(t) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
-        t.free_symbols, key=str) if y in dot))) for t, partial in zip(targets, partials)]
+        t.free_symbols, key=_name) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
 
 
@@ -53,6 +53,11 @@ def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
     columns = directional_derivatives(b, values, [{s: 1} for s in symbols],
                                       [f"_{name}{j + 1}" for j in range(len(symbols))])
     return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
+
+
+def _name(symbol) -> str:
+    """The order the tangents' terms are built in (a fixed one; str would run the printer)."""
+    return symbol.name
 
 
 def _partials(expr):
