@@ -20,9 +20,12 @@ from ..errors import EmitError
 LARGEST_INTEGER_LITERAL = 2**31 - 1
 
 
+_NOT_FINITE = (sympy.nan, sympy.zoo, sympy.oo, sympy.S.NegativeInfinity)   # sympy's singletons
+
+
 def literal(value) -> str:
     """A number as the shortest decimal that reads back as the same double."""
-    if value in (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+    if any(value is special for special in _NOT_FINITE):
         raise EmitError(f"the constant {value} is not finite (a division by zero?)")
     try:
         number = float(value)
