@@ -59,12 +59,9 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot, skew
+from .algebra import Matrix, Z, define, vector
 from .kinematics import placement
 
-# The arithmetic here is symengine's: these recursions multiply thousands of small matrices,
-# which sympy does many times slower. The builder takes the steps back as sympy's.
-Matrix = symengine.DenseMatrix
-Z = Matrix([0, 0, 1])
 AXES = "xyz"
 
 
@@ -79,10 +76,10 @@ class Body:
 
     def seen_from_parent(self, b: ProgramBuilder, name: str, R, P) -> "Body":
         """The same parameters in frame {i-1} about O_{i-1}, for ``(R, P)`` = ^{i-1}T_i."""
-        r = _vector(b, f"{name}r", R * self.MS)
+        r = vector(b, f"{name}r", R * self.MS)
         # R J R^T in two named products, so that no entry expands into many terms.
         JRt = self.J * R.T
-        JR = Matrix(3, 3, [_define(b, f"{name}JR_{AXES[row]}{AXES[col]}", JRt[row, col])
+        JR = Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", JRt[row, col])
                            for row in range(3) for col in range(3)])
         SP, Sr = skew(P, Matrix), skew(r, Matrix)
         return Body(self.m, r + P * self.m, R * JR - SP * SP * self.m - SP * Sr - Sr * SP)
@@ -91,7 +88,7 @@ class Body:
         return Body(self.m + other.m, self.MS + other.MS, self.J + other.J)
 
     def named(self, b: ProgramBuilder, name: str) -> "Body":
-        return Body(_define(b, f"m{name}", self.m), _vector(b, f"MS{name}", self.MS),
+        return Body(define(b, f"m{name}", self.m), vector(b, f"MS{name}", self.MS),
                     _symmetric(b, f"J{name}", self.J))
 
     def times(self, omega, u):
@@ -99,16 +96,8 @@ class Body:
         return self.J * omega + self.MS.cross(u), u * self.m - self.MS.cross(omega)
 
 
-def _define(b: ProgramBuilder, name: str, value):
-    return symengine.sympify(b.define(name, value))
-
-
-def _vector(b: ProgramBuilder, name: str, values) -> Matrix:
-    return Matrix([symengine.sympify(v) for v in b.vector(name, list(values))])
-
-
 def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
-    entries = {(row, col): _define(b, f"{name}_{AXES[row]}{AXES[col]}", J[row, col])
+    entries = {(row, col): define(b, f"{name}_{AXES[row]}{AXES[col]}", J[row, col])
                for row in range(3) for col in range(row, 3)}
     return Matrix(3, 3, [entries[min(row, col), max(row, col)]
                          for row in range(3) for col in range(3)])
@@ -116,8 +105,8 @@ def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
 
 def _force_to_parent(b: ProgramBuilder, name: str, R, P, n, f):
     """The force (n, f) about O_i in {i}, about O_{i-1} in {i-1}."""
-    f = _vector(b, f"f{name}", R * f)
-    return _vector(b, f"n{name}", R * n + P.cross(f)), f
+    f = vector(b, f"f{name}", R * f)
+    return vector(b, f"n{name}", R * n + P.cross(f)), f
 
 
 def _carried(b: ProgramBuilder, name: str, placements, j: int, n, f):
@@ -155,7 +144,7 @@ def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, fo
         if child is not None:
             n_child, f_child = _force_to_parent(b, f"{name}{i + 1}", *placements[i + 1], *child)
             n, f = n + n_child, f + f_child
-        composites[i - 1] = child = (_vector(b, f"{name}n{i}", n), _vector(b, f"{name}f{i}", f))
+        composites[i - 1] = child = (vector(b, f"{name}n{i}", n), vector(b, f"{name}f{i}", f))
     return composites
 
 
@@ -290,7 +279,7 @@ class _Moving:
             i = link.index
             # v_i = ^iX_{i-1} v_{i-1} + S_i qd_i
             w, v = _plus(_motion_to_child(*placements[i], omega, u), _scaled(_axis(link), qd_i))
-            u, omega = _vector(b, f"u{i}", v), _vector(b, f"w{i}", w)
+            u, omega = vector(b, f"u{i}", v), vector(b, f"w{i}", w)
             velocities.append((omega, u))
             Sw, Su, SMS = skew(omega, Matrix), skew(u, Matrix), skew(body.MS, Matrix)
             rates.append(Body(symengine.Integer(0), u * body.m + omega.cross(body.MS),
@@ -349,7 +338,7 @@ def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gr
 
 
 def _named(b: ProgramBuilder, name: str, x):
-    return _vector(b, f"{name}w", x[0]), _vector(b, f"{name}u", x[1])
+    return vector(b, f"{name}w", x[0]), vector(b, f"{name}u", x[1])
 
 
 def _plus(x, y):

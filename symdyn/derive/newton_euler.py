@@ -24,16 +24,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot, skew
 from . import composite
+from .algebra import Matrix, Z, define, vector
 from .dynamics import Dynamics
 from .kinematics import placement
 from .record import Step
-
-Z = sympy.Matrix([0, 0, 1])
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,9 @@ class NewtonEuler:
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
         robot, n = self.robot, self.robot.dof
-        R, p = robot.tool[:3, :3], robot.tool[:3, 3]        # the file's frame {n} in {n}
-        f_tip = b.vector("f_tip", R * sympy.Matrix(force))
-        n_tip = b.vector("n_tip", R * sympy.Matrix(moment) + p.cross(f_tip))
+        R, p = Matrix(robot.tool[:3, :3]), Matrix(robot.tool[:3, 3])   # frame {n} of the file
+        f_tip = vector(b, "f_tip", R * Matrix(force))
+        n_tip = vector(b, "n_tip", R * Matrix(moment) + p.cross(f_tip))
         return rnea(robot, b, [0] * n, [0] * n, [0, 0, 0], tip=(f_tip, n_tip))
 
 
@@ -72,13 +72,13 @@ class NewtonEuler:
 class Motion:
     """What the outward pass knows of link i, in frame {i}."""
 
-    omega: sympy.Matrix
-    domega: sympy.Matrix
-    dv: sympy.Matrix
-    U: sympy.Matrix          # S(domega) + S(omega)^2, so that a point's acceleration is dv + U r
-    ww: sympy.Matrix         # omega omega^T: the six products omega_j omega_k
-    R: sympy.Matrix          # ^{i-1}R_i with sin and cos of q_i as named symbols
-    P: sympy.Matrix          # ^{i-1}P_i
+    omega: Matrix            # symengine's, as in composite.py
+    domega: Matrix
+    dv: Matrix
+    U: Matrix                # S(domega) + S(omega)^2, so that a point's acceleration is dv + U r
+    ww: Matrix               # omega omega^T: the six products omega_j omega_k
+    R: Matrix                # ^{i-1}R_i with sin and cos of q_i as named symbols
+    P: Matrix                # ^{i-1}P_i
 
 
 def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=None,
@@ -98,32 +98,36 @@ def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=N
 def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
                  progress) -> list[Motion]:
     """Base to tip: omega_i, domega_i, dv_i of each link (Craig (6.45)-(6.47))."""
-    zero = sympy.zeros(3, 1)
-    parent = Motion(zero, zero, -sympy.Matrix(gravity), sympy.zeros(3, 3), sympy.zeros(3, 3),
+    zero = symengine.zeros(3, 1)
+    parent = Motion(zero, zero, -Matrix(gravity), symengine.zeros(3, 3), symengine.zeros(3, 3),
                     None, None)
     motions = []
     for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
         progress(f"outward recursion, link {i}/{robot.dof}")
-        R, P = placement(link, b)
+        R, P = (Matrix(x) for x in placement(link, b))
+        qd_i, qdd_i = symengine.sympify(qd_i), symengine.sympify(qdd_i)
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
-        dv_parent = b.vector(f"dvp{i}", parent.U * P + parent.dv)
+        dv_parent = vector(b, f"dvp{i}", parent.U * P + parent.dv)
         omega_rot = R.T * parent.omega
         if link.revolute:
-            omega = b.vector(f"w{i}", omega_rot + qd_i * Z)
+            omega = vector(b, f"w{i}", omega_rot + Z * qd_i)
             # R^T omega_{i-1} x qd Z equals omega_i x qd Z (Z x Z = 0), and omega_i is named.
-            domega = b.vector(f"dw{i}", R.T * parent.domega + omega.cross(qd_i * Z) + qdd_i * Z)
-            dv = b.vector(f"dv{i}", R.T * dv_parent)
+            domega = vector(b, f"dw{i}",
+                             R.T * parent.domega + omega.cross(Z * qd_i) + Z * qdd_i)
+            dv = vector(b, f"dv{i}", R.T * dv_parent)
         else:
-            omega = b.vector(f"w{i}", omega_rot)
-            domega = b.vector(f"dw{i}", R.T * parent.domega)
-            dv = b.vector(f"dv{i}", R.T * dv_parent + 2 * omega.cross(qd_i * Z) + qdd_i * Z)
-        ww = sympy.Matrix(3, 3, lambda r, c: b.define(
-            f"ww{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}", omega[r] * omega[c]))
+            omega = vector(b, f"w{i}", omega_rot)
+            domega = vector(b, f"dw{i}", R.T * parent.domega)
+            dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(Z * qd_i) * 2 + Z * qdd_i)
+        products = {(r, c): define(b, f"ww{i}_{'xyz'[r]}{'xyz'[c]}", omega[r] * omega[c])
+                    for r in range(3) for c in range(r, 3)}
+        ww = Matrix(3, 3, [products[min(r, c), max(r, c)] for r in range(3) for c in range(3)])
         # S(omega)^2 = omega omega^T - |omega|^2 I
-        U = sympy.Matrix(3, 3, lambda r, c: b.define(
-            f"U{i}_{'xyz'[r]}{'xyz'[c]}",
-            skew(domega)[r, c] + ww[r, c] - (ww.trace() if r == c else 0)))
+        S, trace = skew(domega, Matrix), ww[0, 0] + ww[1, 1] + ww[2, 2]
+        U = Matrix(3, 3, [define(b, f"U{i}_{'xyz'[r]}{'xyz'[c]}",
+                                  S[r, c] + ww[r, c] - (trace if r == c else 0))
+                          for r in range(3) for c in range(3)])
         motion = Motion(omega, domega, dv, U, ww, R, P)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
@@ -137,21 +141,22 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                   progress, tip=None) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i and tau_i (Craig (6.49)-(6.51), about the origin)."""
     tau = [sympy.Integer(0)] * robot.dof
-    f_child, n_child = tip or (sympy.zeros(3, 1), sympy.zeros(3, 1))
+    f_child, n_child = tip or (symengine.zeros(3, 1), symengine.zeros(3, 1))
     child = None
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
         progress(f"inward recursion, link {i}/{robot.dof}")
-        m, MS, J = link.inertia.mass, link.inertia.first_moment, link.inertia.inertia_origin
-        F = b.vector(f"F{i}", m * motion.dv + motion.U * MS)
-        N = b.vector(f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
+        m, MS, J = (symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
+                    Matrix(link.inertia.inertia_origin))
+        F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
+        N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
         if child is None:            # the last link: its child is the environment
-            f = b.vector(f"f{i}", F + f_child)
-            n = b.vector(f"n{i}", N + n_child)
+            f = vector(b, f"f{i}", F + f_child)
+            n = vector(b, f"n{i}", N + n_child)
         else:
-            f_rot = b.vector(f"fr{i}", child.R * f_child)
-            f = b.vector(f"f{i}", F + f_rot)
-            n = b.vector(f"n{i}", N + child.R * n_child + child.P.cross(f_rot))
+            f_rot = vector(b, f"fr{i}", child.R * f_child)
+            f = vector(b, f"f{i}", F + f_rot)
+            n = vector(b, f"n{i}", N + child.R * n_child + child.P.cross(f_rot))
         tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
         steps += [Step("F", i, sympy.ImmutableMatrix(F)), Step("N", i, sympy.ImmutableMatrix(N)),
                   Step("f", i, sympy.ImmutableMatrix(f)), Step("n", i, sympy.ImmutableMatrix(n)),
@@ -160,7 +165,7 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
     return tau
 
 
-def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> sympy.Matrix:
+def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> Matrix:
     """J domega + omega x (J omega), linear in the six entries of J, with U as coefficients.
 
     Khalil's grouping: each entry of J multiplies one named quantity (an entry of domega or of U,
@@ -169,9 +174,9 @@ def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> sympy.Matrix:
     """
     (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J.tolist()
     U, dw, ww = motion.U, motion.domega, motion.ww
-    V = [b.define(f"V{i}_{axis}", U[j, j] - U[k, k])
+    V = [define(b, f"V{i}_{axis}", U[j, j] - U[k, k])
          for axis, j, k in (("x", 1, 2), ("y", 2, 0), ("z", 0, 1))]
-    return sympy.Matrix([
+    return Matrix([
         XX * dw[0] - XY * U[2, 0] + XZ * U[1, 0] + YZ * V[0] + (ZZ - YY) * ww[1, 2],
         XY * U[2, 1] + YY * dw[1] - YZ * U[0, 1] + XZ * V[1] + (XX - ZZ) * ww[0, 2],
         -XZ * U[1, 2] + YZ * U[0, 2] + ZZ * dw[2] + XY * V[2] + (YY - XX) * ww[0, 1],

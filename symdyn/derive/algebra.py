@@ -1,0 +1,25 @@
+"""The recursions' arithmetic: symengine's matrices and expressions.
+
+Newton-Euler and the composite-body algorithms multiply thousands of 3x3 matrices and 3-vectors;
+symengine does that many times faster than sympy (whose small products go through DomainMatrix).
+Programs stay in sympy's form: each named step goes through the builder, which expands it and
+brings it back as sympy's, and what the builder returns comes back here as symengine's.
+"""
+from __future__ import annotations
+
+import symengine
+
+from ..program.builder import ProgramBuilder
+
+Matrix = symengine.DenseMatrix
+Z = Matrix([0, 0, 1])
+
+
+def define(b: ProgramBuilder, name: str, value, expand: bool = True):
+    """``b.define``, as symengine's."""
+    return symengine.sympify(b.define(name, value, expand))
+
+
+def vector(b: ProgramBuilder, name: str, values, expand: bool = True) -> Matrix:
+    """``b.vector``, as symengine's."""
+    return Matrix([symengine.sympify(v) for v in b.vector(name, list(values), expand)])
