@@ -31,6 +31,9 @@ x, y, z, w = sympy.symbols("x y z w")
     (sympy.sqrt(2) * x, "1.4142135623730951*x", "1.4142135623730951*x"),
     (-sympy.Rational(1, 3) * x * y, "-0.3333333333333333*x*y", "-0.3333333333333333*x*y"),
     (x - sympy.Rational(1, 2), "-0.5 + x", "-0.5 + x"),   # sympy's order: the number first
+    (sympy.Float(0.25) * x * y**2, "0.25*x*y*y", "0.25*x*y*y"),
+    (sympy.Float(-2.5) * x * sympy.cos(y), "-2.5*x*cos(y)", "-2.5*x*np.cos(y)"),
+    (sympy.Float(0.1) * sympy.pi * x, "0.31415926535897937*x", "0.31415926535897937*x"),
     ((x + y)**2, "(x + y)*(x + y)", "(x + y)*(x + y)"),
     (sympy.sign(x) * y, "y*((double)(x > 0) - (double)(x < 0))", "y*np.sign(x)"),
     (3_000_000_000 * x, "3000000000.0*x", "3000000000.0*x"),

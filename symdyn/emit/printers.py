@@ -109,7 +109,7 @@ class _ArithmeticMixin:
 
     # The two shapes nearly every line of a program has, printed as sympy prints them but
     # without asking each factor and term its precedence: a sum whose terms bind at least as
-    # tightly as "+", and a product of an integer and factors that need no parentheses.
+    # tightly as "+", and a product of a number and factors that need no parentheses.
     def _print_Add(self, expr, order=None):
         if not all(isinstance(term, _TIGHTER_THAN_ADD) for term in expr.args):
             return super()._print_Add(expr, order)
@@ -124,19 +124,20 @@ class _ArithmeticMixin:
         return " ".join(parts)
 
     def _print_Mul(self, expr):
+        args = expr.args
+        coeff = args[0] if args[0].is_Number else None
+        factors = args[1:] if coeff is not None else args
+        if all(_plain_factor(f) for f in factors):      # then not a constant
+            printed = "*".join([self._print(f) for f in factors])
+            if coeff is None:
+                return printed
+            if not coeff.is_Integer:
+                return f"{literal(coeff)}*{printed}"     # one literal, rounded once
+            if coeff.p < 0:                              # .p: an Integer's int
+                return "-" + printed if coeff.p == -1 else f"-{self._print(-coeff)}*{printed}"
+            return f"{self._print(coeff)}*{printed}"
         if expr.is_number:
             return literal(expr)     # pi/2 too: sympy's C printer would write M_PI_2, not C99
-        args = expr.args
-        coeff = args[0] if args[0].is_Integer else None
-        factors = args[1:] if coeff is not None else args
-        if all(_plain_factor(f) for f in factors):
-            sign = ""
-            if coeff is not None and coeff < 0:
-                sign, coeff = "-", -coeff
-            printed = [self._print(f) for f in factors]
-            if coeff is not None and coeff != 1:
-                printed.insert(0, self._print(coeff))
-            return sign + "*".join(printed)
         # A divisor raised to a power is written as a product, which sympy's printer would
         # leave bare after "/": x/(1 + w)**2 must not become x/(1 + w)*(1 + w).
         powers = [a for a in args if a.is_Pow and a.exp.is_Integer and a.exp < -1]
