@@ -32,16 +32,22 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
     targets = [sympy.sympify(t) for t in targets]
     dots = [{s: symengine.sympify(t) for s, t in tangents.items() if t != 0}
             for tangents in directions]
+    # Which directions move each symbol: most steps move along few of many directions (the
+    # regressor's 10 n parameters), and only those are visited.
+    moved_along: dict[sympy.Symbol, set[int]] = {}
+    for k, dot in enumerate(dots):
+        for s in dot:
+            moved_along.setdefault(s, set()).add(k)
     for a in _support(b.assignments, targets):
         symbols = sorted(a.rhs.free_symbols, key=_name)
         partial = _partials(a.rhs)
-        for dot, suffix in zip(dots, suffixes):
-            moving = [y for y in symbols if y in dot]
-            if moving:
-                tangent = b.define(f"{a.lhs}{suffix}",
-                                   symengine.Add(*(partial(y) * dot[y] for y in moving)))
-                if tangent != 0:
-                    dot[a.lhs] = symengine.sympify(tangent)
+        for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
+            dot = dots[k]
+            tangent = b.define(f"{a.lhs}{suffixes[k]}", symengine.Add(*(
+                partial(y) * dot[y] for y in symbols if y in dot)))
+            if tangent != 0:
+                dot[a.lhs] = symengine.sympify(tangent)
+                moved_along.setdefault(a.lhs, set()).add(k)
     partials = [_partials(t) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
         t.free_symbols, key=_name) if y in dot))) for t, partial in zip(targets, partials)]
