@@ -85,30 +85,30 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     # Renamed as they are converted back to sympy, by the conversion's memo (symengine's
     # xreplace copies its whole dictionary on every call: quadratic in the program's size).
     memo: dict = {temp: sympy.Symbol(next(names)) for temp, _ in replacements}
-    temps: dict[sympy.Symbol, sympy.Expr] = {   # in the order symengine made them
-        memo[temp]: to_sympy(value, memo) for temp, value in replacements}
+    temps = dict(replacements)
+    order = {temp: k for k, temp in enumerate(temps)}     # the order symengine made them in
     body: list[Assignment] = []
-    placed: set[sympy.Symbol] = set()
-    order = {s: k for k, s in enumerate(temps)}
+    placed: set = set()
 
     def place(expr):
-        # Temporaries first used by this expression go right before it, dependencies first.
-        for s in sorted((s for s in expr.free_symbols if s in temps and s not in placed),
-                        key=order.__getitem__):
-            place(temps[s])
-            if s not in placed:
-                placed.add(s)
-                body.append(Assignment(s, temps[s]))
+        # Temporaries first used by this expression go right before it, dependencies first
+        # (found on symengine's side, whose free_symbols costs a fraction of sympy's).
+        for temp in sorted((s for s in expr.free_symbols if s in temps and s not in placed),
+                           key=order.__getitem__):
+            place(temps[temp])
+            if temp not in placed:
+                placed.add(temp)
+                body.append(Assignment(memo[temp], to_sympy(temps[temp], memo)))
 
     # An expression CSE left alone (a third to a half of them) keeps its sympy form.
     new = [original if e == before else to_sympy(e, memo)
            for original, before, e in zip(rhs + outs, given, reduced)]
-    for a, value in zip(program.assignments, new):
-        place(value)
+    for a, value, engine in zip(program.assignments, new, reduced):
+        place(engine)
         body.append(Assignment(a.lhs, value))
     out_values = iter(new[len(rhs):])
-    for value in new[len(rhs):]:
-        place(value)
+    for engine in reduced[len(rhs):]:
+        place(engine)
     return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
 
 
