@@ -11,6 +11,8 @@ converted once.
 """
 from __future__ import annotations
 
+import functools
+
 import symengine
 import sympy
 from sympy.core.basic import _args_sortkey
@@ -33,7 +35,10 @@ def _convert(expr, memo: dict) -> sympy.Expr:
         rest = [a for a in args if not a.is_Number]
         if len(numbers) > 1 or not _sorted_is_canonical(cls, numbers, rest):
             return cls(*args)
-        rest.sort(key=_args_sortkey)
+        if all(type(a) is sympy.Symbol for a in rest):
+            rest.sort(key=_name)        # what sympy's order is for symbols alike but in name
+        else:
+            rest.sort(key=_args_sortkey)
         return cls._from_args(numbers + rest)
     if isinstance(expr, symengine.Pow):
         return sympy.Pow(to_sympy(expr.args[0], memo), to_sympy(expr.args[1], memo))
@@ -42,7 +47,18 @@ def _convert(expr, memo: dict) -> sympy.Expr:
         func = getattr(sympy, type(expr).__name__, None)
         if func is not None:
             return func(*(to_sympy(a, memo) for a in expr.args))
-    return sympy.sympify(expr)    # symbols (a Dummy stays one), numbers: small
+    return _leaf(expr)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _leaf(expr) -> sympy.Expr:
+    """A symbol (a Dummy stays one) or a number; the same few thousand come back again and
+    again, and sympify takes a good part of the conversion's time."""
+    return sympy.sympify(expr)
+
+
+def _name(symbol: sympy.Symbol) -> str:
+    return symbol.name
 
 
 def _sorted_is_canonical(cls, numbers, rest) -> bool:
