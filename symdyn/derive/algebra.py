@@ -1,6 +1,6 @@
 """The recursions' arithmetic: symengine's matrices and expressions.
 
-Newton-Euler and the composite-body algorithms multiply thousands of 3x3 matrices and 3-vectors;
+Newton-Euler, the composite-body algorithms and the LDL^T solves multiply thousands of 3x3 matrices,
 symengine does that many times faster than sympy (whose small products go through DomainMatrix).
 Programs stay in sympy's form: each named step goes through the builder, which expands it and
 brings it back as sympy's, and what the builder returns comes back here as symengine's.

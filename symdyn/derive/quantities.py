@@ -21,6 +21,7 @@ from ..program.engine import to_sympy
 from ..program.program import Argument, Program
 from ..robot.model import Robot
 from . import kinematics
+from .algebra import Matrix, define
 from .regressor import regressor, standard_parameters
 
 
@@ -153,7 +154,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     def part(other: str, values=None) -> list[list[sympy.Expr]]:
         """The outputs of quantity ``other``, its steps included in this program's."""
         if other not in parts:
-            (progress or (lambda message: None))(f"deriving {other}, for {name}")
+            if progress:
+                progress(f"deriving {other}, for {name}")
             build(other, robot, route, progress=progress, parts=parts)
         builder, program = parts[other]
         mapping = b.include(builder, values or {})
@@ -223,7 +225,8 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
     outs = []
     for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, held))):
-        columns = [factors.solve(b, [-_engine(d[i * n + j]) for i in range(n)]) for j in range(n)]
+        d = [-symengine.sympify(v) for v in d]       # negated in symengine: long sums
+        columns = [factors.solve(b, [d[i * n + j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])
@@ -272,39 +275,31 @@ class LDLT:
     @classmethod
     def factor(cls, b: ProgramBuilder, M: sympy.Matrix) -> LDLT:
         """M symmetric positive definite; one division per joint, no square roots."""
-        n = M.rows
+        n, M = M.rows, Matrix(M)
         L = [[symengine.Integer(int(i == j)) for j in range(n)] for i in range(n)]
         d, inv_d = [None] * n, [None] * n
         for j in range(n):
-            d[j] = _step(b, f"D{j + 1}", _engine(M[j, j]) - symengine.Add(*(
+            d[j] = define(b, f"D{j + 1}", M[j, j] - symengine.Add(*(
                 L[j][k] ** 2 * d[k] for k in range(j))))
-            inv_d[j] = _step(b, f"iD{j + 1}", 1 / d[j])
+            inv_d[j] = define(b, f"iD{j + 1}", 1 / d[j])
             for i in range(j + 1, n):
-                L[i][j] = _step(b, f"L{i + 1}_{j + 1}", (_engine(M[i, j]) - symengine.Add(*(
+                L[i][j] = define(b, f"L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
                     L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
         return cls(L, inv_d)
 
     def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
         """x with M x = rhs, by forward and back substitution."""
         L, n = self.L, len(self.inv_d)
+        rhs = [symengine.sympify(r) for r in rhs]
         y = []
         for i in range(n):
-            y.append(_step(b, f"y{i + 1}", _engine(rhs[i]) - symengine.Add(*(
+            y.append(define(b, f"y{i + 1}", rhs[i] - symengine.Add(*(
                 L[i][k] * y[k] for k in range(i)))))
         x = [None] * n
         for i in reversed(range(n)):
-            x[i] = _step(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
+            x[i] = define(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
                 L[k][i] * x[k] for k in range(i + 1, n))))
         return [to_sympy(v) for v in x]
-
-
-def _engine(expr):
-    return symengine.sympify(expr)
-
-
-def _step(b: ProgramBuilder, name: str, expr):
-    """A named step of ``b``, as symengine's."""
-    return _engine(b.define(name, expr))
 
 
 def _tau_symbols(robot: Robot):
