@@ -39,7 +39,9 @@ def _convert(expr, memo: dict) -> sympy.Expr:
             rest.sort(key=_name)        # what sympy's order is for symbols alike but in name
         else:
             rest.sort(key=_args_sortkey)
-        return cls._from_args(numbers + rest)
+        # commutativity given, as sympy's constructors would find it, without its fuzzy logic
+        commutative = all(a.is_commutative is True for a in rest) or None
+        return cls._from_args(numbers + rest, commutative)
     if isinstance(expr, symengine.Pow):
         return sympy.Pow(to_sympy(expr.args[0], memo), to_sympy(expr.args[1], memo))
     if isinstance(expr, symengine.Function) and expr.args:
