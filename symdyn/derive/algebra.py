@@ -12,7 +12,7 @@ import symengine
 from ..program.builder import ProgramBuilder
 
 Matrix = symengine.DenseMatrix
-Z = Matrix([0, 0, 1])
+Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
 
 
 def define(b: ProgramBuilder, name: str, value, expand: bool = True):
