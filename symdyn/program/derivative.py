@@ -43,7 +43,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
         partial = _partials(a.rhs)
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
             dot = dots[k]
-            tangent = b.define(f"{a.lhs}{suffixes[k]}", symengine.Add(*(
+            tangent = b.define(f"{a.lhs.name}{suffixes[k]}", symengine.Add(*(
                 partial(y) * dot[y] for y in symbols if y in dot)))
             if tangent != 0:
                 dot[a.lhs] = symengine.sympify(tangent)

@@ -81,7 +81,7 @@ class Program:
         def text(expr):
             return str(symengine.sympify(expr))
 
-        lines = [f"{a.lhs} = {text(a.rhs)}" for a in self.assignments]
+        lines = [f"{a.lhs.name} = {text(a.rhs)}" for a in self.assignments]
         lines.append(f"result = [{', '.join(text(v) for v in self.outputs[0].values)}]")
         scope = {name: getattr(np, name) for name in ("sin", "cos", "sign", "sqrt", "pi")}
         scope.update(abs=np.abs, E=np.e)
