@@ -69,7 +69,7 @@ class Program:
             return float(expr.xreplace({s: env[s] for s in expr.free_symbols}))
 
         for a in self.assignments:
-            env[symengine.Symbol(str(a.lhs))] = value(a.rhs)
+            env[symengine.Symbol(a.lhs.name)] = value(a.rhs)
         return [value(v) for v in self.outputs[0].values]
 
     def evaluate_batch(self, values: dict) -> np.ndarray:
