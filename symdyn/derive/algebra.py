@@ -10,6 +10,8 @@ from __future__ import annotations
 import symengine
 
 from ..program.builder import ProgramBuilder
+from ..robot.model import Link
+from . import kinematics
 
 Matrix = symengine.DenseMatrix
 Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
@@ -18,6 +20,11 @@ Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
 def define(b: ProgramBuilder, name: str, value, expand: bool = True):
     """``b.define``, as symengine's."""
     return symengine.sympify(b.define(name, value, expand))
+
+
+def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
+    """``kinematics.placement``, as symengine's."""
+    return tuple(Matrix(x) for x in kinematics.placement(link, b))
 
 
 def vector(b: ProgramBuilder, name: str, values, expand: bool = True) -> Matrix:

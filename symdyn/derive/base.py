@@ -33,7 +33,7 @@ from symengine.lib.symengine_wrapper import DictBasic
 
 from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
-from ..program.engine import to_sympy
+from ..program.engine import expand
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..robot.model import Inertia, Robot, inertia_matrix
@@ -145,7 +145,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
             q0 = {link.q: 0}
             inertias[j - 1] = inertias[j - 1] + _moved(part, link.rotation.subs(q0),
                                                        link.position.subs(q0), memo)
-    grouped = [_expanded(g, memo) for body in inertias for g in _parameters(body)]
+    grouped = [expand(g, memo) for body in inertias for g in _parameters(body)]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
 
 
@@ -162,11 +162,6 @@ def _body(parameters) -> Inertia:
                    sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
 
 
-def _expanded(expr, memo: dict) -> sympy.Expr:
-    """sympy.expand by symengine: these sums grow to hundreds of terms toward the base."""
-    return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
-
-
 def _moved(part: Inertia, rotation, position, memo: dict) -> Inertia:
     """``part.transformed(rotation, position)``, taken on a symbol per parameter and then
     substituted: toward the base the parameters are long sums, and the transform, linear in
@@ -175,7 +170,7 @@ def _moved(part: Inertia, rotation, position, memo: dict) -> Inertia:
     moved = _parameters(_body(generic).transformed(rotation, position))
     values = DictBasic({symengine.sympify(g): symengine.sympify(v)
                         for g, v in zip(generic, _parameters(part))})
-    return _body([_expanded(symengine.sympify(v).xreplace(values), memo) for v in moved])
+    return _body([expand(symengine.sympify(v).xreplace(values), memo) for v in moved])
 
 
 def _linear_map(grouped, standard, values) -> np.ndarray:

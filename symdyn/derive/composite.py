@@ -59,8 +59,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot, skew
-from .algebra import Matrix, Z, define, vector
-from .kinematics import placement
+from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
 
@@ -149,8 +148,7 @@ def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, fo
 
 
 def _placements(robot: Robot, b: ProgramBuilder) -> list:
-    return [None] + [tuple(Matrix(x) for x in placement(link, b))     # 1-based, as the links
-                     for link in robot.links]
+    return [None] + [placement(link, b) for link in robot.links]   # 1-based, as the links
 
 
 def _inertias(robot: Robot) -> list[Body]:

@@ -30,9 +30,8 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot, skew
 from . import composite
-from .algebra import Matrix, Z, define, vector
+from .algebra import Matrix, Z, define, placement, vector
 from .dynamics import Dynamics
-from .kinematics import placement
 from .record import Step
 
 
@@ -105,7 +104,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
     for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
         progress(f"outward recursion, link {i}/{robot.dof}")
-        R, P = (Matrix(x) for x in placement(link, b))
+        R, P = placement(link, b)
         qd_i, qdd_i = symengine.sympify(qd_i), symengine.sympify(qdd_i)
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
         dv_parent = vector(b, f"dvp{i}", parent.U * P + parent.dv)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import symengine
 import sympy
 
-from .engine import to_sympy
+from .engine import expand
 from .program import Argument, Assignment, Program
 
 
@@ -25,11 +24,11 @@ def is_trivial(expr: sympy.Expr) -> bool:
 
 
 def _expand(expr, memo: dict) -> sympy.Expr:
-    """sympy.expand by symengine, many times faster on the large sums Lagrange builds; ``expr``
-    is sympy's or symengine's, ``memo`` to_sympy's."""
+    """engine.expand, skipped for what is expanded already (most of what Newton-Euler defines:
+    the round trip would cost more)."""
     if isinstance(expr, sympy.Basic) and _is_expanded(expr):
-        return expr       # most of what Newton-Euler defines: the round trip would cost more
-    return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
+        return expr
+    return expand(expr, memo)
 
 
 def _is_expanded(expr: sympy.Expr) -> bool:

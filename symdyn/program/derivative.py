@@ -13,7 +13,7 @@ import symengine
 import sympy
 
 from .builder import ProgramBuilder
-from .engine import to_sympy
+from .engine import by_name, to_sympy
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:
@@ -39,7 +39,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
         for s in dot:
             moved_along.setdefault(s, set()).add(k)
     for a in _support(b.assignments, targets):
-        symbols = sorted(a.rhs.free_symbols, key=_name)
+        symbols = sorted(a.rhs.free_symbols, key=by_name)   # str would run the printer
         partial = _partials(a.rhs)
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
             dot = dots[k]
@@ -50,7 +50,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
                 moved_along.setdefault(a.lhs, set()).add(k)
     partials = [_partials(t) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
-        t.free_symbols, key=_name) if y in dot))) for t, partial in zip(targets, partials)]
+        t.free_symbols, key=by_name) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
 
 
@@ -59,11 +59,6 @@ def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
     columns = directional_derivatives(b, values, [{s: 1} for s in symbols],
                                       [f"_{name}{j + 1}" for j in range(len(symbols))])
     return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
-
-
-def _name(symbol) -> str:
-    """The order the tangents' terms are built in (a fixed one; str would run the printer)."""
-    return symbol.name
 
 
 def _partials(expr):
