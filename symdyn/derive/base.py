@@ -98,7 +98,7 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
             combinations[row] = grouped[k] + sum(
                 (_number(K[row, col]) * grouped[d] for col, d in enumerate(dependent)),
                 sympy.Integer(0))
-    combinations = [sympy.expand(c) for c in combinations]
+    combinations = [expand(c) for c in combinations]
     labels = tuple(names[k] if c == standard[k] else _grouped_name(names[k])
                    for k, c in zip(independent, combinations))
     return BaseParameters(labels, tuple(combinations), standard, tuple(independent),
