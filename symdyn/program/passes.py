@@ -16,6 +16,7 @@ Each pass keeps the program's meaning and does one thing:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import symengine
@@ -23,7 +24,7 @@ import sympy
 
 from .builder import is_trivial
 from .engine import to_sympy
-from .program import Argument, Assignment, Program
+from .program import Argument, Assignment, Program, symbols_in
 
 
 def fold_parameters(program: Program, values) -> Program:
@@ -55,7 +56,10 @@ def propagate_copies(program: Program) -> Program:
     copies: dict[sympy.Symbol, sympy.Expr] = {}
     body = []
     for a in program.assignments:
-        rhs = a.rhs.xreplace(copies) if copies else a.rhs
+        # xreplace walks the whole expression even where it has nothing to replace
+        rhs = a.rhs
+        if copies and not copies.keys().isdisjoint(symbols_in((rhs,))):
+            rhs = rhs.xreplace(copies)
         if is_trivial(rhs):
             copies[a.lhs] = rhs
         else:
@@ -64,13 +68,12 @@ def propagate_copies(program: Program) -> Program:
 
 
 def eliminate_dead_code(program: Program) -> Program:
-    live = set().union(*(sympy.sympify(v).free_symbols
-                         for out in program.outputs for v in out.values))
+    live = symbols_in(v for out in program.outputs for v in out.values)
     body = []
     for a in reversed(program.assignments):
         if a.lhs in live:
             body.append(a)
-            live |= a.rhs.free_symbols
+            live |= symbols_in((a.rhs,))
     return program.with_body(reversed(body))
 
 
@@ -158,27 +161,36 @@ class OpCount:
         return f"{self.mul} mul, {self.add} add, {self.calls} calls"
 
 
+@functools.lru_cache(maxsize=64)
 def op_count(program: Program) -> OpCount:
+    """Counted once per program (cached): each emitter reports it, for every language."""
     mul = add = calls = 0
     pending = [a.rhs for a in program.assignments] + [
         sympy.sympify(v) for out in program.outputs for v in out.values]
     while pending:      # a loop, not a recursion: programs have 10^5 nodes
         expr = pending.pop()
         args = expr.args
-        if expr.is_Atom:
+        if not args:
             continue
         pending.extend(args)
         if expr.is_Add:
             add += len(args) - 1
         elif expr.is_Mul:
-            coeff, factors = expr.as_coeff_mul()
-            mul += len(factors) - 1 + (0 if abs(coeff) == 1 else 1)
+            # sympy holds a product's number first (as_coeff_mul's coefficient)
+            first = args[0]
+            if not first.is_Number:
+                mul += len(args) - 1
+            else:
+                mul += len(args) - 2 + (0 if first is _MINUS_ONE or abs(first) == 1 else 1)
         elif expr.is_Pow and expr.exp.is_Integer:
             exponent = int(expr.exp)
             mul += abs(exponent) - 1 + (1 if exponent < 0 else 0)
         else:
             calls += 1
     return OpCount(mul, add, calls)
+
+
+_MINUS_ONE = sympy.S.NegativeOne
 
 
 def _map_outputs(program: Program, fn) -> list[Argument]:

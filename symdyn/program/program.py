@@ -13,6 +13,20 @@ import symengine
 import sympy
 
 
+def symbols_in(exprs) -> set:
+    """The free symbols of all of ``exprs`` (sympy's), found in one walk. sympy's free_symbols
+    builds a set at every node and merges them, twice the time on a program's expressions,
+    which have no bound variables (no integrals or lambdas) for it to leave out."""
+    found, pending = set(), [sympy.sympify(e) for e in exprs]
+    while pending:
+        expr = pending.pop()
+        if expr.is_Symbol:
+            found.add(expr)
+        else:
+            pending.extend(expr.args)
+    return found
+
+
 @dataclass(frozen=True)
 class Assignment:
     lhs: sympy.Symbol
