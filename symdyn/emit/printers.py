@@ -7,6 +7,7 @@ not a finite real number cannot be written: it is an EmitError, never ``inf`` or
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy
@@ -23,6 +24,7 @@ LARGEST_INTEGER_LITERAL = 2**31 - 1
 _NOT_FINITE = (sympy.nan, sympy.zoo, sympy.oo, sympy.S.NegativeInfinity)   # sympy's singletons
 
 
+@functools.lru_cache(maxsize=4096)      # a program's few hundred constants recur everywhere
 def literal(value) -> str:
     """A number as the shortest decimal that reads back as the same double."""
     if any(value is special for special in _NOT_FINITE):
@@ -66,6 +68,14 @@ class _ArithmeticMixin:
     def _print(self, expr, **kwargs):
         method = None if kwargs else self._methods.get(type(expr))
         return super()._print(expr, **kwargs) if method is None else method(expr)
+
+    def _print_Symbol(self, expr):
+        # A program's names are identifiers the module made safe (render.identifiers); sympy's
+        # checks on each of the 10^5 symbols printed are kept for anything else.
+        name = expr.name
+        if name in self.reserved_words or not name.isidentifier():
+            return super()._print_Symbol(expr)
+        return name
 
     # A constant such as pi, sqrt(2) or cos(pi/7) is one literal, whatever its form: its leaves
     # (constants, powers and functions of numbers) are caught where they are printed, which

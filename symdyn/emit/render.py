@@ -23,7 +23,7 @@ from ..derive.quantities import QUANTITIES
 from ..derive.regressor import standard_parameters
 from ..errors import EmitError
 from ..program.passes import OpCount, op_count, rename
-from ..program.program import Program
+from ..program.program import Program, symbols_in
 from ..robot.expr import as_text
 from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
@@ -143,14 +143,20 @@ class Module:
 
 
 def function_code(program: Program, printer) -> Function:
-    used = set().union(*(a.rhs.free_symbols for a in program.assignments),
-                       *(sympy.sympify(v).free_symbols for o in program.outputs for v in o.values))
+    used = _symbols_read(program)
     inputs = tuple(
         Input(arg.name, len(arg.values),
               tuple((k, s.name) for k, s in enumerate(arg.values) if s in used))
         for arg in program.inputs)
     return Function(program.name, QUANTITIES[program.name].doc, inputs,
                     body_code(program, printer), op_count(program))
+
+
+@functools.lru_cache(maxsize=64)
+def _symbols_read(program: Program) -> frozenset:
+    """Found once per program (cached), for whichever languages print it."""
+    return frozenset(symbols_in([a.rhs for a in program.assignments]
+                                + [v for o in program.outputs for v in o.values]))
 
 
 def body_code(program: Program, printer) -> Body:
