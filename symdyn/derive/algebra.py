@@ -29,4 +29,4 @@ def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
 
 def vector(b: ProgramBuilder, name: str, values, expand: bool = True) -> Matrix:
     """``b.vector``, as symengine's."""
-    return Matrix([symengine.sympify(v) for v in b.vector(name, list(values), expand)])
+    return Matrix([symengine.sympify(v) for v in b.components(name, values, expand)])

@@ -80,10 +80,13 @@ class ProgramBuilder:
                 mapping[a.lhs] = symbol
         return mapping
 
+    def components(self, name: str, values, expand: bool = True) -> list:
+        """A 3-vector's components, named ``{name}_x``, ``{name}_y``, ``{name}_z``."""
+        return [self.define(f"{name}_{axis}", v, expand) for axis, v in zip("xyz", values)]
+
     def vector(self, name: str, values, expand: bool = True) -> sympy.Matrix:
-        """A 3-vector with components named ``{name}_x``, ``{name}_y``, ``{name}_z``."""
-        return sympy.Matrix([self.define(f"{name}_{axis}", v, expand)
-                             for axis, v in zip("xyz", values)])
+        """``components`` as sympy's column."""
+        return sympy.Matrix(self.components(name, values, expand))
 
     @property
     def assignments(self) -> tuple[Assignment, ...]:
