@@ -70,6 +70,16 @@ def test_cse_temporaries_do_not_clash_with_existing_names():
     assert "t0" not in [str(s.lhs) for s in q.assignments]
 
 
+def test_cse_drops_the_copies_it_leaves_and_merges_what_they_make_alike():
+    # a becomes t0 = x*y + z; then c = t0 - a is 0, a copy too, and out = b + c*y is b
+    p = program([(a, x * y + z), (b, (x * y + z) * x), (c, x * y + z - a)], (b + c * y, a))
+    q = eliminate_common_subexpressions(p)
+    t0 = sympy.Symbol("t0")
+    assert [(str(s.lhs), s.rhs) for s in q.assignments] == [("t0", x * y + z), ("b", t0 * x)]
+    assert q.outputs[0].values == (b, t0)
+    same_values(p, q)
+
+
 def test_trigonometry_of_inputs_moves_to_the_top_in_order():
     p = program([(a, x * y), (b, sympy.sin(y)), (c, sympy.cos(a) + b), (d, sympy.cos(y))],
                 (c, d))

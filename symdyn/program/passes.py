@@ -6,11 +6,11 @@ Each pass keeps the program's meaning and does one thing:
   inputs; sympy folds the constants as it rebuilds each expression, so products with 0 vanish,
   factors 1 disappear and signs merge;
 * ``propagate_copies``: assignments of a number, a symbol or a negated symbol are substituted
-  into their uses (after other passes, ``x = t3`` and ``x = 0`` appear);
+  into their uses (a derivation leaves them where an expression folds, ``x = 0``);
 * ``rename``: symbols get other names (the emitters' identifiers);
 * ``eliminate_dead_code``: assignments no output depends on are dropped;
 * ``eliminate_common_subexpressions``: symengine's CSE over all right-hand sides at once, each new
-  temporary placed just before its first use;
+  temporary placed just before its first use, and the copies it leaves (``x = t3``) dropped;
 * ``hoist_trigonometry``: sin and cos of the inputs move to the top, where they overlap;
 * ``optimize``: the pipeline ``generate`` runs.
 """
@@ -78,7 +78,9 @@ def eliminate_dead_code(program: Program) -> Program:
 
 
 def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Program:
-    """Common subexpressions across the whole program become temporaries ``t0, t1, ...``."""
+    """Common subexpressions across the whole program become temporaries ``t0, t1, ...``, each
+    placed just before its first use. An assignment that CSE leaves a copy (a temporary, its
+    negation) is dropped and its uses read what it copies, as ``propagate_copies`` would."""
     rhs = [a.rhs for a in program.assignments]
     outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
     given = [symengine.sympify(e) for e in rhs + outs]
@@ -90,29 +92,49 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     memo: dict = {temp: sympy.Symbol(next(names)) for temp, _ in replacements}
     temps = dict(replacements)
     order = {temp: k for k, temp in enumerate(temps)}     # the order symengine made them in
+    copies: dict = {}           # symengine's symbol -> what it copies
     body: list[Assignment] = []
     placed: set = set()
 
-    def place(expr):
-        # Temporaries first used by this expression go right before it, dependencies first
-        # (found on symengine's side, whose free_symbols costs a fraction of sympy's).
-        for temp in sorted((s for s in expr.free_symbols if s in temps and s not in placed),
+    def settle(expr):
+        """``expr`` with the temporaries it first uses placed, dependencies first, and its
+        copies replaced (on symengine's side, whose free_symbols costs a fraction of sympy's,
+        and which merges what the replacement makes alike: x0 - a = 0 for a = x0)."""
+        symbols = expr.free_symbols
+        for temp in sorted((s for s in symbols if s in temps and s not in placed),
                            key=order.__getitem__):
-            place(temps[temp])
-            if temp not in placed:
-                placed.add(temp)
-                body.append(Assignment(memo[temp], to_sympy(temps[temp], memo)))
+            if temp in placed:          # placed meanwhile, as another one's dependency
+                continue
+            value = settle(temps[temp])
+            placed.add(temp)
+            if _is_copy(value):
+                copies[temp] = value
+            else:
+                body.append(Assignment(memo[temp], to_sympy(value, memo)))
+        hit = {s: copies[s] for s in symbols if s in copies}
+        return expr.xreplace(hit) if hit else expr
 
-    # An expression CSE left alone (a third to a half of them) keeps its sympy form.
-    new = [original if e == before else to_sympy(e, memo)
-           for original, before, e in zip(rhs + outs, given, reduced)]
-    for a, value, engine in zip(program.assignments, new, reduced):
-        place(engine)
-        body.append(Assignment(a.lhs, value))
-    out_values = iter(new[len(rhs):])
-    for engine in reduced[len(rhs):]:
-        place(engine)
+    def converted(original, before, expr):
+        # An expression CSE left alone (a third to a half of them) keeps its sympy form.
+        return original if expr == before else to_sympy(expr, memo)
+
+    for a, before, e in zip(program.assignments, given, reduced):
+        value = settle(e)
+        if value != before and _is_copy(value):
+            copies[symengine.Symbol(a.lhs.name)] = value
+        else:
+            body.append(Assignment(a.lhs, converted(a.rhs, before, value)))
+    out_values = iter([converted(original, before, settle(e)) for original, before, e
+                       in zip(outs, given[len(rhs):], reduced[len(rhs):])])
     return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
+
+
+def _is_copy(expr) -> bool:
+    """``is_trivial`` on symengine's side: a number, a symbol or a negated symbol."""
+    if isinstance(expr, (symengine.Symbol, symengine.Number)):
+        return True
+    return (isinstance(expr, symengine.Mul) and len(expr.args) == 2
+            and expr.args[0] == -1 and isinstance(expr.args[1], symengine.Symbol))
 
 
 def hoist_trigonometry(program: Program) -> Program:
@@ -138,7 +160,7 @@ def optimize(program: Program, values=None) -> Program:
         program = fold_parameters(program, values)
     program = eliminate_dead_code(propagate_copies(program))
     program = eliminate_common_subexpressions(program)
-    return hoist_trigonometry(eliminate_dead_code(propagate_copies(program)))
+    return hoist_trigonometry(eliminate_dead_code(program))
 
 
 @dataclass(frozen=True)
