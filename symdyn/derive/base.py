@@ -114,7 +114,7 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
         Y = regressor.output("Y").values
         values = [Y[i * p + k] for i in range(n) for k in base.columns]
         return Program(name, regressor.inputs, regressor.assignments,
-                       (Argument("Y_b", tuple(values), dims),))
+                       (Argument("Y_b", tuple(values), dims),), regressor.engine_forms)
     pi = tuple(sympy.Symbol(f"pi_{s}") for s in base.standard)
     renamed = dict(zip(base.standard, pi))
     beta = tuple(c.xreplace(renamed) for c in base.combinations)

@@ -8,11 +8,13 @@ symbol again (U_xx = U_yy = -qd1**2 is computed once).
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Iterable
 
+import symengine
 import sympy
 
-from .engine import expand
+from .engine import to_sympy
 from .program import Argument, Assignment, Program
 
 
@@ -23,12 +25,13 @@ def is_trivial(expr: sympy.Expr) -> bool:
     return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
 
 
-def _expand(expr, memo: dict) -> sympy.Expr:
-    """engine.expand, skipped for what is expanded already (most of what Newton-Euler defines:
-    the round trip would cost more)."""
+def _expand(expr, memo: dict) -> tuple:
+    """engine.expand, as sympy's and, where it went through symengine, symengine's; skipped
+    for sympy's expressions expanded already (the round trip would cost more)."""
     if isinstance(expr, sympy.Basic) and _is_expanded(expr):
-        return expr
-    return expand(expr, memo)
+        return expr, None
+    engine = symengine.expand(symengine.sympify(expr))
+    return to_sympy(engine, memo), engine
 
 
 def _is_expanded(expr: sympy.Expr) -> bool:
@@ -52,17 +55,20 @@ class ProgramBuilder:
         self._requested: list[str] = []      # the name each assignment was defined under
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
         self._converted: dict = {}           # symengine's expressions met, as sympy's
+        self._engine: dict = {}              # and the reverse, for the steps (engine_forms)
         self._taken = set(reserved)
 
     def define(self, name: str, expr, expand: bool = True) -> sympy.Expr:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
         it is trivial."""
-        expr = _expand(expr, self._converted) if expand else sympy.sympify(expr)
+        expr, engine = _expand(expr, self._converted) if expand else (sympy.sympify(expr), None)
         if is_trivial(expr):
             return expr
         if expr in self._defined:
             return self._defined[expr]
         symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
+        if engine is not None:
+            self._engine[expr] = engine
         self._assignments.append(Assignment(symbol, expr))
         self._requested.append(name)
         return symbol
@@ -75,7 +81,10 @@ class ProgramBuilder:
         program's, for its outputs."""
         mapping = dict(values)
         for name, a in zip(other._requested, other._assignments):
-            symbol = self.define(name, a.rhs.xreplace(mapping), expand=False)
+            rhs = a.rhs.xreplace(mapping)
+            if rhs is a.rhs and rhs in other._engine:
+                self._engine.setdefault(rhs, other._engine[rhs])
+            symbol = self.define(name, rhs, expand=False)
             if symbol != a.lhs:     # only what changes: xreplace rebuilds all it touches
                 mapping[a.lhs] = symbol
         return mapping
@@ -94,7 +103,8 @@ class ProgramBuilder:
 
     def program(self, name: str, inputs: Iterable[Argument],
                 outputs: Iterable[Argument]) -> Program:
-        return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs))
+        return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs),
+                       MappingProxyType(self._engine))
 
     def _fresh(self, name: str) -> str:
         candidate, k = name, 1

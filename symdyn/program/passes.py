@@ -83,7 +83,8 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     negation) is dropped and its uses read what it copies, as ``propagate_copies`` would."""
     rhs = [a.rhs for a in program.assignments]
     outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
-    given = [symengine.sympify(e) for e in rhs + outs]
+    forms = program.engine_forms
+    given = [forms[e] if e in forms else symengine.sympify(e) for e in rhs + outs]
     replacements, reduced = symengine.cse(given)
     taken = {s.name for s in program.input_symbols} | {a.lhs.name for a in program.assignments}
     names = _fresh_names(prefix, taken)

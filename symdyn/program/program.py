@@ -6,7 +6,8 @@ functions Program -> Program (see passes.py); emitters print one. Nothing here i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 import numpy as np
 import symengine
@@ -58,6 +59,9 @@ class Program:
     inputs: tuple[Argument, ...]
     assignments: tuple[Assignment, ...]
     outputs: tuple[Argument, ...]
+    # symengine's form of right-hand sides the derivation built there ({sympy's: symengine's}),
+    # which the passes would otherwise convert again; a cache, no part of the program's value
+    engine_forms: Mapping = field(default_factory=dict, compare=False, repr=False)
 
     def with_body(self, assignments, outputs=None) -> "Program":
         return replace(self, assignments=tuple(assignments),
