@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
+import gc
 import types
 from pathlib import Path
 from typing import Callable
@@ -32,12 +34,28 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     """
     progress = progress or (lambda message: None)
     backends = [backend(lang)] if isinstance(lang, str) else [backend(x) for x in lang]
-    values, programs = _optimized(dynamics, quantities, values, progress)
-    files = {}
-    for chosen in backends:
-        progress(f"writing {chosen.lang} code")
-        files.update(render(_module(dynamics, programs, chosen, values), chosen))
+    with _without_cycle_collection():
+        values, programs = _optimized(dynamics, quantities, values, progress)
+        files = {}
+        for chosen in backends:
+            progress(f"writing {chosen.lang} code")
+            files.update(render(_module(dynamics, programs, chosen, values), chosen))
     return write_files(files, out_dir)
+
+
+@contextlib.contextmanager
+def _without_cycle_collection():
+    """Python's cycle collector paused, as it was before afterwards. Expressions hold no
+    reference cycles, and a large model makes millions of them: the collector, visiting the
+    live ones again and again as they pile up, took a quarter of a 20-joint chain's full model
+    (25 s against 19 s, timed in one process). Reference counting still frees all of it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=None):
@@ -47,7 +65,8 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     """
     progress = progress or (lambda message: None)
     chosen = backend("python")
-    values, programs = _optimized(dynamics, quantities, values, progress)
+    with _without_cycle_collection():
+        values, programs = _optimized(dynamics, quantities, values, progress)
     (text,) = render(_module(dynamics, programs, chosen, values), chosen).values()
     module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
     exec(builtins.compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
@@ -65,7 +84,8 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
     progress = progress or (lambda message: None)
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
     chosen = backend("c")
-    values, programs = _optimized(dynamics, quantities, values, progress)
+    with _without_cycle_collection():
+        values, programs = _optimized(dynamics, quantities, values, progress)
     module = _module(dynamics, programs, chosen, values)
     source = render(module, chosen)
     extension = build.extension_name(module.name, source)
