@@ -94,6 +94,19 @@ def test_op_count_counts_as_the_printed_code_computes():
     assert op_count(p) == symdyn.program.OpCount(mul=5, add=3, calls=1)
 
 
+def test_facts_of_a_program_are_computed_once_and_not_carried_to_a_changed_one():
+    p = program([(a, x * y)], (a,))
+    calls = []
+
+    def fact(prog):
+        calls.append(prog)
+        return len(prog.assignments)
+
+    assert p.cached(fact) == 1 and p.cached(fact) == 1 and len(calls) == 1
+    assert p.with_body([]).cached(fact) == 0 and len(calls) == 2
+    assert p == program([(a, x * y)], (a,)) and hash(p) == hash(program([(a, x * y)], (a,)))
+
+
 def test_optimize_reduces_puma_without_changing_tau():
     robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
     raw = symdyn.newton_euler(robot).program()

@@ -143,7 +143,7 @@ class Module:
 
 
 def function_code(program: Program, printer) -> Function:
-    used = _symbols_read(program)
+    used = program.cached(_symbols_read)
     inputs = tuple(
         Input(arg.name, len(arg.values),
               tuple((k, s.name) for k, s in enumerate(arg.values) if s in used))
@@ -152,9 +152,7 @@ def function_code(program: Program, printer) -> Function:
                     body_code(program, printer), op_count(program))
 
 
-@functools.lru_cache(maxsize=64)
 def _symbols_read(program: Program) -> frozenset:
-    """Found once per program (cached), for whichever languages print it."""
     return frozenset(symbols_in([a.rhs for a in program.assignments]
                                 + [v for o in program.outputs for v in o.values]))
 

@@ -16,7 +16,6 @@ Each pass keeps the program's meaning and does one thing:
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 
 import symengine
@@ -184,9 +183,12 @@ class OpCount:
         return f"{self.mul} mul, {self.add} add, {self.calls} calls"
 
 
-@functools.lru_cache(maxsize=64)
 def op_count(program: Program) -> OpCount:
-    """Counted once per program (cached): each emitter reports it, for every language."""
+    """The program's arithmetic, counted once per program (every emitter reports it)."""
+    return program.cached(_op_count)
+
+
+def _op_count(program: Program) -> OpCount:
     mul = add = calls = 0
     pending = [a.rhs for a in program.assignments] + [
         sympy.sympify(v) for out in program.outputs for v in out.values]

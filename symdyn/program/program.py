@@ -67,6 +67,15 @@ class Program:
         return replace(self, assignments=tuple(assignments),
                        outputs=self.outputs if outputs is None else tuple(outputs))
 
+    def cached(self, fn):
+        """``fn(self)``, computed once for this program: a program never changes, and the
+        facts emitters ask of it (its operations, the inputs it reads) cost a walk over all of
+        it, once per language otherwise. Kept with the program, gone with it."""
+        memo = self.__dict__.setdefault("_cached", {})     # not a field: no part of its value
+        if fn not in memo:
+            memo[fn] = fn(self)
+        return memo[fn]
+
     def output(self, name) -> Argument:
         return next(out for out in self.outputs if out.name == name)
 
