@@ -152,6 +152,26 @@ def test_generate_with_fixed_values(tmp_path):
         symdyn.generate(dynamics, "python", tmp_path, values={"g": "m1"})
 
 
+def test_generation_leaves_the_cycle_collector_as_it_found_it(tmp_path):
+    import gc
+    dynamics = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "planar2.yaml"))
+    seen = []
+    progress = lambda message: seen.append(gc.isenabled())      # noqa: E731
+    assert gc.isenabled()
+    symdyn.generate(dynamics, "python", tmp_path / "on", quantities=["mass_matrix"],
+                    progress=progress)
+    assert gc.isenabled() and seen and not any(seen)          # paused while it worked
+    gc.disable()
+    try:
+        symdyn.generate(dynamics, "python", tmp_path / "off", quantities=["mass_matrix"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(symdyn.EmitError):                       # and after a failure too
+        symdyn.generate(dynamics, "python", tmp_path, values={"nope": 1})
+    assert gc.isenabled()
+
+
 @pytest.mark.parametrize("expr", [
     x * y + 2 * z, x**2 * sympy.sin(y + z) - 3, x * (y + z), (x + y)**2 * z,
     x / (y + z), (x * y)**3 + sympy.Rational(1, 2) * (a + b) * c, sympy.cos(x * (y + z)) * d,
