@@ -10,7 +10,7 @@ as an LDL^T solve written out for the robot's n.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 import symengine
@@ -182,7 +182,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     elif name == "inverse_dynamics_derivatives":
         outs = [list(d) for d in _inverse_dynamics_derivatives(robot, route, b, qd, qdd)]
     elif name == "forward_dynamics_derivatives":
-        outs, placeholders = _forward_dynamics_derivatives(robot, part, b, qd, tau)
+        outs = _forward_dynamics_derivatives(robot, part, b, qd, tau)
     elif name == "regressor":
         out = list(regressor(robot, route, b))
     elif name in KINEMATICS:
@@ -197,9 +197,6 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
         outs = [out]
     program = b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values,
                                        shape in zip(names, outs, quantity.dims(robot))])
-    if name == "forward_dynamics_derivatives":     # the accelerations, now known
-        program = program.with_body([replace(a, rhs=a.rhs.xreplace(placeholders))
-                                     for a in program.assignments])
     if steps is None:
         parts[name] = b, program
     return program
@@ -214,23 +211,22 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
 
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
     """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
-    dynamics taken at the accelerations qdd = FD(q, qd, tau) but holding them fixed (they
-    stand as placeholders while the derivatives are taken, then become FD's outputs); M^-1 by
-    the same LDL^T, one solve per column. ``part`` gives another quantity's outputs (build)."""
+    dynamics (taken in their own program, qdd held fixed) evaluated at the accelerations
+    qdd = FD(q, qd, tau); M^-1 by the same LDL^T, one solve per column. ``part`` gives another
+    quantity's outputs (build)."""
     n = robot.dof
     M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
     rhs = _residual(robot, b, h, tau)
     factors = LDLT.factor(b, M)
     qdd = factors.solve(b, rhs)
-    held = [sympy.Dummy(f"qdd{i + 1}") for i in range(n)]
     outs = []
-    for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, held))):
+    for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd))):
         d = [-symengine.sympify(v) for v in d]       # negated in symengine: long sums
         columns = [factors.solve(b, [d[i * n + j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
     outs.append([inverse[j][i] for i in range(n) for j in range(n)])
-    return outs, dict(zip(held, qdd))
+    return outs
 
 
 def _square(values: list) -> sympy.Matrix:
