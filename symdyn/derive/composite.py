@@ -58,6 +58,7 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.engine import to_sympy
 from ..robot.model import Robot, skew
 from .algebra import Matrix, Z, define, placement, vector
 
@@ -218,6 +219,11 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
         _plus(body.times(*a), _force_cross(*v, *body.times(*v)))
         for body, v, (a, _) in zip(moving.inertias, moving.velocities, accelerations)])
     dq, dqd = sympy.zeros(n, n), sympy.zeros(n, n)
+    memo: dict = {}     # the entries are symengine's sums: to_sympy, not sympy's sympify
+
+    def entry(value):
+        return to_sympy(value, memo)
+
     y, by_q, by_qd = {}, {}, {}
     for link, Ic, F, v, (_, a_parent), qd_j in zip(robot.links, moving.composite, forces,
                                                     moving.velocities, accelerations, qd):
@@ -239,12 +245,12 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
         for j in range(i, n + 1):
             if j > i:
                 S = _named(b, f"S{i}_{j}", _motion_to_child(*moving.placements[j], *S))
-            dq[i - 1, j - 1] = _pair(by_q[j], S)
-            dqd[i - 1, j - 1] = _pair(by_qd[j], S)
+            dq[i - 1, j - 1] = entry(_pair(by_q[j], S))
+            dqd[i - 1, j - 1] = entry(_pair(by_qd[j], S))
     for (i, j), (m, r) in rows.items():
         # joint i outward of joint j: S_i turns with the links, and its turn cancels S_j x* F_i
-        dq[i - 1, j - 1] = -(_pair(m, y[j]) + _pair(r, moving.z[j - 1]))
-        dqd[i - 1, j - 1] = moving.by_velocity_of_row(j, m, r)
+        dq[i - 1, j - 1] = entry(-(_pair(m, y[j]) + _pair(r, moving.z[j - 1])))
+        dqd[i - 1, j - 1] = entry(moving.by_velocity_of_row(j, m, r))
     return dq, dqd
 
 
