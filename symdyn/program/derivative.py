@@ -14,6 +14,7 @@ import sympy
 
 from .builder import ProgramBuilder
 from .engine import by_name, to_sympy
+from .program import symbols_in
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:
@@ -39,7 +40,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
         for s in dot:
             moved_along.setdefault(s, set()).add(k)
     for a in _support(b.assignments, targets):
-        symbols = sorted(a.rhs.free_symbols, key=by_name)   # str would run the printer
+        symbols = sorted(symbols_in((a.rhs,)), key=by_name)   # str would run the printer
         partial = _partials(a.rhs)
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
             dot = dots[k]
@@ -50,7 +51,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
                 moved_along.setdefault(a.lhs, set()).add(k)
     partials = [_partials(t) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
-        t.free_symbols, key=by_name) if y in dot))) for t, partial in zip(targets, partials)]
+        symbols_in((t,)), key=by_name) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
 
 
@@ -74,10 +75,10 @@ def _partials(expr):
 
 def _support(assignments, targets):
     """The assignments the targets depend on, in program order."""
-    needed = set().union(*(t.free_symbols for t in targets))
+    needed = symbols_in(targets)
     support = []
     for a in reversed(assignments):
         if a.lhs in needed:
             support.append(a)
-            needed |= a.rhs.free_symbols
+            needed |= symbols_in((a.rhs,))
     return reversed(support)
