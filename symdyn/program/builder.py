@@ -97,6 +97,12 @@ class ProgramBuilder:
         """``components`` as sympy's column."""
         return sympy.Matrix(self.components(name, values, expand))
 
+    def engine_form(self, expr):
+        """``expr`` as symengine's: a step's right-hand side as it was built, anything else
+        converted."""
+        form = self._engine.get(expr)
+        return symengine.sympify(expr) if form is None else form
+
     @property
     def assignments(self) -> tuple[Assignment, ...]:
         return tuple(self._assignments)

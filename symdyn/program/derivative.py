@@ -41,7 +41,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
             moved_along.setdefault(s, set()).add(k)
     for a in _support(b.assignments, targets):
         symbols = sorted(symbols_in((a.rhs,)), key=by_name)   # str would run the printer
-        partial = _partials(a.rhs)
+        partial = _partials(b.engine_form(a.rhs))
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
             dot = dots[k]
             tangent = b.define(f"{a.lhs.name}{suffixes[k]}", symengine.Add(*(
@@ -49,7 +49,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
             if tangent != 0:
                 dot[a.lhs] = symengine.sympify(tangent)
                 moved_along.setdefault(a.lhs, set()).add(k)
-    partials = [_partials(t) for t in targets]
+    partials = [_partials(b.engine_form(t)) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
         symbols_in((t,)), key=by_name) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
@@ -62,11 +62,9 @@ def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
     return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
 
 
-def _partials(expr):
-    """y -> d expr / d y, each computed once, by symengine (many times faster than sympy on
+def _partials(engine):
+    """y -> d engine / d y, each computed once, by symengine (many times faster than sympy on
     large expressions)."""
-    engine = symengine.sympify(expr)
-
     @functools.cache
     def partial(y):
         return engine.diff(symengine.sympify(y))
