@@ -8,6 +8,7 @@ brings it back as sympy's, and what the builder returns comes back here as symen
 from __future__ import annotations
 
 import symengine
+import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Link
@@ -19,7 +20,12 @@ Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
 
 def define(b: ProgramBuilder, name: str, value, expand: bool = True):
     """``b.define``, as symengine's."""
-    return symengine.sympify(b.define(name, value, expand))
+    return _engine(b.define(name, value, expand))
+
+
+def _engine(x):
+    # nearly always a step's new symbol: made by name, without sympify's dispatch on its type
+    return symengine.Symbol(x.name) if type(x) is sympy.Symbol else symengine.sympify(x)
 
 
 def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
@@ -29,4 +35,4 @@ def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
 
 def vector(b: ProgramBuilder, name: str, values, expand: bool = True) -> Matrix:
     """``b.vector``, as symengine's."""
-    return Matrix([symengine.sympify(v) for v in b.components(name, values, expand)])
+    return Matrix([_engine(v) for v in b.components(name, values, expand)])
