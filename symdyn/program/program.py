@@ -105,8 +105,10 @@ class Program:
         steps (Gautier's QR): one pass of numpy over the assignments, printed as symengine
         prints them (their names are identifiers, their functions numpy's; a tenth of sympy's
         time, which sorts every sum), no code written."""
+        forms = self.engine_forms
+
         def text(expr):
-            return str(symengine.sympify(expr))
+            return str(forms[expr] if expr in forms else symengine.sympify(expr))
 
         lines = [f"{a.lhs.name} = {text(a.rhs)}" for a in self.assignments]
         lines.append(f"result = [{', '.join(text(v) for v in self.outputs[0].values)}]")
