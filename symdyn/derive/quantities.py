@@ -188,9 +188,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     elif name in KINEMATICS:
         outs = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":
-        M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
-        rhs = _residual(robot, b, h, tau)
-        out = LDLT.factor(b, M).solve(b, rhs)
+        _, out = _forward_dynamics(robot, part, b, tau)
     else:
         raise KeyError(name)
     if len(quantity.outputs) == 1 and name not in KINEMATICS:
@@ -215,10 +213,7 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     qdd = FD(q, qd, tau); M^-1 by the same LDL^T, one solve per column. ``part`` gives another
     quantity's outputs (build)."""
     n = robot.dof
-    M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
-    rhs = _residual(robot, b, h, tau)
-    factors = LDLT.factor(b, M)
-    qdd = factors.solve(b, rhs)
+    factors, qdd = _forward_dynamics(robot, part, b, tau)
     outs = []
     for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd))):
         d = [-symengine.sympify(v) for v in d]       # negated in symengine: long sums
@@ -235,9 +230,12 @@ def _square(values: list) -> sympy.Matrix:
     return sympy.Matrix(n, n, values)
 
 
-def _residual(robot: Robot, b: ProgramBuilder, h, tau) -> list[sympy.Expr]:
-    """tau - h - friction: what accelerates the links, M qdd."""
-    return [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT, list]:
+    """M's LDL^T and qdd = M^-1 (tau - h - friction), of the included programs of M and h."""
+    M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
+    residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+    factors = LDLT.factor(b, M)
+    return factors, factors.solve(b, residual)
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:

@@ -14,12 +14,13 @@ from typing import Iterable
 import symengine
 import sympy
 
-from .engine import to_sympy
+from .engine import engine_form, to_sympy
 from .program import Argument, Assignment, Program
 
 
-def is_trivial(expr: sympy.Expr) -> bool:
-    """True for what costs nothing to repeat: numbers, symbols and their negations."""
+def is_trivial(expr) -> bool:
+    """True for what costs nothing to repeat: numbers, symbols and their negations (sympy's
+    expressions or symengine's, which answer the same questions)."""
     if expr.is_Number or expr.is_Symbol:
         return True
     return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
@@ -100,8 +101,7 @@ class ProgramBuilder:
     def engine_form(self, expr):
         """``expr`` as symengine's: a step's right-hand side as it was built, anything else
         converted."""
-        form = self._engine.get(expr)
-        return symengine.sympify(expr) if form is None else form
+        return engine_form(expr, self._engine)
 
     @property
     def assignments(self) -> tuple[Assignment, ...]:

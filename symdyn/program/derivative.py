@@ -14,7 +14,7 @@ import sympy
 
 from .builder import ProgramBuilder
 from .engine import by_name, to_sympy
-from .program import symbols_in
+from .program import support, symbols_in
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:
@@ -39,7 +39,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
     for k, dot in enumerate(dots):
         for s in dot:
             moved_along.setdefault(s, set()).add(k)
-    for a in _support(b.assignments, targets):
+    for a in support(b.assignments, targets):
         symbols = sorted(symbols_in((a.rhs,)), key=by_name)   # str would run the printer
         partial = _partials(b.engine_form(a.rhs))
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
@@ -69,14 +69,3 @@ def _partials(engine):
     def partial(y):
         return engine.diff(symengine.sympify(y))
     return partial
-
-
-def _support(assignments, targets):
-    """The assignments the targets depend on, in program order."""
-    needed = symbols_in(targets)
-    support = []
-    for a in reversed(assignments):
-        if a.lhs in needed:
-            support.append(a)
-            needed |= symbols_in((a.rhs,))
-    return reversed(support)

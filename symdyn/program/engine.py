@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from operator import attrgetter
+from typing import Mapping
 
 import symengine
 import sympy
@@ -26,6 +27,13 @@ def expand(expr, memo: dict | None = None) -> sympy.Expr:
     """sympy.expand by symengine, many times faster on long sums; ``expr`` is sympy's or
     symengine's, ``memo`` to_sympy's."""
     return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
+
+
+def engine_form(expr: sympy.Expr, forms: Mapping):
+    """``expr`` as symengine's: as ``forms`` holds it (the form a derivation built it in, see
+    Program.engine_forms), else converted."""
+    form = forms.get(expr)
+    return symengine.sympify(expr) if form is None else form
 
 
 def to_sympy(expr, memo: dict | None = None) -> sympy.Expr:

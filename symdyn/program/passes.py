@@ -22,8 +22,8 @@ import symengine
 import sympy
 
 from .builder import is_trivial
-from .engine import to_sympy
-from .program import Argument, Assignment, Program, symbols_in
+from .engine import engine_form, to_sympy
+from .program import Argument, Assignment, Program, support, symbols_in
 
 
 def fold_parameters(program: Program, values) -> Program:
@@ -67,13 +67,8 @@ def propagate_copies(program: Program) -> Program:
 
 
 def eliminate_dead_code(program: Program) -> Program:
-    live = symbols_in(v for out in program.outputs for v in out.values)
-    body = []
-    for a in reversed(program.assignments):
-        if a.lhs in live:
-            body.append(a)
-            live |= symbols_in((a.rhs,))
-    return program.with_body(reversed(body))
+    return program.with_body(support(program.assignments,
+                                     [v for out in program.outputs for v in out.values]))
 
 
 def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Program:
@@ -82,8 +77,7 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
     negation) is dropped and its uses read what it copies, as ``propagate_copies`` would."""
     rhs = [a.rhs for a in program.assignments]
     outs = [sympy.sympify(v) for out in program.outputs for v in out.values]
-    forms = program.engine_forms
-    given = [forms[e] if e in forms else symengine.sympify(e) for e in rhs + outs]
+    given = [engine_form(e, program.engine_forms) for e in rhs + outs]
     replacements, reduced = symengine.cse(given)
     taken = {s.name for s in program.input_symbols} | {a.lhs.name for a in program.assignments}
     names = _fresh_names(prefix, taken)
@@ -107,7 +101,7 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
                 continue
             value = settle(temps[temp])
             placed.add(temp)
-            if _is_copy(value):
+            if is_trivial(value):
                 copies[temp] = value
             else:
                 body.append(Assignment(memo[temp], to_sympy(value, memo)))
@@ -120,21 +114,13 @@ def eliminate_common_subexpressions(program: Program, prefix: str = "t") -> Prog
 
     for a, before, e in zip(program.assignments, given, reduced):
         value = settle(e)
-        if value != before and _is_copy(value):
+        if value != before and is_trivial(value):
             copies[symengine.Symbol(a.lhs.name)] = value
         else:
             body.append(Assignment(a.lhs, converted(a.rhs, before, value)))
     out_values = iter([converted(original, before, settle(e)) for original, before, e
                        in zip(outs, given[len(rhs):], reduced[len(rhs):])])
     return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
-
-
-def _is_copy(expr) -> bool:
-    """``is_trivial`` on symengine's side: a number, a symbol or a negated symbol."""
-    if isinstance(expr, (symengine.Symbol, symengine.Number)):
-        return True
-    return (isinstance(expr, symengine.Mul) and len(expr.args) == 2
-            and expr.args[0] == -1 and isinstance(expr.args[1], symengine.Symbol))
 
 
 def hoist_trigonometry(program: Program) -> Program:

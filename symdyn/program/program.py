@@ -13,6 +13,8 @@ import numpy as np
 import symengine
 import sympy
 
+from .engine import engine_form
+
 
 def symbols_in(exprs) -> set:
     """The free symbols of all of ``exprs`` (sympy's), found in one walk. sympy's free_symbols
@@ -26,6 +28,17 @@ def symbols_in(exprs) -> set:
         else:
             pending.extend(expr.args)
     return found
+
+
+def support(assignments, roots) -> list:
+    """The assignments the expressions ``roots`` depend on, in program order."""
+    live = symbols_in(roots)
+    needed = []
+    for a in reversed(assignments):
+        if a.lhs in live:
+            needed.append(a)
+            live |= symbols_in((a.rhs,))
+    return needed[::-1]
 
 
 @dataclass(frozen=True)
@@ -105,10 +118,8 @@ class Program:
         steps (Gautier's QR): one pass of numpy over the assignments, printed as symengine
         prints them (their names are identifiers, their functions numpy's; a tenth of sympy's
         time, which sorts every sum), no code written."""
-        forms = self.engine_forms
-
         def text(expr):
-            return str(forms[expr] if expr in forms else symengine.sympify(expr))
+            return str(engine_form(expr, self.engine_forms))
 
         lines = [f"{a.lhs.name} = {text(a.rhs)}" for a in self.assignments]
         lines.append(f"result = [{', '.join(text(v) for v in self.outputs[0].values)}]")
