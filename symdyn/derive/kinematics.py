@@ -31,8 +31,7 @@ def forward_kinematics(robot: Robot, b: ProgramBuilder):
         i = link.index
         R, P = placement(link, b)
         p0 = b.vector(f"p{i}", p0 + R0 * P)
-        R0 = sympy.Matrix(3, 3, lambda r, c, R0=R0: b.define(
-            f"R{i}_{'xyz'[r]}{'xyz'[c]}", (R0 * R)[r, c]))
+        R0 = _named(b, f"R{i}", R0 * R)
         frames.append((R0, p0))
     return frames
 
@@ -48,10 +47,13 @@ def world_frames(robot: Robot, b: ProgramBuilder) -> list[tuple[sympy.Matrix, sy
     """^wR_i and ^wp_i of every joint frame: the base placement, then the chain."""
     base_R, base_p = robot.base[:3, :3], robot.base[:3, 3]
     return [(R, p) if robot.base == sympy.eye(4) else
-            (sympy.Matrix(3, 3, lambda r, c, R=R, i=i: b.define(
-                f"Rw{i}_{'xyz'[r]}{'xyz'[c]}", (base_R * R)[r, c])),
-             b.vector(f"pw{i}", base_p + base_R * p))
+            (_named(b, f"Rw{i}", base_R * R), b.vector(f"pw{i}", base_p + base_R * p))
             for i, (R, p) in enumerate(forward_kinematics(robot, b), start=1)]
+
+
+def _named(b: ProgramBuilder, name: str, R) -> sympy.Matrix:
+    """A rotation's entries as named steps, ``{name}_xy`` in row x, column y."""
+    return sympy.Matrix(3, 3, lambda r, c: b.define(f"{name}_{'xyz'[r]}{'xyz'[c]}", R[r, c]))
 
 
 def _transform(R, p) -> sympy.Matrix:
@@ -64,9 +66,7 @@ def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, symp
     """(R, p) followed by the constant transform T, as named steps (nothing for T = I)."""
     if T == sympy.eye(4):
         return R, p
-    R2 = sympy.Matrix(3, 3, lambda r, c: b.define(f"{name}_{'xyz'[r]}{'xyz'[c]}",
-                                                  (R * T[:3, :3])[r, c]))
-    return R2, b.vector(f"{name}_p", p + R * T[:3, 3])
+    return _named(b, name, R * T[:3, :3]), b.vector(f"{name}_p", p + R * T[:3, 3])
 
 
 def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):

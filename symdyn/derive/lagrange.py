@@ -65,9 +65,9 @@ class Lagrange:
             i = link.index
             Jv, Jw = _jacobians(robot, frames, i, b)
             h = b.vector(f"h{i}", R * link.inertia.first_moment)
+            inertia = R * link.inertia.inertia_origin * R.T
             I0 = sympy.Matrix(3, 3, lambda r, c: b.define(
-                f"I{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}",
-                (R * link.inertia.inertia_origin * R.T)[min(r, c), max(r, c)]))
+                f"I{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}", inertia[min(r, c), max(r, c)]))
             m = link.inertia.mass
             for k in range(i):
                 for j in range(k, i):
