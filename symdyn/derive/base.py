@@ -128,24 +128,24 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
 
 def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     """pi_R: the standard parameters with each link's invariant part moved to its parent
-    (tip first, so that a part carries what its children gave it)."""
+    (tip first, so that a part carries what its children gave it). Held as lists of the ten
+    parameters in symengine: toward the base they are long sums, which sympy's sums and
+    matrices would rebuild at every step."""
     n = robot.dof
-    memo: dict = {}       # to_sympy's
-    inertias = [_body(standard[10 * i:10 * i + 10]) for i in range(n)]
+    bodies = [[symengine.Symbol(s.name) for s in standard[10 * i:10 * i + 10]]
+              for i in range(n)]
+    move = _mover()
     for j in reversed(range(n)):
-        link, body = robot.links[j], inertias[j]
-        if link.revolute:
-            part = Inertia(body.mass, sympy.ImmutableMatrix([0, 0, body.first_moment[2]]),
-                           sympy.ImmutableMatrix(sympy.diag(*[body.inertia_origin[1, 1]] * 2, 0)))
-        else:
-            part = Inertia(sympy.Integer(0), sympy.ImmutableMatrix([0, 0, 0]),
-                           body.inertia_origin)
-        inertias[j] = body - part
+        link, (m, _, _, mz, xx, xy, yy, xz, yz, zz) = robot.links[j], bodies[j]
+        part = ([m, 0, 0, mz, yy, 0, yy, 0, 0, 0] if link.revolute
+                else [0, 0, 0, 0, xx, xy, yy, xz, yz, zz])
+        bodies[j] = [g - x for g, x in zip(bodies[j], part)]
         if j > 0:
             q0 = {link.q: 0}
-            inertias[j - 1] = inertias[j - 1] + _moved(part, link.rotation.subs(q0),
-                                                       link.position.subs(q0), memo)
-    grouped = [expand(g, memo) for body in inertias for g in _parameters(body)]
+            moved = move(part, link.rotation.subs(q0), link.position.subs(q0))
+            bodies[j - 1] = [g + x for g, x in zip(bodies[j - 1], moved)]
+    memo: dict = {}       # to_sympy's
+    grouped = [expand(g, memo) for body in bodies for g in body]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
 
 
@@ -156,21 +156,25 @@ def _parameters(body: Inertia) -> list[sympy.Expr]:
     return [body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2], J[2, 2]]
 
 
-def _body(parameters) -> Inertia:
-    m, mx, my, mz, xx, xy, yy, xz, yz, zz = parameters
-    return Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
+def _mover():
+    """(parameters, rotation, position) -> the parameters of the body seen from a frame in
+    which its own has that rotation and origin (``Inertia.transformed``). The transform, linear
+    in the parameters, is taken once on symbols for all of them and the placement, and each
+    link's values are substituted into it."""
+    generic = sympy.symbols("m mx my mz xx xy yy xz yz zz", cls=sympy.Dummy)
+    R = sympy.Matrix(3, 3, sympy.symbols("R:9", cls=sympy.Dummy))
+    P = sympy.Matrix(sympy.symbols("P:3", cls=sympy.Dummy))
+    m, mx, my, mz, xx, xy, yy, xz, yz, zz = generic
+    body = Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
                    sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
+    moved = [symengine.sympify(v) for v in _parameters(body.transformed(R, P))]
+    symbols = [symengine.sympify(x) for x in (*generic, *R, *P)]
 
-
-def _moved(part: Inertia, rotation, position, memo: dict) -> Inertia:
-    """``part.transformed(rotation, position)``, taken on a symbol per parameter and then
-    substituted: toward the base the parameters are long sums, and the transform, linear in
-    them, would otherwise multiply each of them out many times over."""
-    generic = [sympy.Dummy() for _ in range(10)]
-    moved = _parameters(_body(generic).transformed(rotation, position))
-    values = DictBasic({symengine.sympify(g): symengine.sympify(v)
-                        for g, v in zip(generic, _parameters(part))})
-    return _body([expand(symengine.sympify(v).xreplace(values), memo) for v in moved])
+    def move(parameters, rotation, position):
+        values = DictBasic(dict(zip(symbols, map(symengine.sympify, (
+            *parameters, *rotation, *position)))))
+        return [symengine.expand(v.xreplace(values)) for v in moved]
+    return move
 
 
 def _linear_map(grouped, standard, values) -> np.ndarray:
