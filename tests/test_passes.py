@@ -7,7 +7,7 @@ import sympy
 from support import ROBOTS, import_file
 
 import symdyn
-from symdyn.program import Argument, Assignment, Program, op_count
+from symdyn.program import Argument, Assignment, Program, op_count, passes
 from symdyn.program.passes import (
     eliminate_common_subexpressions,
     eliminate_dead_code,
@@ -79,6 +79,30 @@ def test_cse_drops_the_copies_it_leaves_and_merges_what_they_make_alike():
     assert q.outputs[0].values == (b, t0)
     same_values(p, q)
 
+
+
+@pytest.mark.parametrize("window", [2, 3])
+def test_cse_in_windows_keeps_values_and_carries_copies_into_later_windows(monkeypatch, window):
+    # a is a copy of a temporary of the first window (x*y + z, which b shares); the windows
+    # after it read that temporary by its name
+    monkeypatch.setattr(passes, "WINDOW", window)
+    p = program([(a, x * y + z), (b, (x * y + z) * x), (c, x * y + z - a), (d, a * y + c)],
+                (b + c * y, d, a))
+    q = eliminate_common_subexpressions(p)
+    assert a not in {s.lhs for s in q.assignments} and q.outputs[0].values[2] == sympy.Symbol("t0")
+    same_values(p, q)
+
+
+def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
+    monkeypatch.setattr(passes, "WINDOW", 40)
+    raw = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "puma560.yaml")).program("mass_matrix")
+    windowed = symdyn.optimize(raw)
+    monkeypatch.undo()
+    whole = symdyn.optimize(raw)
+    assert windowed != whole      # the windows are not one
+    rng = np.random.default_rng(1)
+    values = dict(zip(raw.input_symbols, rng.uniform(-2, 2, len(raw.input_symbols))))
+    np.testing.assert_allclose(evaluate(windowed, values), evaluate(whole, values), rtol=1e-12)
 
 def test_trigonometry_of_inputs_moves_to_the_top_in_order():
     p = program([(a, x * y), (b, sympy.sin(y)), (c, sympy.cos(a) + b), (d, sympy.cos(y))],
