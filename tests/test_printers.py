@@ -14,7 +14,7 @@ from symdyn.errors import EmitError
 x, y, z, w = sympy.symbols("x y z w")
 
 
-@pytest.mark.parametrize("expr, c, python", [
+CASES = [
     (x - y, "x - y", "x - y"),
     (-x + 2 * y, "-x + 2*y", "-x + 2*y"),
     (-x * y, "-x*y", "-x*y"),
@@ -40,10 +40,24 @@ x, y, z, w = sympy.symbols("x y z w")
     (sympy.pi / 2, "1.5707963267948966", "1.5707963267948966"),   # not M_PI_2: C99 has none
     (-sympy.pi / 2, "-1.5707963267948966", "-1.5707963267948966"),
     (2 * sympy.cos(1) * x, "1.0806046117362795*x", "1.0806046117362795*x"),   # rounded once
-])
+    (sympy.sqrt(x + y) * z, "z*sqrt(x + y)", "z*np.sqrt(x + y)"),
+]
+
+
+@pytest.mark.parametrize("expr, c, python", CASES)
 def test_sums_products_and_constants(expr, c, python):
     assert CPrinter().doprint(expr) == c
     assert PythonPrinter().doprint(expr) == python
+
+
+@pytest.mark.parametrize("expr, c, python", CASES)
+def test_text_said_to_be_common_to_the_languages_is(expr, c, python):
+    # the emitters print such text once, for both languages
+    for printer in (CPrinter(), PythonPrinter()):
+        printer.doprint(expr)
+        assert not printer.common or c == python
+    printer.doprint(x * y - 2 * z)
+    assert printer.common
 
 
 def test_constants_that_are_not_finite_real_numbers_are_refused():

@@ -53,6 +53,8 @@ def _plain_factor(f) -> bool:
 # The types nearly every node of a program has.
 _COMMON_TYPES = (sympy.Symbol, sympy.Add, sympy.Mul, sympy.Pow, sympy.Integer, sympy.Rational,
                  sympy.Float, sympy.sin, sympy.cos)
+# Those whose text differs between the languages (np.sin, sin).
+_LANGUAGE_TYPES = (sympy.sin, sympy.cos)
 
 
 class _ArithmeticMixin:
@@ -64,9 +66,12 @@ class _ArithmeticMixin:
         # node; for the common types (exactly these, not their subclasses) the method it
         # finds, _print_<type>, is looked up once.
         self._methods = {t: getattr(self, f"_print_{t.__name__}") for t in _COMMON_TYPES}
+        self.common = True
 
     def _print(self, expr, **kwargs):
         method = None if kwargs else self._methods.get(type(expr))
+        if method is None or type(expr) in _LANGUAGE_TYPES:
+            self.common = False
         return super()._print(expr, **kwargs) if method is None else method(expr)
 
     def _print_Symbol(self, expr):
@@ -74,6 +79,7 @@ class _ArithmeticMixin:
         # checks on each of the 10^5 symbols printed are kept for anything else.
         name = expr.name
         if name in self.reserved_words or not name.isidentifier():
+            self.common = False
             return super()._print_Symbol(expr)
         return name
 
@@ -100,7 +106,7 @@ class _ArithmeticMixin:
     def _print_Integer(self, expr):
         if abs(expr) > LARGEST_INTEGER_LITERAL:
             return literal(expr)
-        return super()._print_Integer(expr)
+        return str(expr.p)
 
     def _print_Rational(self, expr):
         return literal(expr)
@@ -109,10 +115,14 @@ class _ArithmeticMixin:
         return literal(expr)
 
     def doprint(self, expr, assign_to=None):
+        """The code for ``expr``; afterwards ``common`` tells whether it is the same text in
+        both languages (only arithmetic, printed here, where the languages agree)."""
         # sympy's doprint first walks the tree for UnevaluatedExpr and collects named constants
         # to declare; these printers meet neither (constants are literals), and the walk is a
         # sixth of the printing time of a large program.
+        self.common = True
         if assign_to is not None:
+            self.common = False
             return super().doprint(expr, assign_to)
         self._not_supported, self._number_symbols = set(), set()
         return self._print(sympy.sympify(expr))
@@ -122,6 +132,7 @@ class _ArithmeticMixin:
     # tightly as "+", and a product of a number and factors that need no parentheses.
     def _print_Add(self, expr, order=None):
         if not all(isinstance(term, _TIGHTER_THAN_ADD) for term in expr.args):
+            self.common = False
             return super()._print_Add(expr, order)
         parts = []
         for term in expr.args:
@@ -158,6 +169,7 @@ class _ArithmeticMixin:
             return f"{top}/({over})"
         # The constant factors are one literal, rounded once (-0.70710678118654757*x).
         numbers = [a for a in expr.args if a.is_number]
+        self.common = False         # sympy's printers, which differ between the languages
         if not numbers or len(numbers) == 1 and numbers[0].is_Integer:
             return super()._print_Mul(expr)      # most products: no new Mul to build
         coeff = sympy.Mul(*numbers)
@@ -177,6 +189,7 @@ class _ArithmeticMixin:
             if exponent > 0:
                 return product
             return f"1.0/{product}" if abs(exponent) == 1 else f"1.0/({product})"
+        self.common = False
         return super()._print_Pow(expr)
 
 
@@ -198,6 +211,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         if expr.exp == sympy.Rational(1, 2) and not expr.base.is_number:
+            self.common = False
             return f"np.sqrt({self._print(expr.base)})"
         return super()._print_Pow(expr, rational)
 

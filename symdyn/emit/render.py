@@ -160,24 +160,40 @@ def _symbols_read(program: Program) -> frozenset:
 def body_code(program: Program, printer) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
+    printed = program.cached(_common_text)
+
+    def text(expr):
+        # Most lines are arithmetic, the same text in Python and C: printed once, for both.
+        line = printed.get(expr)
+        if line is None:
+            line = printer.doprint(expr)
+            if printer.common:
+                printed[expr] = line
+        return line
+
     steps: list[Line | SinCos] = []
     seen = set()
     for a in program.assignments:
         other = partner.get(a.lhs)
         if other is None:
-            steps.append(Line(a.lhs.name, printer.doprint(a.rhs)))
+            steps.append(Line(a.lhs.name, text(a.rhs)))
         elif other not in seen:     # the pair is one step, placed at its first half
             sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
-            steps.append(SinCos(printer.doprint(a.rhs.args[0]), sin.name, cos.name))
+            steps.append(SinCos(text(a.rhs.args[0]), sin.name, cos.name))
         seen.add(a.lhs)
     offsets = [sum(len(o.values) for o in program.outputs[:k])
                for k in range(len(program.outputs))]
     outputs = tuple(
         Output(out.name, len(out.values), out.shape,
-               tuple((k, printer.doprint(sympy.sympify(v))) for k, v in enumerate(out.values)),
-               offset)
+               tuple((k, text(sympy.sympify(v))) for k, v in enumerate(out.values)), offset)
         for out, offset in zip(program.outputs, offsets))
     return Body(tuple(steps), outputs)
+
+
+def _common_text(program: Program) -> dict:
+    """{expression: its code where it reads the same in every language}, filled as the first
+    language prints the program and read by the next."""
+    return {}
 
 
 def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
