@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import math
 import os
 import statistics
@@ -449,49 +450,87 @@ GROUPS = {
 }
 
 
-def section_scaling(quick, plot: Path | None = None):
-    print("## 4. From robot file to Python and C files: CPU time against joints\n")
-    print("Every quantity of a chain of n revolute joints (alternating twists, random lengths "
-          "and inertias), derived, optimized and written as Python and C, one group after the "
-          "other in one process (Y_b and beta reuse Y). The last columns are the operations of "
-          "all the generated functions together and the time per operation.\n")
-    print("| joints | " + " | ".join(GROUPS) + " | all | mul + add of all | per operation |")
-    print("|---:|" + "---:|" * (len(GROUPS) + 3))
-    points = []
+def chain_times(n: int) -> dict:
+    """CPU seconds of each group of quantities of an n-joint chain, generated one group after
+    the other in this process, and the operations of all the generated functions."""
+    times, operations = {}, 0
     with tempfile.TemporaryDirectory() as tmp:
-        for n in ((2, 4, 7) if quick else (2, 4, 7, 10, 14, 20)):
-            path = Path(tmp) / f"chain{n}.yaml"
-            path.write_text(chain_yaml(n))
-            dynamics = symdyn.newton_euler(symdyn.load_robot(path))
-            times, operations = {}, 0
-            for group, quantities in GROUPS.items():
-                print(f"  {n} joints: {group}", file=sys.stderr, flush=True)
-                start = time.process_time()
-                symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out",
-                                quantities=quantities)
-                times[group] = time.process_time() - start
-                for quantity in quantities:
-                    ops = symdyn.op_count(symdyn.optimize(dynamics.program(quantity)))
-                    operations += ops.mul + ops.add
-            total = sum(times.values())
-            print(f"| {n} | " + " | ".join(f"{t:.2f} s" for t in times.values())
-                  + f" | {total:.1f} s | {operations} | {total / operations * 1e3:.2f} ms |",
-                  flush=True)
-            points.append((n, times, operations))
-    if plot is not None:
-        plot.write_text(scaling_svg(points))
-        print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
-    print()
+        path = Path(tmp) / f"chain{n}.yaml"
+        path.write_text(chain_yaml(n))
+        dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+        for group, quantities in GROUPS.items():
+            start = time.process_time()
+            symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out", quantities=quantities)
+            times[group] = time.process_time() - start
+            for quantity in quantities:
+                ops = symdyn.op_count(symdyn.optimize(dynamics.program(quantity)))
+                operations += ops.mul + ops.add
+    return {"times": times, "operations": operations}
+
+
+def lagrange_times() -> dict:
+    """CPU seconds of the Lagrange route's quantities for the Panda, in this process."""
     lagrange = symdyn.lagrange(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
     times = {}
     with tempfile.TemporaryDirectory() as tmp:
         for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques"):
-            print(f"  Lagrange, panda: {quantity}", file=sys.stderr, flush=True)
             start = time.process_time()
             symdyn.generate(lagrange, ["python", "c"], tmp, quantities=[quantity])
             times[quantity] = time.process_time() - start
+    return {"times": times}
+
+
+def in_fresh_process(job: str, *args) -> dict:
+    """``job`` (chain_times or lagrange_times) run by this script in a new Python process: each
+    measurement starts from the same state, not from what the ones before left in memory."""
+    done = subprocess.run([sys.executable, __file__, "--job", job, *map(str, args)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def section_scaling(quick, plot: Path | None = None):
+    rounds = 1 if quick else 3
+    counted = f"{rounds} round{'s' * (rounds > 1)}"
+    sizes = (2, 4, 7) if quick else (2, 4, 7, 10, 14, 20)
+    print("## 4. From robot file to Python and C files: CPU time against joints\n")
+    print("Every quantity of a chain of n revolute joints (alternating twists, random lengths "
+          "and inertias), derived, optimized and written as Python and C, one group after the "
+          f"other in one process (Y_b and beta reuse Y). Each chain runs in a fresh process, "
+          f"{counted} over all the sizes in turn: each cell is the median of the rounds, and "
+          "the spread is half the range of the totals relative to their median. The last "
+          "columns are the operations of all the generated functions together and the time per "
+          "operation.\n")
+    runs: dict[int, list] = {n: [] for n in sizes}
+    lagrange = []
+    for r in range(rounds):
+        for n in sizes:
+            print(f"  round {r + 1}/{rounds}: {n} joints", file=sys.stderr, flush=True)
+            runs[n].append(in_fresh_process("chain_times", n))
+        print(f"  round {r + 1}/{rounds}: Lagrange, panda", file=sys.stderr, flush=True)
+        lagrange.append(in_fresh_process("lagrange_times")["times"])
+    print("| joints | " + " | ".join(GROUPS) + " | all | spread | mul + add of all "
+          "| per operation |")
+    print("|---:|" + "---:|" * (len(GROUPS) + 4))
+    points = []
+    for n in sizes:
+        times = {group: statistics.median(run["times"][group] for run in runs[n])
+                 for group in GROUPS}
+        totals = [sum(run["times"].values()) for run in runs[n]]
+        total, operations = statistics.median(totals), runs[n][0]["operations"]
+        print(f"| {n} | " + " | ".join(f"{t:.2f} s" for t in times.values())
+              + f" | {total:.1f} s | +-{spread(totals):.0%} | {operations} | "
+              f"{total / operations * 1e3:.2f} ms |", flush=True)
+        points.append((n, times, operations))
+    if plot is not None:
+        plot.write_text(scaling_svg(points))
+        print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
+    print()
+    times = {quantity: statistics.median(run[quantity] for run in lagrange)
+             for quantity in lagrange[0]}
+    totals = [sum(run.values()) for run in lagrange]
     print(f"The Lagrange route for the Panda (7 joints), each quantity derived, optimized and "
-          f"written as Python and C: {sum(times.values()):.1f} s CPU for "
+          f"written as Python and C, in a fresh process, median of {counted}: "
+          f"{statistics.median(totals):.1f} s CPU (+-{spread(totals):.0%}) for "
           + ", ".join(f"{quantity} ({t:.1f} s)" for quantity, t in times.items()) + ".\n")
 
 
@@ -550,7 +589,13 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling"], action="append",
                         help="run only these sections")
+    parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
+    if args.job:
+        job, *values = args.job
+        print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times}[job](
+            *map(int, values))))
+        return
     sections = set(args.only or ["c", "python", "ops", "scaling"])
     robots = [without_friction(symdyn.load_robot(ROOT / "robots" / f"{n}.yaml"))
               for n in ("puma560", "panda")]
