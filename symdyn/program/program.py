@@ -16,11 +16,13 @@ import sympy
 from .engine import engine_form
 
 
-def symbols_in(exprs) -> set:
-    """The free symbols of all of ``exprs`` (sympy's), found in one walk. sympy's free_symbols
-    builds a set at every node and merges them, twice the time on a program's expressions,
-    which have no bound variables (no integrals or lambdas) for it to leave out."""
-    found, pending = set(), [sympy.sympify(e) for e in exprs]
+def symbols_in(exprs, found: set | None = None) -> set:
+    """The free symbols of all of ``exprs`` (sympy's), found in one walk, added to ``found``.
+    sympy's free_symbols builds a set at every node and merges them, twice the time on a
+    program's expressions, which have no bound variables (no integrals or lambdas) for it to
+    leave out."""
+    found = set() if found is None else found
+    pending = [e if isinstance(e, sympy.Basic) else sympy.sympify(e) for e in exprs]
     while pending:
         expr = pending.pop()
         if expr.is_Symbol:
@@ -37,7 +39,7 @@ def support(assignments, roots) -> list:
     for a in reversed(assignments):
         if a.lhs in live:
             needed.append(a)
-            live |= symbols_in((a.rhs,))
+            symbols_in((a.rhs,), live)
     return needed[::-1]
 
 
