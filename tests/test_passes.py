@@ -93,6 +93,17 @@ def test_cse_in_windows_keeps_values_and_carries_copies_into_later_windows(monke
     same_values(p, q)
 
 
+def test_cse_window_temporaries_are_not_taken_for_earlier_assignments_of_their_name(
+        monkeypatch):
+    # symengine names its temporaries x0, x1, ...: the first window's assignment x0 is a copy,
+    # and the second window, which does not read it, calls its own temporary x0
+    monkeypatch.setattr(passes, "WINDOW", 2)
+    x0 = sympy.Symbol("x0")
+    p = program([(x0, x * y + z), (b, (x * y + z) * x), (c, (y * z + x) * y),
+                 (d, (y * z + x) * z)], (b, c + d, x0))
+    same_values(p, eliminate_common_subexpressions(p))
+
+
 def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
     monkeypatch.setattr(passes, "WINDOW", 40)
     raw = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "puma560.yaml")).program("mass_matrix")

@@ -143,8 +143,10 @@ class _Window:
                 self.copies[temp] = value
             else:
                 self.body.append(Assignment(self.memo[temp], to_sympy(value, self.memo)))
-        hit = {s: self.copies[s] if s in self.copies else self.earlier[s]
-               for s in symbols if s in self.copies or s in self.earlier}
+        hit = {s: self.copies[s] for s in symbols if s in self.copies}
+        # an earlier window's assignment, unless this window's temporary has its name
+        hit.update((s, self.earlier[s]) for s in symbols
+                   if s in self.earlier and s not in hit and s not in self.temps)
         return expr.xreplace(hit) if hit else expr
 
     def copy(self, symbol, value):
