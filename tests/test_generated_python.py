@@ -63,3 +63,28 @@ def test_generated_module_imports_from_the_repository():
     module = import_file(ROOT / "generated" / "planar2.py", "committed_planar2")
     tau = module.inverse_dynamics([0, 0], [0, 0], [0, 0], [1, 1, 1, 1, 9.81])
     np.testing.assert_allclose(tau, [2 * 9.81 + 9.81, 9.81])
+
+
+def test_templates_compiled_once_are_kept_and_a_broken_cache_is_no_cache(tmp_path, monkeypatch):
+    from symdyn.emit.render import backend, environment, module_code
+
+    dynamics = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "planar2.yaml"))
+    python = backend("python")
+    module = module_code(dynamics.robot, [symdyn.optimize(dynamics.program("gravity_torques"))],
+                         python)
+
+    def rendered():         # by a new environment, which looks at the cache again
+        env = environment()
+        env.filters["text"] = python.text
+        return env.get_template("python/module.py.j2").render(m=module)
+
+    monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "cache"))
+    expected = rendered()
+    kept = list((tmp_path / "cache" / "templates").iterdir())
+    assert kept and rendered() == expected          # compiled once, then read back
+    for path in kept:                               # truncated, or another program's file
+        path.write_bytes(path.read_bytes()[:20])
+    assert rendered() == expected
+    (tmp_path / "file").write_text("")              # a cache folder that cannot be made
+    monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "file"))
+    assert rendered() == expected
