@@ -82,9 +82,11 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
     absent = [k for k in candidates if np.abs(W[:, k]).max() <= 1e-10 * scale]
     candidates = [k for k in candidates if k not in absent]
     independent, dependent = [], []
+    # W = Q R with Q's columns orthonormal: any set of W's columns has the singular values of
+    # the same columns of R, which has p rows where W has (samples n)
+    R = np.linalg.qr(W, mode="r")
     for k in candidates:          # the first columns that raise the rank, in standard order
-        trial = W[:, independent + [k]]
-        s = np.linalg.svd(trial, compute_uv=False)
+        s = np.linalg.svd(R[:, independent + [k]], compute_uv=False)
         (independent if s[-1] > RANK_TOLERANCE * s[0] else dependent).append(k)
     combinations = [grouped[k] for k in independent]
     if dependent:
