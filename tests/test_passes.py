@@ -104,6 +104,32 @@ def test_cse_window_temporaries_are_not_taken_for_earlier_assignments_of_their_n
     same_values(p, eliminate_common_subexpressions(p))
 
 
+def test_cse_window_temporaries_are_not_taken_for_assignments_of_their_name_it_copies(
+        monkeypatch):
+    # the first window calls y*z + x its temporary x0 and leaves the assignment x0 a copy of
+    # x*y + z (read only by the second window): d must still read the temporary
+    monkeypatch.setattr(passes, "WINDOW", 5)
+    x0, e = sympy.symbols("x0 e")
+    p = program([(a, (y * z + x) * y), (b, (y * z + x) * z), (x0, x * y + z),
+                 (c, (x * y + z) * x), (d, (y * z + x) * x), (e, x0 * y)], (a, b, c, d, e))
+    same_values(p, eliminate_common_subexpressions(p))
+
+
+def test_cse_window_temporaries_are_named_apart_from_what_earlier_copies_bring(monkeypatch):
+    # c is a copy of the input x0 (c = t0 - a + x0, a = t0); the second window reads c only,
+    # and must not call its own temporary x0
+    monkeypatch.setattr(passes, "WINDOW", 3)
+    x0, e = sympy.symbols("x0 e")
+    p = Program("f", (Argument.vector("in", (x, y, z, x0)),), tuple(
+        Assignment(lhs, rhs) for lhs, rhs in [
+            (a, x * y + z), (b, (x * y + z) * x), (c, x * y + z - a + x0),
+            (d, (y * z + x) * y), (e, (y * z + x) * z + c)]),
+        (Argument.vector("out", (b, d, e, c)),))
+    q = eliminate_common_subexpressions(p)
+    values = {x: 0.3, y: -1.7, z: 2.2, x0: 0.9}
+    np.testing.assert_allclose(evaluate(p, values), evaluate(q, values), rtol=1e-14)
+
+
 def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
     monkeypatch.setattr(passes, "WINDOW", 40)
     raw = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "puma560.yaml")).program("mass_matrix")

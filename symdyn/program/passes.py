@@ -90,14 +90,17 @@ def eliminate_common_subexpressions(program: Program) -> Program:
     given = [engine_form(e, program.engine_forms) for e in originals]
     taken = {s.name for s in program.input_symbols} | {a.lhs.name for a in program.assignments}
     names = _fresh_names("t", taken)
-    earlier: dict = {}      # an assignment's symbol (symengine's) -> what it copies
+    earlier: dict = {}      # earlier windows' copies (symengine's symbol -> what it copies)
     body: list[Assignment] = []
     values = []             # the outputs' new forms
     for start in range(0, len(given), WINDOW):
         part = slice(start, start + WINDOW)
-        window = _Window(given[part], names, earlier, body)
-        for k, (original, before, e) in enumerate(
-                zip(originals[part], given[part], window.reduced), start):
+        # Earlier windows' copies are replaced before CSE, which then sees every symbol the
+        # window reads and names its temporaries apart from them.
+        exprs, kept = zip(*(_replaced(e, original, earlier)
+                            for e, original in zip(given[part], originals[part])))
+        window = _Window(exprs, names, body)
+        for k, (original, before, e) in enumerate(zip(kept, exprs, window.reduced), start):
             value = window.settle(e)
             if k >= len(rhs):
                 values.append(window.converted(original, before, value))
@@ -111,20 +114,29 @@ def eliminate_common_subexpressions(program: Program) -> Program:
     return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
 
 
+def _replaced(expr, original, copies: dict):
+    """``expr`` with ``copies`` replaced, and its sympy form ``original`` where that still
+    holds (else None)."""
+    hit = {s: copies[s] for s in expr.free_symbols if s in copies} if copies else None
+    return (expr.xreplace(hit), None) if hit else (expr, original)
+
+
 class _Window:
     """symengine's CSE of consecutive expressions of a program (``reduced``, to be settled in
     order): their temporaries, the copies they leave, and the body the temporaries go into."""
 
-    def __init__(self, exprs, names, earlier: dict, body: list):
-        replacements, self.reduced = symengine.cse(exprs)
+    def __init__(self, exprs, names, body: list):
+        replacements, self.reduced = symengine.cse(list(exprs))
         # Renamed as they are converted back to sympy, by the conversion's memo (symengine's
         # xreplace copies its whole dictionary on every call: quadratic in the program's size).
         self.memo: dict = {temp: sympy.Symbol(next(names)) for temp, _ in replacements}
         self.temps = dict(replacements)
         self.order = {temp: k for k, temp in enumerate(self.temps)}   # as symengine made them
-        self.earlier = earlier       # the copies earlier windows left, temporaries by name
-        self.copies: dict = {}       # this window's: its temporaries' and assignments'
-        self.copied: list = []       # the assignments among them
+        # Copies, the temporaries' apart from the assignments': a temporary may have the name
+        # of an assignment this window does not read (x0), and in the reduced expressions that
+        # name is the temporary's.
+        self.temp_copies: dict = {}
+        self.copies: dict = {}
         self.placed: set = set()
         self.body = body
 
@@ -140,31 +152,33 @@ class _Window:
             value = self.settle(self.temps[temp])
             self.placed.add(temp)
             if is_trivial(value):
-                self.copies[temp] = value
+                self.temp_copies[temp] = value
             else:
                 self.body.append(Assignment(self.memo[temp], to_sympy(value, self.memo)))
-        hit = {s: self.copies[s] for s in symbols if s in self.copies}
-        # an earlier window's assignment, unless this window's temporary has its name
-        hit.update((s, self.earlier[s]) for s in symbols
-                   if s in self.earlier and s not in hit and s not in self.temps)
+        hit = {}
+        for s in symbols:
+            copies = self.temp_copies if s in self.temps else self.copies
+            if s in copies:
+                hit[s] = copies[s]
         return expr.xreplace(hit) if hit else expr
 
     def copy(self, symbol, value):
         """An assignment left a copy of ``value``: its uses read ``value``."""
         self.copies[symbol] = value
-        self.copied.append(symbol)
 
     def exported(self) -> dict:
         """The assignments' copies for the windows after this one, a temporary among them by
-        its name (theirs have the same names in symengine)."""
+        its name: the next window's CSE names its own x0, x1, ... too."""
         def named(value):
             return value.xreplace({x: symengine.Symbol(self.memo[x].name)
                                    for x in value.free_symbols if x in self.temps})
-        return {s: named(self.copies[s]) for s in self.copied}
+        return {s: named(value) for s, value in self.copies.items()}
 
     def converted(self, original, before, expr):
         # An expression CSE left alone (a third to a half of them) keeps its sympy form.
-        return original if expr == before else to_sympy(expr, self.memo)
+        if original is not None and expr == before:
+            return original
+        return to_sympy(expr, self.memo)
 
 
 def hoist_trigonometry(program: Program) -> Program:
