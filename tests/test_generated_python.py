@@ -88,3 +88,9 @@ def test_templates_compiled_once_are_kept_and_a_broken_cache_is_no_cache(tmp_pat
     (tmp_path / "file").write_text("")              # a cache folder that cannot be made
     monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "file"))
     assert rendered() == expected
+
+    def homeless():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.delenv("SYMDYN_CACHE")                # nowhere to look for one
+    monkeypatch.setattr("symdyn.emit.build.cache_root", homeless)
+    assert rendered() == expected

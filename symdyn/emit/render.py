@@ -334,12 +334,20 @@ def template_root() -> Path:
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_root())),
-        bytecode_cache=_TemplateCache(str(build.cache_root() / "templates")),
+        bytecode_cache=_template_cache(),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def _template_cache() -> jinja2.BytecodeCache | None:
+    try:
+        root = build.cache_root()
+    except RuntimeError:        # no home folder to find the user's cache in: no cache
+        return None
+    return _TemplateCache(str(root / "templates"))
 
 
 class _TemplateCache(jinja2.FileSystemBytecodeCache):
