@@ -67,7 +67,7 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     chosen = backend("python")
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
-    (text,) = render(_module(dynamics, programs, chosen, values), chosen).values()
+        (text,) = render(_module(dynamics, programs, chosen, values), chosen).values()
     module = types.ModuleType(f"symdyn_{dynamics.robot.name}_{dynamics.method}")
     exec(builtins.compile(text, f"<symdyn {dynamics.robot.name}>", "exec"), module.__dict__)
     return module
@@ -86,8 +86,8 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
     chosen = backend("c")
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
-    module = _module(dynamics, programs, chosen, values)
-    source = render(module, chosen)
+        module = _module(dynamics, programs, chosen, values)
+        source = render(module, chosen)
     extension = build.extension_name(module.name, source)
     wrapper = render(module, chosen, WRAPPER, extension=extension)
     progress("compiling the C code and its Python wrapper")
