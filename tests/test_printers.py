@@ -16,7 +16,12 @@ x, y, z, w = sympy.symbols("x y z w")
 
 CASES = [
     (x - y, "x - y", "x - y"),
-    (-x + 2 * y, "-x + 2*y", "-x + 2*y"),
+    (-x + 2 * y, "symdyn_fma(2, y, -x)", "-x + 2*y"),     # C fuses a sum's products into it
+    (x * y - z * w, "symdyn_fma(-w, z, x*y)", "x*y - w*z"),
+    (1 - 2 * x * y + z**2, "symdyn_fma(-2*x, y, symdyn_fma(z, z, 1))", "1 + z*z - 2*x*y"),
+    (x - y * z**2, "symdyn_fma(-y*z, z, x)", "x - y*z*z"),   # fused as evaluated: (y*z)*z
+    (x * sympy.sin(y) + z / w + w * (x + y),                    # calls, quotients: not fused
+     "w*(x + y) + x*sin(y) + z/w", "w*(x + y) + x*np.sin(y) + z/w"),
     (-x * y, "-x*y", "-x*y"),
     (-3 * x * sympy.sin(y), "-3*x*sin(y)", "-3*x*np.sin(y)"),
     (x * y**2, "x*y*y", "x*y*y"),
@@ -56,7 +61,11 @@ def test_text_said_to_be_common_to_the_languages_is(expr, c, python):
     for printer in (CPrinter(), PythonPrinter()):
         printer.doprint(expr)
         assert not printer.common or c == python
-    printer.doprint(x * y - 2 * z)
+    printer.doprint(x * y - z)
+    assert not printer.common            # C fuses it
+    printer.doprint(x - 2 * sympy.sin(y))
+    assert not printer.common            # sin is np.sin in Python
+    printer.doprint(x - y)
     assert printer.common
 
 
@@ -76,25 +85,35 @@ def _random_expr(rng: random.Random, depth: int) -> sympy.Expr:
                        a / (b**2 + 1), rng.randint(-4, 4) * a + b])
 
 
+def _c_value(code: str, values: dict) -> float:
+    """The value of a printed C expression of these cases, read as Python (their C is Python
+    but for the fused multiply-add)."""
+    return eval(code, {"symdyn_fma": lambda a, b, c: a * b + c, "sin": math.sin,
+                       "cos": math.cos}, values)
+
+
 def test_printed_like_sympy_and_evaluated_like_sympy():
     # The printers' own layout of sums and products matches sympy's stock code printers
-    # (powers and fractions aside, which they write as products and decimals) and computes the
-    # same numbers.
+    # (powers and fractions aside, which they write as products and decimals; C's fused
+    # multiply-adds aside) and computes the same numbers.
     rng = random.Random(7)
     stock = PythonCodePrinter({"order": "none"})
     stock_c = C99CodePrinter({"order": "none"})
     values = {x: 0.3, y: -1.7, z: 2.2, w: 0.9}
-    checked = 0
+    checked = fused = 0
     for _ in range(300):
         expr = _random_expr(rng, rng.randint(1, 4))
         if expr.is_number:
             continue
-        python = PythonPrinter().doprint(expr)
+        python, c = PythonPrinter().doprint(expr), CPrinter().doprint(expr)
         expected = float(expr.evalf(30, subs=values))
-        got = eval(python, {"np": np}, {str(s): v for s, v in values.items()})
-        assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12), (expr, python)
+        named = {str(s): v for s, v in values.items()}
+        for got in (eval(python, {"np": np}, named), _c_value(c, named)):
+            assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12), (expr, python, c)
         if not expr.atoms(sympy.Pow) and all(r.is_Integer for r in expr.atoms(sympy.Rational)):
             assert python == stock.doprint(expr).replace("math.", "np."), expr
-            assert CPrinter().doprint(expr) == stock_c.doprint(expr), expr
+            if "symdyn_fma" not in c:
+                assert c == stock_c.doprint(expr), expr
+            fused += "symdyn_fma" in c
             checked += 1
-    assert checked > 50
+    assert checked > 50 and fused > 20

@@ -33,6 +33,7 @@ HOSTILE_NAMES = [
     "methods", "module", "params", "q", "qd", "qdd", "tau", "M", "C", "g", "h", "int", "double",
     "const", "static", "restrict", "inline", "bool", "true", "Lanes_inverse_dynamics",
     "Method_mass_matrix", "Names_mass_matrix", "symdyn_sincos", "symdyn_sincos_bounded",
+    "symdyn_fma", "fma", "FP_FAST_FMA",
     "sin_r", "cos_r", "quadrant", "swap", "shift", "k", "kd", "r", "z", "hz", "w", "y", "s", "c",
     "x", "p_x", "t0", "t1", "D1", "iD1", "L2_1", "y1", "r1", "tau1_total", "qdd1_out", "w1_x",
     "self", "print", "len", "float", "object", "sum", "type", "math", "DOF",

@@ -1,9 +1,10 @@
 """Compile generated C into a Python extension module, cached by content.
 
 ``build(files, name)`` compiles a robot's ``<name>.c`` (with the strict flags its users compile it
-with) and its CPython wrapper into one shared object, stores it under a hash of everything that
-went into it, and loads it under a name of its own (``_symdyn_<robot>_<hash>``), so that it never
-replaces a module of the robot's name in ``sys.modules``. No ``-I`` names the build folder: a
+with, for this machine) and its CPython wrapper into one shared object, stores it under a hash
+of everything that went into it, and loads it under a name of its own
+(``_symdyn_<robot>_<hash>``), so that it never replaces a module of the robot's name in
+``sys.modules``. No ``-I`` names the build folder: a
 robot called ``math`` cannot hide ``<math.h>``.
 """
 from __future__ import annotations
@@ -30,9 +31,15 @@ STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
 # Without contraction into fused multiply-adds a batch gives the single-state function's results
 # bit for bit; without trapping math the branch-free sign() of friction may be evaluated
 # unconditionally, so that the lane kernels' loops vectorise (floating-point exceptions are not
-# used). NATIVE builds them for this machine's vector units, where the compiler knows how.
+# used).
 WRAPPER = ("-O2", "-ffp-contract=off", "-fno-trapping-math")
-NATIVE = "-march=native"
+# Both files are built for this machine where the compiler knows how: the lane kernels for its
+# vector units, and the code's symdyn_fma as one instruction wherever it has one, in both files
+# alike. The robot's own file is then built without straight-line vectorisation, which in gcc 12
+# fuses pairs of lines such as a*b - c and d*e + f into one vfmaddsub despite -ffp-contract=off:
+# a single state would differ from a batch in the last bit.
+NATIVE = ("-march=native",)
+NATIVE_SCALAR = ("-march=native", "-fno-tree-slp-vectorize")
 CACHE_VARIABLE = "SYMDYN_CACHE"
 
 
@@ -59,10 +66,11 @@ def build(robot: str, source: dict[str, str], wrapper: dict[str, str], *, cache=
     the CPython wrapper, rendered for the module name ``extension_name(robot, source)``.
     """
     cc = compiler()
-    flags = (*WRAPPER, NATIVE) if _accepts(cc, NATIVE) else WRAPPER
+    native = _accepts(cc, NATIVE_SCALAR)
+    flags = ((*STRICT, *NATIVE_SCALAR), (*WRAPPER, *NATIVE)) if native else (STRICT, WRAPPER)
     includes = (f"-I{sysconfig.get_paths()['include']}", f"-I{numpy.get_include()}")
     digest = hashlib.sha256()
-    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *STRICT, *flags,
+    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *flags,
                  *includes, *sorted({**source, **wrapper}.items())]:
         for text in (part if isinstance(part, tuple) else (part,)):
             digest.update(text.encode() + b"\0")
@@ -82,12 +90,12 @@ def extension_name(robot: str, source: dict[str, str]) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _accepts(cc: str, flag: str) -> bool:
-    """Whether the compiler takes ``flag`` (some do not know -march=native)."""
+def _accepts(cc: str, flags: tuple[str, ...]) -> bool:
+    """Whether the compiler takes ``flags`` (some do not know -march=native)."""
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / "probe.c"
         probe.write_text("int main(void) { return 0; }\n")
-        result = subprocess.run([cc, flag, "-c", str(probe), "-o", str(Path(tmp) / "probe.o")],
+        result = subprocess.run([cc, *flags, "-c", str(probe), "-o", str(Path(tmp) / "probe.o")],
                                 capture_output=True)
     return result.returncode == 0
 
@@ -115,8 +123,9 @@ def _build(cc, robot, source, wrapper, includes, flags, root: Path, target: Path
                 (folder / name).write_text(text, encoding="utf-8")
             (wrapper_c,) = wrapper
             robot_o, wrapper_o, library = (folder / n for n in ("robot.o", "wrapper.o", "lib.so"))
-            _run([cc, *STRICT, "-fPIC", "-c", str(folder / f"{robot}.c"), "-o", str(robot_o)])
-            _run([cc, *flags, "-fPIC", *includes, "-c", str(folder / wrapper_c),
+            robot_flags, wrapper_flags = flags
+            _run([cc, *robot_flags, "-fPIC", "-c", str(folder / f"{robot}.c"), "-o", str(robot_o)])
+            _run([cc, *wrapper_flags, "-fPIC", *includes, "-c", str(folder / wrapper_c),
                   "-o", str(wrapper_o)])
             _run([cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
             target.parent.mkdir(exist_ok=True)

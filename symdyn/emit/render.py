@@ -89,6 +89,14 @@ class Function:
     ops: OpCount
 
     @property
+    def texts(self):
+        """Every expression the body prints."""
+        for step in self.body.steps:
+            yield step.rhs if step.kind == "line" else step.angle
+        for o in self.body.outputs:
+            yield from (value for _, value in o.values)
+
+    @property
     def joint_trig(self) -> tuple[SinCos, ...]:
         """The sin and cos of plain inputs (the joint angles) that C evaluates together, first,
         in one loop gcc vectorises: where there are several and they are a large share of the
@@ -140,6 +148,11 @@ class Module:
                    for f in self.functions for step in f.body.steps)
 
     @property
+    def has_fma(self) -> bool:
+        """Whether some line fuses a product into a sum (CPrinter), so the C needs symdyn_fma."""
+        return any("symdyn_fma(" in text for f in self.functions for text in f.texts)
+
+    @property
     def has_joint_trig(self) -> bool:
         return any(f.joint_trig for f in self.functions)
 
@@ -163,6 +176,7 @@ def body_code(program: Program, printer) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
     printed = program.cached(_common_text)
+    printer.terms = program.cached(_common_terms)
 
     def text(expr):
         # Most lines are arithmetic, the same text in Python and C: printed once, for both.
@@ -198,6 +212,12 @@ def _common_text(program: Program) -> dict:
     return {}
 
 
+def _common_terms(program: Program) -> dict:
+    """{term of a sum: its code} where it reads the same in every language, filled and read
+    like _common_text (printers._ArithmeticMixin._term)."""
+    return {}
+
+
 def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
     """{lhs of sin(x): lhs of cos(x)} and the reverse, for each x with both assigned."""
     found: dict[tuple[type, sympy.Expr], sympy.Symbol] = {}
@@ -222,9 +242,10 @@ RESERVED = (
        "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
-       "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_sincos", "symdyn_sincos_bounded",
+       "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_fma", "symdyn_sincos", "symdyn_sincos_bounded",
        "symdyn_sincos_lanes", "symdyn_sincos_all", "symdyn_angle", "symdyn_sin", "symdyn_cos"}
-    | {"sin", "cos", "sqrt", "fabs", "copysign", "pow", "errno", "NAN", "INFINITY", "HUGE_VAL"}
+    | {"sin", "cos", "sqrt", "fabs", "copysign", "fma", "pow", "errno", "NAN", "INFINITY",
+       "HUGE_VAL"}
 )
 PARAMETER_PREFIX = "p_"
 
