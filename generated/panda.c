@@ -30,11 +30,12 @@
 /*
  * a*b + c, where the generated code fuses a product into a sum: C99's fma where the target has
  * it in hardware (FP_FAST_FMA: one instruction, one rounding), else the product and the sum
- * (libm's fma would emulate the single rounding at many times the cost).
+ * (libm's fma would emulate the single rounding at many times the cost). Define SYMDYN_NO_FMA
+ * for the product and the sum everywhere: results that do not depend on the target.
  */
 static inline double symdyn_fma(double a, double b, double c)
 {
-#ifdef FP_FAST_FMA
+#if defined(FP_FAST_FMA) && !defined(SYMDYN_NO_FMA)
     return fma(a, b, c);
 #else
     return a * b + c;

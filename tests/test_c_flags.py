@@ -95,6 +95,27 @@ def test_fast_math_builds_give_the_strict_results(shipped, compiler, flags):
     assert np.spacing(0.0) > 0          # subnormals still exist in the tests' own thread
 
 
+@pytest.mark.slow
+def test_without_fused_multiply_adds_a_build_for_this_machine_gives_the_strict_bits(shipped):
+    """-DSYMDYN_NO_FMA writes symdyn_fma as a*b + c where the target has FMA too, for results
+    that do not depend on the target (gcc's straight-line vectoriser, which fuses on its own,
+    off); without it the same build differs from the strict one."""
+    native = ("-O2", "-march=native", "-fno-tree-slp-vectorize")
+    macros = subprocess.run(["gcc", *native, "-dM", "-E", "-"], input="", capture_output=True,
+                            text=True, check=True).stdout
+    if "__FP_FAST_FMA " not in macros:
+        pytest.skip("this machine has no fused multiply-add")
+    out, robots = shipped
+    differs = False
+    for name, (robot, states, expected) in robots.items():
+        fused = _evaluate(_library(out, name, "gcc", native), robot, states)
+        plain = _evaluate(_library(out, name, "gcc", (*native, "-DSYMDYN_NO_FMA")), robot, states)
+        for quantity, values in plain.items():
+            np.testing.assert_array_equal(values, expected[quantity])
+            differs |= bool((fused[quantity] != values).any())
+    assert differs
+
+
 def test_a_cpp_controller_includes_every_header_and_links(tmp_path):
     """Every shipped robot's header in one C++ translation unit, linked against its C (built
     with the strict warnings at -O0: linkage is what is tested here, not speed)."""
