@@ -17,6 +17,8 @@
 
 /*
  * C99 needing libm only: no heap, no globals, no state. Matrices are row-major.
+ * Products are fused into sums where the target has a fused multiply-add (FP_FAST_FMA); build
+ * the .c with -DSYMDYN_NO_FMA for results that do not depend on it.
  * params[] holds the robot's free symbols, in this order: m1, m2, l1, l2, g.
  */
 #ifndef SYMDYN_PLANAR2_H

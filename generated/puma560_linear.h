@@ -21,6 +21,8 @@
 
 /*
  * C99 needing libm only: no heap, no globals, no state. Matrices are row-major.
+ * Products are fused into sums where the target has a fused multiply-add (FP_FAST_FMA); build
+ * the .c with -DSYMDYN_NO_FMA for results that do not depend on it.
  * params[] holds the robot's free symbols, in this order: m1, mx1, my1, mz1, XX1, YY1, ZZ1, XY1, YZ1, XZ1, m2, mx2, my2, mz2, XX2, YY2, ZZ2, XY2, YZ2, XZ2, m3, mx3, my3, mz3, XX3, YY3, ZZ3, XY3, YZ3, XZ3, m4, mx4, my4, mz4, XX4, YY4, ZZ4, XY4, YZ4, XZ4, m5, mx5, my5, mz5, XX5, YY5, ZZ5, XY5, YZ5, XZ5, m6, mx6, my6, mz6, XX6, YY6, ZZ6, XY6, YZ6, XZ6.
  */
 #ifndef SYMDYN_PUMA560_LINEAR_H

@@ -23,6 +23,8 @@
 
 /*
  * C99 needing libm only: no heap, no globals, no state. Matrices are row-major.
+ * Products are fused into sums where the target has a fused multiply-add (FP_FAST_FMA); build
+ * the .c with -DSYMDYN_NO_FMA for results that do not depend on it.
  */
 #ifndef SYMDYN_UR5_H
 #define SYMDYN_UR5_H
