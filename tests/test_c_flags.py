@@ -107,7 +107,8 @@ def test_without_fused_multiply_adds_a_build_for_this_machine_gives_the_strict_b
         pytest.skip("this machine has no fused multiply-add")
     out, robots = shipped
     differs = False
-    for name, (robot, states, expected) in robots.items():
+    for name in ("planar2", "puma560"):        # symbolic, and numeric with motors
+        robot, states, expected = robots[name]
         fused = _evaluate(_library(out, name, "gcc", native), robot, states)
         plain = _evaluate(_library(out, name, "gcc", (*native, "-DSYMDYN_NO_FMA")), robot, states)
         for quantity, values in plain.items():
