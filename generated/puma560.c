@@ -59,14 +59,13 @@ static inline void symdyn_sincos_bounded(double x, double *s, double *c)
     const double r = (((x - kd * 1.5707963267341256) - kd * 6.077100506303966e-11)
                       - kd * 2.0222662487111665e-21) - kd * 8.4784276603689e-32;
     const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
-    const double sin_r = symdyn_fma(z * r, symdyn_fma(z, symdyn_fma(z, symdyn_fma(z,
-                         symdyn_fma(z, symdyn_fma(z, 1.58969099521155e-10, -2.5050760253406863e-08),
-                         2.7557313707070068e-06), -0.0001984126982985795), 0.00833333333332249),
-                         -0.16666666666666632), r);
-    const double cos_r = w + symdyn_fma(z * z, symdyn_fma(z, symdyn_fma(z, symdyn_fma(z,
-                         symdyn_fma(z, symdyn_fma(z, -1.1359647557788195e-11, 2.087572321298175e-09),
-                         -2.7557314351390663e-07), 2.480158728947673e-05), -0.001388888888887411),
-                         0.0416666666666666), (1.0 - w) - hz);
+    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
+                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
+                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
+    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
+                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
+                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
+                         + z * -1.1359647557788195e-11))))));
     union { double value; uint64_t bits; } sin_x, cos_x;   /* the bits of doubles */
     uint64_t swap;
     sin_x.value = copysign(sin_r, r);   /* the sign of r, also for r = -0: sin(-0) = -0 */

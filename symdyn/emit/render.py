@@ -149,10 +149,8 @@ class Module:
 
     @property
     def has_fma(self) -> bool:
-        """Whether the C needs symdyn_fma: some line fuses a product into a sum (CPrinter), or
-        sin and cos are evaluated (their polynomials are fused too)."""
-        return self.has_sincos or any("symdyn_fma(" in text for f in self.functions
-                                      for text in f.texts)
+        """Whether some line fuses a product into a sum (CPrinter), so the C needs symdyn_fma."""
+        return any("symdyn_fma(" in text for f in self.functions for text in f.texts)
 
     @property
     def has_joint_trig(self) -> bool:
