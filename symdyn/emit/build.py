@@ -4,8 +4,8 @@
 with, for this machine) and its CPython wrapper into one shared object, stores it under a hash
 of everything that went into it, and loads it under a name of its own
 (``_symdyn_<robot>_<hash>``), so that it never replaces a module of the robot's name in
-``sys.modules``. No ``-I`` names the build folder: a
-robot called ``math`` cannot hide ``<math.h>``.
+``sys.modules``. No ``-I`` names the build folder: a robot called ``math`` cannot hide
+``<math.h>``.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ WRAPPER = ("-O2", "-ffp-contract=off", "-fno-trapping-math")
 # fuses pairs of lines such as a*b - c and d*e + f into one vfmaddsub despite -ffp-contract=off:
 # a single state would differ from a batch in the last bit.
 NATIVE = ("-march=native",)
-NATIVE_SCALAR = ("-march=native", "-fno-tree-slp-vectorize")
+NATIVE_SCALAR = (*NATIVE, "-fno-tree-slp-vectorize")
 CACHE_VARIABLE = "SYMDYN_CACHE"
 
 

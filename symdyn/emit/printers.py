@@ -74,10 +74,10 @@ class _ArithmeticMixin:
         # finds, _print_<type>, is looked up once.
         self._methods = {t: getattr(self, f"_print_{t.__name__}") for t in _COMMON_TYPES}
         self.common = True
-        # {term of a sum: its code} where it reads the same in every language: lines that fuse
-        # products (C) and lines that do not (Python) differ, their terms do not. The emitter
-        # hands each printer of a program the same dict.
-        self.terms = {}
+        # {expression: its code} where it reads the same in every language, whole lines and the
+        # terms of sums (C fuses a sum's products into it, Python does not: their terms still
+        # read the same). The emitter hands the printers of a program the same dict.
+        self.shared = {}
 
     def _print(self, expr, **kwargs):
         method = None if kwargs else self._methods.get(type(expr))
@@ -127,16 +127,16 @@ class _ArithmeticMixin:
 
     def doprint(self, expr, assign_to=None):
         """The code for ``expr``; afterwards ``common`` tells whether it is the same text in
-        both languages (only arithmetic, printed here, where the languages agree)."""
-        # sympy's doprint first walks the tree for UnevaluatedExpr and collects named constants
-        # to declare; these printers meet neither (constants are literals), and the walk is a
-        # sixth of the printing time of a large program.
-        self.common = True
+        every language (only arithmetic, printed here, where the languages agree)."""
         if assign_to is not None:
             self.common = False
             return super().doprint(expr, assign_to)
+        # sympy's doprint first walks the tree for UnevaluatedExpr and collects named constants
+        # to declare; these printers meet neither (constants are literals), and the walk is a
+        # sixth of the printing time of a large program.
         self._not_supported, self._number_symbols = set(), set()
-        return self._print(sympy.sympify(expr))
+        self.common = True
+        return self._shared(sympy.sympify(expr))
 
     # The two shapes nearly every line of a program has, printed as sympy prints them but
     # without asking each factor and term its precedence: a sum whose terms bind at least as
@@ -145,19 +145,19 @@ class _ArithmeticMixin:
         if not all(isinstance(term, _TIGHTER_THAN_ADD) for term in expr.args):
             self.common = False
             return super()._print_Add(expr, order)
-        terms = [self._term(term) for term in expr.args]
+        terms = [self._shared(term) for term in expr.args]
         if any(map(_fusable, terms)):
             self.common = False         # C fuses the products into the sum (CPrinter._sum)
         return self._sum(terms)
 
-    def _term(self, term) -> str:
-        """A term's code, once for all languages where it reads the same in each."""
-        text = self.terms.get(term)
+    def _shared(self, expr) -> str:
+        """``expr``'s code, printed once for all languages where it reads the same in each."""
+        text = self.shared.get(expr)
         if text is None:
             common, self.common = self.common, True
-            text = self._print(term)
+            text = self._print(expr)
             if self.common:
-                self.terms[term] = text
+                self.shared[expr] = text
             self.common = common and self.common
         return text
 

@@ -175,18 +175,9 @@ def _symbols_read(program: Program) -> frozenset:
 def body_code(program: Program, printer) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
-    printed = program.cached(_common_text)
-    printer.terms = program.cached(_common_terms)
-
-    def text(expr):
-        # Most lines are arithmetic, the same text in Python and C: printed once, for both.
-        line = printed.get(expr)
-        if line is None:
-            line = printer.doprint(expr)
-            if printer.common:
-                printed[expr] = line
-        return line
-
+    # Most lines are arithmetic, the same text in Python and C: printed once, for both.
+    printer.shared = program.cached(_common_text)
+    text = printer.doprint
     steps: list[Line | SinCos] = []
     seen = set()
     for a in program.assignments:
@@ -208,13 +199,7 @@ def body_code(program: Program, printer) -> Body:
 
 def _common_text(program: Program) -> dict:
     """{expression: its code where it reads the same in every language}, filled as the first
-    language prints the program and read by the next."""
-    return {}
-
-
-def _common_terms(program: Program) -> dict:
-    """{term of a sum: its code} where it reads the same in every language, filled and read
-    like _common_text (printers._ArithmeticMixin._term)."""
+    language prints the program and read by the next (printers._ArithmeticMixin.shared)."""
     return {}
 
 
