@@ -94,7 +94,7 @@ void kinova_jaco2_tool_wrench_torques(const double q[6], const double f_ext[6], 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 475 multiplications, 335 additions, 10 function calls. */
+ * 476 multiplications, 335 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -137,7 +137,7 @@ void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double q
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1936 multiplications, 1578 additions, 10 function calls. */
+ * 1934 multiplications, 1578 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

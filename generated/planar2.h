@@ -117,7 +117,7 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 99 multiplications, 56 additions, 4 function calls. */
+ * 96 multiplications, 54 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -81,6 +81,60 @@ def test_cse_drops_the_copies_it_leaves_and_merges_what_they_make_alike():
 
 
 
+def test_cse_passes_irreducible_steps_by_and_a_changed_one_loses_the_hint():
+    # b would share x*y with a; told irreducible, CSE leaves it as it is, and reads it only
+    p = program([(a, x * y + z), (b, x * y * z + 2 * z)], (a + b,))
+    hinted = Program(p.name, p.inputs, p.assignments, p.outputs,
+                     irreducible=frozenset({x * y * z + 2 * z}))
+    kept = eliminate_common_subexpressions(hinted)
+    assert Assignment(b, x * y * z + 2 * z) in kept.assignments
+    assert op_count(kept).mul > op_count(eliminate_common_subexpressions(p)).mul
+    same_values(p, kept)
+    # fixing z changes b's right-hand side: no longer the hinted one, it is searched again
+    folded = eliminate_common_subexpressions(fold_parameters(hinted, {z: 3}))
+    assert folded == eliminate_common_subexpressions(fold_parameters(p, {z: 3}))
+    assert folded.assignments[0] == Assignment(sympy.Symbol("t0"), x * y)
+
+
+def test_an_included_step_stays_irreducible_where_it_is_unchanged():
+    from symdyn.program.builder import ProgramBuilder
+    other = ProgramBuilder()
+    u = other.define("u", x * y + z, irreducible=True)
+    other.define("v", u * y + z, irreducible=True)
+    other.define("w", u * z)
+    b = ProgramBuilder()
+    b.include(other, {})
+    assert b.program("f", (), ()).irreducible == {x * y + z, u * y + z}
+    b = ProgramBuilder()
+    b.include(other, {z: c})             # both change: z is c here
+    assert not b.program("f", (), ()).irreducible
+
+
+def test_ldlt_solves_of_named_steps_are_irreducible_and_of_numbers_not():
+    """FD derivatives' 2n solves of inverse dynamics' derivatives (named steps) are marked;
+    M^-1's solves of unit vectors, whose products of L's entries recur, are searched."""
+    from symdyn.derive.quantities import LDLT
+    from symdyn.program.builder import ProgramBuilder
+    b = ProgramBuilder()
+    factors = LDLT.factor(b, sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"m{min(i, j)}{j}")))
+    before = len(b.assignments)
+    factors.solve(b, [x, 0, -y])
+    marked = b.program("f", (), ()).irreducible
+    assert {a.rhs for a in b.assignments[before:]} == marked and len(marked) == 5   # y1 = x
+    factors.solve(b, [1, 0, 0])
+    assert b.program("f", (), ()).irreducible == marked
+    program = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "puma560.yaml")).program(
+        "forward_dynamics_derivatives")
+    steps = {a.lhs: a.rhs for a in program.assignments}
+    marked = {out.name: [steps[v] in program.irreducible for v in out.values if v in steps]
+              for out in program.outputs}
+    assert len(marked["Minv"]) == 36 and not any(marked["Minv"])
+    # dtau/dq1 is zero (axis 1 is vertical); dtau/dqd6 has one entry, a number (viscous
+    # friction)
+    assert marked["dqdd_dq"] == [True] * 30
+    assert marked["dqdd_dqd"] == ([True] * 5 + [False]) * 6        # row-major
+
+
 @pytest.mark.parametrize("window", [2, 3])
 def test_cse_in_windows_keeps_values_and_carries_copies_into_later_windows(monkeypatch, window):
     # a is a copy of a temporary of the first window (x*y + z, which b shares); the windows

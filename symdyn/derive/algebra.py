@@ -18,9 +18,10 @@ Matrix = symengine.DenseMatrix
 Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
 
 
-def define(b: ProgramBuilder, name: str, value, expand: bool = True):
+def define(b: ProgramBuilder, name: str, value, expand: bool = True,
+           irreducible: bool = False):
     """``b.define``, as symengine's."""
-    return _engine(b.define(name, value, expand))
+    return _engine(b.define(name, value, expand, irreducible))
 
 
 def _engine(x):

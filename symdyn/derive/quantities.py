@@ -16,7 +16,7 @@ from typing import Protocol
 import symengine
 import sympy
 
-from ..program.builder import ProgramBuilder
+from ..program.builder import ProgramBuilder, is_trivial
 from ..program.engine import to_sympy
 from ..program.program import Argument, Program
 from ..robot.model import Robot
@@ -215,8 +215,12 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     outs = []
-    for d in part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd))):
-        d = [-symengine.sympify(v) for v in d]       # negated in symengine: long sums
+    derivatives = part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd)))
+    for wrt, d in zip(("q", "qd"), derivatives):
+        # named, so that each solve reads symbols alone (see LDLT.solve); negated in
+        # symengine: long sums
+        d = [define(b, f"ndtau_d{wrt}{k // n + 1}_{k % n + 1}", -symengine.sympify(v))
+             for k, v in enumerate(d)]
         columns = [factors.solve(b, [d[i * n + j] for i in range(n)]) for j in range(n)]
         outs.append([columns[j][i] for i in range(n) for j in range(n)])
     inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
@@ -282,17 +286,24 @@ class LDLT:
         return cls(L, inv_d)
 
     def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
-        """x with M x = rhs, by forward and back substitution."""
+        """x with M x = rhs, by forward and back substitution.
+
+        Where rhs holds symbols and zeros alone, each product of a step pairs an entry of L
+        or 1/D with an unknown of this solve or a symbol of its rhs: its steps are irreducible
+        (CSE would look in vain, at a cost quadratic in how often L's entries recur). Another
+        number in rhs makes products of L's entries, which other solves share.
+        """
         L, n = self.L, len(self.inv_d)
         rhs = [symengine.sympify(r) for r in rhs]
+        irreducible = all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
         y = []
         for i in range(n):
             y.append(define(b, f"y{i + 1}", rhs[i] - symengine.Add(*(
-                L[i][k] * y[k] for k in range(i)))))
+                L[i][k] * y[k] for k in range(i))), irreducible=irreducible))
         x = [None] * n
         for i in reversed(range(n)):
             x[i] = define(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
-                L[k][i] * x[k] for k in range(i + 1, n))))
+                L[k][i] * x[k] for k in range(i + 1, n))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
 
 

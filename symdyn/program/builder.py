@@ -57,11 +57,14 @@ class ProgramBuilder:
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
         self._converted: dict = {}           # symengine's expressions met, as sympy's
         self._engine: dict = {}              # and the reverse, for the steps (engine_forms)
+        self._irreducible: set = set()       # right-hand sides CSE is to pass by
         self._taken = set(reserved)
 
-    def define(self, name: str, expr, expand: bool = True) -> sympy.Expr:
+    def define(self, name: str, expr, expand: bool = True,
+               irreducible: bool = False) -> sympy.Expr:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
-        it is trivial."""
+        it is trivial. ``irreducible``: the derivation knows that no part of ``expr`` recurs in
+        another step (see Program.irreducible)."""
         expr, engine = _expand(expr, self._converted) if expand else (sympy.sympify(expr), None)
         if is_trivial(expr):
             return expr
@@ -70,6 +73,8 @@ class ProgramBuilder:
         symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
         if engine is not None:
             self._engine[expr] = engine
+        if irreducible:
+            self._irreducible.add(expr)
         self._assignments.append(Assignment(symbol, expr))
         self._requested.append(name)
         return symbol
@@ -85,7 +90,8 @@ class ProgramBuilder:
             rhs = a.rhs.xreplace(mapping)
             if rhs is a.rhs and rhs in other._engine:
                 self._engine.setdefault(rhs, other._engine[rhs])
-            symbol = self.define(name, rhs, expand=False)
+            symbol = self.define(name, rhs, expand=False,
+                                 irreducible=rhs is a.rhs and rhs in other._irreducible)
             if symbol != a.lhs:     # only what changes: xreplace rebuilds all it touches
                 mapping[a.lhs] = symbol
         return mapping
@@ -110,7 +116,7 @@ class ProgramBuilder:
     def program(self, name: str, inputs: Iterable[Argument],
                 outputs: Iterable[Argument]) -> Program:
         return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs),
-                       MappingProxyType(self._engine))
+                       MappingProxyType(self._engine), frozenset(self._irreducible))
 
     def _fresh(self, name: str) -> str:
         candidate, k = name, 1

@@ -77,6 +77,10 @@ class Program:
     # symengine's form of right-hand sides the derivation built there ({sympy's: symengine's}),
     # which the passes would otherwise convert again; a cache, no part of the program's value
     engine_forms: Mapping = field(default_factory=dict, compare=False, repr=False)
+    # right-hand sides no part of which recurs in another step, as the derivation knows (an
+    # LDL^T solve's products, each with an unknown of that solve alone): CSE passes them by.
+    # A hint, held by the expression, so that a pass that changes one drops it.
+    irreducible: frozenset = field(default_factory=frozenset, compare=False, repr=False)
 
     def with_body(self, assignments, outputs=None) -> "Program":
         return replace(self, assignments=tuple(assignments),
