@@ -40,7 +40,8 @@ from ..robot.model import Inertia, Robot, inertia_matrix
 from .quantities import QUANTITIES
 from .regressor import standard_parameters
 
-RANK_TOLERANCE = 1e-9      # of a singular value, relative to the largest
+RANK_TOLERANCE = 1e-9      # of a column's part outside the span of those before it, relative
+                           # to the stacked regressor's largest singular value
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,21 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
     absent = [k for k in candidates if np.abs(W[:, k]).max() <= 1e-10 * scale]
     candidates = [k for k in candidates if k not in absent]
     independent, dependent = [], []
-    # W = Q R with Q's columns orthonormal: any set of W's columns has the singular values of
-    # the same columns of R, which has p rows where W has (samples n)
+    # W = Q R with Q's columns orthonormal: W's columns have the lengths and angles of R's,
+    # which have p entries where W's have (samples n)
     R = np.linalg.qr(W, mode="r")
+    tolerance = RANK_TOLERANCE * np.linalg.norm(R, 2)
+    basis = np.zeros((p, 0))      # orthonormal, spanning the independent columns
     for k in candidates:          # the first columns that raise the rank, in standard order
-        s = np.linalg.svd(R[:, independent + [k]], compute_uv=False)
-        (independent if s[-1] > RANK_TOLERANCE * s[0] else dependent).append(k)
+        part = R[:, k]
+        for _ in range(2):        # projected out twice: once loses orthogonality to rounding
+            part = part - basis @ (basis.T @ part)
+        length = np.linalg.norm(part)
+        if length > tolerance:
+            independent.append(k)
+            basis = np.column_stack([basis, part / length])
+        else:
+            dependent.append(k)
     combinations = [grouped[k] for k in independent]
     if dependent:
         if any(sympy.sympify(grouped[k]).free_symbols - set(standard) for k in dependent) or (
