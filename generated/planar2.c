@@ -348,8 +348,8 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C2*S1;
-    const double t1 = C1*S2;
+    const double t0 = C1*S2;
+    const double t1 = C2*S1;
     const double R2_xy = -t0 - t1;
     const double R2_yx = t0 + t1;
     T[0] = R2_xx;
@@ -383,8 +383,8 @@ void planar2_link_poses(const double q[2], const double params[5], double T_link
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C2*S1;
-    const double t1 = C1*S2;
+    const double t0 = C1*S2;
+    const double t1 = C2*S1;
     const double R2_xy = -t0 - t1;
     const double R2_yx = t0 + t1;
     T_links[0] = C1;
@@ -456,8 +456,8 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C2*S1;
-    const double t1 = C1*S2;
+    const double t0 = C1*S2;
+    const double t1 = C2*S1;
     const double R2_xy = -t0 - t1;
     const double R2_yx = t0 + t1;
     const double Jb1_1 = symdyn_fma(-R2_xx, p2_y, R2_yx*p2_x);
@@ -489,8 +489,8 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     const double p2_x = C1*p_l1;
     const double p2_y = S1*p_l1;
     const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C2*S1;
-    const double t1 = C1*S2;
+    const double t0 = C1*S2;
+    const double t1 = C2*S1;
     const double R2_xy = -t0 - t1;
     const double R2_yx = t0 + t1;
     T[0] = R2_xx;

@@ -358,8 +358,8 @@ def forward_kinematics(q, params):
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
-    t0 = C2*S1
-    t1 = C1*S2
+    t0 = C1*S2
+    t1 = C2*S1
     R2_xy = -t0 - t1
     R2_yx = t0 + t1
     T = np.empty(batch + (16,))
@@ -402,8 +402,8 @@ def link_poses(q, params):
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
-    t0 = C2*S1
-    t1 = C1*S2
+    t0 = C1*S2
+    t1 = C2*S1
     R2_xy = -t0 - t1
     R2_yx = t0 + t1
     T_links = np.empty(batch + (32,))
@@ -494,8 +494,8 @@ def body_jacobian(q, params):
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
-    t0 = C2*S1
-    t1 = C1*S2
+    t0 = C1*S2
+    t1 = C2*S1
     R2_xy = -t0 - t1
     R2_yx = t0 + t1
     Jb1_1 = R2_yx*p2_x - R2_xx*p2_y
@@ -536,8 +536,8 @@ def pose_and_jacobian(q, params):
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
-    t0 = C2*S1
-    t1 = C1*S2
+    t0 = C1*S2
+    t1 = C2*S1
     R2_xy = -t0 - t1
     R2_yx = t0 + t1
     T = np.empty(batch + (16,))

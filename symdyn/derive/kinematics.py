@@ -7,6 +7,7 @@ recursion.
 """
 from __future__ import annotations
 
+import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
@@ -30,8 +31,8 @@ def forward_kinematics(robot: Robot, b: ProgramBuilder):
     for link in robot.links:
         i = link.index
         R, P = placement(link, b)
-        p0 = b.vector(f"p{i}", p0 + R0 * P)
-        R0 = _named(b, f"R{i}", R0 * R)
+        p0 = b.vector(f"p{i}", _plus(p0, _times(R0, P)))
+        R0 = _named(b, f"R{i}", _times(R0, R))
         frames.append((R0, p0))
     return frames
 
@@ -47,13 +48,26 @@ def world_frames(robot: Robot, b: ProgramBuilder) -> list[tuple[sympy.Matrix, sy
     """^wR_i and ^wp_i of every joint frame: the base placement, then the chain."""
     base_R, base_p = robot.base[:3, :3], robot.base[:3, 3]
     return [(R, p) if robot.base == sympy.eye(4) else
-            (_named(b, f"Rw{i}", base_R * R), b.vector(f"pw{i}", base_p + base_R * p))
+            (_named(b, f"Rw{i}", _times(base_R, R)),
+             b.vector(f"pw{i}", _plus(base_p, _times(base_R, p))))
             for i, (R, p) in enumerate(forward_kinematics(robot, b), start=1)]
+
+
+def _times(A, B) -> symengine.DenseMatrix:
+    """A B, multiplied by symengine: sympy's product goes through its polynomial domains,
+    several times slower on these entries, and each entry goes to the builder, which takes
+    symengine's expressions as they are."""
+    return symengine.DenseMatrix(A) * symengine.DenseMatrix(B)
+
+
+def _plus(A, B) -> symengine.DenseMatrix:
+    return symengine.DenseMatrix(A) + symengine.DenseMatrix(B)
 
 
 def _named(b: ProgramBuilder, name: str, R) -> sympy.Matrix:
     """A rotation's entries as named steps, ``{name}_xy`` in row x, column y."""
-    return sympy.Matrix(3, 3, lambda r, c: b.define(f"{name}_{'xyz'[r]}{'xyz'[c]}", R[r, c]))
+    return sympy.Matrix(3, 3, [b.define(f"{name}_{'xyz'[r]}{'xyz'[c]}", R[r, c])
+                               for r in range(3) for c in range(3)])
 
 
 def _transform(R, p) -> sympy.Matrix:
@@ -66,7 +80,8 @@ def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, symp
     """(R, p) followed by the constant transform T, as named steps (nothing for T = I)."""
     if T == sympy.eye(4):
         return R, p
-    return _named(b, name, R * T[:3, :3]), b.vector(f"{name}_p", p + R * T[:3, 3])
+    return _named(b, name, _times(R, T[:3, :3])), b.vector(f"{name}_p",
+                                                          _plus(p, _times(R, T[:3, 3])))
 
 
 def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
@@ -111,11 +126,11 @@ def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[list[sympy.Expr
         frames = world_frames(robot, b)
         R_tool, _ = tool_frame(robot, b, frames)
         J = jacobian(robot, b, frames)
-        body = sympy.diag(R_tool.T, R_tool.T) * J
+        body = _times(sympy.diag(R_tool.T, R_tool.T), J)
         return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
                  for r in range(6) for c in range(robot.dof)]]
     if name == "jacobian_dot_qd":
         J = jacobian(robot, b)
-        velocity = [b.define(f"v{k}", e) for k, e in enumerate(J * sympy.Matrix(robot.qd))]
+        velocity = [b.define(f"v{k}", e) for k, e in enumerate(_times(J, robot.qd))]
         return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
     raise KeyError(name)
