@@ -233,6 +233,31 @@ def test_optimize_reduces_puma_without_changing_tau():
     np.testing.assert_allclose(evaluate(raw, values), evaluate(optimized, values), rtol=1e-12)
 
 
+def test_programs_that_share_their_steps_are_optimized_once_and_each_pruned_to_its_own():
+    shared = program([(a, x * y + z), (b, (x * y + z) * x), (c, x * y * z)], (b, a + c))
+    part = Program("g", shared.inputs, shared.assignments,       # the same steps, some outputs
+                   (Argument.vector("out", (a + c, c * c)),))
+    alone = program([(d, x * y)], (d,))
+    one, other, third = passes.optimize_all([shared, part, alone])
+    assert one == symdyn.optimize(shared) and third == symdyn.optimize(alone)
+    assert other.name == "g" and b not in {s.lhs for s in other.assignments}
+    # the first program's temporaries serve the other's outputs
+    assert {s.lhs for s in other.assignments} <= {s.lhs for s in one.assignments}
+    values = {x: 0.3, y: -1.7, z: 2.2}
+    np.testing.assert_allclose(evaluate(other, values), evaluate(part, values), rtol=1e-14)
+
+
+def test_the_base_regressor_is_the_regressors_optimized_columns():
+    dynamics = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "puma560.yaml"))
+    Y, Y_b = passes.optimize_all([dynamics.program("regressor"),
+                                  dynamics.program("base_regressor")])
+    assert Y == symdyn.optimize(dynamics.program("regressor"))
+    p, columns = Y.outputs[0].shape[1], dynamics.base.columns
+    assert Y_b.outputs[0].values == tuple(Y.outputs[0].values[i * p + k]
+                                          for i in range(6) for k in columns)
+    assert len(Y_b.assignments) < len(Y.assignments)
+
+
 def test_fold_parameters_substitutes_folds_and_drops_the_inputs():
     m, g = sympy.symbols("m g")
     p = Program("f", (Argument.vector("in", (x,)), Argument.vector("params", (m, g))),

@@ -14,7 +14,7 @@ from ..derive.dynamics import Dynamics
 from ..derive.newton_euler import newton_euler
 from ..derive.quantities import FROM_REGRESSOR, NEED_INVERSE_M
 from ..errors import EmitError
-from ..program.passes import optimize
+from ..program.passes import optimize_all
 from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
 from . import build
@@ -108,12 +108,8 @@ def _optimized(dynamics, quantities, values, progress):
     wanted = [name for name in quantities or () if name in NEED_INVERSE_M]
     if wanted and dynamics.singular:
         raise EmitError(f"no {wanted[0]} for {dynamics.robot.name}: {dynamics.singular}")
-    programs = []
-    for name in quantities or dynamics.available:
-        program = dynamics.program(name)
-        progress(f"optimizing {name} ({len(program.assignments)} steps)")
-        programs.append(optimize(program, values))
-    return values, programs
+    programs = [dynamics.program(name) for name in quantities or dynamics.available]
+    return values, optimize_all(programs, values, progress)
 
 
 def resolve_values(robot, values) -> dict:

@@ -13,7 +13,8 @@ Each pass keeps the program's meaning and does one thing:
   program holds irreducible), each new temporary placed just before its first use, and the
   copies it leaves (``x = t3``) dropped;
 * ``hoist_trigonometry``: sin and cos of the inputs move to the top, where they overlap;
-* ``optimize``: the pipeline ``generate`` runs.
+* ``optimize``: the pipeline ``generate`` runs, and ``optimize_all`` runs it once for programs
+  that share their steps.
 """
 from __future__ import annotations
 
@@ -212,6 +213,40 @@ def optimize(program: Program, values=None) -> Program:
     program = eliminate_dead_code(propagate_copies(program))
     program = eliminate_common_subexpressions(program)
     return hoist_trigonometry(eliminate_dead_code(program))
+
+
+def optimize_all(programs, values=None, progress=None) -> list[Program]:
+    """``optimize`` of each program. Programs with the same steps (the base regressor is a
+    choice of the regressor's outputs) are optimized once, as one program with the first one's
+    outputs and whatever the others add, and then each keeps the steps its own outputs read.
+    ``progress`` hears of each optimization as it starts."""
+    programs = list(programs)
+    sharing: dict[int, list[Program]] = {}
+    for program in programs:
+        sharing.setdefault(id(program.assignments), []).append(program)
+    optimized = {}
+    for group in sharing.values():
+        if progress:
+            progress(f"optimizing {', '.join(p.name for p in group)} "
+                     f"({len(group[0].assignments)} steps)")
+        if len(group) == 1:
+            optimized[id(group[0])] = optimize(group[0], values)
+            continue
+        entries = [[sympy.sympify(v) for out in p.outputs for v in out.values] for p in group]
+        known = set(entries[0])
+        joint = entries[0] + [e for e in dict.fromkeys(e for more in entries[1:] for e in more)
+                              if e not in known]
+        together = optimize(replace(group[0], outputs=(Argument.vector("outputs", joint),)),
+                            values)
+        found: dict = {}
+        for entry, value in zip(joint, together.outputs[0].values):
+            found.setdefault(entry, value)
+        for p in group:
+            outputs = [Argument(out.name, tuple(found[sympy.sympify(v)] for v in out.values),
+                                out.shape) for out in p.outputs]
+            optimized[id(p)] = eliminate_dead_code(replace(together, name=p.name,
+                                                           outputs=tuple(outputs)))
+    return [optimized[id(p)] for p in programs]
 
 
 @dataclass(frozen=True)
