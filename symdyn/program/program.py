@@ -22,14 +22,21 @@ def symbols_in(exprs, found: set | None = None) -> set:
     program's expressions, which have no bound variables (no integrals or lambdas) for it to
     leave out."""
     found = set() if found is None else found
-    pending = [e if isinstance(e, sympy.Basic) else sympy.sympify(e) for e in exprs]
-    while pending:
-        expr = pending.pop()
-        if expr.is_Symbol:
-            found.add(expr)
-        else:
-            pending.extend(expr.args)
+    _collect([e if isinstance(e, sympy.Basic) else sympy.sympify(e) for e in exprs], found)
     return found
+
+
+def _collect(pending: list, found: set) -> None:
+    """The symbols of the expressions ``pending`` (emptied) into ``found``: the walk of every
+    pass, so its methods are bound once and each node's arguments read as sympy stores them
+    (``_args``, without ``args``' property call)."""
+    pop, extend, add = pending.pop, pending.extend, found.add
+    while pending:
+        expr = pop()
+        if expr.is_Symbol:
+            add(expr)
+        else:
+            extend(expr._args)
 
 
 def support(assignments, roots) -> list:
@@ -39,7 +46,7 @@ def support(assignments, roots) -> list:
     for a in reversed(assignments):
         if a.lhs in live:
             needed.append(a)
-            symbols_in((a.rhs,), live)
+            _collect([a.rhs], live)
     return needed[::-1]
 
 
