@@ -65,7 +65,7 @@ def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
                                                         robot.gravity)
     columns = directional_derivatives(b, tau, [{symbol: 1} for symbol in symbols.values()],
                                       [f"_d{name.removeprefix('pi_')}" for name in symbols])
-    Y = sympy.Matrix.hstack(*(sympy.Matrix(column) for column in columns))
+    Y = sympy.Matrix([[column[i] for column in columns] for i in range(n)])
     if has_actuators(robot):
         Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(n))))
     return Y
