@@ -280,7 +280,7 @@ def _op_count(program: Program) -> OpCount:
         sympy.sympify(v) for out in program.outputs for v in out.values]
     while pending:      # a loop, not a recursion: programs have 10^5 nodes
         expr = pending.pop()
-        args = expr.args
+        args = expr._args       # as sympy stores them: no property call on 10^5 nodes
         if not args:
             continue
         pending.extend(args)
