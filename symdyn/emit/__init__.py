@@ -14,7 +14,7 @@ from ..derive.dynamics import Dynamics
 from ..derive.newton_euler import newton_euler
 from ..derive.quantities import FROM_REGRESSOR, NEED_INVERSE_M
 from ..errors import EmitError
-from ..program.passes import optimize_all
+from ..program import optimize_all
 from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
 from . import build

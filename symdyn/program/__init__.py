@@ -1,5 +1,6 @@
 """Straight-line programs and the passes over them."""
-from .passes import OpCount, op_count, optimize
+from .passes import OpCount, op_count, optimize, optimize_all
 from .program import Argument, Assignment, Program
 
-__all__ = ["Argument", "Assignment", "OpCount", "Program", "op_count", "optimize"]
+__all__ = ["Argument", "Assignment", "OpCount", "Program", "op_count", "optimize",
+           "optimize_all"]
