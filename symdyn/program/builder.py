@@ -65,7 +65,12 @@ class ProgramBuilder:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
         it is trivial. ``irreducible``: the derivation knows that no part of ``expr`` recurs in
         another step (see Program.irreducible)."""
-        expr, engine = _expand(expr, self._converted) if expand else (sympy.sympify(expr), None)
+        if expand:
+            expr, engine = _expand(expr, self._converted)
+        elif isinstance(expr, symengine.Basic):     # not sympify: its way back is generic
+            expr, engine = to_sympy(expr, self._converted), expr     # and 5 times slower
+        else:
+            expr, engine = sympy.sympify(expr), None
         if is_trivial(expr):
             return expr
         if expr in self._defined:
