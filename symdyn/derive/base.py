@@ -24,7 +24,7 @@ Two stages, as Khalil and Bennis' rules and Gautier's numeric method are used to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import symengine
@@ -125,8 +125,8 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
     if name == "base_regressor":
         Y = regressor.output("Y").values
         values = [Y[i * p + k] for i in range(n) for k in base.columns]
-        return Program(name, regressor.inputs, regressor.assignments,
-                       (Argument("Y_b", tuple(values), dims),), regressor.engine_forms)
+        # the regressor's very steps (and what it knows of them): optimize_all sees them shared
+        return replace(regressor, name=name, outputs=(Argument("Y_b", tuple(values), dims),))
     pi = tuple(sympy.Symbol(f"pi_{s}") for s in base.standard)
     renamed = dict(zip(base.standard, pi))
     beta = tuple(c.xreplace(renamed) for c in base.combinations)
