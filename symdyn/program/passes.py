@@ -153,8 +153,8 @@ class _Window:
         copies replaced (on symengine's side, whose free_symbols costs a fraction of sympy's,
         and which merges what the replacement makes alike: x0 - a = 0 for a = x0)."""
         symbols = expr.free_symbols
-        for temp in sorted((s for s in symbols if s in self.temps and s not in self.placed),
-                           key=self.order.__getitem__):
+        temps = self.temps.keys() & symbols      # set operations: most expressions read few
+        for temp in sorted(temps - self.placed, key=self.order.__getitem__):
             if temp in self.placed:          # placed meanwhile, as another one's dependency
                 continue
             value = self.settle(self.temps[temp])
@@ -163,11 +163,8 @@ class _Window:
                 self.temp_copies[temp] = value
             else:
                 self.body.append(Assignment(self.memo[temp], to_sympy(value, self.memo)))
-        hit = {}
-        for s in symbols:
-            copies = self.temp_copies if s in self.temps else self.copies
-            if s in copies:
-                hit[s] = copies[s]
+        hit = {s: self.temp_copies[s] for s in self.temp_copies.keys() & temps}
+        hit.update((s, self.copies[s]) for s in self.copies.keys() & (symbols - temps))
         return expr.xreplace(hit) if hit else expr
 
     def copy(self, symbol, value):
