@@ -193,8 +193,8 @@ def info(robot_file, method):
     start = time.perf_counter()
     optimized = optimize_all(programs)      # as generate optimizes them
     optimizing = time.perf_counter() - start
-    for program, after, seconds in zip(programs, optimized, derived):
-        before, after = op_count(program), op_count(after)
+    for program, done, seconds in zip(programs, optimized, derived):
+        before, after = op_count(program), op_count(done)
         click.echo(f"  {program.name:<{width}}  {before.mul:>5} / {before.add:<5} -> "
                    f"{after.mul:>5} / {after.add:<5} ({after.calls} calls)   derived in "
                    f"{1000 * seconds:.0f} ms")

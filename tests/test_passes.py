@@ -116,7 +116,8 @@ def test_ldlt_solves_of_named_steps_are_irreducible_and_of_numbers_not():
     from symdyn.derive.quantities import LDLT
     from symdyn.program.builder import ProgramBuilder
     b = ProgramBuilder()
-    factors = LDLT.factor(b, sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"m{min(i, j)}{j}")))
+    symmetric = sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"m{min(i, j)}{max(i, j)}"))
+    factors = LDLT.factor(b, symmetric)
     before = len(b.assignments)
     factors.solve(b, [x, 0, -y])
     marked = b.program("f", (), ()).irreducible

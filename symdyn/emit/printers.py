@@ -250,8 +250,9 @@ class CPrinter(_ArithmeticMixin, C99CodePrinter):
     multiply-and-add program, whatever flags the code is built with, and one rounding less."""
 
     def _sum(self, terms) -> str:
-        products = [text for text in terms if _fusable(text)]
-        others = [text for text in terms if not _fusable(text)]
+        products, others = [], []
+        for text in terms:
+            (products if _fusable(text) else others).append(text)
         code = super()._sum(others) if others else products.pop(0)
         for text in products:
             head, last = text.rsplit("*", 1)
