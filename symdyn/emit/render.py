@@ -235,8 +235,8 @@ RESERVED = (
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
        "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_fma", "symdyn_sincos", "symdyn_sincos_bounded",
-       "symdyn_sincos_all", "symdyn_angle", "symdyn_sin", "symdyn_cos"}
-    | {"sin", "cos", "sqrt", "fabs", "copysign", "fma", "pow", "errno", "NAN", "INFINITY",
+       "symdyn_sincos_lanes", "symdyn_sincos_all", "symdyn_angle", "symdyn_sin", "symdyn_cos"}
+    | {"sin", "cos", "sqrt", "fabs", "copysign", "rint", "fma", "pow", "errno", "NAN", "INFINITY",
        "HUGE_VAL"}
 )
 PARAMETER_PREFIX = "p_"
