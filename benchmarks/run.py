@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 import symdyn  # noqa: E402
 from symdyn.derive.quantities import KINEMATICS  # noqa: E402
 from symdyn.emit import python_module  # noqa: E402
+from symdyn.emit.render import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
@@ -127,8 +128,11 @@ int main(int argc, char **argv) {
 }
 """
 # The floor under every function of q: the sin and cos of the joint angles, as the generated C
-# computes them (its static symdyn_sincos_all, reached by including the source).
-FLOOR_WORK = "symdyn_sincos_all(N, q[k], out, out + N); sink += out[N - 1] + out[2 * N - 1];"
+# computes them (its static symdyn_sincos_all, reached by including the source, on the angles
+# copied into an array with the functions' zero lanes).
+FLOOR_WORK = ("double a[@SLOTS@] = {0.0}; int j; for (j = 0; j < N; j++) a[j] = q[k][j]; "
+              "symdyn_sincos_all(@SLOTS@, a, out, out + @SLOTS@); "
+              "sink += out[N - 1] + out[@SLOTS@ + N - 1];")
 C_WORK = r"""static double work@I@(long reps) {
     static double out[3 * N * N + 16 + 6 * N]; double sink = 0.0; long r, k;
     for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) { @WORK@ }
@@ -246,7 +250,8 @@ def compile_harnesses(robot, work: Path):
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
     (work / "bench_floor.c").write_text(fill(
-        C_HARNESS, UNIFORM=STATES_C, WORKS=fill(C_WORK, I=0, WORK=FLOOR_WORK), TABLE="work0",
+        C_HARNESS, UNIFORM=STATES_C, WORKS=fill(C_WORK, I=0, WORK=fill(
+            FLOOR_WORK, SLOTS=n + trig_padding(n))), TABLE="work0",
         INCLUDE=f'"{robot.name}.c"', NAME=robot.name, N=n, STATES=STATES))
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_floor.c"),
                     "-o", str(work / "floor"), "-lm"], check=True)

@@ -112,10 +112,15 @@ class Function:
 
     @property
     def trig_padding(self) -> int:
-        """Zero angles after ``joint_trig`` in the loop's arrays. gcc vectorises the loop four
-        angles at a time, then two, then one: for 4k + 3 angles the last two passes cost more
-        than a fourth lane (the Panda's seven angles in 41 ns, not 50)."""
-        return 1 if len(self.joint_trig) % 4 == 3 else 0
+        """Zero angles after ``joint_trig`` in the loop's arrays (see trig_padding)."""
+        return trig_padding(len(self.joint_trig))
+
+
+def trig_padding(angles: int) -> int:
+    """Zero angles to add to a loop of sin and cos of ``angles`` angles. gcc vectorises the
+    loop four angles at a time, then two, then one: for 4k + 3 angles the last two passes cost
+    more than a fourth lane (the Panda's seven angles in 41 ns, not 50)."""
+    return 1 if angles % 4 == 3 else 0
 
 
 @dataclass(frozen=True)
