@@ -46,8 +46,11 @@ static inline double symdyn_fma(double a, double b, double c)
  * sin and cos of x, for |x| < 1e5 within 2.5 ulp of the correctly rounded values (the
  * largest error measured, against mpmath, is tested), with no branch and no table, so in the
  * same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four parts, after Cody and
- * Waite), fdlibm's minimax polynomials for sin r and cos r, then the quadrant k mod 4 swaps and
- * signs them, on the bits. Beyond 1e5, s and c are wrong.
+ * Waite), fdlibm's minimax polynomials for sin r and cos r by Estrin's scheme (pairs of
+ * coefficients, then powers of r^4: three fused multiply-adds deep where Horner's rule is six),
+ * then the quadrant k mod 4 swaps and signs them, on the bits. Beyond 1e5, s and c are
+ * wrong. The code is written out where it is used, not called: gcc's inliner weighs the fused
+ * polynomials' fma as calls and would leave a call in the loops it vectorises.
  * k is y rounded by rint, which gcc makes one vector instruction where the target has one
  * (SSE4.1, AArch64): the loop over the angles runs at the registers' full width (the Panda's
  * seven angles in 36-43 ns, against 46-50 with an integer conversion). A rounding mode other
@@ -55,40 +58,45 @@ static inline double symdyn_fma(double a, double b, double c)
  * -Ofast or FMA contraction can fold this rounding away (they change the result by a few ulp
  * at most).
  */
-static inline void symdyn_sincos_bounded(double x, double *s, double *c)
-{
-    const double y = x * 0.6366197723675814;              /* x / (pi/2) */
-    const double nearest = rint(y), off = y - nearest;
-    const double kd = nearest + ((double)(off > 0.5) - (double)(off < -0.5));
-    union { double value; uint64_t bits; } shifted;       /* exact: k + 1.5 * 2^52 has ... */
-    shifted.value = kd + 6755399441055744.0;
-    const uint64_t quadrant = shifted.bits;               /* ... k mod 4 in its lowest bits */
-    const double r = (((x - kd * 1.5707963267341256) - kd * 6.077100506303966e-11)
-                      - kd * 2.0222662487111665e-21) - kd * 8.4784276603689e-32;
-    const double z = r * r, hz = 0.5 * z, w = 1.0 - hz;
-    const double sin_r = r + z * r * (-0.16666666666666632 + z * (0.00833333333332249
-                         + z * (-0.0001984126982985795 + z * (2.7557313707070068e-06
-                         + z * (-2.5050760253406863e-08 + z * 1.58969099521155e-10)))));
-    const double cos_r = w + (((1.0 - w) - hz) + z * z * (0.0416666666666666
-                         + z * (-0.001388888888887411 + z * (2.480158728947673e-05
-                         + z * (-2.7557314351390663e-07 + z * (2.087572321298175e-09
-                         + z * -1.1359647557788195e-11))))));
-    union { double value; uint64_t bits; } sin_x, cos_x;   /* the bits of doubles */
-    uint64_t swap;
-    sin_x.value = copysign(sin_r, r);   /* the sign of r, also for r = -0: sin(-0) = -0 */
-    cos_x.value = cos_r;
-    swap = (sin_x.bits ^ cos_x.bits) & (0u - (quadrant & 1u));   /* odd k: swap them */
-    sin_x.bits ^= swap ^ (quadrant & 2u) << 62;              /* k mod 4 in {2, 3}: sin x < 0 */
-    cos_x.bits ^= swap ^ ((quadrant + 1u) & 2u) << 62;       /* k mod 4 in {1, 2}: cos x < 0 */
-    *s = sin_x.value;
-    *c = cos_x.value;
-}
 
 /* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
 static void symdyn_sincos(double x, double *s, double *c)
 {
     if (fabs(x) < 1e5) {
-        symdyn_sincos_bounded(x, s, c);
+        const double symdyn_x = x;
+        const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
+        union { double value; uint64_t bits; } symdyn_k;
+        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
+        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
+                                                   - (double)(symdyn_off < -0.5));
+        symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
+        const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
+        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
+                                  - symdyn_kd * 6.077100506303966e-11)
+                                 - symdyn_kd * 2.0222662487111665e-21)
+                                - symdyn_kd * 8.4784276603689e-32;
+        const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
+        const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
+        const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
+            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
+                       symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
+            symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
+        const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
+            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
+                       symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
+            symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
+            (1.0 - symdyn_w) - symdyn_hz);
+        union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+        uint64_t symdyn_swap;
+        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
+        symdyn_cos_x.value = symdyn_cos_r;
+        symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
+                      & (0u - (symdyn_quadrant & 1u));
+        /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
+        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
+        symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
+        *s = symdyn_sin_x.value;
+        *c = symdyn_cos_x.value;
     } else {
         *s = sin(x);
         *c = cos(x);
@@ -107,7 +115,40 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
         s[k] = fabs(x[k]) < 1e5 ? x[k] : 0.0;
     }
     for (k = 0; k < n; k++) {
-        symdyn_sincos_bounded(s[k], &s[k], &c[k]);
+        const double symdyn_x = s[k];
+        const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
+        union { double value; uint64_t bits; } symdyn_k;
+        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
+        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
+                                                   - (double)(symdyn_off < -0.5));
+        symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
+        const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
+        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
+                                  - symdyn_kd * 6.077100506303966e-11)
+                                 - symdyn_kd * 2.0222662487111665e-21)
+                                - symdyn_kd * 8.4784276603689e-32;
+        const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
+        const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
+        const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
+            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
+                       symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
+            symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
+        const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
+            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
+                       symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
+            symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
+            (1.0 - symdyn_w) - symdyn_hz);
+        union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+        uint64_t symdyn_swap;
+        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
+        symdyn_cos_x.value = symdyn_cos_r;
+        symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
+                      & (0u - (symdyn_quadrant & 1u));
+        /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
+        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
+        symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
+        s[k] = symdyn_sin_x.value;
+        c[k] = symdyn_cos_x.value;
     }
     for (k = 0; k < n; k++) {
         if (!(fabs(x[k]) < 1e5)) {

@@ -159,6 +159,32 @@ def test_each_angle_has_one_sincos_at_the_top_and_a_lone_sin_keeps_libm():
     assert "symdyn_angle[8] = {q1, q2, q3, q4, q5, q6, q7, 0.0};" in pose[:pose.index("\n}\n")]
 
 
+@needs_gcc
+def test_steps_named_as_the_templates_names_are_renamed(tmp_path):
+    """The sin and cos code declares symdyn_x, symdyn_sin_r ... in the lane kernels' scope: a
+    step of that name would be shadowed there (or be assigned to as a const)."""
+    robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
+    q1, q2 = sympy.symbols("q1 q2")
+    s, c, t = sympy.symbols("symdyn_x symdyn_sin_r batch")
+    program = Program(
+        "gravity_torques", (Argument.vector("q", (q1, q2)),),
+        (Assignment(s, sympy.sin(q1)), Assignment(c, sympy.cos(q1)), Assignment(t, s * c)),
+        (Argument.vector("tau", (t + s, q2)),))
+    module = module_code(robot, [program], BACKENDS["c"])
+    (step, *_), = (f.body.steps for f in module.functions)
+    assert (step.sin, step.cos) == ("symdyn_x_", "symdyn_sin_r_")
+    source = render(module, BACKENDS["c"])
+    for path, text in source.items():
+        (tmp_path / path).write_text(text)
+    (path, text), = render(module, BACKENDS["c"], WRAPPER_FILES,
+                           extension=extension_name(robot.name, source)).items()
+    (tmp_path / path).write_text(text)
+    for name, flags in ((path, WRAPPER), ("planar2.c", STRICT)):
+        subprocess.run(["gcc", *flags, "-Wshadow", "-Werror", "-c", str(tmp_path / name), "-o",
+                        str(tmp_path / "out.o"), f"-I{sysconfig.get_paths()['include']}",
+                        f"-I{numpy.get_include()}"], check=True, capture_output=True)
+
+
 def sincos_probe(folder, compiler="gcc", flags=STRICT, rounding="FE_TONEAREST"):
     """The generated C's sin/cos of the joint angles (all in one call, as each function takes
     them) as a Python function of an array, built with ``flags``, run in the rounding mode

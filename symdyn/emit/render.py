@@ -161,8 +161,10 @@ class Module:
 
     @property
     def has_fma(self) -> bool:
-        """Whether some line fuses a product into a sum (CPrinter), so the C needs symdyn_fma."""
-        return any("symdyn_fma(" in text for f in self.functions for text in f.texts)
+        """Whether the C needs symdyn_fma: some line fuses a product into a sum (CPrinter), or
+        it takes sin and cos, whose polynomials are fused."""
+        return self.has_sincos or any("symdyn_fma(" in text
+                                      for f in self.functions for text in f.texts)
 
     @property
     def has_joint_trig(self) -> bool:
@@ -230,7 +232,9 @@ def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
 
 
 # Identifiers an intermediate must not take: the languages' keywords, the names the templates
-# declare in a function's scope, and the C library's names that the code calls or could meet.
+# declare in a function's scope, and the C library's names that the code calls or could meet;
+# and any name that begins with TEMPLATE_PREFIX, which the templates' own names (symdyn_fma, the
+# sin and cos code's symdyn_x ...) begin with.
 RESERVED = (
     set(keyword.kwlist)
     | {"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
@@ -239,12 +243,16 @@ RESERVED = (
        "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
        "_Imaginary"}
     | {"np", "batch", "in", "out", "step", "lane", "entry", "lanes_in", "lanes_out", "beyond",
-       "LANES", "MAX_ARGS", "MAX_DIMS", "symdyn_fma", "symdyn_sincos", "symdyn_sincos_bounded",
-       "symdyn_sincos_lanes", "symdyn_sincos_all", "symdyn_angle", "symdyn_sin", "symdyn_cos"}
+       "LANES", "MAX_ARGS", "MAX_DIMS"}
     | {"sin", "cos", "sqrt", "fabs", "copysign", "rint", "fma", "pow", "errno", "NAN", "INFINITY",
        "HUGE_VAL"}
 )
+TEMPLATE_PREFIX = "symdyn_"
 PARAMETER_PREFIX = "p_"
+
+
+def reserved(name: str) -> bool:
+    return name in RESERVED or name.startswith(TEMPLATE_PREFIX)
 
 
 def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
@@ -252,7 +260,8 @@ def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
 
     A free parameter is ``p_<name>``, so a user's name never meets an identifier of C, Python,
     their libraries or the templates (``NAN``, ``errno``, ``batch`` ...); an intermediate that
-    happens to be reserved gets a trailing ``_``. Names stay unique within the module.
+    happens to be reserved gets a trailing ``_`` (which no template's name has). Names stay
+    unique within the module.
     """
     taken = RESERVED | {s.name for p in programs for s in p.input_symbols} | {
         a.lhs.name for p in programs for a in p.assignments}
@@ -268,7 +277,7 @@ def identifiers(robot: Robot, programs) -> dict[sympy.Symbol, sympy.Symbol]:
         names[symbol] = fresh(PARAMETER_PREFIX + str(symbol))
     for program in programs:
         for a in program.assignments:
-            if a.lhs.name in RESERVED and a.lhs not in names:
+            if reserved(a.lhs.name) and a.lhs not in names:
                 names[a.lhs] = fresh(a.lhs.name)
     return names
 
