@@ -129,7 +129,7 @@ void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1682 multiplications, 1345 additions, 16 function calls. */
+ * 1628 multiplications, 1306 additions, 16 function calls. */
 void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

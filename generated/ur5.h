@@ -136,7 +136,7 @@ void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], con
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1467 multiplications, 1147 additions, 10 function calls. */
+ * 1407 multiplications, 1098 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

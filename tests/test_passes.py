@@ -111,8 +111,9 @@ def test_an_included_step_stays_irreducible_where_it_is_unchanged():
 
 
 def test_ldlt_solves_of_named_steps_are_irreducible_and_of_numbers_not():
-    """FD derivatives' 2n solves of inverse dynamics' derivatives (named steps) are marked;
-    M^-1's solves of unit vectors, whose products of L's entries recur, are searched."""
+    """A solve of named steps (forward dynamics' residuals) is marked, one of numbers is not;
+    FD derivatives' products of M^-1 and inverse dynamics' derivatives are marked, and M^-1,
+    whose products of L's entries recur, is searched."""
     from symdyn.derive.quantities import LDLT
     from symdyn.program.builder import ProgramBuilder
     b = ProgramBuilder()
@@ -130,10 +131,8 @@ def test_ldlt_solves_of_named_steps_are_irreducible_and_of_numbers_not():
     marked = {out.name: [steps[v] in program.irreducible for v in out.values if v in steps]
               for out in program.outputs}
     assert len(marked["Minv"]) == 36 and not any(marked["Minv"])
-    # dtau/dq1 is zero (axis 1 is vertical); dtau/dqd6 has one entry, a number (viscous
-    # friction)
-    assert marked["dqdd_dq"] == [True] * 30
-    assert marked["dqdd_dqd"] == ([True] * 5 + [False]) * 6        # row-major
+    assert marked["dqdd_dq"] == [True] * 30      # dtau/dq1 is zero (axis 1 is vertical)
+    assert marked["dqdd_dqd"] == [True] * 36
 
 
 @pytest.mark.parametrize("window", [2, 3])

@@ -210,21 +210,22 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
     """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
     dynamics (taken in their own program, qdd held fixed) evaluated at the accelerations
-    qdd = FD(q, qd, tau); M^-1 by the same LDL^T, one solve per column. ``part`` gives another
-    quantity's outputs (build)."""
+    qdd = FD(q, qd, tau); M^-1 from the same LDL^T (LDLT.inverse). Products by M^-1, not 2n
+    solves: as many operations, and each entry is one short sum instead of a chain of
+    substitutions. ``part`` gives another quantity's outputs (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
+    inverse = factors.inverse(b)
     outs = []
     derivatives = part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd)))
     for wrt, d in zip(("q", "qd"), derivatives):
-        # named, so that each solve reads symbols alone (see LDLT.solve); negated in
-        # symengine: long sums
-        d = [define(b, f"ndtau_d{wrt}{k // n + 1}_{k % n + 1}", -symengine.sympify(v))
-             for k, v in enumerate(d)]
-        columns = [factors.solve(b, [d[i * n + j] for i in range(n)]) for j in range(n)]
-        outs.append([columns[j][i] for i in range(n) for j in range(n)])
-    inverse = [factors.solve(b, [int(i == j) for i in range(n)]) for j in range(n)]
-    outs.append([inverse[j][i] for i in range(n) for j in range(n)])
+        # named, so that each product reads symbols alone
+        d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
+        # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
+        outs.append([to_sympy(define(b, f"dqdd_d{wrt}{i + 1}_{j + 1}", -symengine.Add(*(
+            inverse[i][k] * d[k * n + j] for k in range(n))), irreducible=True))
+            for i in range(n) for j in range(n)])
+    outs.append([to_sympy(inverse[i][j]) for i in range(n) for j in range(n)])
     return outs
 
 
@@ -264,8 +265,8 @@ def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
 class LDLT:
     """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D.
 
-    Held as symengine's expressions: the sums of the 3n solves of FD derivatives are built
-    there, many times faster than sympy builds them (the builder brings each step back).
+    Held as symengine's expressions: the sums of M^-1 and of the solves are built there, many
+    times faster than sympy builds them (the builder brings each step back).
     """
     L: list          # rows
     inv_d: list
@@ -284,6 +285,26 @@ class LDLT:
                 L[i][j] = define(b, f"L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
                     L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
         return cls(L, inv_d)
+
+    def inverse(self, b: ProgramBuilder) -> list[list]:
+        """M^-1 = L^-T D^-1 L^-1, rows, its upper triangle computed and mirrored. W = L^-1 is unit
+        lower triangular, W_ij = -sum_{j <= k < i} L_ik W_kj, and (M^-1)_ij is the sum over
+        k >= max(i, j) of W_ki (1/D_k) W_kj: one triangle, where n solves compute both."""
+        L, n = self.L, len(self.inv_d)
+        one, zero = symengine.Integer(1), symengine.Integer(0)
+        W = [[one if i == j else zero for j in range(n)] for i in range(n)]
+        for j in range(n):
+            for i in range(j + 1, n):
+                W[i][j] = define(b, f"W{i + 1}_{j + 1}", -symengine.Add(*(
+                    L[i][k] * W[k][j] for k in range(j, i))))
+        U = [[define(b, f"U{k + 1}_{j + 1}", W[k][j] * self.inv_d[k]) if k >= j else zero
+              for j in range(n)] for k in range(n)]
+        inverse = [[None] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i, n):
+                inverse[i][j] = inverse[j][i] = define(b, f"Minv{i + 1}_{j + 1}", symengine.Add(*(
+                    W[k][i] * U[k][j] for k in range(j, n))))
+        return inverse
 
     def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
         """x with M x = rhs, by forward and back substitution.
