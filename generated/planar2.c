@@ -355,6 +355,10 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double t2 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t1, symdyn_fma(p_m1, t1, symdyn_fma(2, t2, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t2;
+    const double iD1 = 1.0/Jc1_zz;
+    const double L2_1 = iD1*nM1_2_z;
+    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
+    const double iD2 = 1.0/D2;
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -371,10 +375,6 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     const double r1 = tau1 - n1_z;
     const double r2 = tau2 - N2_z;
-    const double iD1 = 1.0/Jc1_zz;
-    const double L2_1 = iD1*nM1_2_z;
-    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
-    const double iD2 = 1.0/D2;
     const double y2 = symdyn_fma(-L2_1, r1, r2);
     const double qdd2_out = iD2*y2;
     const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);
@@ -681,6 +681,10 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double t4 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t3, symdyn_fma(p_m1, t3, symdyn_fma(2, t4, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t4;
+    const double iD1 = 1.0/Jc1_zz;
+    const double L2_1 = iD1*nM1_2_z;
+    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
+    const double iD2 = 1.0/D2;
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -699,10 +703,6 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     const double r1 = tau1 - n1_z;
     const double r2 = tau2 - N2_z;
-    const double iD1 = 1.0/Jc1_zz;
-    const double L2_1 = iD1*nM1_2_z;
-    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
-    const double iD2 = 1.0/D2;
     const double y2 = symdyn_fma(-L2_1, r1, r2);
     const double qdd2_out = iD2*y2;
     const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);

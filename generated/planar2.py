@@ -309,6 +309,10 @@ def forward_dynamics(q, qd, tau, params):
     t2 = c2r_x*p_l1
     Jc1_zz = Jc2_yy + 2*t2 + p_m1*t1 + p_m2*t1
     nM1_2_z = Jc2_yy + t2
+    iD1 = 1.0/Jc1_zz
+    L2_1 = iD1*nM1_2_z
+    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
+    iD2 = 1.0/D2
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -325,10 +329,6 @@ def forward_dynamics(q, qd, tau, params):
     n1_z = N1_z + N2_z + fr1_y*p_l1
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
-    iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*nM1_2_z
-    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
-    iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
     qdd2_out = iD2*y2
     qdd1_out = iD1*r1 - L2_1*qdd2_out
@@ -719,6 +719,10 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t4 = c2r_x*p_l1
     Jc1_zz = Jc2_yy + 2*t4 + p_m1*t3 + p_m2*t3
     nM1_2_z = Jc2_yy + t4
+    iD1 = 1.0/Jc1_zz
+    L2_1 = iD1*nM1_2_z
+    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
+    iD2 = 1.0/D2
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -737,10 +741,6 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     n1_z = N1_z + N2_z + fr1_y*p_l1
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
-    iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*nM1_2_z
-    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
-    iD2 = 1.0/D2
     y2 = r2 - L2_1*r1
     qdd2_out = iD2*y2
     qdd1_out = iD1*r1 - L2_1*qdd2_out

@@ -237,9 +237,9 @@ def _square(values: list) -> sympy.Matrix:
 
 def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT, list]:
     """M's LDL^T and qdd = M^-1 (tau - h - friction), of the included programs of M and h."""
-    M, h = _square(part("mass_matrix")[0]), part("nonlinear_effects")[0]
+    factors = LDLT.factor(b, _square(part("mass_matrix")[0]))
+    h = part("nonlinear_effects")[0]
     residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
-    factors = LDLT.factor(b, M)
     return factors, factors.solve(b, residual)
 
 
