@@ -367,7 +367,8 @@ def section_c(robots, quick):
           "after the +-. random: 1024 independent states, q, qd, qdd (or tau) uniform in "
           "[-3, 3]; trajectory: q along a smooth path, consecutive samples as a controller "
           "calls them. floor: the function's sin and cos (the robot's first row) plus its "
-          "multiplications at the machine's rate (below), which no order of the code beats; "
+          "multiplications at the machine's rate (below): about the least time the "
+          "function's own work takes, in any order; "
           "target: Pinocchio's time over the speed-up issue #13 asks (10x, 5x for the "
           "derivatives).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
