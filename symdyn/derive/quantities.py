@@ -211,8 +211,9 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
     dynamics (taken in their own program, qdd held fixed) evaluated at the accelerations
     qdd = FD(q, qd, tau); M^-1 from the same LDL^T (LDLT.inverse). Products by M^-1, not 2n
-    solves: as many operations, and each entry is one short sum instead of a chain of
-    substitutions. ``part`` gives another quantity's outputs (build)."""
+    solves: a few operations fewer (M^-1 is computed once, by its symmetry), and each entry is
+    one short sum instead of a chain of substitutions. ``part`` gives another quantity's outputs
+    (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
