@@ -2,7 +2,8 @@
 
 ``build(files, name)`` compiles a robot's ``<name>.c`` (with the strict flags its users compile it
 with, for this machine) and its CPython wrapper into one shared object, stores it under a hash
-of everything that went into it, and loads it under a name of its own
+of everything that went into it with the digest of its bytes (see ``cache``: it is loaded only
+when they match), and loads it under a name of its own
 (``_symdyn_<robot>_<hash>``), so that it never replaces a module of the robot's name in
 ``sys.modules``. No ``-I`` names the build folder: a robot called ``math`` cannot hide
 ``<math.h>``.
@@ -20,12 +21,15 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy
 
 from ..errors import BuildError
 from ..version import __version__
+from . import cache as cache_files
+from .cache import CACHE_VARIABLE, cache_root
 
 STRICT = ("-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror")
 # Without contraction into fused multiply-adds a batch gives the single-state function's results
@@ -40,15 +44,6 @@ WRAPPER = ("-O2", "-ffp-contract=off", "-fno-trapping-math")
 # a single state would differ from a batch in the last bit.
 NATIVE = ("-march=native",)
 NATIVE_SCALAR = (*NATIVE, "-fno-tree-slp-vectorize")
-CACHE_VARIABLE = "SYMDYN_CACHE"
-
-
-def cache_root() -> Path:
-    """$SYMDYN_CACHE, else symdyn/ in the user's cache folder ($XDG_CACHE_HOME or ~/.cache)."""
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "symdyn"
 
 
 def compiler() -> str:
@@ -63,24 +58,82 @@ def build(robot: str, source: dict[str, str], wrapper: dict[str, str], *, cache=
     """Build (or reuse) and load the extension module of a robot's rendered C files.
 
     ``source`` holds ``<robot>.c`` and ``<robot>.h`` as ``--lang c`` writes them, ``wrapper``
-    the CPython wrapper, rendered for the module name ``extension_name(robot, source)``.
+    the CPython wrapper, rendered for the module name ``extension_name(robot, source)``. The
+    module is kept in the cache (``cache``, else ``cache_root()``) under a hash of everything
+    that went into it, beside the digest of its bytes, and loaded only when they match; with
+    no usable cache it is built in a private temporary folder, loaded and removed.
     """
     cc = compiler()
     native = _accepts(cc, NATIVE_SCALAR)
     flags = ((*STRICT, *NATIVE_SCALAR), (*WRAPPER, *NATIVE)) if native else (STRICT, WRAPPER)
     includes = (f"-I{sysconfig.get_paths()['include']}", f"-I{numpy.get_include()}")
-    digest = hashlib.sha256()
-    for part in [__version__, cc, sys.version, numpy.__version__, _host(), *flags,
+    key = hashlib.sha256()
+    for part in [LAYOUT, __version__, cc, sys.version, numpy.__version__, _host(), *flags,
                  *includes, *sorted({**source, **wrapper}.items())]:
         for text in (part if isinstance(part, tuple) else (part,)):
-            digest.update(text.encode() + b"\0")
+            key.update(text.encode() + b"\0")
     name = extension_name(robot, source)
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    root = Path(cache or cache_root())
-    target = root / digest.hexdigest()[:24] / f"{name}{suffix}"
-    if not target.exists():
-        _build(cc, robot, source, wrapper, includes, flags, root, target)
-    return _load(name, target)
+    filename = name + importlib.machinery.EXTENSION_SUFFIXES[0]
+    job = _Job(cc, robot, source, wrapper, includes, flags)
+    requested = Path(cache) if cache is not None else cache_root()
+    created = [p for p in (requested, *requested.parents) if not p.exists()]
+    root = cache_files.open_folder(requested)
+    if root is None:
+        with tempfile.TemporaryDirectory(prefix="symdyn-build-") as tmp:
+            module = Path(tmp) / filename
+            os.replace(job.run(Path(tmp)), module)
+            return _load(name, module)
+    entry = root / key.hexdigest()[:24]
+    if _verified(entry, filename):
+        return _load(name, entry / filename)
+    cache_files.sweep(root)
+    if entry.exists():
+        cache_files.warn(f"cache entry {entry} does not match the digest recorded with it "
+                         "(damaged or replaced); it is built again")
+        cache_files.discard(entry)
+    try:
+        staged = cache_files.staging_folder(root)
+    except OSError as exc:
+        raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
+                         f"{CACHE_VARIABLE} to a writable folder)") from None
+    try:
+        library = job.run(staged)
+        module = staged / filename
+        os.replace(library, module)
+        cache_files.write_atomic(staged / DIGEST, cache_files.digest(module.read_bytes()).encode())
+        for source_file in {**source, **wrapper}:       # only the module and its digest stay
+            (staged / source_file).unlink()
+        try:
+            os.rename(staged, entry)   # atomic: a concurrent run sees the whole entry or none
+        except OSError:
+            if not _verified(entry, filename):      # not another run's entry: a real failure
+                raise
+    except OSError as exc:
+        raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
+                         f"{CACHE_VARIABLE} to a writable folder)") from None
+    finally:
+        if staged.exists():
+            shutil.rmtree(staged, ignore_errors=True)
+        if not entry.exists():
+            for folder in created:     # the folders this build made, deepest first
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+    return _load(name, entry / filename)
+
+
+LAYOUT = "module and digest"   # in the key: entries of an older layout are never taken for these
+DIGEST = "SHA256"              # the file beside a cached module holding its bytes' digest
+
+
+def _verified(entry: Path, filename: str) -> bool:
+    """Whether ``entry`` holds the module with the digest this code recorded for it."""
+    recorded = cache_files.read_bytes(entry / DIGEST)
+    if recorded is None:
+        return False
+    module = cache_files.read_bytes(entry / filename)
+    return module is not None and cache_files.digest(module).encode() == recorded
 
 
 def extension_name(robot: str, source: dict[str, str]) -> str:
@@ -111,35 +164,31 @@ def _host() -> str:
     return platform.machine() + features
 
 
-def _build(cc, robot, source, wrapper, includes, flags, root: Path, target: Path):
-    """Compile in a temporary folder of the cache; only a finished module is moved into place,
-    so a failed build leaves the cache as it was (no empty folders)."""
-    created = [p for p in (root, *root.parents) if not p.exists()]
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=root, prefix=".build-") as tmp:
-            folder = Path(tmp)
-            for name, text in {**source, **wrapper}.items():
-                (folder / name).write_text(text, encoding="utf-8")
-            (wrapper_c,) = wrapper
-            robot_o, wrapper_o, library = (folder / n for n in ("robot.o", "wrapper.o", "lib.so"))
-            robot_flags, wrapper_flags = flags
-            _run([cc, *robot_flags, "-fPIC", "-c", str(folder / f"{robot}.c"), "-o", str(robot_o)])
-            _run([cc, *wrapper_flags, "-fPIC", *includes, "-c", str(folder / wrapper_c),
-                  "-o", str(wrapper_o)])
-            _run([cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
-            target.parent.mkdir(exist_ok=True)
-            os.replace(library, target)   # atomic: a concurrent build sees all of it or nothing
-    except OSError as exc:
-        raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
-                         f"{CACHE_VARIABLE} to a writable folder)") from None
-    finally:
-        if not target.exists():
-            for folder in created:     # the folders this build made, deepest first
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
+@dataclass(frozen=True)
+class _Job:
+    """What one compilation of a robot's module needs."""
+    cc: str
+    robot: str
+    source: dict
+    wrapper: dict
+    includes: tuple
+    flags: tuple
+
+    def run(self, folder: Path) -> Path:
+        """Compile in ``folder``; the shared object's path."""
+        for name, text in {**self.source, **self.wrapper}.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        (wrapper_c,) = self.wrapper
+        robot_o, wrapper_o, library = (folder / n for n in ("robot.o", "wrapper.o", "lib.so"))
+        robot_flags, wrapper_flags = self.flags
+        _run([self.cc, *robot_flags, "-fPIC", "-c", str(folder / f"{self.robot}.c"),
+              "-o", str(robot_o)])
+        _run([self.cc, *wrapper_flags, "-fPIC", *self.includes, "-c", str(folder / wrapper_c),
+              "-o", str(wrapper_o)])
+        _run([self.cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
+        robot_o.unlink()
+        wrapper_o.unlink()
+        return library
 
 
 def _run(command):
