@@ -218,9 +218,9 @@ def optimize_all(programs, values=None, progress=None) -> list[Program]:
     outputs and whatever the others add, and then each keeps the steps its own outputs read.
     ``progress`` hears of each optimization as it starts."""
     programs = list(programs)
-    sharing: dict[int, list[Program]] = {}
+    sharing: dict = {}
     for program in programs:
-        sharing.setdefault(id(program.assignments), []).append(program)
+        sharing.setdefault(_steps_key(program), []).append(program)
     optimized = {}
     for group in sharing.values():
         if progress:
@@ -244,6 +244,16 @@ def optimize_all(programs, values=None, progress=None) -> list[Program]:
             optimized[id(p)] = eliminate_dead_code(replace(together, name=p.name,
                                                            outputs=tuple(outputs)))
     return [optimized[id(p)] for p in programs]
+
+
+def _steps_key(program: Program):
+    """What programs must have in common to be optimized as one: the very same steps (one
+    tuple, made once by the derivation) over the same inputs. A program without steps shares
+    nothing: every empty tuple is one object, so identity alone would join, say, the one-joint
+    base_parameters(pi) (its output an input, unchanged) with friction_torques(qd)."""
+    if not program.assignments:
+        return id(program)
+    return id(program.assignments), program.inputs
 
 
 @dataclass(frozen=True)
