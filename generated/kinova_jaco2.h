@@ -30,6 +30,9 @@
 #ifndef SYMDYN_KINOVA_JACO2_H
 #define SYMDYN_KINOVA_JACO2_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define KINOVA_JACO2_CODE_SET 0x3a48b0c18f3d11c
+
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
 

@@ -24,6 +24,9 @@
  */
 
 #include "panda.h"
+#if PANDA_CODE_SET != 0x01688c496af6c89
+#error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
+#endif
 
 #include <math.h>
 

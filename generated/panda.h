@@ -31,6 +31,9 @@
 #ifndef SYMDYN_PANDA_H
 #define SYMDYN_PANDA_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define PANDA_CODE_SET 0x01688c496af6c89
+
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
 

@@ -16,6 +16,9 @@
  */
 
 #include "planar2.h"
+#if PLANAR2_CODE_SET != 0x9c85afa6430c1a1
+#error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
+#endif
 
 #include <math.h>
 

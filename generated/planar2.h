@@ -24,6 +24,9 @@
 #ifndef SYMDYN_PLANAR2_H
 #define SYMDYN_PLANAR2_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define PLANAR2_CODE_SET 0x9c85afa6430c1a1
+
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
 

@@ -21,6 +21,9 @@
  */
 
 #include "puma560.h"
+#if PUMA560_CODE_SET != 0x4fe1e35057f6e5f
+#error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
+#endif
 
 #include <math.h>
 

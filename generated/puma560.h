@@ -28,6 +28,9 @@
 #ifndef SYMDYN_PUMA560_H
 #define SYMDYN_PUMA560_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define PUMA560_CODE_SET 0x4fe1e35057f6e5f
+
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
 

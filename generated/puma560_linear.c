@@ -20,6 +20,9 @@
  */
 
 #include "puma560_linear.h"
+#if PUMA560_LINEAR_CODE_SET != 0xf5bd1a8eed30b4b
+#error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
+#endif
 
 #include <math.h>
 

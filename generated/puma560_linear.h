@@ -28,6 +28,9 @@
 #ifndef SYMDYN_PUMA560_LINEAR_H
 #define SYMDYN_PUMA560_LINEAR_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define PUMA560_LINEAR_CODE_SET 0xf5bd1a8eed30b4b
+
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
 

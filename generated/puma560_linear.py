@@ -23,6 +23,22 @@ beside a batch applies to every state. Needs numpy only.
 """
 import numpy as np
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".puma560_linear.*.symdyn-commit")):
+        raise ImportError("puma560_linear.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 6
 # Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ("m1", "mx1", "my1", "mz1", "XX1", "YY1", "ZZ1", "XY1", "YZ1", "XZ1", "m2", "mx2", "my2", "mz2", "XX2", "YY2", "ZZ2", "XY2", "YZ2", "XZ2", "m3", "mx3", "my3", "mz3", "XX3", "YY3", "ZZ3", "XY3", "YZ3", "XZ3", "m4", "mx4", "my4", "mz4", "XX4", "YY4", "ZZ4", "XY4", "YZ4", "XZ4", "m5", "mx5", "my5", "mz5", "XX5", "YY5", "ZZ5", "XY5", "YZ5", "XZ5", "m6", "mx6", "my6", "mz6", "XX6", "YY6", "ZZ6", "XY6", "YZ6", "XZ6",)

@@ -29,6 +29,9 @@
 #ifndef SYMDYN_UR5_H
 #define SYMDYN_UR5_H
 
+/* A digest of this header and its .c, which refuses to compile with a header of another run. */
+#define UR5_CODE_SET 0xcfc647942bc5d10
+
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
 

@@ -25,6 +25,22 @@ beside a batch applies to every state. Needs numpy only.
 """
 import numpy as np
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".ur5.*.symdyn-commit")):
+        raise ImportError("ur5.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 6
 # Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ()

@@ -5,7 +5,9 @@ command exits with code 2, as click does for misuse.
 """
 from __future__ import annotations
 
+import contextlib
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -17,10 +19,12 @@ from .emit import compile as compile_c
 from .emit import generate as generate_files
 from .emit import resolve_values
 from .emit.backends import BACKENDS
-from .emit.render import write_files
+from .emit.cache import CacheWarning
+from .emit.write import check_names, write_files
 from .errors import SymdynError
-from .identify import excitation, read_measurements
+from .identify import excitation
 from .identify import identify as identify_parameters
+from .identify.data import blocks as measurement_blocks
 from .identify.data import write_trajectory
 from .identify.estimate import POORLY_EXCITED
 from .program import op_count, optimize_all
@@ -88,8 +92,21 @@ METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="new
 
 @click.group()
 @click.version_option(__version__, prog_name="symdyn")
-def main():
+@click.pass_context
+def main(ctx):
     """Symbolic equations of motion for serial robot arms, from a DH table to Python and C."""
+    ctx.with_resource(_warnings_as_lines())
+
+
+@contextlib.contextmanager
+def _warnings_as_lines():
+    """The library's warnings (a refused cache, a damaged entry made again) as one line each
+    on stderr, as the command's own warnings are, not Python's two-line form."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", CacheWarning)
+        warnings.showwarning = (lambda message, *rest, **kwargs:
+                                click.echo(f"warning: {message}", err=True))
+        yield
 
 
 @main.command()
@@ -113,7 +130,13 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
         raise click.UsageError("--build goes with --lang c")
     values = _settings(settings)
     progress = Progress(quiet)
-    robot, dynamics = _derive(robot_file, progress, method)
+    robot = _load(robot_file)
+    try:        # before the derivation: a folder that cannot take the files is known now
+        check_names(out_dir, [f"{robot.name}.{ext}" for ext in ("py", "h", "c")])
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    progress(f"{robot.name} ({robot.dof} joints) by {method}")
+    dynamics = METHODS[method](robot, progress=progress)
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)
@@ -238,7 +261,8 @@ def check(robot_file, states, seed, quiet):
                "relative difference and the tolerance it must keep")
     for row in rows:
         error = "" if row.error is None else f"{row.error:9.1e} <= {row.tolerance:g}"
-        status = "ok" if row.passed else "FAILED"
+        status = (f"skipped ({row.skipped})" if row.skipped else "ok" if row.passed
+                  else "FAILED")
         note = f"  ({row.note})" if row.note else ""
         click.echo(f"  {row.check:<{width}}  {error:>17}  {status}{note}")
     failed = [row for row in rows if not row.passed]
@@ -304,9 +328,9 @@ def identify(robot_file, data_file, settings, output, quiet):
     dynamics = newton_euler(robot, progress=progress)
     try:
         values = resolve_values(robot, _settings(settings))
-        data = read_measurements(data_file, robot.dof)
-        progress(f"{data.samples} samples of {robot.dof} joints from {data_file}")
-        estimate = identify_parameters(dynamics, data, values=values, progress=progress)
+        progress(f"reading {data_file} a block at a time")
+        estimate = identify_parameters(dynamics, measurement_blocks(data_file, robot.dof),
+                                       values=values, progress=progress)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     known = dynamics.base.values(dynamics.robot, values)
@@ -398,8 +422,8 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
     """Write a robot file for the serial chain of a URDF: joints, inertias (lumped over fixed
     joints), limits, friction, base and tool."""
     if name is not None and not NAME.match(name):
-        raise UserError(f"--name {name!r}: lower-case letters, digits and _, starting with a "
-                        "letter")
+        raise UserError(f"--name {name[:60]!r}: at most 64 lower-case letters, digits and _, "
+                        "starting with a letter")
     try:
         text, spec = import_urdf(urdf_file, base=base, tip=tip, name=name, form=form,
                                  allow_inconsistent_inertia=lenient, snap_angles=snap_angles,

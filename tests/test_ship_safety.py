@@ -18,9 +18,10 @@ from support import ROBOTS, ROOT, assert_close, import_file, input_arrays
 
 import symdyn
 from symdyn.derive import QUANTITIES
+from symdyn.emit import staging
 from symdyn.emit.build import STRICT
 
-render_module = importlib.import_module("symdyn.emit.render")
+write_module = importlib.import_module("symdyn.emit.write")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
 # Names that are something else in C, POSIX, Python, numpy or symdyn's own templates.
@@ -164,7 +165,7 @@ def test_a_failed_replace_puts_every_file_back(tmp_path, monkeypatch, planar_dyn
             raise OSError(28, "No space left on device")
         return real(src, dst)
 
-    monkeypatch.setattr(render_module.os, "replace", replace)
+    monkeypatch.setattr(write_module.os, "replace", replace)
     with pytest.raises(symdyn.EmitError) as info:
         symdyn.generate(planar_dynamics, ["c", "python"], out)
     assert str(failed[0]) in str(info.value) and "No space left" in str(info.value)
@@ -173,15 +174,15 @@ def test_a_failed_replace_puts_every_file_back(tmp_path, monkeypatch, planar_dyn
 
 def test_a_failed_write_leaves_no_folder_and_no_temporaries(tmp_path, monkeypatch,
                                                             planar_dynamics):
-    real, count = render_module._stage, []
+    real, count = write_module._stage, []
 
-    def stage(folder, name, data, mode):
+    def stage(folder, name, run, data, mode):
         count.append(name)
         if len(count) == 3:
             raise OSError(5, "Input/output error")
-        return real(folder, name, data, mode)
+        return real(folder, name, run, data, mode)
 
-    monkeypatch.setattr(render_module, "_stage", stage)
+    monkeypatch.setattr(write_module, "_stage", stage)
     with pytest.raises(symdyn.EmitError, match="planar2.py"):
         symdyn.generate(planar_dynamics, ["c", "python"], tmp_path / "new" / "deeper")
     assert list(tmp_path.iterdir()) == []
@@ -200,10 +201,17 @@ def test_writes_refuse_a_folder_in_the_way_and_a_dangling_link(tmp_path, planar_
 
 
 def test_leftovers_of_a_killed_run_are_removed(tmp_path, planar_dynamics):
-    (tmp_path / ".planar2.c.x1y2.symdyn-tmp").write_text("half")
+    (tmp_path / f".planar2.c.{staging._host()}-{_dead_pid()}-1a2b.symdyn-tmp").write_text("half")
     (tmp_path / ".keep").write_text("not ours")
     symdyn.generate(planar_dynamics, "c", tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".keep", "planar2.c", "planar2.h"]
+
+
+def _dead_pid() -> int:
+    """The number of a process that has ended."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
 
 
 def test_output_is_the_same_from_any_folder_and_path_form(tmp_path):

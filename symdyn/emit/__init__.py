@@ -19,7 +19,8 @@ from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
 from . import build
 from .backends import WRAPPER
-from .render import backend, module_code, render, write_files
+from .render import backend, module_code, render
+from .write import write_files
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
@@ -79,7 +80,7 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
 
     ``robot`` is a Dynamics or a robot file (derived by Newton-Euler). The C is exactly what
     ``generate(..., "c")`` writes with the same ``quantities`` and ``values``; the build is
-    cached by content (see ``build.cache_root``), so a second call only loads it.
+    cached by content (see ``cache``), so a second call only loads it.
     """
     progress = progress or (lambda message: None)
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))

@@ -1,18 +1,15 @@
-"""Programs -> files: the template context, Jinja rendering and atomic writing.
+"""Programs -> files' texts: the template context and Jinja rendering.
 
 The context is a few small dataclasses of already-printed code (SymForce's approach); templates
 only lay it out, under ``StrictUndefined`` so that a missing name fails loudly. All files of a
-run are rendered in memory first and then moved into place, so a failure leaves the output
-folder as it was.
+run are rendered in memory first; ``write`` moves them into place.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import keyword
-import os
-import secrets
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import ClassVar
@@ -29,7 +26,7 @@ from ..robot.expr import as_text
 from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
 from ..version import __version__
-from . import build
+from . import cache
 from .backends import BACKENDS, Backend
 
 # The most operations an angle for which a function's sin and cos go in one loop (joint_trig).
@@ -148,6 +145,9 @@ class Module:
     base_parameters: tuple[str, ...]   # names of beta, where its functions are written
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
+    # Where the files of one run name their set: replaced by a digest of them all (render). No
+    # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
+    code_set: ClassVar[str] = "\0symdyn code set\0"
 
     @property
     def has_sincos(self) -> bool:
@@ -371,28 +371,45 @@ def environment() -> jinja2.Environment:
 
 def _template_cache() -> jinja2.BytecodeCache | None:
     try:
-        root = build.cache_root()
+        root = cache.cache_root()
     except RuntimeError:        # no home folder to find the user's cache in: no cache
         return None
-    return _TemplateCache(str(root / "templates"))
+    folder = cache.open_folder(root)
+    return None if folder is None else _TemplateCache(folder / "templates")
 
 
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
+class _TemplateCache(jinja2.BytecodeCache):
     """The templates compiled by an earlier run, beside the compiled C in the user's cache:
     compiling them took a quarter of a second of every run, as long as generating a small
-    robot's code. jinja checks each against its template's source and its own and Python's
-    versions; a cache that cannot be read or written, or holds anything else, is no cache."""
+    robot's code. A compiled template is a marshalled code object that Jinja runs, so each is
+    sealed with the digest of its bytes and unmarshalled only when they match (see ``cache``);
+    Jinja then checks it against its template's source. An entry that cannot be read or does
+    not match is compiled afresh and written again; a folder that cannot be written is no
+    cache."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def _path(self, bucket) -> Path:
+        return self.folder / f"{bucket.key}.sealed"
 
     def load_bytecode(self, bucket):
-        try:
-            super().load_bytecode(bucket)
-        except Exception:       # a truncated or foreign file: compiled afresh
-            bucket.reset()
+        path = self._path(bucket)
+        blob = cache.read_bytes(path)
+        if blob is None:
+            return
+        payload = cache.unseal(blob)
+        if payload is None:
+            cache.warn(f"cache entry {path} does not match the digest recorded with it "
+                       "(damaged or replaced); the template is compiled again")
+            cache.discard(path)
+            return
+        bucket.bytecode_from_string(payload)
 
     def dump_bytecode(self, bucket):
         with contextlib.suppress(OSError):
-            os.makedirs(self.directory, exist_ok=True)
-            super().dump_bytecode(bucket)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
+            cache.write_atomic(self._path(bucket), cache.seal(bucket.bytecode_to_string()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -406,94 +423,15 @@ def _backend_environment(backend: Backend) -> jinja2.Environment:
 
 def render(module: Module, backend: Backend, files=None, **context) -> dict[str, str]:
     """File name -> text, for the backend's files (or the ``files`` given as (template,
-    name pattern) pairs), with ``context`` beside the module."""
+    name pattern) pairs), with ``context`` beside the module. Where the files name their set
+    (``Module.code_set``), they get the digest of all of them."""
     env = _backend_environment(backend)
-    return {pattern.format(name=module.name):
-            env.get_template(template).render(m=module, **context)
-            for template, pattern in (files or backend.files)}
-
-
-TEMPORARY = ".symdyn-tmp"    # the suffix of what a run stages; any found later is a leftover
-
-
-def write_files(files: dict[str, str], out_dir) -> list[Path]:
-    """Write all files or none, so that the folder is as it was after any failure.
-
-    Each file is staged as a temporary beside its target; then each target is replaced, the old
-    file kept under a second name until all are in place, and put back if one fails. Leftovers
-    of a killed run (their names end in TEMPORARY) are removed first.
-    """
-    out = Path(out_dir)
-    if out.is_symlink() and not out.exists():
-        raise EmitError(f"cannot write to {out}: it is a symbolic link to nothing")
-    if out.exists() and not out.is_dir():
-        raise EmitError(f"cannot write to {out}: it is not a folder")
-    targets = {name: out / name for name in files}
-    for target in targets.values():
-        if target.exists() and not target.is_file():
-            raise EmitError(f"cannot write {target}: it is a folder or a device, not a file")
-    created = [p for p in (out, *out.parents) if not p.exists()]
-    staged: dict[Path, Path] = {}     # target -> its new content, staged
-    kept: dict[Path, Path | None] = {}  # target -> its old content under a second name, or None
-    current = out
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for leftover in out.glob(f".*{TEMPORARY}"):
-            leftover.unlink()
-        umask = os.umask(0)
-        os.umask(umask)
-        for name, text in files.items():
-            current = targets[name]
-            staged[current] = _stage(out, name, text.encode("utf-8"), 0o666 & ~umask)
-        for target, new in staged.items():
-            current = target
-            old = None
-            if target.exists():
-                old = out / f".{target.name}.{secrets.token_hex(4)}{TEMPORARY}"
-                os.link(target, old)
-            kept[target] = old
-            os.replace(new, target)
-    except OSError as exc:
-        for target, old in reversed(kept.items()):     # put back what was replaced
-            if old is None:
-                target.unlink(missing_ok=True)
-            elif os.path.samefile(old, target):         # not replaced: rename would do nothing
-                old.unlink()
-            else:
-                os.replace(old, target)
-        _remove([*staged.values()], created)
-        raise EmitError(f"cannot write {current}: {exc.strerror or exc}") from None
-    except BaseException:
-        _remove([*staged.values(), *(old for old in kept.values() if old)], created)
-        raise
-    _remove([old for old in kept.values() if old], [])
-    return list(targets.values())
-
-
-def _stage(folder: Path, name: str, data: bytes, mode: int) -> Path:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMPORARY, dir=folder)
-    try:
-        os.chmod(tmp, mode)     # as an ordinary new file, not mkstemp's 0600
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return Path(tmp)
-
-
-def _remove(files, folders):
-    """Best effort: what a failed run made, files first, then the folders it created."""
-    for path in files:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            pass
-    for folder in folders:          # deepest first
-        try:
-            folder.rmdir()
-        except OSError:
-            break
+    texts = {pattern.format(name=module.name):
+             env.get_template(template).render(m=module, **context)
+             for template, pattern in (files or backend.files)}
+    digest = hashlib.sha256("\0".join(texts[k] for k in sorted(texts)).encode()).hexdigest()
+    return {name: text.replace(Module.code_set, f"0x{digest[:15]}") for name, text in
+            texts.items()}
 
 
 def backend(lang: str) -> Backend:

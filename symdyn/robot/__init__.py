@@ -6,7 +6,15 @@ import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
-from .file import C_HEADERS, NAME, LinkSpec, RobotSpec, load_robot_spec, robot_spec_from_text
+from .file import (
+    C_HEADERS,
+    NAME,
+    NAME_LENGTH,
+    LinkSpec,
+    RobotSpec,
+    load_robot_spec,
+    robot_spec_from_text,
+)
 from .model import Robot
 from .rigid import QUARTER_TOLERANCE
 from .urdf import read_chain
@@ -54,6 +62,7 @@ def robot_name(text: str) -> str:
     name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "robot"
     if not name[0].isalpha():
         name = "robot_" + name
+    name = name[:NAME_LENGTH - len("_robot")].rstrip("_")   # room for the suffix below
     if not NAME.match(name) or name in C_HEADERS or keyword.iskeyword(name):
         name += "_robot"
     return name

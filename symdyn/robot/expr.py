@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from typing import Callable
 
 import sympy
@@ -39,6 +40,22 @@ _BINARY = {
     ast.Pow: operator.pow,
 }
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+
+# The one grammar of a decimal number, in every file symdyn reads (YAML, URDF, CSV): ASCII digits,
+# an optional fraction and exponent. Python's float() also takes 1_0 and other scripts' digits,
+# which no robot or measurement file means.
+DECIMAL = r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+_DECIMAL = re.compile(DECIMAL + r"\Z")
+
+
+def decimal(text: str) -> float:
+    """``text`` as a float, if it is a decimal number by DECIMAL (surrounding blanks allowed);
+    ValueError otherwise."""
+    stripped = text.strip(" \t")
+    if not _DECIMAL.match(stripped):
+        raise ValueError(f"{text.strip()[:40]!r} is not a decimal number")
+    return float(stripped)
 
 
 class ExpressionError(ValueError):
@@ -117,6 +134,10 @@ class _Builder:
 
     def visit(self, node) -> sympy.Expr:
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            literal = ast.get_source_segment(self.text, node)
+            if literal is not None and not _DECIMAL.match(literal):
+                raise ExpressionError(f"{literal!r} is not a decimal number (digits 0-9, "
+                                      "without _)")
             return number(node.value)
         if isinstance(node, ast.Name):
             if node.id in CONSTANTS:

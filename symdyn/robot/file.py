@@ -23,11 +23,14 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
-from .expr import CONSTANTS, FUNCTIONS, ExpressionError, number, parse_expression
+from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
 from .shapes import AXES, KINDS, Solid, combined
 from .validity import actuator_problem, body_problem, numeric
 
-NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+# A robot's name heads its file names and C identifiers: at most 64 characters, as C99 keeps
+# 63 of an identifier significant and a file name may have 255.
+NAME_LENGTH = 64
+NAME = re.compile(rf"[a-z][a-z0-9_]{{0,{NAME_LENGTH - 1}}}\Z")
 PARAMETER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 # Names a parameter cannot have: Python's keywords (an expression could not name it) and the
 # expressions' own words. The generated code gives parameters identifiers of its own (p_<name>),
@@ -186,8 +189,7 @@ _Loader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in (
         ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
         ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", "-+0123456789"),
-        ("float", r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
-                  r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", "-+.0123456789"),
+        ("float", DECIMAL + r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", "-+.0123456789"),
         ("null", r"~|null|Null|NULL|", ["~", "n", "N", ""])):
     _Loader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}",
                                   re.compile(f"^(?:{_pattern})$"), list(_first))
@@ -223,10 +225,11 @@ class _Reader:
 
         name = self.scalar_str(self.require(top, "name", root), "name")
         if not NAME.match(name) or keyword.iskeyword(name) or name in C_HEADERS:
-            raise self.error(f"{name!r} is not a valid robot name", top["name"], "name",
-                             "lower-case letters, digits and _, starting with a letter, neither "
-                             "a Python keyword nor a C library header's name (the name is the "
-                             "generated module's and header's)")
+            shown = repr(name) if len(name) <= 80 else f"{name[:60]!r}... ({len(name)} characters)"
+            raise self.error(f"{shown} is not a valid robot name", top["name"], "name",
+                             f"at most {NAME_LENGTH} lower-case letters, digits and _, starting "
+                             "with a letter, neither a Python keyword nor a C library header's "
+                             "name (the name is the generated module's and header's)")
         source = self.scalar_str(top["source"], "source") if "source" in top else ""
         convention = self.choice(self.require(top, "convention", root), "convention", CONVENTIONS)
         if "allow_inconsistent_inertia" in top:

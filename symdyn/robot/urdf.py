@@ -27,6 +27,7 @@ import defusedxml.sax
 import numpy as np
 
 from ..errors import RobotFileError
+from .expr import decimal
 from .file import read_bounded
 from .rigid import QUARTER_TOLERANCE, Body, inertia_tensor, pose
 from .validity import actuator_problem, body_problem
@@ -201,7 +202,7 @@ class _Tree:
             return np.array(default, dtype=float)
         words = text.split()
         try:
-            values = [float(word) for word in words]
+            values = [decimal(word) for word in words]
         except ValueError:
             hint = " (a xacro file? run xacro first)" if "$" in text else ""
             raise self.error(f"{attribute}={text!r} is not {count} number{'s' * (count > 1)}"
