@@ -121,7 +121,28 @@ BAD_DATA = [
     ("nan", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2], "nan", 1)),
      "not a finite number"),
     ("text", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2], "abc", 1)),
-     "'abc' is not a finite number"),
+     "'abc' is not a decimal number"),
+    ("huge", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[8], "1e308", 1)),
+     "data.csv:4: qd3: 1e+308 makes the regressor or the torque overflow"),
+    ("overflow of a product", _data(transform=lambda t: t.replace(
+        t.splitlines()[5].split(",")[7], "1e200", 1)), "data.csv:6: qd2: 1e+200 makes"),
+    ("underscore", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2], "1_0", 1)),
+     "data.csv:4: q3: '1_0' is not a decimal number"),
+    ("arabic digits", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2],
+                                                          "\u0661", 1)),
+     "data.csv:4: q3: '\u0661' is not a decimal number"),
+    ("CR alone", _data(transform=lambda t: t.replace("\n", "\r")), "carriage return alone"),
+    ("a long field", _data(transform=lambda t: t.replace(t.splitlines()[3].split(",")[2],
+                                                         "1" * 200_000, 1)),
+     "data.csv:4: a line of 200"),
+    ("a long field, ignored", _data(header=["t"] + [f"{k}{i}" for k in ("q", "qd", "qdd", "tau")
+                                                    for i in range(1, 7)],
+                                    transform=lambda t: t.replace("\n-", "\n" + "x" * 200_000
+                                                                  + ",-", 1)),
+     "a line of 200"),
+    ("duplicate column", _data(header=[f"{k}{i}" for k in ("q", "qd", "qdd", "tau")
+                                       for i in range(1, 7)] + ["q1"]),
+     "column 'q1' is given twice (columns 1 and 25)"),
     ("short row", _data(transform=lambda t: t.replace("\n", ",1\n", 3)), "values where the header"),
     ("too few samples", _data(rows=3), "equations for 58 base parameters"),
     ("no excitation", "\n".join([",".join(f"{k}{i}" for k in ("q", "qd", "qdd", "tau")

@@ -10,6 +10,7 @@ deviation above POORLY_EXCITED marks a parameter the motion does not excite well
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..program.passes import eliminate_dead_code
 from .data import Measurements
 
 POORLY_EXCITED = 0.10       # relative standard deviation
-CHUNK = 20000               # samples a pass of the regressor takes
+CHUNK = 5000                # samples a pass of the regressor takes (its memory: CHUNK n b)
 
 
 @dataclass(frozen=True)
@@ -79,51 +80,120 @@ def base_regressor_function(dynamics: Dynamics, values=None):
     return (lambda q, qd, qdd: module.base_regressor(q, qd, qdd, *params)), module.BASE_PARAMETERS
 
 
-def stacked(regressor, q, qd, qdd, progress=None) -> np.ndarray:
-    """The base regressor at every sample, (N n) x b, computed a chunk at a time."""
-    progress = progress or (lambda message: None)
-    parts = []
-    for start in range(0, len(q), CHUNK):
-        stop = min(start + CHUNK, len(q))
-        progress(f"base regressor at samples {start + 1}..{stop} of {len(q)}")
-        Y = regressor(q[start:stop], qd[start:stop], qdd[start:stop])
-        parts.append(Y.reshape(-1, Y.shape[-1]))
-    return np.vstack(parts)
-
-
-def identify(dynamics: Dynamics, data: Measurements, *, values=None,
-             progress=None) -> Estimate:
-    """Ordinary and weighted least-squares estimates of the base parameters from ``data``."""
-    progress = progress or (lambda message: None)
+def identify(dynamics: Dynamics, data, *, values=None, progress=None) -> Estimate:
+    """Ordinary and weighted least-squares estimates of the base parameters from ``data``:
+    Measurements, or an iterable of them (``data.blocks`` of a file of any length). The
+    samples are folded into triangular factors as they come (``_Factors``), so memory grows
+    with the base parameters, not with the samples."""
+    progress = _Throttled(progress or (lambda message: None))
     regressor, names = base_regressor_function(dynamics, values)
     n, b = dynamics.robot.dof, len(names)
-    if data.samples * n <= b:
-        raise DataFileError(data.path, f"{data.samples} samples of {n} joints give "
-                            f"{data.samples * n} equations for {b} base parameters",
+    factors = _Factors(n, b)
+    path = None
+    for block in [data] if isinstance(data, Measurements) else data:
+        path = block.path
+        for start in range(0, block.samples, CHUNK):
+            stop = min(start + CHUNK, block.samples)
+            Y = regressor(block.q[start:stop], block.qd[start:stop], block.qdd[start:stop])
+            tau = block.tau[start:stop]
+            _check_sizes(block, start, Y, tau)
+            factors.add(Y, tau)
+        progress.estimate(f"{factors.samples} samples", block.done)
+    if path is None or factors.samples * n <= b:
+        raise DataFileError(path or "the data", f"{factors.samples} samples of {n} joints give "
+                            f"{factors.samples * n} equations for {b} base parameters",
                             expected="many more samples than base parameters")
-    W = stacked(regressor, data.q, data.qd, data.qdd, progress)
-    y = data.tau.reshape(-1)
-    progress(f"least squares: {W.shape[0]} equations, {b} base parameters")
-    singular = np.linalg.svd(W, compute_uv=False)
-    condition = float(singular[0] / singular[-1]) if singular[-1] > 0 else np.inf
+    progress(f"least squares: {factors.samples * n} equations, {b} base parameters")
+    ordinary = factors.fit(np.ones(n))
+    condition = ordinary.condition
     if not condition < 1e10:
-        raise DataFileError(data.path, f"the motion does not excite every base parameter (the "
+        raise DataFileError(path, f"the motion does not excite every base parameter (the "
                             f"stacked regressor's condition number is {condition:.3g})",
                             expected="a richer motion, e.g. from symdyn excite")
-    ordinary = _least_squares(W, y)
-    residual = (y - W @ ordinary.beta).reshape(-1, n)
-    dof_left = max(data.samples - b / n, 1.0)
-    joint_sigma = np.sqrt((residual ** 2).sum(axis=0) / dof_left)
-    weights = np.tile(1.0 / np.where(joint_sigma > 0, joint_sigma, 1.0), data.samples)
-    weighted = _least_squares(W * weights[:, None], y * weights)
-    return Estimate(tuple(names), ordinary, weighted, condition, joint_sigma, data.samples)
+    dof_left = max(factors.samples - b / n, 1.0)
+    joint_sigma = np.sqrt(factors.joint_residuals(ordinary.fit.beta) / dof_left)
+    weighted = factors.fit(1.0 / np.where(joint_sigma > 0, joint_sigma, 1.0))
+    return Estimate(tuple(names), ordinary.fit, weighted.fit, condition, joint_sigma,
+                    factors.samples)
 
 
-def _least_squares(W, y) -> Fit:
-    beta, *_ = np.linalg.lstsq(W, y, rcond=None)
-    residual = y - W @ beta
-    variance = residual @ residual / (W.shape[0] - W.shape[1])
-    # (W^T W)^-1 from the SVD, which stays accurate where W^T W's entries would not
-    _, s, vt = np.linalg.svd(W, full_matrices=False)
-    covariance = (vt.T / s ** 2) @ vt * variance
-    return Fit(beta, np.sqrt(np.diag(covariance)))
+# Beyond this a regressor entry's square, summed over the samples, could overflow a double.
+LARGEST = 1e150
+
+
+def _check_sizes(block: Measurements, start: int, Y, tau):
+    """Refuse samples whose regressor or torque is not finite or too large to be squared: a
+    value like 1e308, or one that overflows a product (qd = 1e200), is bad input."""
+    bad = ~(np.isfinite(Y).all(axis=(1, 2)) & (np.abs(Y).max(axis=(1, 2)) < LARGEST)
+            & (np.abs(tau).max(axis=1) < LARGEST))
+    if not bad.any():
+        return
+    k = start + int(np.argmax(bad))
+    values = {f"{kind}{j + 1}": float(getattr(block, kind)[k, j])
+              for kind in ("q", "qd", "qdd", "tau") for j in range(block.q.shape[1])}
+    column = max(values, key=lambda name: abs(values[name]))
+    raise DataFileError(block.path, f"{values[column]:g} makes the regressor or the torque "
+                        "overflow", line=block.line(k), field=column,
+                        expected=f"values whose products stay below {LARGEST:g}")
+
+
+@dataclass(frozen=True)
+class _Solved:
+    fit: Fit
+    condition: float    # of the stacked regressor: its factor R has the same singular values
+
+
+class _Factors:
+    """For each joint j, the triangular factor R_j of [W_j y_j]: its samples' base-regressor
+    rows beside their torques, updated by a QR of [R_j; new rows] as blocks arrive (Lawson and
+    Hanson, "Solving Least Squares Problems", ch. 27: sequential accumulation). R_j keeps all
+    that least squares needs of joint j's rows: |[W_j y_j] v| = |R_j v| for every v."""
+
+    def __init__(self, n: int, b: int):
+        self.R = [np.zeros((0, b + 1)) for _ in range(n)]
+        self.samples = 0
+
+    def add(self, Y: np.ndarray, tau: np.ndarray):
+        for j, R in enumerate(self.R):
+            rows = np.column_stack([Y[:, j, :], tau[:, j]])
+            self.R[j] = np.linalg.qr(np.vstack([R, rows]), mode="r")
+        self.samples += len(Y)
+
+    def fit(self, weights: np.ndarray) -> _Solved:
+        """Least squares with joint j's rows weighed by weights[j]."""
+        stacked = np.linalg.qr(np.vstack([w * R for w, R in zip(weights, self.R)]), mode="r")
+        b = stacked.shape[1] - 1
+        R, z, rho = stacked[:b, :b], stacked[:b, b], stacked[b, b] if len(stacked) > b else 0
+        # beta and (W^T W)^-1 = (R^T R)^-1 from R's SVD, which stays accurate where W^T W's
+        # entries would not, and says how well conditioned W is before anything is divided
+        u, s, vt = np.linalg.svd(R)
+        if not s[-1] > 0:
+            return _Solved(Fit(np.full(b, np.nan), np.full(b, np.inf)), np.inf)
+        beta = vt.T @ ((u.T @ z) / s)
+        variance = rho ** 2 / (self.samples * len(self.R) - b)
+        covariance = (vt.T / s ** 2) @ vt * variance
+        return _Solved(Fit(beta, np.sqrt(np.diag(covariance))), float(s[0] / s[-1]))
+
+    def joint_residuals(self, beta: np.ndarray) -> np.ndarray:
+        """|y_j - W_j beta|^2 for each joint."""
+        v = np.append(beta, -1.0)
+        return np.array([float(np.sum((R @ v) ** 2)) for R in self.R])
+
+
+class _Throttled:
+    """Progress at most every two seconds, with the time left from the share done."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, message):
+        self.progress(message)
+
+    def estimate(self, message, done: float):
+        now = time.monotonic()
+        if now - self.last < 2 and done < 1:
+            return
+        self.last = now
+        left = (now - self.start) * (1 - done) / done if done > 0 else float("nan")
+        self.progress(f"{message}: {done:.0%} of the data, about {left:.0f} s left")
