@@ -201,6 +201,8 @@ class _Tree:
                                  expected=f"{count} number{'s' * (count > 1)}")
             return np.array(default, dtype=float)
         words = text.split()
+        if any(word.lower().lstrip("+-") in ("nan", "inf", "infinity") for word in words):
+            raise self.error(f"{attribute}={text!r} is not finite", element)
         try:
             values = [decimal(word) for word in words]
         except ValueError:
