@@ -6,6 +6,7 @@ command exits with code 2, as click does for misuse.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 import warnings
 from pathlib import Path
@@ -378,7 +379,8 @@ def _percent(r) -> str:
               help="Samples per second written.")
 @click.option("--iterations", default=400, show_default=True, type=click.IntRange(0, 100000),
               help="Steps of the optimisation.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the random search.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+              help="Seed of the random search (a non-negative integer).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="The trajectory (CSV: t, q, qd, qdd).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the file written.")
@@ -387,6 +389,7 @@ def excite(robot_file, settings, harmonics, period, rate, iterations, seed, outp
     limits, with the smallest condition number of the base regressor found."""
     progress = Progress(quiet)
     robot = _load(robot_file)
+    _check_sampling(harmonics, period, rate, robot.dof)
     try:
         values = resolve_values(robot, _settings(settings))
         trajectory = excitation(newton_euler(robot, progress=progress), harmonics=harmonics,
@@ -399,6 +402,30 @@ def excite(robot_file, settings, harmonics, period, rate, iterations, seed, outp
         raise UserError(str(exc)) from None
     progress(f"condition number {trajectory.condition:.4g} over one period of {period:g} s")
     click.echo(output)
+
+
+# The most bytes of trajectory excite writes into memory (t, q, qd and qdd as doubles).
+MAX_TRAJECTORY_BYTES = 1 << 30
+
+
+def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
+    """The options of excite, taken together, before any work: finite numbers (click's ranges
+    let NaN through), enough samples a period for the highest harmonic (Nyquist), and a
+    trajectory that fits in memory."""
+    for option, value in (("--period", period), ("--rate", rate)):
+        if not math.isfinite(value):
+            raise UserError(f"{option} {value}: expected a finite number")
+    samples = round(period * rate)
+    needed = 2 * harmonics + 1
+    if samples < needed:
+        raise UserError(f"--period {period:g} at --rate {rate:g} gives {samples} samples a "
+                        f"period; {harmonics} harmonics need at least {needed} (raise --rate "
+                        "or --period)")
+    size = samples * (3 * dof + 1) * 8
+    if size > MAX_TRAJECTORY_BYTES:
+        raise UserError(f"--period {period:g} at --rate {rate:g} gives {samples} samples of "
+                        f"{dof} joints, {size / 2**30:.1f} GiB of trajectory; expected at most "
+                        f"{MAX_TRAJECTORY_BYTES >> 30} GiB (lower --rate or --period)")
 
 
 @main.command("import")

@@ -215,3 +215,19 @@ def test_a_million_rows_are_identified_in_bounded_memory(tmp_path):
     assert code in (0, None), run.stderr
     assert "1000000 samples" in run.stdout
     assert peak_kib < 400 * 1024
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--rate", "nan"], "--rate nan: expected a finite number"),
+    (["--period", "nan"], "--period nan: expected a finite number"),
+    (["--seed", "-1"], "-1 is not in the range"),
+    (["--period", "1e4", "--rate", "1e5"], "GiB of trajectory; expected at most 1 GiB"),
+    (["--period", "0.1", "--rate", "1"], "gives 0 samples a period; 5 harmonics need"),
+    (["--harmonics", "20", "--period", "1", "--rate", "30"], "need at least 41"),
+], ids=["nan rate", "nan period", "negative seed", "gigabytes", "no sample", "nyquist"])
+def test_excite_refuses_bad_options_before_any_work(tmp_path, options, words):
+    out = tmp_path / "x.csv"
+    result = CliRunner().invoke(main, ["excite", str(ROBOTS / "planar2.yaml"), "-o", str(out),
+                                       *options])
+    assert result.exit_code == 2 and words in result.output
+    assert "deriving" not in result.output and not out.exists()

@@ -10,7 +10,6 @@ deviation above POORLY_EXCITED marks a parameter the motion does not excite well
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +21,7 @@ from ..emit import python_module
 from ..errors import DataFileError, DerivationError
 from ..program.passes import eliminate_dead_code
 from .data import Measurements
+from .progress import Throttled
 
 POORLY_EXCITED = 0.10       # relative standard deviation
 CHUNK = 5000                # samples a pass of the regressor takes (its memory: CHUNK n b)
@@ -85,7 +85,7 @@ def identify(dynamics: Dynamics, data, *, values=None, progress=None) -> Estimat
     Measurements, or an iterable of them (``data.blocks`` of a file of any length). The
     samples are folded into triangular factors as they come (``_Factors``), so memory grows
     with the base parameters, not with the samples."""
-    progress = _Throttled(progress or (lambda message: None))
+    progress = Throttled(progress)
     regressor, names = base_regressor_function(dynamics, values)
     n, b = dynamics.robot.dof, len(names)
     factors = _Factors(n, b)
@@ -178,22 +178,3 @@ class _Factors:
         """|y_j - W_j beta|^2 for each joint."""
         v = np.append(beta, -1.0)
         return np.array([float(np.sum((R @ v) ** 2)) for R in self.R])
-
-
-class _Throttled:
-    """Progress at most every two seconds, with the time left from the share done."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.start = self.last = time.monotonic()
-
-    def __call__(self, message):
-        self.progress(message)
-
-    def estimate(self, message, done: float):
-        now = time.monotonic()
-        if now - self.last < 2 and done < 1:
-            return
-        self.last = now
-        left = (now - self.start) * (1 - done) / done if done > 0 else float("nan")
-        self.progress(f"{message}: {done:.0%} of the data, about {left:.0f} s left")

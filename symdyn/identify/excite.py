@@ -21,6 +21,7 @@ import numpy as np
 
 from ..derive.dynamics import Dynamics
 from .estimate import base_regressor_function
+from .progress import Throttled
 
 DEFAULT_RANGE = 1.0          # rad or m either side of q0, without position limits
 DEFAULT_SPEED = 2.0          # rad/s or m/s, without velocity limits
@@ -44,7 +45,7 @@ def excitation(dynamics: Dynamics, *, harmonics: int = 5, period: float = 10.0,
                progress=None) -> Trajectory:
     """A Fourier-series trajectory of ``harmonics`` harmonics and ``period`` seconds, sampled
     at ``rate`` Hz, chosen for the smallest condition number of the base regressor."""
-    progress = progress or (lambda message: None)
+    progress = Throttled(progress)
     regressor, _ = base_regressor_function(dynamics, values)
     n = dynamics.robot.dof
     q0, half_range, speed = _bounds(dynamics.robot)
@@ -52,9 +53,14 @@ def excitation(dynamics: Dynamics, *, harmonics: int = 5, period: float = 10.0,
     grid = np.linspace(0, period, POINTS, endpoint=False)
 
     def cost(coefficients):
+        """The stacked regressor's condition number, from the eigenvalues of its b x b Gram
+        matrix: exact enough for the well-conditioned motions sought (to 1e7), and a small
+        problem where an SVD of the tall matrix costs more than the regressor itself."""
         q, qd, qdd = _motion(coefficients, q0, period, grid)
-        s = np.linalg.svd(regressor(q, qd, qdd).reshape(len(grid) * n, -1), compute_uv=False)
-        return s[0] / s[-1] if s[-1] > 0 else np.inf
+        W = regressor(q, qd, qdd).reshape(len(grid) * n, -1)
+        eigenvalues = np.linalg.eigvalsh(W.T @ W)
+        return (float(np.sqrt(eigenvalues[-1] / eigenvalues[0])) if eigenvalues[0] > 0
+                else np.inf)
 
     def feasible(coefficients):
         q, qd, _ = _motion(coefficients, q0, period, grid)
@@ -64,12 +70,13 @@ def excitation(dynamics: Dynamics, *, harmonics: int = 5, period: float = 10.0,
 
     best, best_cost = None, np.inf
     draws = max(20, iterations // 10)
-    for _ in range(draws):
+    for k in range(draws):
         candidate = feasible(rng.normal(0, 1, (2, n, harmonics)))
         c = cost(candidate)
         if c < best_cost:
             best, best_cost = candidate, c
-    progress(f"excitation: best of {draws} random draws, condition number {best_cost:.4g}")
+        progress.estimate(f"excitation: {k + 1}/{draws} random draws, condition number "
+                          f"{best_cost:.4g}", (k + 1) / (draws + iterations))
     step = 0.3
     for k in range(iterations):
         candidate = feasible(best + rng.normal(0, step, best.shape) * np.abs(best).max())
@@ -78,8 +85,8 @@ def excitation(dynamics: Dynamics, *, harmonics: int = 5, period: float = 10.0,
             best, best_cost = candidate, c
         else:
             step = max(step * 0.99, 0.01)
-        if (k + 1) % 100 == 0:
-            progress(f"excitation: {k + 1}/{iterations} steps, condition number {best_cost:.4g}")
+        progress.estimate(f"excitation: {k + 1}/{iterations} steps, condition number "
+                          f"{best_cost:.4g}", (draws + k + 1) / (draws + iterations))
     t = np.arange(int(round(period * rate))) / rate
     q, qd, qdd = _motion(best, q0, period, t)
     return Trajectory(t, q, qd, qdd, float(best_cost), period, harmonics)
