@@ -6,7 +6,8 @@ to zero) where that is cheap, for robots of up to two joints.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import sympy
@@ -51,7 +52,11 @@ def _numeric(name, a, b, tolerance=TOLERANCE) -> Row:
     return Row(name, error, error <= tolerance, tolerance=tolerance)
 
 
-def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> list[Row]:
+def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
+          urdf=None, base=None, tip=None) -> list[Row]:
+    """Every check of ``robot``, on ``states`` random states. With ``urdf``, Pinocchio's model
+    is built from that URDF itself (the chain ``base`` -> ``tip`` of it, as ``symdyn import``
+    takes it), so that an imported robot file is checked against its original."""
     progress = progress or (lambda message: None)
     rng = np.random.default_rng(seed)
     n = robot.dof
@@ -66,7 +71,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
     compared = [name for name in available if name not in SLOW_BY_LAGRANGE]
     ne = python_module(routes["newton-euler"], values=values, progress=progress)
     la = python_module(routes["lagrange"], values=values, quantities=compared,
-                       progress=progress)
+                       progress=progress, optimized=False)      # a reference: unoptimized
     q, qd, qdd = (rng.uniform(-np.pi, np.pi, (states, n)), rng.uniform(-3, 3, (states, n)),
                   rng.uniform(-5, 5, (states, n)))
     tau = rng.uniform(-10, 10, (states, n))
@@ -114,7 +119,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None) -> l
         # Free parameters get random values, which need not be those of a physical body.
         rows.append(Row("M positive definite", None, definite or bool(robot.parameters),
                         "" if definite else "not at these random parameter values"))
-    rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular)
+    rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular,
+                            (urdf, base, tip) if urdf is not None else None)
     rows += _symbolic_rows(routes, progress)
     return rows
 
@@ -151,31 +157,59 @@ def _plain_numbers(expr) -> bool:
     return not any(f.args[0].is_number for f in expr.atoms(sympy.sin, sympy.cos))
 
 
-def _pinocchio_rows(robot, values, ne, args, f, progress, singular) -> list[Row]:
+def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -> list[Row]:
     try:
         import pinocchio as pin
     except ImportError:
         return [Row.skip("Pinocchio", "not installed: pip install pin")]
-    from .reference import pinocchio_model
+    from .reference import pinocchio_model, urdf_model
 
-    progress("comparing with Pinocchio")
     symbols = {p: values[str(p)] for p in robot.parameters}
     q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
-    try:
-        model = pinocchio_model(robot.spec, symbols)
-    except (RuntimeError, ValueError) as exc:     # Pinocchio refuses a non-physical body
-        return [Row.skip("Pinocchio", f"{exc} (free symbols drawn at random need not "
-                         "describe a physical body)")]
+    if urdf is not None:
+        progress(f"comparing with Pinocchio's model of {urdf[0]}")
+        try:
+            model, configuration = urdf_model(*urdf)
+        except (RuntimeError, ValueError) as exc:
+            return [Row.skip("Pinocchio", f"cannot build its model of {urdf[0]}: {exc}")]
+        if model.nv != robot.dof:
+            return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} joints, "
+                        f"the robot file {robot.dof}")]
+        name = f" ({Path(urdf[0]).name})"
+    else:
+        progress("comparing with Pinocchio")
+        try:
+            model = pinocchio_model(robot.spec, symbols)
+        except (RuntimeError, ValueError) as exc:     # Pinocchio refuses a non-physical body
+            return [Row.skip("Pinocchio", f"{exc} (free symbols drawn at random need not "
+                             "describe a physical body)")]
+        name = ""
+
+        def configuration(x):
+            return np.atleast_2d(x)
     data = model.createData()
-    tool = model.frames[model.getFrameId("tool")].placement
+    frame = model.getFrameId("tool")
+    tool = model.frames[frame].placement
+    tool_joint = model.frames[frame].parentJoint
+    q_pin = configuration(q)
+    poses, jacobians = [], []
+    for qi in q_pin:
+        pin.framesForwardKinematics(model, data, qi)
+        poses.append(data.oMf[frame].homogeneous.copy())
+        jacobians.append(pin.computeFrameJacobian(model, data, qi, frame,
+                                                  pin.LOCAL_WORLD_ALIGNED).copy())
+    kinematics = [_numeric(f"forward_kinematics = Pinocchio frame placement{name}",
+                           ne.forward_kinematics(q), poses),
+                  _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
+                           ne.jacobian(q), jacobians)]
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
                            "daba")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
     friction = friction_torques(robot.spec, qd, symbols)
-    for qi, vi, ai, ti, fi, wi in zip(q, qd, qdd, tau, friction, wrench):
+    for qi, vi, ai, ti, fi, wi in zip(q_pin, qd, qdd, tau, friction, wrench):
         ref["rnea"].append(pin.rnea(model, data, qi, vi, ai) + fi)
         fext = [pin.Force.Zero() for _ in range(model.njoints)]
-        fext[-1] = -tool.act(pin.Force(wi[:3], wi[3:]))   # the tool's wrench on the world
+        fext[tool_joint] = -tool.act(pin.Force(wi[:3], wi[3:]))  # the tool's on the world
         ref["fext"].append(pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
                            - pin.computeGeneralizedGravity(model, data, qi))
         M = pin.crba(model, data, qi)
@@ -194,7 +228,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular) -> list[Row]
         _numeric("forward_dynamics_derivatives = Pinocchio computeABADerivatives",
                  ne.forward_dynamics_derivatives(q, qd, tau),
                  tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9)]
-    return forward + [
+    rows = forward + [
         _numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
                  ne.inverse_dynamics(q, qd, qdd), ref["rnea"]),
         _numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
@@ -208,3 +242,4 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular) -> list[Row]
         _numeric("tool_wrench_torques = Pinocchio rnea with fext",
                  ne.tool_wrench_torques(q, wrench), ref["fext"]),
     ]
+    return [replace(row, check=row.check + name) for row in rows] + kinematics

@@ -35,6 +35,7 @@ from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
 from .robot.rigid import QUARTER_TOLERANCE
+from .robot.urdf import read_chain
 from .robot.write import FORMS
 from .version import __version__
 
@@ -249,14 +250,29 @@ def derive(robot_file, method, fmt, output):
 
 @main.command()
 @ROBOT
-@click.option("--states", default=100, show_default=True, help="Random states to compare on.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the random states.")
+@click.option("--states", default=100, show_default=True, type=click.IntRange(2, 100000),
+              help="Random states to compare on.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
+              help="Seed of the random states.")
+@click.option("--urdf", type=click.Path(dir_okay=False),
+              help="Compare with Pinocchio's model of this URDF (the one ROBOT was imported "
+                   "from), not of ROBOT itself.")
+@click.option("--base", help="With --urdf: the chain's first link, as given to import.")
+@click.option("--tip", help="With --urdf: the chain's last link, as given to import.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def check(robot_file, states, seed, quiet):
+def check(robot_file, states, seed, urdf, base, tip, quiet):
     """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
     the structure of rigid-body dynamics, and against Pinocchio; exit 1 on any disagreement."""
+    if (base or tip) and urdf is None:
+        raise click.UsageError("--base and --tip go with --urdf")
     robot = _load(robot_file)
-    rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet))
+    if urdf is not None:
+        try:    # the chain is read as the importer reads it: a bad URDF is refused the same way
+            read_chain(urdf, base, tip, allow_inconsistent_inertia=True)
+        except SymdynError as exc:
+            raise UserError(str(exc)) from None
+    rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,
+                       base=base, tip=tip)
     width = max(len(row.check) for row in rows)
     click.echo(f"{robot.name}: {robot.dof} joints, {states} random states; each row: the largest "
                "relative difference and the tolerance it must keep")

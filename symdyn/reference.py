@@ -81,6 +81,39 @@ def pinocchio_model(spec: RobotSpec, values=None):
     return model
 
 
+def urdf_model(path, base=None, tip=None):
+    """Pinocchio's own model of a URDF (``buildModelFromUrdf``), cut to the chain that symdyn's
+    importer takes from ``base`` to ``tip`` (its defaults alike): every joint off the chain
+    locked at zero, as the importer holds them, and a frame "tool" at the tip link. Returns
+    the model and a function from symdyn's joint angles (N, n) to Pinocchio's configurations
+    (a continuous joint's is its cosine and sine)."""
+    import pinocchio as pin
+
+    from .robot.urdf import read_chain
+
+    chain = read_chain(path, base, tip, allow_inconsistent_inertia=True, snap_angles=0.0)
+    full = pin.buildModelFromUrdf(str(path))
+    keep = [j.name for j in chain.joints]
+    locked = [full.getJointId(name) for name in full.names[1:] if name not in keep]
+    model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
+    frame = model.frames[model.getFrameId(chain.tip_link)]
+    model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
+    joints = [model.joints[model.getJointId(name)] for name in keep]
+
+    def configuration(q):
+        q = np.atleast_2d(q)
+        out = np.zeros((len(q), model.nq))
+        for k, joint in enumerate(joints):
+            if joint.nq == 2:           # continuous: (cos, sin)
+                out[:, joint.idx_q], out[:, joint.idx_q + 1] = np.cos(q[:, k]), np.sin(q[:, k])
+            else:
+                out[:, joint.idx_q] = q[:, k]
+        return out
+    if [j.idx_v for j in joints] != list(range(model.nv)):
+        raise ValueError(f"{path}: Pinocchio orders the chain's joints otherwise")
+    return model, configuration
+
+
 def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
     """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd."""
     values = values or {}

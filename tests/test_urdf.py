@@ -502,3 +502,29 @@ def test_names_from_the_urdf_stay_data(tmp_path):
     assert spec.name == "robot_12_evil_name_x"
     assert len(spec.links) == 1 and float(spec.links[0].mass) == 1
     assert "\nlinks: []" not in Path(spec.path).read_text()
+
+
+@pytest.mark.slow
+def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
+    """check --urdf builds Pinocchio's model from the original URDF (the chain cut as import
+    cuts it): an import agrees with it, and a robot file changed after the import does not."""
+    urdf = example_robot("baxter_description/urdf/baxter.urdf")
+    robot = tmp_path / "baxter.yaml"
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(urdf), "--tip", "left_wrist", "-o", str(robot)]
+                         ).exit_code == 0
+    result = runner.invoke(main, ["check", str(robot), "--urdf", str(urdf), "--tip",
+                                  "left_wrist", "--states", "20", "-q"])
+    assert result.exit_code == 0, result.output
+    compared = [line for line in result.stdout.splitlines() if "(baxter.urdf)" in line]
+    assert len(compared) == 10 and all(line.rstrip().endswith("ok") for line in compared)
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(robot.read_text().replace("mass: 3.22708", "mass: 3.3", 1))
+    result = runner.invoke(main, ["check", str(changed), "--urdf", str(urdf), "--tip",
+                                  "left_wrist", "--states", "20", "-q"])
+    assert result.exit_code == 1
+    assert "FAILED" in next(line for line in result.stdout.splitlines()
+                            if line.strip().startswith("mass_matrix = Pinocchio crba (baxter"))
+    assert runner.invoke(main, ["check", str(robot), "--tip", "x"]).exit_code == 2
+    bad = runner.invoke(main, ["check", str(robot), "--urdf", str(urdf), "--tip", "nowhere"])
+    assert bad.exit_code == 2 and "'nowhere' is not a link" in bad.output
