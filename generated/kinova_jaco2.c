@@ -23,7 +23,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x3a48b0c18f3d11c
+#if KINOVA_JACO2_CODE_SET != 0x8a210019808215b
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

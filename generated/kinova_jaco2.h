@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x3a48b0c18f3d11c
+#define KINOVA_JACO2_CODE_SET 0x8a210019808215b
 
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
@@ -48,7 +48,8 @@
  * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
  * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
  * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
- * XZ6 YZ6 ZZ6 * The robot's values, an initializer:
+ * XZ6 YZ6 ZZ6
+ * The robot's values, an initializer:
  * static const double pi[KINOVA_JACO2_NUM_STANDARD_PARAMETERS] = KINOVA_JACO2_STANDARD_PARAMETERS; */
 #define KINOVA_JACO2_NUM_STANDARD_PARAMETERS 60
 

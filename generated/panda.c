@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0x01688c496af6c89
+#if PANDA_CODE_SET != 0x830e13e32613b90
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

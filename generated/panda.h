@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x01688c496af6c89
+#define PANDA_CODE_SET 0x830e13e32613b90
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -41,7 +41,8 @@
  * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
  * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
  * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
- * XZ6 YZ6 ZZ6 m7 mx7 my7 mz7 XX7 XY7 YY7 XZ7 YZ7 ZZ7 * The robot's values, an initializer:
+ * XZ6 YZ6 ZZ6 m7 mx7 my7 mz7 XX7 XY7 YY7 XZ7 YZ7 ZZ7
+ * The robot's values, an initializer:
  * static const double pi[PANDA_NUM_STANDARD_PARAMETERS] = PANDA_STANDARD_PARAMETERS; */
 #define PANDA_NUM_STANDARD_PARAMETERS 70
 

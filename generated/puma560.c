@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x4fe1e35057f6e5f
+#if PUMA560_CODE_SET != 0xd45fc9f097364bf
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x4fe1e35057f6e5f
+#define PUMA560_CODE_SET 0xd45fc9f097364bf
 
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
@@ -39,7 +39,8 @@
  * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
  * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
  * XZ6 YZ6 ZZ6 Ia1 fv1 fcp1 fcm1 Ia2 fv2 fcp2 fcm2 Ia3 fv3 fcp3 fcm3 Ia4 fv4
- * fcp4 fcm4 Ia5 fv5 fcp5 fcm5 Ia6 fv6 fcp6 fcm6 * The robot's values, an initializer:
+ * fcp4 fcm4 Ia5 fv5 fcp5 fcm5 Ia6 fv6 fcp6 fcm6
+ * The robot's values, an initializer:
  * static const double pi[PUMA560_NUM_STANDARD_PARAMETERS] = PUMA560_STANDARD_PARAMETERS; */
 #define PUMA560_NUM_STANDARD_PARAMETERS 84
 

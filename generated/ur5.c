@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xcfc647942bc5d10
+#if UR5_CODE_SET != 0xafa0012e04f897b
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

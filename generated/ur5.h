@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xcfc647942bc5d10
+#define UR5_CODE_SET 0xafa0012e04f897b
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -47,7 +47,8 @@
  * m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1 ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2
  * ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3 YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4
  * YZ4 ZZ4 m5 mx5 my5 mz5 XX5 XY5 YY5 XZ5 YZ5 ZZ5 m6 mx6 my6 mz6 XX6 XY6 YY6
- * XZ6 YZ6 ZZ6 * The robot's values, an initializer:
+ * XZ6 YZ6 ZZ6
+ * The robot's values, an initializer:
  * static const double pi[UR5_NUM_STANDARD_PARAMETERS] = UR5_STANDARD_PARAMETERS; */
 #define UR5_NUM_STANDARD_PARAMETERS 60
 

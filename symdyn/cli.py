@@ -160,10 +160,15 @@ def generate(robot_file, method, langs, out_dir, quantities, settings, build, qu
         click.echo(str(path))
 
 
+QUIET = click.option("-q", "--quiet", is_flag=True,
+                     help="No progress or notes on standard error (warnings stay).")
+
+
 @main.command()
 @ROBOT
 @METHOD
-def info(robot_file, method):
+@QUIET
+def info(robot_file, method, quiet):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
     robot, dynamics = _derive(robot_file, Progress(quiet=True), method)
     spec = robot.spec
@@ -234,9 +239,10 @@ def info(robot_file, method):
                    "html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write to this file instead of standard output.")
-def derive(robot_file, method, fmt, output):
+@QUIET
+def derive(robot_file, method, fmt, output, quiet):
     """Print ROBOT's derivation step by step, in the notation of Craig's and Spong's books."""
-    robot, dynamics = _derive(robot_file, Progress(quiet=output is None), method)
+    robot, dynamics = _derive(robot_file, Progress(quiet=quiet or output is None), method)
     text = printout(dynamics).render(fmt)
     if output is None:
         click.echo(text, nl=False)
@@ -290,7 +296,8 @@ def check(robot_file, states, seed, urdf, base, tip, quiet):
 
 @main.command("base-parameters")
 @ROBOT
-def base_parameters(robot_file):
+@QUIET
+def base_parameters(robot_file, quiet):
     """Print ROBOT's base parameters as combinations of its standard parameters."""
     robot = _load(robot_file)
     dynamics = newton_euler(robot)
@@ -461,7 +468,8 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
 @click.option("--source", help="Where the URDF comes from, for the file's source field.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
-def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, output):
+@QUIET
+def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, output, quiet):
     """Write a robot file for the serial chain of a URDF: joints, inertias (lumped over fixed
     joints), limits, friction, base and tool."""
     if name is not None and not NAME.match(name):
@@ -478,8 +486,9 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
     for warning in spec.warnings:
         click.echo(f"warning: {warning}", err=True)
     form_used = "modified DH" if spec.convention == "modified" else "URDF joint placements"
-    click.echo(f"{spec.name}: {len(spec.links)} joints, written in {form_used}"
-               + (f" to {output}" if output else ""), err=True)
+    if not quiet:
+        click.echo(f"{spec.name}: {len(spec.links)} joints, written in {form_used}"
+                   + (f" to {output}" if output else ""), err=True)
     if output is None:
         click.echo(text, nl=False)
 
@@ -490,7 +499,8 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
 @click.option("--visual", is_flag=True, help="Draw each joint and link as a cylinder.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the URDF here instead of to standard output.")
-def export_urdf(robot_file, settings, visual, output):
+@QUIET
+def export_urdf(robot_file, settings, visual, output, quiet):
     """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
     robot = _load(robot_file)
     try:

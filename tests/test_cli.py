@@ -54,3 +54,20 @@ def test_unwritable_output_is_a_clear_error(tmp_path):
                                        "--out", str(blocker / "sub")])
     assert result.exit_code == 2
     assert "cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_shipped_robots_load_by_name_and_every_command_takes_quiet(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                 # no file of that name here
+    result = CliRunner().invoke(main, ["info", "planar2", "-q"])
+    assert result.exit_code == 0 and result.stdout.startswith("planar2: 2 joints")
+    unknown = CliRunner().invoke(main, ["info", "planar3"])
+    assert unknown.exit_code == 2 and "neither a file nor the name of a shipped robot" in (
+        unknown.output) and "puma560" in unknown.output
+    for command in main.commands:
+        assert "-q, --quiet" in CliRunner().invoke(main, [command, "--help"]).output, command
+    imported = CliRunner().invoke(main, ["export-urdf", "planar2", "--set", "m1=1", "--set",
+                                         "m2=1", "--set", "l1=1", "--set", "l2=1", "--set",
+                                         "g=9.81", "-o", "p.urdf", "-q"])
+    assert imported.exit_code == 0, imported.output
+    quiet = CliRunner().invoke(main, ["import", "p.urdf", "-o", "p.yaml", "-q"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -322,3 +322,14 @@ def test_cli_builds(tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["planar2.c", "planar2.h"]
     assert CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--build"]
                               ).exit_code == 2
+
+
+def test_the_header_lists_each_comment_on_lines_of_its_own():
+    """The regressor's column list ends its line; the initializer's note begins the next."""
+    for name in ("puma560", "puma560_linear", "panda"):
+        header = (ROOT / "generated" / f"{name}.h").read_text()
+        for line in header.splitlines():
+            if "The robot's values" in line:
+                assert line == " * The robot's values, an initializer:"
+            if "fcm6" in line or "ZZ7" in line:
+                assert "The robot's" not in line

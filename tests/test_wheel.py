@@ -19,6 +19,7 @@ def test_wheel_generates_without_the_source_tree(tmp_path):
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         assert "symdyn/templates/python/module.py.j2" in archive.namelist()
+        assert "symdyn/robots/puma560.yaml" in archive.namelist()
         archive.extractall(site)
     work = tmp_path / "elsewhere"
     work.mkdir()
@@ -29,6 +30,10 @@ def test_wheel_generates_without_the_source_tree(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert (work / "out" / "planar2.py").exists()
+    by_name = subprocess.run([sys.executable, "-m", "symdyn", "info", "planar2"], cwd=work,
+                             env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                             text=True)
+    assert by_name.returncode == 0 and by_name.stdout.startswith("planar2: 2 joints")
     assert str(site) in subprocess.run(
         [sys.executable, "-c", "import symdyn; print(symdyn.__file__)"], cwd=work,
         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True).stdout

@@ -137,10 +137,32 @@ class RobotSpec:
 
 
 def load_robot_spec(path) -> RobotSpec:
-    """Read and validate a robot file; raise RobotFileError naming the file, line and field."""
-    path = Path(path)
+    """Read and validate a robot file; raise RobotFileError naming the file, line and field.
+    A name that is no file's but a shipped robot's (``puma560``) reads that robot's file."""
+    if not Path(path).exists() and NAME.match(str(path)) and shipped_robot(path) is None:
+        raise RobotFileError(path, "is neither a file nor the name of a shipped robot",
+                             expected="a robot file, or one of " + ", ".join(shipped_robots()))
+    path = shipped_robot(path) or Path(path)
     raw, text = read_text(path, MAX_FILE_BYTES, "a YAML robot file")
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
+
+
+def shipped_robots() -> dict[str, Path]:
+    """The robot files symdyn ships, by name: robots/ inside an installed wheel, or at the top
+    of a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "robots", package.parent / "robots"):
+        if folder.is_dir():
+            return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    return {}
+
+
+def shipped_robot(name) -> Path | None:
+    """The shipped file of the robot ``name``, where ``name`` is no existing path's."""
+    text = str(name)
+    if Path(text).exists() or not NAME.match(text):
+        return None
+    return shipped_robots().get(text)
 
 
 def robot_spec_from_text(text: str, path) -> RobotSpec:
