@@ -15,7 +15,7 @@ from ..derive.newton_euler import newton_euler
 from ..derive.quantities import FROM_REGRESSOR, NEED_INVERSE_M
 from ..errors import EmitError
 from ..program import optimize_all
-from ..program.passes import eliminate_dead_code, fold_parameters, propagate_copies
+from ..program.passes import prepare
 from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
 from . import build
@@ -110,8 +110,7 @@ def _module(dynamics, programs, chosen, values):
 
 def _light(programs, values, progress):
     """The passes a program needs to be printed, none that only make it faster."""
-    return [eliminate_dead_code(propagate_copies(fold_parameters(p, values) if values else p))
-            for p in programs]
+    return [prepare(p, values) for p in programs]
 
 
 def _optimized(dynamics, quantities, values, progress, passes=optimize_all):

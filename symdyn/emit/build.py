@@ -91,18 +91,12 @@ def build(robot: str, source: dict[str, str], wrapper: dict[str, str], *, cache=
         cache_files.warn(f"cache entry {entry} does not match the digest recorded with it "
                          "(damaged or replaced); it is built again")
         cache_files.discard(entry)
+    staged = None
     try:
         staged = cache_files.staging_folder(root)
-    except OSError as exc:
-        raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
-                         f"{CACHE_VARIABLE} to a writable folder)") from None
-    try:
-        library = job.run(staged)
         module = staged / filename
-        os.replace(library, module)
+        os.replace(job.run(staged), module)         # the module and its digest alone stay
         cache_files.write_atomic(staged / DIGEST, cache_files.digest(module.read_bytes()).encode())
-        for source_file in {**source, **wrapper}:       # only the module and its digest stay
-            (staged / source_file).unlink()
         try:
             os.rename(staged, entry)   # atomic: a concurrent run sees the whole entry or none
         except OSError:
@@ -112,7 +106,7 @@ def build(robot: str, source: dict[str, str], wrapper: dict[str, str], *, cache=
         raise BuildError(f"cannot build in the cache {root}: {exc.strerror or exc} (set "
                          f"{CACHE_VARIABLE} to a writable folder)") from None
     finally:
-        if staged.exists():
+        if staged is not None and staged.exists():
             shutil.rmtree(staged, ignore_errors=True)
         if not entry.exists():
             for folder in created:     # the folders this build made, deepest first
@@ -175,7 +169,7 @@ class _Job:
     flags: tuple
 
     def run(self, folder: Path) -> Path:
-        """Compile in ``folder``; the shared object's path."""
+        """Compile in ``folder``; the shared object's path, the only file left there."""
         for name, text in {**self.source, **self.wrapper}.items():
             (folder / name).write_text(text, encoding="utf-8")
         (wrapper_c,) = self.wrapper
@@ -186,8 +180,9 @@ class _Job:
         _run([self.cc, *wrapper_flags, "-fPIC", *self.includes, "-c", str(folder / wrapper_c),
               "-o", str(wrapper_o)])
         _run([self.cc, "-shared", str(robot_o), str(wrapper_o), "-o", str(library), "-lm"])
-        robot_o.unlink()
-        wrapper_o.unlink()
+        for made in (robot_o, wrapper_o, *(folder / name for name in {**self.source,
+                                                                       **self.wrapper})):
+            made.unlink()
         return library
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import stat
 import warnings
 from pathlib import Path
@@ -158,15 +157,12 @@ def write_atomic(path: Path, data: bytes):
 
 def discard(path: Path):
     """Remove a damaged entry (a file or a folder) without a reader seeing half of it."""
+    grave = path.with_name(f"{STAGING}{staging.tag()}-discarded")
     try:
-        if path.is_dir() and not path.is_symlink():
-            grave = path.with_name(f"{STAGING}{staging.tag()}-discarded")
-            os.rename(path, grave)
-            shutil.rmtree(grave, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
+        os.rename(path, grave)
     except OSError:
-        pass            # a concurrent run removed it first, or it cannot be: made again beside
+        return          # a concurrent run removed it first, or it cannot be: made again beside
+    staging.remove(grave)
 
 
 def staging_folder(folder: Path) -> Path:

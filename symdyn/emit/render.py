@@ -22,6 +22,7 @@ from ..derive.regressor import standard_parameters
 from ..errors import EmitError
 from ..program.passes import OpCount, op_count, rename
 from ..program.program import Program, symbols_in
+from ..resources import PACKAGE, shipped_folder
 from ..robot.expr import as_text
 from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
@@ -351,11 +352,10 @@ def _parameters(programs) -> tuple[str, ...]:
 
 def template_root() -> Path:
     """templates/ inside an installed wheel, or at the top of a source checkout."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "templates", package.parent / "templates"):
-        if candidate.is_dir():
-            return candidate
-    raise EmitError(f"symdyn's templates are missing (looked in {package}/templates)")
+    folder = shipped_folder("templates")
+    if folder is None:
+        raise EmitError(f"symdyn's templates are missing (looked in {PACKAGE}/templates)")
+    return folder
 
 
 def environment() -> jinja2.Environment:
@@ -375,7 +375,10 @@ def _template_cache() -> jinja2.BytecodeCache | None:
     except RuntimeError:        # no home folder to find the user's cache in: no cache
         return None
     folder = cache.open_folder(root)
-    return None if folder is None else _TemplateCache(folder / "templates")
+    if folder is None:
+        return None
+    cache.sweep(folder / "templates")       # what killed runs were writing there
+    return _TemplateCache(folder / "templates")
 
 
 class _TemplateCache(jinja2.BytecodeCache):

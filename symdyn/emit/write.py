@@ -100,7 +100,7 @@ def check_names(out_dir, names):
     except (OSError, ValueError, AttributeError):
         limit = 255
     staged_extra = len(f"..{staging.tag()}{TEMPORARY}") + 8     # room for a longer pid
-    for part in (*out.parts, *(name for name in names)):
+    for part in (*out.parts, *names):
         extra = staged_extra if part in names else 0
         if len(part) + extra > limit:
             raise EmitError(f"cannot write into {_short(out)}: the name {_short(Path(part))} is "

@@ -203,12 +203,17 @@ def hoist_trigonometry(program: Program) -> Program:
     return program.with_body(first + rest)
 
 
-def optimize(program: Program, values=None) -> Program:
-    """The passes ``generate`` runs, in order; ``values`` fixes free parameters first."""
+def prepare(program: Program, values=None) -> Program:
+    """The passes every printed program needs: ``values`` fixed, copies and dead code gone.
+    The rest of ``optimize`` only makes the code faster."""
     if values:
         program = fold_parameters(program, values)
-    program = eliminate_dead_code(propagate_copies(program))
-    program = eliminate_common_subexpressions(program)
+    return eliminate_dead_code(propagate_copies(program))
+
+
+def optimize(program: Program, values=None) -> Program:
+    """The passes ``generate`` runs, in order; ``values`` fixes free parameters first."""
+    program = eliminate_common_subexpressions(prepare(program, values))
     return hoist_trigonometry(eliminate_dead_code(program))
 
 

@@ -23,6 +23,7 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
+from ..resources import shipped_folder
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
 from .shapes import AXES, KINDS, Solid, combined
 from .validity import actuator_problem, body_problem, numeric
@@ -139,22 +140,19 @@ class RobotSpec:
 def load_robot_spec(path) -> RobotSpec:
     """Read and validate a robot file; raise RobotFileError naming the file, line and field.
     A name that is no file's but a shipped robot's (``puma560``) reads that robot's file."""
-    if not Path(path).exists() and NAME.match(str(path)) and shipped_robot(path) is None:
+    shipped = shipped_robot(path)
+    if shipped is None and not Path(path).exists() and NAME.match(str(path)):
         raise RobotFileError(path, "is neither a file nor the name of a shipped robot",
                              expected="a robot file, or one of " + ", ".join(shipped_robots()))
-    path = shipped_robot(path) or Path(path)
+    path = shipped or Path(path)
     raw, text = read_text(path, MAX_FILE_BYTES, "a YAML robot file")
     return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
 
 
 def shipped_robots() -> dict[str, Path]:
-    """The robot files symdyn ships, by name: robots/ inside an installed wheel, or at the top
-    of a source checkout."""
-    package = Path(__file__).resolve().parent.parent
-    for folder in (package / "robots", package.parent / "robots"):
-        if folder.is_dir():
-            return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
-    return {}
+    """The robot files symdyn ships, by name (see ``resources``)."""
+    folder = shipped_folder("robots")
+    return {} if folder is None else {p.stem: p for p in sorted(folder.glob("*.yaml"))}
 
 
 def shipped_robot(name) -> Path | None:
