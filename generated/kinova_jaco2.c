@@ -23,7 +23,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x8a210019808215b
+#if KINOVA_JACO2_CODE_SET != 0xe8ee57d1071be6f
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -4248,6 +4248,190 @@ void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double q
     Minv[33] = U6_4;
     Minv[34] = U6_5;
     Minv[35] = iD6;
+}
+
+void kinova_jaco2_kinetic_energy(const double q[6], const double qd[6], double K[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qd3 = qd[2];
+    const double qd4 = qd[3];
+    const double qd5 = qd[4];
+    const double qd6 = qd[5];
+    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
+    double symdyn_sin[5], symdyn_cos[5];
+    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double S6 = symdyn_sin[4], C6 = symdyn_cos[4];
+    const double dw2_x = C2*qd1;
+    const double dw2_y = -S2*qd1;
+    const double dvp3_x = 0.0098*dw2_y;
+    const double dvp3_y = symdyn_fma(0.41, qd2, -0.0098*dw2_x);
+    const double dvp3_z = -0.41*dw2_y;
+    const double dw3_x = symdyn_fma(-S3, dw2_x, -C3*dw2_y);
+    const double dw3_y = symdyn_fma(-C3, dw2_x, S3*dw2_y);
+    const double dw3_z = qd3 - qd2;
+    const double dv3_x = symdyn_fma(-S3, dvp3_x, -C3*dvp3_y);
+    const double dv3_y = symdyn_fma(-C3, dvp3_x, S3*dvp3_y);
+    const double dvp4_x = symdyn_fma(-0.31105, dw3_z, dv3_x);
+    const double dvp4_z = symdyn_fma(0.31105, dw3_x, -dvp3_z);
+    const double dw4_x = symdyn_fma(S4, dw3_z, C4*dw3_x);
+    const double dw4_y = symdyn_fma(-S4, dw3_x, C4*dw3_z);
+    const double dw4_z = qd4 - dw3_y;
+    const double dv4_x = symdyn_fma(S4, dvp4_z, C4*dvp4_x);
+    const double dv4_y = symdyn_fma(-S4, dvp4_x, C4*dvp4_z);
+    const double dw5_x = symdyn_fma(S5, dw4_z, C5*dw4_x);
+    const double dw5_y = symdyn_fma(-S5, dw4_x, C5*dw4_z);
+    const double dw5_z = qd5 - dw4_y;
+    const double dv5_x = symdyn_fma(-S5, dv3_y, C5*dv4_x);
+    const double dv5_y = symdyn_fma(-S5, dv4_x, -C5*dv3_y);
+    const double dw6_x = symdyn_fma(-S6, dw5_x, C6*dw5_z);
+    const double dw6_y = symdyn_fma(-S6, dw5_z, -C6*dw5_x);
+    const double dw6_z = qd6 - dw5_y;
+    const double dv6_x = symdyn_fma(-S6, dv5_x, -C6*dv4_y);
+    const double F6_x = 0.00010000000000023*dw6_z;
+    const double F6_z = -0.00010000000000023*dw6_x;
+    const double N6_x = symdyn_fma(0.00010000000000023, dv5_y, symdyn_fma(-6.97973e-16, dw6_y, -0.00018954438945233587*dw6_x));
+    const double N6_y = symdyn_fma(-6.97973e-16, dw6_x, -2.439775661742128e-05*dw6_z);
+    const double N6_z = symdyn_fma(0.0007776443641723641, dw6_z, symdyn_fma(0.00010000000000023, dv6_x, -2.439775661742128e-05*dw6_y));
+    const double F5_x = -0.19489237263346387*dw5_z;
+    const double F5_z = 0.19489237263346387*dw5_x;
+    const double N5_x = symdyn_fma(0.030955209238721096, dw5_x, -0.19489237263346387*dv4_y);
+    const double N5_y = 6.575368432434527e-05*dw5_z;
+    const double N5_z = symdyn_fma(0.031047809238721098, dw5_z, symdyn_fma(6.575368432434527e-05, dw5_y, -0.19489237263346387*dv5_x));
+    const double fr5_x = -F6_x*S6;
+    const double fr5_z = C6*F6_x;
+    const double f5_x = F5_x + fr5_x;
+    const double f5_z = F5_z + fr5_z;
+    const double n5_x = symdyn_fma(-N6_x, S6, symdyn_fma(-C6, N6_y, N5_x));
+    const double n5_y = N5_y - N6_z;
+    const double n5_z = symdyn_fma(-N6_y, S6, symdyn_fma(C6, N6_x, N5_z));
+    const double F4_x = 1.32499951e-05*dw4_z;
+    const double F4_z = -1.32499951e-05*dw4_x;
+    const double N4_x = symdyn_fma(0.00010023067058520605, dw4_x, 1.32499951e-05*dv3_y);
+    const double N4_y = 6.619323394555059e-05*dw4_z;
+    const double N4_z = symdyn_fma(0.00019283067058520605, dw4_z, symdyn_fma(6.619323394555059e-05, dw4_y, 1.32499951e-05*dv4_x));
+    const double fr4_x = symdyn_fma(F6_z, S5, C5*f5_x);
+    const double fr4_z = symdyn_fma(-C5, F6_z, S5*f5_x);
+    const double f4_x = F4_x + fr4_x;
+    const double f4_z = F4_z + fr4_z;
+    const double n4_x = symdyn_fma(-S5, n5_y, symdyn_fma(C5, n5_x, N4_x));
+    const double n4_y = N4_y - n5_z;
+    const double n4_z = symdyn_fma(S5, n5_x, symdyn_fma(C5, n5_y, N4_z));
+    const double F3_x = -0.6402493299819*dw3_z;
+    const double F3_z = 0.6402493299819*dw3_x;
+    const double N3_x = symdyn_fma(0.18209546425793857, dw3_x, -0.6402493299819*dvp3_z);
+    const double N3_y = -0.00015338484*dw3_z;
+    const double N3_z = symdyn_fma(0.18239979925793856, dw3_z, symdyn_fma(-0.00015338484, dw3_y, -0.6402493299819*dv3_x));
+    const double fr3_x = symdyn_fma(S4, f5_z, C4*f4_x);
+    const double fr3_z = symdyn_fma(-C4, f5_z, S4*f4_x);
+    const double f3_x = F3_x + fr3_x;
+    const double f3_z = F3_z + fr3_z;
+    const double n3_x = symdyn_fma(-S4, n4_y, symdyn_fma(C4, n4_x, symdyn_fma(0.31105, fr3_z, N3_x)));
+    const double n3_y = N3_y - n4_z;
+    const double n3_z = symdyn_fma(S4, n4_x, symdyn_fma(C4, n4_y, symdyn_fma(-0.31105, fr3_x, N3_z)));
+    const double N2_x = symdyn_fma(-0.007428743, qd2, -0.494415665491*dw2_x);
+    const double N2_z = symdyn_fma(0.495207665491, qd2, -0.007428743*dw2_x);
+    const double fr2_x = symdyn_fma(-S3, f3_x, C3*f4_z);
+    const double fr2_y = symdyn_fma(-S3, f4_z, -C3*f3_x);
+    const double n2_x = symdyn_fma(-S3, n3_x, symdyn_fma(-C3, n3_y, symdyn_fma(-0.0098, fr2_y, N2_x)));
+    const double n2_y = symdyn_fma(-C3, n3_x, symdyn_fma(S3, n3_y, symdyn_fma(0.0098, fr2_x, 0.41*f3_z)));
+    const double n2_z = symdyn_fma(0.41, fr2_y, N2_z - n3_z);
+    const double N1_z = 0.496467358631*qd1;
+    const double n1_z = symdyn_fma(-S2, n2_y, symdyn_fma(C2, n2_x, N1_z));
+    K[0] = symdyn_fma(0.5*n5_z, qd5, symdyn_fma(0.5*n4_z, qd4, symdyn_fma(0.5*n3_z, qd3, symdyn_fma(0.5*n2_z, qd2, symdyn_fma(0.5*n1_z, qd1, 0.5*N6_z*qd6)))));
+}
+
+void kinova_jaco2_potential_energy(const double q[6], double V[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
+    double symdyn_sin[5], symdyn_cos[5];
+    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double S6 = symdyn_sin[4], C6 = symdyn_cos[4];
+    const double p3_z = symdyn_fma(-0.41, C2, 0.2755);
+    const double R3_zx = symdyn_fma(-C3, S2, C2*S3);
+    const double R3_zy = symdyn_fma(S2, S3, C2*C3);
+    const double p4_z = symdyn_fma(0.31105, R3_zy, p3_z);
+    const double R4_zx = C4*R3_zx;
+    const double R4_zy = -R3_zx*S4;
+    const double R5_zx = symdyn_fma(-R3_zy, S5, C5*R4_zx);
+    const double R5_zy = symdyn_fma(-R4_zx, S5, -C5*R3_zy);
+    const double R6_zy = symdyn_fma(-C6, R5_zx, R4_zy*S6);
+    const double V_1 = symdyn_fma(1.9118941755342806, R5_zy, symdyn_fma(0.312306549122439, R3_zy, symdyn_fma(6.634503, p3_z, symdyn_fma(19.18836, p4_z, symdyn_fma(-2.00550735, C2, symdyn_fma(-0.000129982451931, R4_zy, symdyn_fma(-0.0009810000000022563, R6_zy, 4.26914351325)))))));
+    V[0] = V_1;
+}
+
+void kinova_jaco2_center_of_mass(const double q[6], double com[3])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double symdyn_angle[6] = {q1, q2, q3, q4, q5, q6};
+    double symdyn_sin[6], symdyn_cos[6];
+    symdyn_sincos_all(6, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double S4 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double S5 = symdyn_sin[4], C5 = symdyn_cos[4];
+    const double S6 = symdyn_sin[5], C6 = symdyn_cos[5];
+    const double R2_xx = S1*S2;
+    const double R2_xy = C2*S1;
+    const double R2_yx = C1*S2;
+    const double R2_yy = C1*C2;
+    const double p3_x = symdyn_fma(0.0098, C1, 0.41*R2_xx);
+    const double p3_y = symdyn_fma(0.41, R2_yx, -0.0098*S1);
+    const double p3_z = symdyn_fma(-0.41, C2, 0.2755);
+    const double R3_xx = symdyn_fma(-R2_xx, S3, -C3*R2_xy);
+    const double R3_xy = symdyn_fma(-C3, R2_xx, R2_xy*S3);
+    const double R3_yx = symdyn_fma(-R2_yx, S3, -C3*R2_yy);
+    const double R3_yy = symdyn_fma(-C3, R2_yx, R2_yy*S3);
+    const double R3_zx = symdyn_fma(-C3, S2, C2*S3);
+    const double R3_zy = symdyn_fma(S2, S3, C2*C3);
+    const double p4_x = symdyn_fma(0.31105, R3_xy, p3_x);
+    const double p4_y = symdyn_fma(0.31105, R3_yy, p3_y);
+    const double p4_z = symdyn_fma(0.31105, R3_zy, p3_z);
+    const double R4_xx = symdyn_fma(-C1, S4, C4*R3_xx);
+    const double R4_xy = symdyn_fma(-R3_xx, S4, -C1*C4);
+    const double R4_yx = symdyn_fma(S1, S4, C4*R3_yx);
+    const double R4_yy = symdyn_fma(-R3_yx, S4, C4*S1);
+    const double R4_zx = C4*R3_zx;
+    const double R4_zy = -R3_zx*S4;
+    const double R5_xx = symdyn_fma(-R3_xy, S5, C5*R4_xx);
+    const double R5_xy = symdyn_fma(-R4_xx, S5, -C5*R3_xy);
+    const double R5_yx = symdyn_fma(-R3_yy, S5, C5*R4_yx);
+    const double R5_yy = symdyn_fma(-R4_yx, S5, -C5*R3_yy);
+    const double R5_zx = symdyn_fma(-R3_zy, S5, C5*R4_zx);
+    const double R5_zy = symdyn_fma(-R4_zx, S5, -C5*R3_zy);
+    const double R6_xy = symdyn_fma(-C6, R5_xx, R4_xy*S6);
+    const double R6_yy = symdyn_fma(-C6, R5_yx, R4_yy*S6);
+    const double R6_zy = symdyn_fma(-C6, R5_zx, R4_zy*S6);
+    const double com_x = symdyn_fma(0.04459779694129608, R5_xy, symdyn_fma(0.0072850183024942795, R3_xy, symdyn_fma(0.04678146453089245, R2_xx, symdyn_fma(0.15475972540045765, p3_x, symdyn_fma(0.4475972540045767, p4_x, symdyn_fma(-0.0027190480549199084, C1, symdyn_fma(-3.0320354919908465e-06, R4_xy, -2.288329519456064e-05*R6_xy)))))));
+    const double com_y = symdyn_fma(0.04459779694129608, R5_yy, symdyn_fma(0.0072850183024942795, R3_yy, symdyn_fma(0.04678146453089245, R2_yx, symdyn_fma(0.0027190480549199084, S1, symdyn_fma(0.15475972540045765, p3_y, symdyn_fma(0.4475972540045767, p4_y, symdyn_fma(-3.0320354919908465e-06, R4_yy, -2.288329519456064e-05*R6_yy)))))));
+    const double com_z = symdyn_fma(0.04459779694129608, R5_zy, symdyn_fma(0.0072850183024942795, R3_zy, symdyn_fma(0.15475972540045765, p3_z, symdyn_fma(0.4475972540045767, p4_z, symdyn_fma(-0.04678146453089245, C2, symdyn_fma(-3.0320354919908465e-06, R4_zy, symdyn_fma(-2.288329519456064e-05, R6_zy, 0.0995841704805492)))))));
+    com[0] = com_x;
+    com[1] = com_y;
+    com[2] = com_z;
 }
 
 void kinova_jaco2_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360])

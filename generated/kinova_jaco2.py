@@ -4341,6 +4341,226 @@ def forward_dynamics_derivatives(q, qd, tau):
     return dqdd_dq.reshape(batch + (6, 6)), dqdd_dqd.reshape(batch + (6, 6)), Minv.reshape(batch + (6, 6))
 
 
+def kinetic_energy(q, qd):
+    """The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
+    included. A scalar, or one per state of a batch.
+
+    127 multiplications, 82 additions, 10 function calls.
+    """
+    (q, qd, ), batch = _states(
+        (q, 6, "q"),
+        (qd, 6, "qd"),
+    )
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    qd3 = qd[..., 2]
+    qd4 = qd[..., 3]
+    qd5 = qd[..., 4]
+    qd6 = qd[..., 5]
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    dw2_x = C2*qd1
+    dw2_y = -S2*qd1
+    dvp3_x = 0.0098*dw2_y
+    dvp3_y = -0.0098*dw2_x + 0.41*qd2
+    dvp3_z = -0.41*dw2_y
+    dw3_x = -C3*dw2_y - S3*dw2_x
+    dw3_y = S3*dw2_y - C3*dw2_x
+    dw3_z = qd3 - qd2
+    dv3_x = -C3*dvp3_y - S3*dvp3_x
+    dv3_y = S3*dvp3_y - C3*dvp3_x
+    dvp4_x = dv3_x - 0.31105*dw3_z
+    dvp4_z = -dvp3_z + 0.31105*dw3_x
+    dw4_x = C4*dw3_x + S4*dw3_z
+    dw4_y = C4*dw3_z - S4*dw3_x
+    dw4_z = qd4 - dw3_y
+    dv4_x = C4*dvp4_x + S4*dvp4_z
+    dv4_y = C4*dvp4_z - S4*dvp4_x
+    dw5_x = C5*dw4_x + S5*dw4_z
+    dw5_y = C5*dw4_z - S5*dw4_x
+    dw5_z = qd5 - dw4_y
+    dv5_x = C5*dv4_x - S5*dv3_y
+    dv5_y = -C5*dv3_y - S5*dv4_x
+    dw6_x = C6*dw5_z - S6*dw5_x
+    dw6_y = -C6*dw5_x - S6*dw5_z
+    dw6_z = qd6 - dw5_y
+    dv6_x = -C6*dv4_y - S6*dv5_x
+    F6_x = 0.00010000000000023*dw6_z
+    F6_z = -0.00010000000000023*dw6_x
+    N6_x = -0.00018954438945233587*dw6_x - 6.97973e-16*dw6_y + 0.00010000000000023*dv5_y
+    N6_y = -2.439775661742128e-05*dw6_z - 6.97973e-16*dw6_x
+    N6_z = -2.439775661742128e-05*dw6_y + 0.00010000000000023*dv6_x + 0.0007776443641723641*dw6_z
+    F5_x = -0.19489237263346387*dw5_z
+    F5_z = 0.19489237263346387*dw5_x
+    N5_x = -0.19489237263346387*dv4_y + 0.030955209238721096*dw5_x
+    N5_y = 6.575368432434527e-05*dw5_z
+    N5_z = -0.19489237263346387*dv5_x + 6.575368432434527e-05*dw5_y + 0.031047809238721098*dw5_z
+    fr5_x = -F6_x*S6
+    fr5_z = C6*F6_x
+    f5_x = F5_x + fr5_x
+    f5_z = F5_z + fr5_z
+    n5_x = N5_x - C6*N6_y - N6_x*S6
+    n5_y = N5_y - N6_z
+    n5_z = N5_z + C6*N6_x - N6_y*S6
+    F4_x = 1.32499951e-05*dw4_z
+    F4_z = -1.32499951e-05*dw4_x
+    N4_x = 1.32499951e-05*dv3_y + 0.00010023067058520605*dw4_x
+    N4_y = 6.619323394555059e-05*dw4_z
+    N4_z = 1.32499951e-05*dv4_x + 6.619323394555059e-05*dw4_y + 0.00019283067058520605*dw4_z
+    fr4_x = C5*f5_x + F6_z*S5
+    fr4_z = S5*f5_x - C5*F6_z
+    f4_x = F4_x + fr4_x
+    f4_z = F4_z + fr4_z
+    n4_x = N4_x + C5*n5_x - S5*n5_y
+    n4_y = N4_y - n5_z
+    n4_z = N4_z + C5*n5_y + S5*n5_x
+    F3_x = -0.6402493299819*dw3_z
+    F3_z = 0.6402493299819*dw3_x
+    N3_x = -0.6402493299819*dvp3_z + 0.18209546425793857*dw3_x
+    N3_y = -0.00015338484*dw3_z
+    N3_z = -0.6402493299819*dv3_x - 0.00015338484*dw3_y + 0.18239979925793856*dw3_z
+    fr3_x = C4*f4_x + S4*f5_z
+    fr3_z = S4*f4_x - C4*f5_z
+    f3_x = F3_x + fr3_x
+    f3_z = F3_z + fr3_z
+    n3_x = N3_x + 0.31105*fr3_z + C4*n4_x - S4*n4_y
+    n3_y = N3_y - n4_z
+    n3_z = N3_z - 0.31105*fr3_x + C4*n4_y + S4*n4_x
+    N2_x = -0.494415665491*dw2_x - 0.007428743*qd2
+    N2_z = -0.007428743*dw2_x + 0.495207665491*qd2
+    fr2_x = C3*f4_z - S3*f3_x
+    fr2_y = -C3*f3_x - S3*f4_z
+    n2_x = N2_x - 0.0098*fr2_y - C3*n3_y - S3*n3_x
+    n2_y = 0.41*f3_z + 0.0098*fr2_x + S3*n3_y - C3*n3_x
+    n2_z = N2_z - n3_z + 0.41*fr2_y
+    N1_z = 0.496467358631*qd1
+    n1_z = N1_z + C2*n2_x - S2*n2_y
+    K = np.empty(batch + (1,))
+    K[..., 0] = 0.5*N6_z*qd6 + 0.5*n1_z*qd1 + 0.5*n2_z*qd2 + 0.5*n3_z*qd3 + 0.5*n4_z*qd4 + 0.5*n5_z*qd5
+    return K.reshape(batch + ())
+
+
+def potential_energy(q):
+    """The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i
+    in the world: zero with every centre of mass at the world's origin (Pinocchio's
+    computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.
+
+    21 multiplications, 14 additions, 10 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    p3_z = 0.2755 - 0.41*C2
+    R3_zx = C2*S3 - C3*S2
+    R3_zy = C2*C3 + S2*S3
+    p4_z = p3_z + 0.31105*R3_zy
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_zx = C5*R4_zx - R3_zy*S5
+    R5_zy = -C5*R3_zy - R4_zx*S5
+    R6_zy = R4_zy*S6 - C6*R5_zx
+    V_1 = 4.26914351325 - 0.0009810000000022563*R6_zy - 0.000129982451931*R4_zy - 2.00550735*C2 + 19.18836*p4_z + 6.634503*p3_z + 0.312306549122439*R3_zy + 1.9118941755342806*R5_zy
+    V = np.empty(batch + (1,))
+    V[..., 0] = V_1
+    return V.reshape(batch + ())
+
+
+def center_of_mass(q):
+    """The robot's centre of mass in the world, [x, y, z] (m): the links' and the
+    payload's, weighted by their masses (Pinocchio's centerOfMass).
+
+    75 multiplications, 46 additions, 12 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    R2_xx = S1*S2
+    R2_xy = C2*S1
+    R2_yx = C1*S2
+    R2_yy = C1*C2
+    p3_x = 0.41*R2_xx + 0.0098*C1
+    p3_y = -0.0098*S1 + 0.41*R2_yx
+    p3_z = 0.2755 - 0.41*C2
+    R3_xx = -C3*R2_xy - R2_xx*S3
+    R3_xy = R2_xy*S3 - C3*R2_xx
+    R3_yx = -C3*R2_yy - R2_yx*S3
+    R3_yy = R2_yy*S3 - C3*R2_yx
+    R3_zx = C2*S3 - C3*S2
+    R3_zy = C2*C3 + S2*S3
+    p4_x = p3_x + 0.31105*R3_xy
+    p4_y = p3_y + 0.31105*R3_yy
+    p4_z = p3_z + 0.31105*R3_zy
+    R4_xx = C4*R3_xx - C1*S4
+    R4_xy = -C1*C4 - R3_xx*S4
+    R4_yx = C4*R3_yx + S1*S4
+    R4_yy = C4*S1 - R3_yx*S4
+    R4_zx = C4*R3_zx
+    R4_zy = -R3_zx*S4
+    R5_xx = C5*R4_xx - R3_xy*S5
+    R5_xy = -C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx - R3_yy*S5
+    R5_yy = -C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx - R3_zy*S5
+    R5_zy = -C5*R3_zy - R4_zx*S5
+    R6_xy = R4_xy*S6 - C6*R5_xx
+    R6_yy = R4_yy*S6 - C6*R5_yx
+    R6_zy = R4_zy*S6 - C6*R5_zx
+    com_x = -2.288329519456064e-05*R6_xy - 3.0320354919908465e-06*R4_xy - 0.0027190480549199084*C1 + 0.4475972540045767*p4_x + 0.15475972540045765*p3_x + 0.04678146453089245*R2_xx + 0.0072850183024942795*R3_xy + 0.04459779694129608*R5_xy
+    com_y = -2.288329519456064e-05*R6_yy - 3.0320354919908465e-06*R4_yy + 0.4475972540045767*p4_y + 0.15475972540045765*p3_y + 0.0027190480549199084*S1 + 0.04678146453089245*R2_yx + 0.0072850183024942795*R3_yy + 0.04459779694129608*R5_yy
+    com_z = 0.0995841704805492 - 2.288329519456064e-05*R6_zy - 3.0320354919908465e-06*R4_zy - 0.04678146453089245*C2 + 0.4475972540045767*p4_z + 0.15475972540045765*p3_z + 0.0072850183024942795*R3_zy + 0.04459779694129608*R5_zy
+    com = np.empty(batch + (3,))
+    com[..., 0] = com_x
+    com[..., 1] = com_y
+    com[..., 2] = com_z
+    return com
+
+
 def regressor(q, qd, qdd):
     """The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
     (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0x830e13e32613b90
+#if PANDA_CODE_SET != 0x577a437676b4c3d
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -5769,6 +5769,247 @@ void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], c
     Minv[46] = U7_5;
     Minv[47] = U7_6;
     Minv[48] = iD7;
+}
+
+void panda_kinetic_energy(const double q[7], const double qd[7], double K[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double q7 = q[6];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qd3 = qd[2];
+    const double qd4 = qd[3];
+    const double qd5 = qd[4];
+    const double qd6 = qd[5];
+    const double qd7 = qd[6];
+    const double symdyn_angle[6] = {q2, q3, q4, q5, q6, q7};
+    double symdyn_sin[6], symdyn_cos[6];
+    symdyn_sincos_all(6, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double S6 = symdyn_sin[4], C6 = symdyn_cos[4];
+    const double S7 = symdyn_sin[5], C7 = symdyn_cos[5];
+    const double dw2_x = -S2*qd1;
+    const double dw2_y = -C2*qd1;
+    const double dvp3_x = 0.316*qd2;
+    const double dvp3_z = -0.316*dw2_x;
+    const double dw3_x = symdyn_fma(S3, qd2, C3*dw2_x);
+    const double dw3_y = symdyn_fma(-S3, dw2_x, C3*qd2);
+    const double dw3_z = qd3 - dw2_y;
+    const double dv3_x = symdyn_fma(S3, dvp3_z, C3*dvp3_x);
+    const double dv3_y = symdyn_fma(-S3, dvp3_x, C3*dvp3_z);
+    const double dvp4_y = symdyn_fma(0.0825, dw3_z, dv3_y);
+    const double dvp4_z = -0.0825*dw3_y;
+    const double dw4_x = symdyn_fma(S4, dw3_z, C4*dw3_x);
+    const double dw4_y = symdyn_fma(-S4, dw3_x, C4*dw3_z);
+    const double dw4_z = qd4 - dw3_y;
+    const double dv4_x = symdyn_fma(S4, dvp4_z, C4*dv3_x);
+    const double dv4_y = symdyn_fma(-S4, dv3_x, C4*dvp4_z);
+    const double dvp5_x = symdyn_fma(-0.384, dw4_z, dv4_x);
+    const double dvp5_y = symdyn_fma(-0.0825, dw4_z, dv4_y);
+    const double dvp5_z = symdyn_fma(0.384, dw4_x, symdyn_fma(0.0825, dw4_y, -dvp4_y));
+    const double dw5_x = symdyn_fma(-S5, dw4_z, C5*dw4_x);
+    const double dw5_y = symdyn_fma(-S5, dw4_x, -C5*dw4_z);
+    const double dw5_z = dw4_y + qd5;
+    const double dv5_x = symdyn_fma(-S5, dvp5_z, C5*dvp5_x);
+    const double dv5_y = symdyn_fma(-S5, dvp5_x, -C5*dvp5_z);
+    const double dw6_x = symdyn_fma(S6, dw5_z, C6*dw5_x);
+    const double dw6_y = symdyn_fma(-S6, dw5_x, C6*dw5_z);
+    const double dw6_z = qd6 - dw5_y;
+    const double dv6_x = symdyn_fma(S6, dvp5_y, C6*dv5_x);
+    const double dv6_y = symdyn_fma(-S6, dv5_x, C6*dvp5_y);
+    const double dvp7_y = symdyn_fma(0.088, dw6_z, dv6_y);
+    const double dvp7_z = symdyn_fma(-0.088, dw6_y, -dv5_y);
+    const double dw7_x = symdyn_fma(S7, dw6_z, C7*dw6_x);
+    const double dw7_y = symdyn_fma(-S7, dw6_x, C7*dw6_z);
+    const double dw7_z = qd7 - dw6_y;
+    const double dv7_x = symdyn_fma(S7, dvp7_z, C7*dv6_x);
+    const double dv7_y = symdyn_fma(-S7, dv6_x, C7*dvp7_z);
+    const double F7_x = 0.003127439544*dw7_z;
+    const double F7_y = 0.007735484874*dw7_z;
+    const double F7_z = symdyn_fma(-0.003127439544, dw7_x, -0.007735484874*dw7_y);
+    const double N7_x = symdyn_fma(0.00242094377852123, dw7_x, symdyn_fma(0.003127439544, dvp7_y, symdyn_fma(-0.000395108718315752, dw7_y, -0.001672482661783778*dw7_z)));
+    const double N7_y = symdyn_fma(0.007735484874, dvp7_y, symdyn_fma(-0.000395108718315752, dw7_x, -0.000548359106408232*dw7_z));
+    const double N7_z = symdyn_fma(0.004909651967360946, dw7_z, symdyn_fma(0.007735484874, dv7_y, symdyn_fma(0.003127439544, dv7_x, symdyn_fma(-0.000548359106408232, dw7_y, -0.001672482661783778*dw7_x))));
+    const double F6_x = 0.068832705569*dw6_z;
+    const double F6_y = 0.164967552695*dw6_z;
+    const double F6_z = symdyn_fma(-0.164967552695, dw6_y, -0.068832705569*dw6_x);
+    const double N6_x = symdyn_fma(0.005511034382675315, dw6_y, symdyn_fma(0.068832705569, dv5_y, symdyn_fma(-0.000103758917218685, dw6_z, -0.000884123530507804*dw6_x)));
+    const double N6_y = symdyn_fma(0.005511034382675315, dw6_x, symdyn_fma(9.3569097314605e-05, dw6_z, 0.164967552695*dv5_y));
+    const double N6_z = symdyn_fma(0.030389507210667306, dw6_z, symdyn_fma(9.3569097314605e-05, dw6_y, symdyn_fma(0.068832705569, dv6_x, symdyn_fma(0.164967552695, dv6_y, -0.000103758917218685*dw6_x))));
+    const double fr6_x = symdyn_fma(-F7_y, S7, C7*F7_x);
+    const double fr6_z = symdyn_fma(F7_x, S7, C7*F7_y);
+    const double f6_x = F6_x + fr6_x;
+    const double f6_y = F6_y - F7_z;
+    const double f6_z = F6_z + fr6_z;
+    const double n6_x = symdyn_fma(-N7_y, S7, symdyn_fma(C7, N7_x, N6_x));
+    const double n6_y = symdyn_fma(-0.088, fr6_z, N6_y - N7_z);
+    const double n6_z = symdyn_fma(N7_x, S7, symdyn_fma(C7, N7_y, symdyn_fma(-0.088, F7_z, N6_z)));
+    const double F5_x = -0.067870631425*dw5_z;
+    const double F5_y = -0.014653732538*dw5_z;
+    const double F5_z = symdyn_fma(0.014653732538, dw5_y, 0.067870631425*dw5_x);
+    const double N5_x = symdyn_fma(0.024230847133882086, dw5_x, symdyn_fma(0.067870631425, dvp5_y, symdyn_fma(-0.00151524447332703, dw5_y, -0.004600245517563106*dw5_z)));
+    const double N5_y = symdyn_fma(0.00216405205209813, dw5_z, symdyn_fma(0.014653732538, dvp5_y, -0.00151524447332703*dw5_x));
+    const double N5_z = symdyn_fma(0.027133159263935513, dw5_z, symdyn_fma(0.00216405205209813, dw5_y, symdyn_fma(-0.067870631425, dv5_x, symdyn_fma(-0.014653732538, dv5_y, -0.004600245517563106*dw5_x))));
+    const double fr5_x = symdyn_fma(-S6, f6_y, C6*f6_x);
+    const double fr5_z = symdyn_fma(S6, f6_x, C6*f6_y);
+    const double f5_x = F5_x + fr5_x;
+    const double f5_y = F5_y - f6_z;
+    const double f5_z = F5_z + fr5_z;
+    const double n5_x = symdyn_fma(-S6, n6_y, symdyn_fma(C6, n6_x, N5_x));
+    const double n5_y = N5_y - n6_z;
+    const double n5_z = symdyn_fma(S6, n6_x, symdyn_fma(C6, n6_y, N5_z));
+    const double F4_x = -1.720683553603*dw4_z;
+    const double F4_y = -0.49008027465*dw4_z;
+    const double F4_z = symdyn_fma(1.720683553603, dw4_x, 0.49008027465*dw4_y);
+    const double N4_x = symdyn_fma(0.540829284939183, dw4_x, symdyn_fma(0.13876407268546084, dw4_y, symdyn_fma(0.0039053550262761, dw4_z, -1.720683553603*dvp4_y)));
+    const double N4_y = symdyn_fma(0.13876407268546084, dw4_x, symdyn_fma(-0.49008027465, dvp4_y, -0.00164448757736927*dw4_z));
+    const double N4_z = symdyn_fma(0.632524057252814, dw4_z, symdyn_fma(0.0039053550262761, dw4_x, symdyn_fma(-0.49008027465, dv4_y, symdyn_fma(-1.720683553603, dv4_x, -0.00164448757736927*dw4_y))));
+    const double fr4_x = symdyn_fma(-S5, f5_y, C5*f5_x);
+    const double fr4_z = symdyn_fma(-S5, f5_x, -C5*f5_y);
+    const double f4_x = F4_x + fr4_x;
+    const double f4_y = F4_y + f5_z;
+    const double f4_z = F4_z + fr4_z;
+    const double n4_x = symdyn_fma(-S5, n5_y, symdyn_fma(C5, n5_x, symdyn_fma(0.384, fr4_z, N4_x)));
+    const double n4_y = symdyn_fma(0.0825, fr4_z, N4_y + n5_z);
+    const double n4_z = symdyn_fma(-S5, n5_x, symdyn_fma(-C5, n5_y, symdyn_fma(-0.0825, f5_z, symdyn_fma(-0.384, fr4_x, N4_z))));
+    const double F3_x = -0.028227094878*dw3_z;
+    const double F3_y = 0.684157959872*dw3_z;
+    const double N3_x = symdyn_fma(0.01159586409516604, dw3_x, symdyn_fma(-0.000121912420950744, dw3_y, -0.005487648106562256*dw3_z));
+    const double N3_y = symdyn_fma(-0.000121912420950744, dw3_x, -0.004377257121839584*dw3_z);
+    const double N3_z = symdyn_fma(0.12445520614822143, dw3_z, symdyn_fma(0.684157959872, dv3_y, symdyn_fma(-0.028227094878, dv3_x, symdyn_fma(-0.004377257121839584, dw3_y, -0.005487648106562256*dw3_x))));
+    const double fr3_x = symdyn_fma(-S4, f4_y, C4*f4_x);
+    const double fr3_z = symdyn_fma(S4, f4_x, C4*f4_y);
+    const double f3_x = F3_x + fr3_x;
+    const double f3_y = F3_y - f4_z;
+    const double n3_x = symdyn_fma(-S4, n4_y, symdyn_fma(C4, n4_x, N3_x));
+    const double n3_y = symdyn_fma(-0.0825, fr3_z, N3_y - n4_z);
+    const double n3_z = symdyn_fma(S4, n4_x, symdyn_fma(C4, n4_y, symdyn_fma(-0.0825, f4_z, N3_z)));
+    const double N2_x = symdyn_fma(0.9896232897634767, dw2_x, symdyn_fma(0.01026110182100817, qd2, -0.00398335888393552*dw2_y));
+    const double N2_y = symdyn_fma(0.0007689361029464, qd2, -0.00398335888393552*dw2_x);
+    const double N2_z = symdyn_fma(1.0357790547533403, qd2, symdyn_fma(0.01026110182100817, dw2_x, 0.0007689361029464*dw2_y));
+    const double fr2_x = symdyn_fma(-S3, f3_y, C3*f3_x);
+    const double fr2_z = symdyn_fma(S3, f3_x, C3*f3_y);
+    const double n2_x = symdyn_fma(-S3, n3_y, symdyn_fma(C3, n3_x, symdyn_fma(-0.316, fr2_z, N2_x)));
+    const double n2_y = N2_y - n3_z;
+    const double n2_z = symdyn_fma(S3, n3_x, symdyn_fma(C3, n3_y, symdyn_fma(0.316, fr2_x, N2_z)));
+    const double N1_z = 0.03733744848940618*qd1;
+    const double n1_z = symdyn_fma(-S2, n2_x, symdyn_fma(-C2, n2_y, N1_z));
+    K[0] = symdyn_fma(0.5*n6_z, qd6, symdyn_fma(0.5*n5_z, qd5, symdyn_fma(0.5*n4_z, qd4, symdyn_fma(0.5*n3_z, qd3, symdyn_fma(0.5*n2_z, qd2, symdyn_fma(0.5*n1_z, qd1, 0.5*N7_z*qd7))))));
+}
+
+void panda_potential_energy(const double q[7], double V[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double q7 = q[6];
+    const double symdyn_angle[6] = {q2, q3, q4, q5, q6, q7};
+    double symdyn_sin[6], symdyn_cos[6];
+    symdyn_sincos_all(6, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double S6 = symdyn_sin[4], C6 = symdyn_cos[4];
+    const double S7 = symdyn_sin[5], C7 = symdyn_cos[5];
+    const double p3_z = symdyn_fma(0.316, C2, 0.333);
+    const double R3_zx = -C3*S2;
+    const double R3_zy = S2*S3;
+    const double p4_z = symdyn_fma(0.0825, R3_zx, p3_z);
+    const double R4_zx = symdyn_fma(C4, R3_zx, C2*S4);
+    const double R4_zy = symdyn_fma(-R3_zx, S4, C2*C4);
+    const double p5_z = symdyn_fma(0.384, R4_zy, symdyn_fma(-0.0825, R4_zx, p4_z));
+    const double R5_zx = symdyn_fma(R3_zy, S5, C5*R4_zx);
+    const double R5_zy = symdyn_fma(-R4_zx, S5, C5*R3_zy);
+    const double R6_zx = symdyn_fma(R4_zy, S6, C6*R5_zx);
+    const double R6_zy = symdyn_fma(-R5_zx, S6, C6*R4_zy);
+    const double p7_z = symdyn_fma(0.088, R6_zx, p5_z);
+    const double R7_zx = symdyn_fma(-R5_zy, S7, C7*R6_zx);
+    const double R7_zy = symdyn_fma(-R6_zx, S7, -C7*R5_zy);
+    const double V_1 = symdyn_fma(3.21299789892543, R4_zy, symdyn_fma(0.98337025977795, R6_zx, symdyn_fma(0.27690780075318, R3_zy, symdyn_fma(0.87156675099432, R3_zx, symdyn_fma(0.07588510661394, R7_zx, symdyn_fma(0.66581089427925, R5_zy, symdyn_fma(0.01993386669246, S2, symdyn_fma(28.37543481, p5_z, symdyn_fma(31.67260524, p3_z, symdyn_fma(35.19724995, p4_z, symdyn_fma(7.21547082, p7_z, symdyn_fma(-0.03068018192664, R7_zy, symdyn_fma(-1.8714377798415, R4_zx, symdyn_fma(-0.14375311619778, R5_zx, symdyn_fma(-1.92402459226728, C2, symdyn_fma(-0.67524884163189, R6_zy, 16.0291491491952))))))))))))))));
+    V[0] = V_1;
+}
+
+void panda_center_of_mass(const double q[7], double com[3])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double q7 = q[6];
+    const double symdyn_angle[8] = {q1, q2, q3, q4, q5, q6, q7, 0.0};
+    double symdyn_sin[8], symdyn_cos[8];
+    symdyn_sincos_all(8, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double S4 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double S5 = symdyn_sin[4], C5 = symdyn_cos[4];
+    const double S6 = symdyn_sin[5], C6 = symdyn_cos[5];
+    const double S7 = symdyn_sin[6], C7 = symdyn_cos[6];
+    const double R2_xx = C1*C2;
+    const double R2_xy = -C1*S2;
+    const double R2_yx = C2*S1;
+    const double R2_yy = -S1*S2;
+    const double p3_x = -0.316*R2_xy;
+    const double p3_y = -0.316*R2_yy;
+    const double p3_z = symdyn_fma(0.316, C2, 0.333);
+    const double R3_xx = symdyn_fma(-S1, S3, C3*R2_xx);
+    const double R3_xy = symdyn_fma(-R2_xx, S3, -C3*S1);
+    const double R3_yx = symdyn_fma(C3, R2_yx, C1*S3);
+    const double R3_yy = symdyn_fma(-R2_yx, S3, C1*C3);
+    const double R3_zx = -C3*S2;
+    const double R3_zy = S2*S3;
+    const double p4_x = symdyn_fma(0.0825, R3_xx, p3_x);
+    const double p4_y = symdyn_fma(0.0825, R3_yx, p3_y);
+    const double p4_z = symdyn_fma(0.0825, R3_zx, p3_z);
+    const double R4_xx = symdyn_fma(-R2_xy, S4, C4*R3_xx);
+    const double R4_xy = symdyn_fma(-R3_xx, S4, -C4*R2_xy);
+    const double R4_yx = symdyn_fma(-R2_yy, S4, C4*R3_yx);
+    const double R4_yy = symdyn_fma(-R3_yx, S4, -C4*R2_yy);
+    const double R4_zx = symdyn_fma(C4, R3_zx, C2*S4);
+    const double R4_zy = symdyn_fma(-R3_zx, S4, C2*C4);
+    const double p5_x = symdyn_fma(0.384, R4_xy, symdyn_fma(-0.0825, R4_xx, p4_x));
+    const double p5_y = symdyn_fma(0.384, R4_yy, symdyn_fma(-0.0825, R4_yx, p4_y));
+    const double p5_z = symdyn_fma(0.384, R4_zy, symdyn_fma(-0.0825, R4_zx, p4_z));
+    const double R5_xx = symdyn_fma(R3_xy, S5, C5*R4_xx);
+    const double R5_xy = symdyn_fma(-R4_xx, S5, C5*R3_xy);
+    const double R5_yx = symdyn_fma(R3_yy, S5, C5*R4_yx);
+    const double R5_yy = symdyn_fma(-R4_yx, S5, C5*R3_yy);
+    const double R5_zx = symdyn_fma(R3_zy, S5, C5*R4_zx);
+    const double R5_zy = symdyn_fma(-R4_zx, S5, C5*R3_zy);
+    const double R6_xx = symdyn_fma(R4_xy, S6, C6*R5_xx);
+    const double R6_xy = symdyn_fma(-R5_xx, S6, C6*R4_xy);
+    const double R6_yx = symdyn_fma(R4_yy, S6, C6*R5_yx);
+    const double R6_yy = symdyn_fma(-R5_yx, S6, C6*R4_yy);
+    const double R6_zx = symdyn_fma(R4_zy, S6, C6*R5_zx);
+    const double R6_zy = symdyn_fma(-R5_zx, S6, C6*R4_zy);
+    const double p7_x = symdyn_fma(0.088, R6_xx, p5_x);
+    const double p7_y = symdyn_fma(0.088, R6_yx, p5_y);
+    const double p7_z = symdyn_fma(0.088, R6_zx, p5_z);
+    const double R7_xx = symdyn_fma(-R5_xy, S7, C7*R6_xx);
+    const double R7_xy = symdyn_fma(-R6_xx, S7, -C7*R5_xy);
+    const double R7_yx = symdyn_fma(-R5_yy, S7, C7*R6_yx);
+    const double R7_yy = symdyn_fma(-R6_yx, S7, -C7*R5_yy);
+    const double R7_zx = symdyn_fma(-R5_zy, S7, C7*R6_zx);
+    const double R7_zy = symdyn_fma(-R6_zx, S7, -C7*R5_zy);
+    const double com_x = symdyn_fma(0.020390986800693706, R4_xy, symdyn_fma(0.012210639813444443, R2_xy, symdyn_fma(0.006240866199767253, R6_xx, symdyn_fma(0.005531315822332926, R3_xx, symdyn_fma(0.0017573691262156232, R3_xy, symdyn_fma(0.004225505768785862, R5_xy, symdyn_fma(0.0004815976405871898, R7_xx, symdyn_fma(0.0011991808123604014, C1, symdyn_fma(0.22337601259907464, p4_x, symdyn_fma(0.18008200903840163, p5_x, symdyn_fma(0.20100718883396052, p3_x, symdyn_fma(0.04579230204309117, p7_x, symdyn_fma(-0.00019470886828722365, R7_xy, symdyn_fma(-0.00012650839664373321, R2_xx, symdyn_fma(-0.0118769025898928, R4_xx, symdyn_fma(-0.0007847650470062131, S1, symdyn_fma(-0.0009123155343263272, R5_xx, -0.0042854028076098494*R6_xy)))))))))))))))));
+    const double com_y = symdyn_fma(0.020390986800693706, R4_yy, symdyn_fma(0.012210639813444443, R2_yy, symdyn_fma(0.006240866199767253, R6_yx, symdyn_fma(0.005531315822332926, R3_yx, symdyn_fma(0.0007847650470062131, C1, symdyn_fma(0.0017573691262156232, R3_yy, symdyn_fma(0.004225505768785862, R5_yy, symdyn_fma(0.0004815976405871898, R7_yx, symdyn_fma(0.0011991808123604014, S1, symdyn_fma(0.22337601259907464, p4_y, symdyn_fma(0.18008200903840163, p5_y, symdyn_fma(0.20100718883396052, p3_y, symdyn_fma(0.04579230204309117, p7_y, symdyn_fma(-0.00019470886828722365, R7_yy, symdyn_fma(-0.00012650839664373321, R2_yx, symdyn_fma(-0.0118769025898928, R4_yx, symdyn_fma(-0.0009123155343263272, R5_yx, -0.0042854028076098494*R6_yy)))))))))))))))));
+    const double com_z = symdyn_fma(0.020390986800693706, R4_zy, symdyn_fma(0.006240866199767253, R6_zx, symdyn_fma(0.005531315822332926, R3_zx, symdyn_fma(0.0017573691262156232, R3_zy, symdyn_fma(0.004225505768785862, R5_zy, symdyn_fma(0.0004815976405871898, R7_zx, symdyn_fma(0.00012650839664373321, S2, symdyn_fma(0.22337601259907464, p4_z, symdyn_fma(0.18008200903840163, p5_z, symdyn_fma(0.20100718883396052, p3_z, symdyn_fma(0.04579230204309117, p7_z, symdyn_fma(-0.00019470886828722365, R7_zy, symdyn_fma(-0.0118769025898928, R4_zx, symdyn_fma(-0.0009123155343263272, R5_zx, symdyn_fma(-0.012210639813444443, C2, symdyn_fma(-0.0042854028076098494, R6_zy, 0.10172747664631321))))))))))))))));
+    com[0] = com_x;
+    com[1] = com_y;
+    com[2] = com_z;
 }
 
 void panda_regressor(const double q[7], const double qd[7], const double qdd[7], double Y[490])

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x830e13e32613b90
+#define PANDA_CODE_SET 0x577a437676b4c3d
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -136,6 +136,22 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 2988 multiplications, 2577 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
+
+/* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
+ * included. A scalar, or one per state of a batch.
+ * 203 multiplications, 148 additions, 12 function calls. */
+void panda_kinetic_energy(const double q[7], const double qd[7], double K[1]);
+
+/* The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i
+ * in the world: zero with every centre of mass at the world's origin (Pinocchio's
+ * computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.
+ * 39 multiplications, 29 additions, 12 function calls. */
+void panda_potential_energy(const double q[7], double V[1]);
+
+/* The robot's centre of mass in the world, [x, y, z] (m): the links' and the
+ * payload's, weighted by their masses (Pinocchio's centerOfMass).
+ * 129 multiplications, 91 additions, 14 function calls. */
+void panda_center_of_mass(const double q[7], double com[3]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

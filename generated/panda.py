@@ -5869,6 +5869,286 @@ def forward_dynamics_derivatives(q, qd, tau):
     return dqdd_dq.reshape(batch + (7, 7)), dqdd_dqd.reshape(batch + (7, 7)), Minv.reshape(batch + (7, 7))
 
 
+def kinetic_energy(q, qd):
+    """The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
+    included. A scalar, or one per state of a batch.
+
+    203 multiplications, 148 additions, 12 function calls.
+    """
+    (q, qd, ), batch = _states(
+        (q, 7, "q"),
+        (qd, 7, "qd"),
+    )
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    q7 = q[..., 6]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    qd3 = qd[..., 2]
+    qd4 = qd[..., 3]
+    qd5 = qd[..., 4]
+    qd6 = qd[..., 5]
+    qd7 = qd[..., 6]
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    S7 = np.sin(q7)
+    C7 = np.cos(q7)
+    dw2_x = -S2*qd1
+    dw2_y = -C2*qd1
+    dvp3_x = 0.316*qd2
+    dvp3_z = -0.316*dw2_x
+    dw3_x = C3*dw2_x + S3*qd2
+    dw3_y = C3*qd2 - S3*dw2_x
+    dw3_z = qd3 - dw2_y
+    dv3_x = C3*dvp3_x + S3*dvp3_z
+    dv3_y = C3*dvp3_z - S3*dvp3_x
+    dvp4_y = dv3_y + 0.0825*dw3_z
+    dvp4_z = -0.0825*dw3_y
+    dw4_x = C4*dw3_x + S4*dw3_z
+    dw4_y = C4*dw3_z - S4*dw3_x
+    dw4_z = qd4 - dw3_y
+    dv4_x = C4*dv3_x + S4*dvp4_z
+    dv4_y = C4*dvp4_z - S4*dv3_x
+    dvp5_x = dv4_x - 0.384*dw4_z
+    dvp5_y = dv4_y - 0.0825*dw4_z
+    dvp5_z = -dvp4_y + 0.0825*dw4_y + 0.384*dw4_x
+    dw5_x = C5*dw4_x - S5*dw4_z
+    dw5_y = -C5*dw4_z - S5*dw4_x
+    dw5_z = dw4_y + qd5
+    dv5_x = C5*dvp5_x - S5*dvp5_z
+    dv5_y = -C5*dvp5_z - S5*dvp5_x
+    dw6_x = C6*dw5_x + S6*dw5_z
+    dw6_y = C6*dw5_z - S6*dw5_x
+    dw6_z = qd6 - dw5_y
+    dv6_x = C6*dv5_x + S6*dvp5_y
+    dv6_y = C6*dvp5_y - S6*dv5_x
+    dvp7_y = dv6_y + 0.088*dw6_z
+    dvp7_z = -dv5_y - 0.088*dw6_y
+    dw7_x = C7*dw6_x + S7*dw6_z
+    dw7_y = C7*dw6_z - S7*dw6_x
+    dw7_z = qd7 - dw6_y
+    dv7_x = C7*dv6_x + S7*dvp7_z
+    dv7_y = C7*dvp7_z - S7*dv6_x
+    F7_x = 0.003127439544*dw7_z
+    F7_y = 0.007735484874*dw7_z
+    F7_z = -0.007735484874*dw7_y - 0.003127439544*dw7_x
+    N7_x = -0.001672482661783778*dw7_z - 0.000395108718315752*dw7_y + 0.003127439544*dvp7_y + 0.00242094377852123*dw7_x
+    N7_y = -0.000548359106408232*dw7_z - 0.000395108718315752*dw7_x + 0.007735484874*dvp7_y
+    N7_z = -0.001672482661783778*dw7_x - 0.000548359106408232*dw7_y + 0.003127439544*dv7_x + 0.007735484874*dv7_y + 0.004909651967360946*dw7_z
+    F6_x = 0.068832705569*dw6_z
+    F6_y = 0.164967552695*dw6_z
+    F6_z = -0.068832705569*dw6_x - 0.164967552695*dw6_y
+    N6_x = -0.000884123530507804*dw6_x - 0.000103758917218685*dw6_z + 0.068832705569*dv5_y + 0.005511034382675315*dw6_y
+    N6_y = 0.164967552695*dv5_y + 9.3569097314605e-05*dw6_z + 0.005511034382675315*dw6_x
+    N6_z = -0.000103758917218685*dw6_x + 0.164967552695*dv6_y + 0.068832705569*dv6_x + 9.3569097314605e-05*dw6_y + 0.030389507210667306*dw6_z
+    fr6_x = C7*F7_x - F7_y*S7
+    fr6_z = C7*F7_y + F7_x*S7
+    f6_x = F6_x + fr6_x
+    f6_y = F6_y - F7_z
+    f6_z = F6_z + fr6_z
+    n6_x = N6_x + C7*N7_x - N7_y*S7
+    n6_y = N6_y - N7_z - 0.088*fr6_z
+    n6_z = N6_z - 0.088*F7_z + C7*N7_y + N7_x*S7
+    F5_x = -0.067870631425*dw5_z
+    F5_y = -0.014653732538*dw5_z
+    F5_z = 0.067870631425*dw5_x + 0.014653732538*dw5_y
+    N5_x = -0.004600245517563106*dw5_z - 0.00151524447332703*dw5_y + 0.067870631425*dvp5_y + 0.024230847133882086*dw5_x
+    N5_y = -0.00151524447332703*dw5_x + 0.014653732538*dvp5_y + 0.00216405205209813*dw5_z
+    N5_z = -0.004600245517563106*dw5_x - 0.014653732538*dv5_y - 0.067870631425*dv5_x + 0.00216405205209813*dw5_y + 0.027133159263935513*dw5_z
+    fr5_x = C6*f6_x - S6*f6_y
+    fr5_z = C6*f6_y + S6*f6_x
+    f5_x = F5_x + fr5_x
+    f5_y = F5_y - f6_z
+    f5_z = F5_z + fr5_z
+    n5_x = N5_x + C6*n6_x - S6*n6_y
+    n5_y = N5_y - n6_z
+    n5_z = N5_z + C6*n6_y + S6*n6_x
+    F4_x = -1.720683553603*dw4_z
+    F4_y = -0.49008027465*dw4_z
+    F4_z = 0.49008027465*dw4_y + 1.720683553603*dw4_x
+    N4_x = -1.720683553603*dvp4_y + 0.0039053550262761*dw4_z + 0.13876407268546084*dw4_y + 0.540829284939183*dw4_x
+    N4_y = -0.00164448757736927*dw4_z - 0.49008027465*dvp4_y + 0.13876407268546084*dw4_x
+    N4_z = -0.00164448757736927*dw4_y - 1.720683553603*dv4_x - 0.49008027465*dv4_y + 0.0039053550262761*dw4_x + 0.632524057252814*dw4_z
+    fr4_x = C5*f5_x - S5*f5_y
+    fr4_z = -C5*f5_y - S5*f5_x
+    f4_x = F4_x + fr4_x
+    f4_y = F4_y + f5_z
+    f4_z = F4_z + fr4_z
+    n4_x = N4_x + 0.384*fr4_z + C5*n5_x - S5*n5_y
+    n4_y = N4_y + n5_z + 0.0825*fr4_z
+    n4_z = N4_z - 0.384*fr4_x - 0.0825*f5_z - C5*n5_y - S5*n5_x
+    F3_x = -0.028227094878*dw3_z
+    F3_y = 0.684157959872*dw3_z
+    N3_x = -0.005487648106562256*dw3_z - 0.000121912420950744*dw3_y + 0.01159586409516604*dw3_x
+    N3_y = -0.004377257121839584*dw3_z - 0.000121912420950744*dw3_x
+    N3_z = -0.005487648106562256*dw3_x - 0.004377257121839584*dw3_y - 0.028227094878*dv3_x + 0.684157959872*dv3_y + 0.12445520614822143*dw3_z
+    fr3_x = C4*f4_x - S4*f4_y
+    fr3_z = C4*f4_y + S4*f4_x
+    f3_x = F3_x + fr3_x
+    f3_y = F3_y - f4_z
+    n3_x = N3_x + C4*n4_x - S4*n4_y
+    n3_y = N3_y - n4_z - 0.0825*fr3_z
+    n3_z = N3_z - 0.0825*f4_z + C4*n4_y + S4*n4_x
+    N2_x = -0.00398335888393552*dw2_y + 0.01026110182100817*qd2 + 0.9896232897634767*dw2_x
+    N2_y = -0.00398335888393552*dw2_x + 0.0007689361029464*qd2
+    N2_z = 0.0007689361029464*dw2_y + 0.01026110182100817*dw2_x + 1.0357790547533403*qd2
+    fr2_x = C3*f3_x - S3*f3_y
+    fr2_z = C3*f3_y + S3*f3_x
+    n2_x = N2_x - 0.316*fr2_z + C3*n3_x - S3*n3_y
+    n2_y = N2_y - n3_z
+    n2_z = N2_z + 0.316*fr2_x + C3*n3_y + S3*n3_x
+    N1_z = 0.03733744848940618*qd1
+    n1_z = N1_z - C2*n2_y - S2*n2_x
+    K = np.empty(batch + (1,))
+    K[..., 0] = 0.5*N7_z*qd7 + 0.5*n1_z*qd1 + 0.5*n2_z*qd2 + 0.5*n3_z*qd3 + 0.5*n4_z*qd4 + 0.5*n5_z*qd5 + 0.5*n6_z*qd6
+    return K.reshape(batch + ())
+
+
+def potential_energy(q):
+    """The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i
+    in the world: zero with every centre of mass at the world's origin (Pinocchio's
+    computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.
+
+    39 multiplications, 29 additions, 12 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 7, "q"),
+    )
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    q7 = q[..., 6]
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    S7 = np.sin(q7)
+    C7 = np.cos(q7)
+    p3_z = 0.333 + 0.316*C2
+    R3_zx = -C3*S2
+    R3_zy = S2*S3
+    p4_z = p3_z + 0.0825*R3_zx
+    R4_zx = C2*S4 + C4*R3_zx
+    R4_zy = C2*C4 - R3_zx*S4
+    p5_z = p4_z - 0.0825*R4_zx + 0.384*R4_zy
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    p7_z = p5_z + 0.088*R6_zx
+    R7_zx = C7*R6_zx - R5_zy*S7
+    R7_zy = -C7*R5_zy - R6_zx*S7
+    V_1 = 16.0291491491952 - 0.67524884163189*R6_zy - 1.92402459226728*C2 - 0.14375311619778*R5_zx - 1.8714377798415*R4_zx - 0.03068018192664*R7_zy + 7.21547082*p7_z + 35.19724995*p4_z + 31.67260524*p3_z + 28.37543481*p5_z + 0.01993386669246*S2 + 0.66581089427925*R5_zy + 0.07588510661394*R7_zx + 0.87156675099432*R3_zx + 0.27690780075318*R3_zy + 0.98337025977795*R6_zx + 3.21299789892543*R4_zy
+    V = np.empty(batch + (1,))
+    V[..., 0] = V_1
+    return V.reshape(batch + ())
+
+
+def center_of_mass(q):
+    """The robot's centre of mass in the world, [x, y, z] (m): the links' and the
+    payload's, weighted by their masses (Pinocchio's centerOfMass).
+
+    129 multiplications, 91 additions, 14 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 7, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    q6 = q[..., 5]
+    q7 = q[..., 6]
+    S1 = np.sin(q1)
+    C1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    S3 = np.sin(q3)
+    C3 = np.cos(q3)
+    S4 = np.sin(q4)
+    C4 = np.cos(q4)
+    S5 = np.sin(q5)
+    C5 = np.cos(q5)
+    S6 = np.sin(q6)
+    C6 = np.cos(q6)
+    S7 = np.sin(q7)
+    C7 = np.cos(q7)
+    R2_xx = C1*C2
+    R2_xy = -C1*S2
+    R2_yx = C2*S1
+    R2_yy = -S1*S2
+    p3_x = -0.316*R2_xy
+    p3_y = -0.316*R2_yy
+    p3_z = 0.333 + 0.316*C2
+    R3_xx = C3*R2_xx - S1*S3
+    R3_xy = -C3*S1 - R2_xx*S3
+    R3_yx = C1*S3 + C3*R2_yx
+    R3_yy = C1*C3 - R2_yx*S3
+    R3_zx = -C3*S2
+    R3_zy = S2*S3
+    p4_x = p3_x + 0.0825*R3_xx
+    p4_y = p3_y + 0.0825*R3_yx
+    p4_z = p3_z + 0.0825*R3_zx
+    R4_xx = C4*R3_xx - R2_xy*S4
+    R4_xy = -C4*R2_xy - R3_xx*S4
+    R4_yx = C4*R3_yx - R2_yy*S4
+    R4_yy = -C4*R2_yy - R3_yx*S4
+    R4_zx = C2*S4 + C4*R3_zx
+    R4_zy = C2*C4 - R3_zx*S4
+    p5_x = p4_x - 0.0825*R4_xx + 0.384*R4_xy
+    p5_y = p4_y - 0.0825*R4_yx + 0.384*R4_yy
+    p5_z = p4_z - 0.0825*R4_zx + 0.384*R4_zy
+    R5_xx = C5*R4_xx + R3_xy*S5
+    R5_xy = C5*R3_xy - R4_xx*S5
+    R5_yx = C5*R4_yx + R3_yy*S5
+    R5_yy = C5*R3_yy - R4_yx*S5
+    R5_zx = C5*R4_zx + R3_zy*S5
+    R5_zy = C5*R3_zy - R4_zx*S5
+    R6_xx = C6*R5_xx + R4_xy*S6
+    R6_xy = C6*R4_xy - R5_xx*S6
+    R6_yx = C6*R5_yx + R4_yy*S6
+    R6_yy = C6*R4_yy - R5_yx*S6
+    R6_zx = C6*R5_zx + R4_zy*S6
+    R6_zy = C6*R4_zy - R5_zx*S6
+    p7_x = p5_x + 0.088*R6_xx
+    p7_y = p5_y + 0.088*R6_yx
+    p7_z = p5_z + 0.088*R6_zx
+    R7_xx = C7*R6_xx - R5_xy*S7
+    R7_xy = -C7*R5_xy - R6_xx*S7
+    R7_yx = C7*R6_yx - R5_yy*S7
+    R7_yy = -C7*R5_yy - R6_yx*S7
+    R7_zx = C7*R6_zx - R5_zy*S7
+    R7_zy = -C7*R5_zy - R6_zx*S7
+    com_x = -0.0042854028076098494*R6_xy - 0.0009123155343263272*R5_xx - 0.0007847650470062131*S1 - 0.0118769025898928*R4_xx - 0.00012650839664373321*R2_xx - 0.00019470886828722365*R7_xy + 0.04579230204309117*p7_x + 0.20100718883396052*p3_x + 0.18008200903840163*p5_x + 0.22337601259907464*p4_x + 0.0011991808123604014*C1 + 0.0004815976405871898*R7_xx + 0.004225505768785862*R5_xy + 0.0017573691262156232*R3_xy + 0.005531315822332926*R3_xx + 0.006240866199767253*R6_xx + 0.012210639813444443*R2_xy + 0.020390986800693706*R4_xy
+    com_y = -0.0042854028076098494*R6_yy - 0.0009123155343263272*R5_yx - 0.0118769025898928*R4_yx - 0.00012650839664373321*R2_yx - 0.00019470886828722365*R7_yy + 0.04579230204309117*p7_y + 0.20100718883396052*p3_y + 0.18008200903840163*p5_y + 0.22337601259907464*p4_y + 0.0011991808123604014*S1 + 0.0004815976405871898*R7_yx + 0.004225505768785862*R5_yy + 0.0017573691262156232*R3_yy + 0.0007847650470062131*C1 + 0.005531315822332926*R3_yx + 0.006240866199767253*R6_yx + 0.012210639813444443*R2_yy + 0.020390986800693706*R4_yy
+    com_z = 0.10172747664631321 - 0.0042854028076098494*R6_zy - 0.012210639813444443*C2 - 0.0009123155343263272*R5_zx - 0.0118769025898928*R4_zx - 0.00019470886828722365*R7_zy + 0.04579230204309117*p7_z + 0.20100718883396052*p3_z + 0.18008200903840163*p5_z + 0.22337601259907464*p4_z + 0.00012650839664373321*S2 + 0.0004815976405871898*R7_zx + 0.004225505768785862*R5_zy + 0.0017573691262156232*R3_zy + 0.005531315822332926*R3_zx + 0.006240866199767253*R6_zx + 0.020390986800693706*R4_zy
+    com = np.empty(batch + (3,))
+    com[..., 0] = com_x
+    com[..., 1] = com_y
+    com[..., 2] = com_z
+    return com
+
+
 def regressor(q, qd, qdd):
     """The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
     (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

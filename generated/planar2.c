@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x9c85afa6430c1a1
+#if PLANAR2_CODE_SET != 0x5af994dcc7437d6
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -763,6 +763,81 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     Minv[1] = U2_1;
     Minv[2] = U2_1;
     Minv[3] = iD2;
+}
+
+void planar2_kinetic_energy(const double q[2], const double qd[2], const double params[5], double K[1])
+{
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double p_m1 = params[0];
+    const double p_m2 = params[1];
+    const double p_l1 = params[2];
+    const double p_l2 = params[3];
+    double S2, C2;
+    symdyn_sincos(q2, &S2, &C2);
+    const double dvp2_y = p_l1*qd1;
+    const double dw2_z = qd1 + qd2;
+    const double dv2_x = S2*dvp2_y;
+    const double dv2_y = C2*dvp2_y;
+    const double F2_x = dv2_x*p_m2;
+    const double t0 = dv2_y*p_m2;
+    const double t1 = dw2_z*p_m2;
+    const double F2_y = symdyn_fma(p_l2, t1, t0);
+    const double N2_z = symdyn_fma(t1*p_l2, p_l2, p_l2*t0);
+    const double N1_z = p_m1*qd1*p_l1*p_l1;
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*F2_y);
+    const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
+    K[0] = symdyn_fma(0.5*n1_z, qd1, 0.5*N2_z*qd2);
+}
+
+void planar2_potential_energy(const double q[2], const double params[5], double V[1])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_m1 = params[0];
+    const double p_m2 = params[1];
+    const double p_l1 = params[2];
+    const double p_l2 = params[3];
+    const double p_g = params[4];
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t0 = S1*p_l1;
+    const double R2_yx = symdyn_fma(C2, S1, C1*S2);
+    const double t1 = p_g*p_m2;
+    const double V_1 = symdyn_fma(p_g*p_m1, t0, symdyn_fma(R2_yx*p_l2, t1, t0*t1));
+    V[0] = V_1;
+}
+
+void planar2_center_of_mass(const double q[2], const double params[5], double com[3])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_m1 = params[0];
+    const double p_m2 = params[1];
+    const double p_l1 = params[2];
+    const double p_l2 = params[3];
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t0 = C1*p_l1;
+    const double t1 = S1*p_l1;
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
+    const double R2_yx = symdyn_fma(C2, S1, C1*S2);
+    const double inverse_mass = 1.0/(p_m1 + p_m2);
+    const double t2 = inverse_mass*p_m2;
+    const double t3 = p_l2*t2;
+    const double t4 = inverse_mass*p_m1;
+    const double com_x = symdyn_fma(t0, t4, symdyn_fma(t0, t2, R2_xx*t3));
+    const double com_y = symdyn_fma(t1, t4, symdyn_fma(t1, t2, R2_yx*t3));
+    com[0] = com_x;
+    com[1] = com_y;
+    com[2] = 0;
 }
 
 void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40])

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x9c85afa6430c1a1
+#define PLANAR2_CODE_SET 0x5af994dcc7437d6
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
@@ -122,6 +122,22 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 96 multiplications, 54 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
+
+/* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
+ * included. A scalar, or one per state of a batch.
+ * 20 multiplications, 7 additions, 2 function calls. */
+void planar2_kinetic_energy(const double q[2], const double qd[2], const double params[5], double K[1]);
+
+/* The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i
+ * in the world: zero with every centre of mass at the world's origin (Pinocchio's
+ * computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.
+ * 9 multiplications, 3 additions, 4 function calls. */
+void planar2_potential_energy(const double q[2], const double params[5], double V[1]);
+
+/* The robot's centre of mass in the world, [x, y, z] (m): the links' and the
+ * payload's, weighted by their masses (Pinocchio's centerOfMass).
+ * 16 multiplications, 7 additions, 4 function calls. */
+void planar2_center_of_mass(const double q[2], const double params[5], double com[3]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

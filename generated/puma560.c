@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0xd45fc9f097364bf
+#if PUMA560_CODE_SET != 0x1151dff54d5f406
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3572,6 +3572,154 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
     Minv[33] = U6_4;
     Minv[34] = U6_5;
     Minv[35] = iD6;
+}
+
+void puma560_kinetic_energy(const double q[6], const double qd[6], double K[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qd3 = qd[2];
+    const double qd4 = qd[3];
+    const double qd5 = qd[4];
+    const double qd6 = qd[5];
+    const double symdyn_angle[4] = {q2, q3, q4, q5};
+    double symdyn_sin[4], symdyn_cos[4];
+    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double dw2_x = S2*qd1;
+    const double dw2_y = C2*qd1;
+    const double dvp3_x = 0.15005*dw2_y;
+    const double dvp3_y = symdyn_fma(0.4318, qd2, -0.15005*dw2_x);
+    const double dvp3_z = -0.4318*dw2_y;
+    const double dw3_x = symdyn_fma(S3, dw2_y, C3*dw2_x);
+    const double dw3_y = symdyn_fma(-S3, dw2_x, C3*dw2_y);
+    const double dw3_z = qd2 + qd3;
+    const double dv3_x = symdyn_fma(S3, dvp3_y, C3*dvp3_x);
+    const double dv3_y = symdyn_fma(-S3, dvp3_x, C3*dvp3_y);
+    const double dvp4_x = symdyn_fma(-0.4318, dw3_z, dv3_x);
+    const double dvp4_y = symdyn_fma(0.0203, dw3_z, dv3_y);
+    const double dvp4_z = symdyn_fma(0.4318, dw3_x, symdyn_fma(-0.0203, dw3_y, dvp3_z));
+    const double dw4_x = symdyn_fma(-S4, dw3_z, C4*dw3_x);
+    const double dw4_y = symdyn_fma(-S4, dw3_x, -C4*dw3_z);
+    const double dw4_z = dw3_y + qd4;
+    const double dv4_x = symdyn_fma(-S4, dvp4_z, C4*dvp4_x);
+    const double dv4_y = symdyn_fma(-S4, dvp4_x, -C4*dvp4_z);
+    const double dw5_x = symdyn_fma(S5, dw4_z, C5*dw4_x);
+    const double dw5_y = symdyn_fma(-S5, dw4_x, C5*dw4_z);
+    const double dw5_z = qd5 - dw4_y;
+    const double dv5_x = symdyn_fma(S5, dvp4_y, C5*dv4_x);
+    const double dw6_z = dw5_y + qd6;
+    const double N6_z = 4e-05*dw6_z;
+    const double F5_x = -0.00288*dw5_z;
+    const double F5_z = 0.00288*dw5_x;
+    const double N5_x = symdyn_fma(0.00024216, dw5_x, -0.00288*dv4_y);
+    const double N5_z = symdyn_fma(0.00064216, dw5_z, -0.00288*dv5_x);
+    const double N4_x = 0.0003*dw4_x;
+    const double N4_z = 0.0016*dw4_z;
+    const double fr4_x = C5*F5_x;
+    const double fr4_z = F5_x*S5;
+    const double n4_x = symdyn_fma(-N6_z, S5, symdyn_fma(C5, N5_x, N4_x));
+    const double n4_z = symdyn_fma(N5_x, S5, symdyn_fma(C5, N6_z, N4_z));
+    const double F3_x = -0.89133*dw3_z;
+    const double F3_y = 0.025375*dw3_z;
+    const double F3_z = symdyn_fma(0.89133, dw3_x, -0.025375*dw3_y);
+    const double N3_x = symdyn_fma(0.3251198455, dw3_x, symdyn_fma(0.89133, dvp3_z, -0.011273199*dw3_y));
+    const double N3_y = symdyn_fma(-0.025375, dvp3_z, symdyn_fma(-0.0047376, dw3_z, -0.011273199*dw3_x));
+    const double N3_z = symdyn_fma(0.3586500705, dw3_z, symdyn_fma(0.025375, dv3_y, symdyn_fma(-0.0047376, dw3_y, -0.89133*dv3_x)));
+    const double fr3_x = symdyn_fma(F5_z, S4, C4*fr4_x);
+    const double fr3_z = symdyn_fma(-S4, fr4_x, C4*F5_z);
+    const double f3_x = F3_x + fr3_x;
+    const double f3_y = F3_y + fr4_z;
+    const double f3_z = F3_z + fr3_z;
+    const double n3_x = symdyn_fma(N5_z, S4, symdyn_fma(C4, n4_x, symdyn_fma(0.4318, fr3_z, N3_x)));
+    const double n3_y = symdyn_fma(-0.0203, fr3_z, N3_y + n4_z);
+    const double n3_z = symdyn_fma(-S4, n4_x, symdyn_fma(C4, N5_z, symdyn_fma(0.0203, fr4_z, symdyn_fma(-0.4318, fr3_x, N3_z))));
+    const double N2_x = symdyn_fma(-0.0070992, dw2_y, symdyn_fma(-1.601861202, dw2_x, -0.6903913435*qd2));
+    const double N2_y = symdyn_fma(-0.0070992, dw2_x, -0.023751*qd2);
+    const double N2_z = symdyn_fma(1.748114002, qd2, symdyn_fma(-0.023751, dw2_y, -0.6903913435*dw2_x));
+    const double fr2_x = symdyn_fma(-S3, f3_y, C3*f3_x);
+    const double fr2_y = symdyn_fma(S3, f3_x, C3*f3_y);
+    const double n2_x = symdyn_fma(-S3, n3_y, symdyn_fma(C3, n3_x, symdyn_fma(-0.15005, fr2_y, N2_x)));
+    const double n2_y = symdyn_fma(S3, n3_x, symdyn_fma(C3, n3_y, symdyn_fma(0.15005, fr2_x, symdyn_fma(-0.4318, f3_z, N2_y))));
+    const double n2_z = symdyn_fma(0.4318, fr2_y, N2_z + n3_z);
+    const double N1_z = 3.153542285625*qd1;
+    const double n1_z = symdyn_fma(S2, n2_x, symdyn_fma(C2, n2_y, N1_z));
+    K[0] = 0.5*qd1*(symdyn_fma(0.784029968642, qd1, n1_z)) + 0.5*qd2*(symdyn_fma(2.324814845, qd2, n2_z)) + 0.5*qd3*(symdyn_fma(0.576873331938, qd3, n3_z)) + 0.5*qd4*(symdyn_fma(0.19079062612368, qd4, n4_z)) + 0.5*qd5*(symdyn_fma(0.170706291657, qd5, N5_z)) + 0.5*qd6*(symdyn_fma(0.194064505668, qd6, N6_z));
+}
+
+void puma560_potential_energy(const double q[6], double V[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double symdyn_angle[4] = {q2, q3, q5, 0.0};
+    double symdyn_sin[4], symdyn_cos[4];
+    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double C4 = cos(q4);
+    const double S5 = symdyn_sin[2], C5 = symdyn_cos[2];
+    const double p3_z = symdyn_fma(0.4318, S2, 0.672);
+    const double R3_zx = symdyn_fma(C3, S2, C2*S3);
+    const double R3_zy = symdyn_fma(-S2, S3, C2*C3);
+    const double p4_z = symdyn_fma(0.4318, R3_zy, symdyn_fma(0.0203, R3_zx, p3_z));
+    const double R4_zx = C4*R3_zx;
+    const double R5_zy = symdyn_fma(-R4_zx, S5, C5*R3_zy);
+    const double V_1 = symdyn_fma(3.4489998, R3_zy, symdyn_fma(11.607192, S2, symdyn_fma(1.024164, C2, symdyn_fma(0.0282528, R5_zy, symdyn_fma(47.088, p3_z, symdyn_fma(12.2625, p4_z, 114.706368))))));
+    V[0] = V_1;
+}
+
+void puma560_center_of_mass(const double q[6], double com[3])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double symdyn_angle[5] = {q1, q2, q3, q4, q5};
+    double symdyn_sin[5], symdyn_cos[5];
+    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double S4 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double S5 = symdyn_sin[4], C5 = symdyn_cos[4];
+    const double R2_xx = C1*C2;
+    const double R2_xy = -C1*S2;
+    const double R2_yx = C2*S1;
+    const double R2_yy = -S1*S2;
+    const double p3_x = symdyn_fma(0.15005, S1, 0.4318*R2_xx);
+    const double p3_y = symdyn_fma(0.4318, R2_yx, -0.15005*C1);
+    const double p3_z = symdyn_fma(0.4318, S2, 0.672);
+    const double R3_xx = symdyn_fma(R2_xy, S3, C3*R2_xx);
+    const double R3_xy = symdyn_fma(-R2_xx, S3, C3*R2_xy);
+    const double R3_yx = symdyn_fma(R2_yy, S3, C3*R2_yx);
+    const double R3_yy = symdyn_fma(-R2_yx, S3, C3*R2_yy);
+    const double R3_zx = symdyn_fma(C3, S2, C2*S3);
+    const double R3_zy = symdyn_fma(-S2, S3, C2*C3);
+    const double p4_x = symdyn_fma(0.4318, R3_xy, symdyn_fma(0.0203, R3_xx, p3_x));
+    const double p4_y = symdyn_fma(0.4318, R3_yy, symdyn_fma(0.0203, R3_yx, p3_y));
+    const double p4_z = symdyn_fma(0.4318, R3_zy, symdyn_fma(0.0203, R3_zx, p3_z));
+    const double R4_xx = symdyn_fma(-S1, S4, C4*R3_xx);
+    const double R4_yx = symdyn_fma(C4, R3_yx, C1*S4);
+    const double R4_zx = C4*R3_zx;
+    const double R5_xy = symdyn_fma(-R4_xx, S5, C5*R3_xy);
+    const double R5_yy = symdyn_fma(-R4_yx, S5, C5*R3_yy);
+    const double R5_zy = symdyn_fma(-R4_zx, S5, C5*R3_zy);
+    const double com_x = symdyn_fma(0.17169211087420042, S1, symdyn_fma(0.01499275053304904, R3_xy, symdyn_fma(0.050456289978678036, R2_xx, symdyn_fma(0.004452025586353945, R2_xy, symdyn_fma(0.2046908315565032, p3_x, symdyn_fma(0.00012281449893390193, R5_xy, 0.053304904051172705*p4_x))))));
+    const double com_y = symdyn_fma(0.01499275053304904, R3_yy, symdyn_fma(0.050456289978678036, R2_yx, symdyn_fma(0.004452025586353945, R2_yy, symdyn_fma(0.2046908315565032, p3_y, symdyn_fma(0.00012281449893390193, R5_yy, symdyn_fma(0.053304904051172705, p4_y, -0.17169211087420042*C1))))));
+    const double com_z = symdyn_fma(0.01499275053304904, R3_zy, symdyn_fma(0.050456289978678036, S2, symdyn_fma(0.004452025586353945, C2, symdyn_fma(0.2046908315565032, p3_z, symdyn_fma(0.00012281449893390193, R5_zy, symdyn_fma(0.053304904051172705, p4_z, 0.4986268656716418))))));
+    com[0] = com_x;
+    com[1] = com_y;
+    com[2] = com_z;
 }
 
 void puma560_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[504])

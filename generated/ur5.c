@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xafa0012e04f897b
+#if UR5_CODE_SET != 0x1b3f2514941f9a0
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3388,6 +3388,147 @@ void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], con
     Minv[33] = U6_4;
     Minv[34] = U6_5;
     Minv[35] = iD6;
+}
+
+void ur5_kinetic_energy(const double q[6], const double qd[6], double K[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qd3 = qd[2];
+    const double qd4 = qd[3];
+    const double qd5 = qd[4];
+    const double qd6 = qd[5];
+    const double symdyn_angle[5] = {q2, q3, q4, q5, q6};
+    double symdyn_sin[5], symdyn_cos[5];
+    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double S5 = symdyn_sin[3], C5 = symdyn_cos[3];
+    const double S6 = symdyn_sin[4], C6 = symdyn_cos[4];
+    const double dw2_x = -S2*qd1;
+    const double dw2_y = -C2*qd1;
+    const double dvp3_y = 0.425*qd2;
+    const double dvp3_z = -0.425*dw2_y;
+    const double dw3_x = symdyn_fma(S3, dw2_y, C3*dw2_x);
+    const double dw3_y = symdyn_fma(-S3, dw2_x, C3*dw2_y);
+    const double dw3_z = qd2 + qd3;
+    const double dv3_x = S3*dvp3_y;
+    const double dv3_y = C3*dvp3_y;
+    const double dvp4_x = symdyn_fma(0.10915, dw3_y, dv3_x);
+    const double dvp4_y = symdyn_fma(0.39225, dw3_z, symdyn_fma(-0.10915, dw3_x, dv3_y));
+    const double dvp4_z = symdyn_fma(-0.39225, dw3_y, dvp3_z);
+    const double dw4_x = symdyn_fma(S4, dw3_y, C4*dw3_x);
+    const double dw4_y = symdyn_fma(-S4, dw3_x, C4*dw3_y);
+    const double dw4_z = dw3_z + qd4;
+    const double dv4_x = symdyn_fma(S4, dvp4_y, C4*dvp4_x);
+    const double dw5_x = symdyn_fma(-S5, dw4_z, C5*dw4_x);
+    const double dw5_y = symdyn_fma(-S5, dw4_x, -C5*dw4_z);
+    const double dw5_z = dw4_y + qd5;
+    const double dw6_x = symdyn_fma(-S6, dw5_z, -C6*dw5_x);
+    const double dw6_z = qd6 - dw5_y;
+    const double N6_x = -0.0166855268546*dw6_x;
+    const double N6_z = 0.0171364731454*dw6_z;
+    const double N5_x = 0.033822*dw5_x;
+    const double N5_z = 0.253242*dw5_z;
+    const double n5_x = symdyn_fma(-C6, N6_x, N5_x);
+    const double n5_z = symdyn_fma(-N6_x, S6, N5_z);
+    const double F4_x = -0.017784735*dw4_z;
+    const double F4_z = 0.017784735*dw4_x;
+    const double N4_x = symdyn_fma(0.00460883622975, dw4_x, 0.017784735*dvp4_z);
+    const double N4_z = symdyn_fma(0.22402883622975, dw4_z, -0.017784735*dv4_x);
+    const double n4_x = symdyn_fma(N6_z, S5, symdyn_fma(C5, n5_x, N4_x));
+    const double n4_z = symdyn_fma(-S5, n5_x, symdyn_fma(C5, N6_z, N4_z));
+    const double F3_y = 1.598759275*dw3_z;
+    const double F3_z = -1.598759275*dw3_y;
+    const double N3_x = symdyn_fma(-0.07714261911625, dw3_z, -0.59155695167475*dw3_x);
+    const double N3_y = -1.598759275*dvp3_z;
+    const double N3_z = symdyn_fma(0.59565195167475, dw3_z, symdyn_fma(1.598759275, dv3_y, -0.07714261911625*dw3_x));
+    const double fr3_x = C4*F4_x;
+    const double fr3_y = F4_x*S4;
+    const double f3_y = F3_y + fr3_y;
+    const double f3_z = F3_z + F4_z;
+    const double n3_x = symdyn_fma(-S4, n5_z, symdyn_fma(C4, n4_x, symdyn_fma(-0.10915, fr3_y, N3_x)));
+    const double n3_y = symdyn_fma(S4, n4_x, symdyn_fma(C4, n5_z, symdyn_fma(0.10915, fr3_x, symdyn_fma(-0.39225, F4_z, N3_y))));
+    const double n3_z = symdyn_fma(0.39225, fr3_y, N3_z + n4_z);
+    const double N2_x = symdyn_fma(-0.408499208875, qd2, -1.75501953841*dw2_x);
+    const double N2_z = symdyn_fma(1.77012693841, qd2, -0.408499208875*dw2_x);
+    const double fr2_y = symdyn_fma(S3, fr3_x, C3*f3_y);
+    const double n2_x = symdyn_fma(-S3, n3_y, symdyn_fma(C3, n3_x, N2_x));
+    const double n2_y = symdyn_fma(S3, n3_x, symdyn_fma(C3, n3_y, -0.425*f3_z));
+    const double n2_z = symdyn_fma(0.425, fr2_y, N2_z + n3_z);
+    const double N1_z = 2.7644263025275*qd1;
+    const double n1_z = symdyn_fma(-S2, n2_x, symdyn_fma(-C2, n2_y, N1_z));
+    K[0] = symdyn_fma(0.5*n5_z, qd5, symdyn_fma(0.5*n4_z, qd4, symdyn_fma(0.5*n3_z, qd3, symdyn_fma(0.5*n2_z, qd2, symdyn_fma(0.5*n1_z, qd1, 0.5*N6_z*qd6)))));
+}
+
+void ur5_potential_energy(const double q[6], double V[1])
+{
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double symdyn_angle[4] = {q2, q3, q4, 0.0};
+    double symdyn_sin[4], symdyn_cos[4];
+    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S2 = symdyn_sin[0], C2 = symdyn_cos[0];
+    const double S3 = symdyn_sin[1], C3 = symdyn_cos[1];
+    const double S4 = symdyn_sin[2], C4 = symdyn_cos[2];
+    const double p3_z = symdyn_fma(-0.425, S2, 0.089159);
+    const double R3_zx = symdyn_fma(-C3, S2, -C2*S3);
+    const double R3_zy = symdyn_fma(-C2, C3, S2*S3);
+    const double p4_z = symdyn_fma(0.39225, R3_zx, p3_z);
+    const double R4_zy = symdyn_fma(-R3_zx, S4, C4*R3_zy);
+    const double p5_z = symdyn_fma(0.09465, R4_zy, p4_z);
+    const double V_1 = symdyn_fma(13.801689, p5_z, symdyn_fma(11.95839, p4_z, symdyn_fma(5.5794375, R3_zx, symdyn_fma(22.31775, p3_z, symdyn_fma(-23.0538924, S2, symdyn_fma(-1.1318616135, R4_zy, 10.57713991047))))));
+    V[0] = V_1;
+}
+
+void ur5_center_of_mass(const double q[6], double com[3])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double symdyn_angle[4] = {q1, q2, q3, q4};
+    double symdyn_sin[4], symdyn_cos[4];
+    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double S4 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double R2_xx = C1*C2;
+    const double R2_xy = -C1*S2;
+    const double R2_yx = C2*S1;
+    const double R2_yy = -S1*S2;
+    const double p3_x = 0.425*R2_xx;
+    const double p3_y = 0.425*R2_yx;
+    const double p3_z = symdyn_fma(-0.425, S2, 0.089159);
+    const double R3_xx = symdyn_fma(R2_xy, S3, C3*R2_xx);
+    const double R3_xy = symdyn_fma(-R2_xx, S3, C3*R2_xy);
+    const double R3_yx = symdyn_fma(R2_yy, S3, C3*R2_yx);
+    const double R3_yy = symdyn_fma(-R2_yx, S3, C3*R2_yy);
+    const double R3_zx = symdyn_fma(-C3, S2, -C2*S3);
+    const double R3_zy = symdyn_fma(-C2, C3, S2*S3);
+    const double p4_x = symdyn_fma(0.39225, R3_xx, symdyn_fma(-0.10915, S1, p3_x));
+    const double p4_y = symdyn_fma(0.10915, C1, symdyn_fma(0.39225, R3_yx, p3_y));
+    const double p4_z = symdyn_fma(0.39225, R3_zx, p3_z);
+    const double R4_xy = symdyn_fma(-R3_xx, S4, C4*R3_xy);
+    const double R4_yy = symdyn_fma(-R3_yx, S4, C4*R3_yy);
+    const double R4_zy = symdyn_fma(-R3_zx, S4, C4*R3_zy);
+    const double p5_x = symdyn_fma(0.09465, R4_xy, p4_x);
+    const double p5_y = symdyn_fma(0.09465, R4_yy, p4_y);
+    const double p5_z = symdyn_fma(0.09465, R4_zy, p4_z);
+    const double com_x = symdyn_fma(0.07173162134648314, p4_x, symdyn_fma(0.1338715656794497, p3_x, symdyn_fma(0.03346789141986242, R3_xx, symdyn_fma(0.1382872677843226, R2_xx, symdyn_fma(0.08278853000194188, p5_x, symdyn_fma(-0.00678939796044463, R4_xy, -0.06258500403085814*S1))))));
+    const double com_y = symdyn_fma(0.06258500403085814, C1, symdyn_fma(0.07173162134648314, p4_y, symdyn_fma(0.1338715656794497, p3_y, symdyn_fma(0.03346789141986242, R3_yx, symdyn_fma(0.1382872677843226, R2_yx, symdyn_fma(0.08278853000194188, p5_y, -0.00678939796044463*R4_yy))))));
+    const double com_z = symdyn_fma(0.07173162134648314, p4_z, symdyn_fma(0.1338715656794497, p3_z, symdyn_fma(0.03346789141986242, R3_zx, symdyn_fma(0.08278853000194188, p5_z, symdyn_fma(-0.1382872677843226, S2, symdyn_fma(-0.00678939796044463, R4_zy, 0.06344628290151172))))));
+    com[0] = com_x;
+    com[1] = com_y;
+    com[2] = com_z;
 }
 
 void ur5_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360])

@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xafa0012e04f897b
+#define UR5_CODE_SET 0x1b3f2514941f9a0
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -142,6 +142,22 @@ void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], con
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 1407 multiplications, 1098 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
+
+/* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
+ * included. A scalar, or one per state of a batch.
+ * 87 multiplications, 54 additions, 10 function calls. */
+void ur5_kinetic_energy(const double q[6], const double qd[6], double K[1]);
+
+/* The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i
+ * in the world: zero with every centre of mass at the world's origin (Pinocchio's
+ * computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.
+ * 15 multiplications, 12 additions, 6 function calls. */
+void ur5_potential_energy(const double q[6], double V[1]);
+
+/* The robot's centre of mass in the world, [x, y, z] (m): the links' and the
+ * payload's, weighted by their masses (Pinocchio's centerOfMass).
+ * 53 multiplications, 36 additions, 8 function calls. */
+void ur5_center_of_mass(const double q[6], double com[3]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -13,7 +13,7 @@ import numpy as np
 import sympy
 
 from .derive import QUANTITIES, lagrange, newton_euler
-from .derive.quantities import FROM_REGRESSOR
+from .derive.quantities import FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .emit import python_module
 from .reference import friction_torques
@@ -68,7 +68,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
     # compare them on small arms); the base parameters' functions are the regressor's.
-    compared = [name for name in available if name not in SLOW_BY_LAGRANGE]
+    # Kinematics, the potential energy and the centre of mass are one program by either route;
+    # Pinocchio checks those.
+    compared = [name for name in available if name not in SLOW_BY_LAGRANGE + ROUTE_FREE]
     ne = python_module(routes["newton-euler"], values=values, progress=progress)
     la = python_module(routes["lagrange"], values=values, quantities=compared,
                        progress=progress, optimized=False)      # a reference: unoptimized
@@ -109,6 +111,14 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                   / max(1.0, float(np.max(np.abs(Mdot)))))
     rows.append(Row("dM/dt - 2C skew-symmetric (finite differences)", error, error <= 1e-6,
                     tolerance=1e-6))
+    rows.append(_numeric("kinetic_energy = 1/2 qd^T M qd", ne.kinetic_energy(q, qd),
+                         0.5 * np.einsum("ni,nij,nj->n", qd, M, qd)))
+    # dV/dq by central differences along each joint: g(q) is the gradient of the energy
+    gradient = np.stack([(ne.potential_energy(q + step * e) - ne.potential_energy(q - step * e))
+                         / (2 * step) for e in np.eye(n)], axis=-1)
+    error = relative(gradient, g)
+    rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)", error,
+                    error <= 1e-6, tolerance=1e-6))
     rows.append(Row("M symmetric", None, bool(np.array_equal(M, np.swapaxes(M, 1, 2)))))
     eigenvalues = np.linalg.eigvalsh(M)
     if singular:
@@ -172,6 +182,8 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
             model, configuration = urdf_model(*urdf)
         except (RuntimeError, ValueError) as exc:
             return [Row.skip("Pinocchio", f"cannot build its model of {urdf[0]}: {exc}")]
+        if "gravity" in robot.spec.omitted:     # a variant: the URDF's robot, in free fall
+            model.gravity.setZero()
         if model.nv != robot.dof:
             return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} joints, "
                         f"the robot file {robot.dof}")]
@@ -188,6 +200,11 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
         def configuration(x):
             return np.atleast_2d(x)
     data = model.createData()
+    # Pinocchio 4.1's computeKineticEnergy counts the armature for some joint types only (RZ,
+    # not RevoluteUnaligned): the reference is the bodies' energy plus the rotors', 1/2 Ia qd^2.
+    bodies = model.copy()
+    bodies.armature = np.zeros(model.nv)
+    bodies_data = bodies.createData()
     frame = model.getFrameId("tool")
     tool = model.frames[frame].placement
     tool_joint = model.frames[frame].parentJoint
@@ -203,7 +220,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
                            ne.jacobian(q), jacobians)]
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
-                           "daba")}
+                           "daba", "kinetic", "potential", "com")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
     friction = friction_torques(robot.spec, qd, symbols)
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd, qdd, tau, friction, wrench):
@@ -212,6 +229,10 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
         fext[tool_joint] = -tool.act(pin.Force(wi[:3], wi[3:]))  # the tool's on the world
         ref["fext"].append(pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
                            - pin.computeGeneralizedGravity(model, data, qi))
+        ref["kinetic"].append(pin.computeKineticEnergy(bodies, bodies_data, qi, vi)
+                              + 0.5 * model.armature @ vi**2)
+        ref["potential"].append(pin.computePotentialEnergy(model, data, qi))
+        ref["com"].append(pin.centerOfMass(model, data, qi).copy())
         M = pin.crba(model, data, qi)
         ref["crba"].append(np.triu(M) + np.triu(M, 1).T)
         ref["coriolis"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
@@ -242,4 +263,29 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
         _numeric("tool_wrench_torques = Pinocchio rnea with fext",
                  ne.tool_wrench_torques(q, wrench), ref["fext"]),
     ]
+    mass = sum(float(sympy.sympify(link.inertia.mass).subs(symbols)) for link in robot.links)
+    rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
     return [replace(row, check=row.check + name) for row in rows] + kinematics
+
+
+def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:
+    """The energies and the centre of mass against Pinocchio's. A URDF's model holds what the
+    chain leaves out too (bodies fixed to the world before the chain's base): its potential
+    energy is then compared up to a constant, and its centre of mass where the masses agree."""
+    rows = [_numeric("kinetic_energy = Pinocchio computeKineticEnergy",
+                     ne.kinetic_energy(q, qd), ref["kinetic"])]
+    V, V_ref = ne.potential_energy(q), np.array(ref["potential"])
+    if urdf:
+        rows.append(_numeric("potential_energy = Pinocchio computePotentialEnergy (up to a "
+                             "constant)", V - V[0], V_ref - V_ref[0]))
+    else:
+        rows.append(_numeric("potential_energy = Pinocchio computePotentialEnergy", V, V_ref))
+    name = "center_of_mass = Pinocchio centerOfMass"
+    if ours == 0:
+        rows.append(Row.skip(name, "the links have no mass"))
+    elif abs(ours - mass) > TOLERANCE * mass:
+        rows.append(Row.skip(name, f"the URDF's model weighs {mass:g} kg with the bodies off "
+                             f"the chain, the chain {ours:g} kg"))
+    else:
+        rows.append(_numeric(name, ne.center_of_mass(q), ref["com"]))
+    return rows

@@ -30,7 +30,7 @@ from .identify.data import write_trajectory
 from .identify.estimate import POORLY_EXCITED
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
-from .robot import import_urdf, load_robot
+from .robot import import_urdf, load_robot, variant
 from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
@@ -59,9 +59,9 @@ class Progress:
 METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
 
 
-def _load(robot_file):
+def _load(robot_file, without=()):
     try:
-        robot = load_robot(robot_file)
+        robot = load_robot(robot_file, without=without)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     for warning in robot.spec.warnings:
@@ -69,8 +69,8 @@ def _load(robot_file):
     return robot
 
 
-def _derive(robot_file, progress, method="newton-euler"):
-    robot = _load(robot_file)
+def _derive(robot_file, progress, method="newton-euler", without=()):
+    robot = _load(robot_file, without)
     progress(f"{robot.name} ({robot.dof} joints) by {method}")
     return robot, METHODS[method](robot, progress=progress)
 
@@ -88,6 +88,12 @@ def _settings(settings) -> dict:
             raise UserError(f"--set {setting!r}: expected NAME=VALUE, such as g=9.81")
         values[name.strip()] = value.strip()
     return values
+WITHOUT = click.option(
+    "--without", multiple=True, type=click.Choice(list(variant.PARTS)),
+    help="Leave out the file's friction or gravity (repeatable): a variant named "
+         "<robot>_no_friction, <robot>_no_gravity, the file unchanged.")
+
+
 METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="newton-euler",
                       show_default=True, help="The derivation route.")
 
@@ -122,17 +128,18 @@ def _warnings_as_lines():
               type=click.Choice(list(QUANTITIES)),
               help="Write only this function (repeatable); all of them by default.")
 @SET
+@WITHOUT
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, method, langs, out_dir, quantities, settings, build, quiet):
+def generate(robot_file, method, langs, out_dir, quantities, settings, without, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
     values = _settings(settings)
     progress = Progress(quiet)
-    robot = _load(robot_file)
+    robot = _load(robot_file, without)
     try:        # before the derivation: a folder that cannot take the files is known now
         check_names(out_dir, [f"{robot.name}.{ext}" for ext in ("py", "h", "c")])
     except SymdynError as exc:
@@ -167,10 +174,11 @@ QUIET = click.option("-q", "--quiet", is_flag=True,
 @main.command()
 @ROBOT
 @METHOD
+@WITHOUT
 @QUIET
-def info(robot_file, method, quiet):
+def info(robot_file, method, without, quiet):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
-    robot, dynamics = _derive(robot_file, Progress(quiet=True), method)
+    robot, dynamics = _derive(robot_file, Progress(quiet=True), method, without)
     spec = robot.spec
     urdf = spec.convention == "urdf"
     click.echo(f"{spec.name}: {robot.dof} joints, "
@@ -239,10 +247,12 @@ def info(robot_file, method, quiet):
                    "html (a self-contained page).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write to this file instead of standard output.")
+@WITHOUT
 @QUIET
-def derive(robot_file, method, fmt, output, quiet):
+def derive(robot_file, method, fmt, output, without, quiet):
     """Print ROBOT's derivation step by step, in the notation of Craig's and Spong's books."""
-    robot, dynamics = _derive(robot_file, Progress(quiet=quiet or output is None), method)
+    robot, dynamics = _derive(robot_file, Progress(quiet=quiet or output is None), method,
+                              without)
     text = printout(dynamics).render(fmt)
     if output is None:
         click.echo(text, nl=False)
@@ -265,13 +275,14 @@ def derive(robot_file, method, fmt, output, quiet):
                    "from), not of ROBOT itself.")
 @click.option("--base", help="With --urdf: the chain's first link, as given to import.")
 @click.option("--tip", help="With --urdf: the chain's last link, as given to import.")
+@WITHOUT
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def check(robot_file, states, seed, urdf, base, tip, quiet):
+def check(robot_file, states, seed, urdf, base, tip, without, quiet):
     """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
     the structure of rigid-body dynamics, and against Pinocchio; exit 1 on any disagreement."""
     if (base or tip) and urdf is None:
         raise click.UsageError("--base and --tip go with --urdf")
-    robot = _load(robot_file)
+    robot = _load(robot_file, without)
     if urdf is not None:
         try:    # the chain is read as the importer reads it: a bad URDF is refused the same way
             read_chain(urdf, base, tip, allow_inconsistent_inertia=True)

@@ -11,9 +11,15 @@ from symdyn.reference import friction_torques, pinocchio_model
 
 
 def pin_quantities(model, q, qd, qdd, tau):
-    """Pinocchio's M (symmetrised), C, g, h, aba and rnea, state by state."""
+    """Pinocchio's M (symmetrised), C, g, h, aba and rnea, the energies and the centre of mass,
+    state by state."""
     data = model.createData()
-    out = {k: [] for k in ("M", "C", "g", "h", "aba", "rnea")}
+    # Pinocchio 4.1 counts the armature in computeKineticEnergy for some joint types only:
+    # the bodies' energy, then the rotors' 1/2 Ia qd^2.
+    bodies = model.copy()
+    bodies.armature = np.zeros(model.nv)
+    bodies_data = bodies.createData()
+    out = {k: [] for k in ("M", "C", "g", "h", "aba", "rnea", "K", "V", "com")}
     for state in zip(q, qd, qdd, tau):
         qi, vi, ai, ti = state
         M = pin.crba(model, data, qi).copy()
@@ -23,6 +29,10 @@ def pin_quantities(model, q, qd, qdd, tau):
         out["h"].append(pin.nonLinearEffects(model, data, qi, vi).copy())
         out["aba"].append(pin.aba(model, data, qi, vi, ti).copy())
         out["rnea"].append(pin.rnea(model, data, qi, vi, ai).copy())
+        out["K"].append(pin.computeKineticEnergy(bodies, bodies_data, qi, vi)
+                        + 0.5 * model.armature @ vi**2)
+        out["V"].append(pin.computePotentialEnergy(model, data, qi))
+        out["com"].append(pin.centerOfMass(model, data, qi).copy())
     return {k: np.array(v) for k, v in out.items()}
 
 
@@ -43,6 +53,13 @@ def check_against_pinocchio(robot, module, rng, params=(), count=100):
     assert_close(module.friction_torques(qd, *extra), friction)
     assert_close(module.inverse_dynamics(q, qd, qdd, *extra), ref["rnea"] + friction)
     assert_close(module.forward_dynamics(q, qd, tau, *extra), ref["aba"])
+    K = module.kinetic_energy(q, qd, *extra)
+    assert K.shape == (count,)
+    assert_close(K, ref["K"])
+    assert_close(module.potential_energy(q, *extra), ref["V"])
+    assert_close(module.center_of_mass(q, *extra), ref["com"])
+    one = module.kinetic_energy(q[0], qd[0], *extra)
+    assert one.shape == () and float(one) == pytest.approx(ref["K"][0], rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["puma560", "panda"])
@@ -63,7 +80,8 @@ def test_symbolic_planar_arm_matches_pinocchio(tmp_path):
 def test_random_robots_match_pinocchio(tmp_path, seed):
     rng = np.random.default_rng(100 + seed)
     robot = random_robot(tmp_path, rng, name=f"quant{seed}", dof=int(rng.integers(2, 6)),
-                         convention=("standard", "modified")[seed % 2], origin_form=seed == 5)
+                         convention=("standard", "modified")[seed % 2], origin_form=seed == 5,
+                         placed=seed >= 3)      # a base high and tilted: its height is in V
     check_against_pinocchio(robot, generated_python(robot, tmp_path), rng)
 
 

@@ -517,7 +517,7 @@ def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
                                   "left_wrist", "--states", "20", "-q"])
     assert result.exit_code == 0, result.output
     compared = [line for line in result.stdout.splitlines() if "(baxter.urdf)" in line]
-    assert len(compared) == 10 and all(line.rstrip().endswith("ok") for line in compared)
+    assert len(compared) == 13 and all(line.rstrip().endswith("ok") for line in compared)
     changed = tmp_path / "changed.yaml"
     changed.write_text(robot.read_text().replace("mass: 3.22708", "mass: 3.3", 1))
     result = runner.invoke(main, ["check", str(changed), "--urdf", str(urdf), "--tip",

@@ -12,7 +12,8 @@ from ..program.program import Program
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
 from .base import BaseParameters, base_parameters, base_program
-from .quantities import FROM_REGRESSOR, NEED_INVERSE_M, QUANTITIES, Route, build
+from .energy import total_mass
+from .quantities import AS_GIVEN, FROM_REGRESSOR, NEED_INVERSE_M, QUANTITIES, Route, build
 from .record import Record, Step
 
 
@@ -70,11 +71,19 @@ class Dynamics:
     @property
     def available(self) -> tuple[str, ...]:
         """The quantities this robot has: all but forward dynamics (and its derivatives) where
-        M(q) is singular, and
-        but the base parameters' where they cannot be found (see base_problem)."""
-        missing = (set(NEED_INVERSE_M) if self.singular else set()) | (
-            set(FROM_REGRESSOR) if self.base_problem else set())
-        return tuple(q for q in self.QUANTITIES if q not in missing)
+        M(q) is singular, the base parameters' where they cannot be found (see base_problem),
+        and the centre of mass of a robot without mass."""
+        return tuple(q for q in self.QUANTITIES if self.unavailable(q) is None)
+
+    def unavailable(self, name: str) -> str | None:
+        """Why this robot has no quantity ``name``, or None where it has it."""
+        if name in NEED_INVERSE_M and self.singular:
+            return self.singular
+        if name in FROM_REGRESSOR and self.base_problem:
+            return self.base_problem
+        if name == "center_of_mass" and total_mass(self.robot) == 0:
+            return "its links have no mass, so it has no centre of mass"
+        return None
 
     @cached_property
     def base_problem(self) -> str | None:
@@ -92,6 +101,8 @@ class Dynamics:
             self.progress(f"deriving {name} by {self.method}")
             if name in FROM_REGRESSOR:
                 program = base_program(name, self.robot, self.program("regressor"), self.base)
+            elif name in AS_GIVEN:
+                program = build(name, self.robot, self.route, progress=self.progress)
             else:
                 program = build(name, self._regrouped.robot, self._regrouped,
                                 progress=self.progress, parts=self._parts)

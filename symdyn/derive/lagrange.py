@@ -18,7 +18,7 @@ are forward-mode derivatives of the program (program/derivative.py), not of clos
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy
 
@@ -26,6 +26,7 @@ from ..program.builder import ProgramBuilder
 from ..program.derivative import jacobian
 from ..robot.model import Robot
 from .dynamics import Dynamics
+from .energy import potential_energy
 from .kinematics import forward_kinematics
 from .record import Step
 
@@ -125,10 +126,7 @@ class Lagrange:
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
         robot = self.robot
         steps = [] if steps is None else steps
-        frames = forward_kinematics(robot, b)
-        g = sympy.Matrix(gravity)
-        V = b.define("V", -sum((g.dot(link.inertia.mass * p + R * link.inertia.first_moment)
-                                for link, (R, p) in zip(robot.links, frames)), sympy.Integer(0)))
+        V = potential_energy(replace(robot, gravity=sympy.ImmutableMatrix(gravity)), b)
         torques = list(jacobian(b, [V], robot.q, "q"))
         steps += [Step("V", 0, sympy.ImmutableMatrix([V])),
                   Step("g", 0, sympy.ImmutableMatrix(torques))]

@@ -20,7 +20,7 @@ from ..program.builder import ProgramBuilder, is_trivial
 from ..program.engine import to_sympy
 from ..program.program import Argument, Program
 from ..robot.model import Robot
-from . import kinematics
+from . import energy, kinematics
 from .algebra import Matrix, define
 from .regressor import regressor, standard_parameters
 
@@ -111,6 +111,17 @@ QUANTITIES = {q.name: q for q in (
              "The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1\n"
              "(= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations\n"
              "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives."),
+    _one("kinetic_energy", ("q", "qd"), "K",
+             "The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2\n"
+             "included. A scalar, or one per state of a batch.", ()),
+    _one("potential_energy", ("q",), "V",
+             "The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i\n"
+             "in the world: zero with every centre of mass at the world's origin (Pinocchio's\n"
+             "computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.",
+             ()),
+    _one("center_of_mass", ("q",), "com",
+             "The robot's centre of mass in the world, [x, y, z] (m): the links' and the\n"
+             "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,)),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
@@ -129,6 +140,11 @@ NEED_INVERSE_M = ("forward_dynamics", "forward_dynamics_derivatives")
 FROM_REGRESSOR = ("base_regressor", "base_parameters")
 KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
               "jacobian_dot_qd")
+# Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
+# link's mass where the file puts it, where regrouping moves or drops constant parts.
+AS_GIVEN = ("potential_energy", "center_of_mass")
+# The same program by either route: comparing the routes on them would compare nothing.
+ROUTE_FREE = KINEMATICS + AS_GIVEN
 
 
 def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
@@ -185,6 +201,12 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
         outs = _forward_dynamics_derivatives(robot, part, b, qd, tau)
     elif name == "regressor":
         out = list(regressor(robot, route, b))
+    elif name == "kinetic_energy":
+        out = [energy.kinetic_energy(robot, route, b)]
+    elif name == "potential_energy":
+        out = [energy.potential_energy(robot, b)]
+    elif name == "center_of_mass":
+        out = energy.center_of_mass(robot, b)
     elif name in KINEMATICS:
         outs = kinematics.quantity(name, robot, b)
     elif name == "forward_dynamics":

@@ -12,7 +12,7 @@ import sympy
 
 from ..derive.dynamics import Dynamics
 from ..derive.newton_euler import newton_euler
-from ..derive.quantities import FROM_REGRESSOR, NEED_INVERSE_M
+from ..derive.quantities import FROM_REGRESSOR
 from ..errors import EmitError
 from ..program import optimize_all
 from ..program.passes import prepare
@@ -117,9 +117,10 @@ def _optimized(dynamics, quantities, values, progress, passes=optimize_all):
     """The fixed values, resolved, and the chosen quantities' optimized programs: by default
     every one the robot has."""
     values = resolve_values(dynamics.robot, values or {})
-    wanted = [name for name in quantities or () if name in NEED_INVERSE_M]
-    if wanted and dynamics.singular:
-        raise EmitError(f"no {wanted[0]} for {dynamics.robot.name}: {dynamics.singular}")
+    for name in quantities or ():
+        why = dynamics.unavailable(name)
+        if why:
+            raise EmitError(f"no {name} for {dynamics.robot.name}: {why}")
     programs = [dynamics.program(name) for name in quantities or dynamics.available]
     return values, passes(programs, values, progress)
 

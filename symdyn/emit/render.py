@@ -23,6 +23,7 @@ from ..errors import EmitError
 from ..program.passes import OpCount, op_count, rename
 from ..program.program import Program, symbols_in
 from ..resources import PACKAGE, shipped_folder
+from ..robot import variant
 from ..robot.expr import as_text
 from ..robot.file import DH_COLUMNS
 from ..robot.model import Robot
@@ -146,6 +147,7 @@ class Module:
     base_parameters: tuple[str, ...]   # names of beta, where its functions are written
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
+    variant: str             # what a variant of the file leaves out (robot/variant.py), or ""
     # Where the files of one run name their set: replaced by a digest of them all (render). No
     # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
     code_set: ClassVar[str] = "\0symdyn code set\0"
@@ -308,7 +310,16 @@ def module_code(robot: Robot, programs, backend: Backend, values=None,
         limits=_limits(spec, printer, backend.infinity),
         **_standard_parameters(robot, programs, printer, values),
         base_parameters=tuple(base_names),
-        functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed)
+        functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed,
+        variant=_variant(spec))
+
+
+def _variant(spec) -> str:
+    if not spec.omitted:
+        return ""
+    options = " ".join(f"--without {part}" for part in spec.omitted)
+    return (f"A variant of the robot file ({options}): "
+            + "; ".join(variant.PARTS[part] for part in spec.omitted) + ".")
 
 
 LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 1),

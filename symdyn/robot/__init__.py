@@ -6,6 +6,7 @@ import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
+from . import variant
 from .file import (
     C_HEADERS,
     NAME,
@@ -21,9 +22,11 @@ from .urdf import read_chain
 from .write import robot_file
 
 
-def load_robot(path) -> Robot:
-    """Read a robot file and build its model; raises RobotFileError for a bad file."""
-    return Robot.from_spec(load_robot_spec(path))
+def load_robot(path, *, without=()) -> Robot:
+    """Read a robot file and build its model; raises RobotFileError for a bad file.
+    ``without`` names parts to leave out, "friction" or "gravity" (see variant.py): the model
+    is then named after what it lacks, ``puma560_no_friction``."""
+    return Robot.from_spec(variant.without(load_robot_spec(path), without))
 
 
 def import_urdf(path, *, base=None, tip=None, name=None, form="auto",

@@ -135,6 +135,7 @@ class RobotSpec:
     warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
     base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
     tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
+    omitted: tuple[str, ...] = ()       # parts a variant leaves out (see variant.py)
 
 
 def load_robot_spec(path) -> RobotSpec:

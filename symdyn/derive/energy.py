@@ -1,0 +1,55 @@
+"""The robot's energies and centre of mass, for energy-based control and passivity checks.
+
+Conventions (those of Pinocchio's computeKineticEnergy, computePotentialEnergy and
+centerOfMass, so that the numbers compare one to one):
+
+* kinetic energy K = 1/2 qd^T M(q) qd, the rotors' 1/2 G^2 Jm qd^2 included (they are on M's
+  diagonal);
+* potential energy V = -sum_i m_i g . c_i, with c_i link i's centre of mass in the world and g
+  the gravity in the world: zero where every centre of mass is at the world's origin, so a
+  robot placed high by its ``base`` has its height in V;
+* the centre of mass c = sum_i m_i c_i / sum_i m_i, in the world, of the links (and the payload)
+  the robot file describes.
+"""
+from __future__ import annotations
+
+import sympy
+
+from ..program.builder import ProgramBuilder
+from ..robot.model import Robot
+from .kinematics import forward_kinematics, world_frames
+
+
+def kinetic_energy(robot: Robot, route, b: ProgramBuilder) -> sympy.Expr:
+    """1/2 qd^T (M qd), with M qd the inverse dynamics of the accelerations qd at rest and
+    without gravity: one recursion of the route, no matrix."""
+    n = robot.dof
+    rest = [sympy.Integer(0)] * n
+    momentum = route.inverse_dynamics(b, rest, list(robot.qd), [0, 0, 0])
+    return sympy.Rational(1, 2) * sum(
+        (qd * (p + link.armature * qd) for qd, p, link in zip(robot.qd, momentum, robot.links)),
+        sympy.Integer(0))
+
+
+def potential_energy(robot: Robot, b: ProgramBuilder) -> sympy.Expr:
+    """V = -g0 . sum_i (m_i p_i + R_i MS_i) - (sum_i m_i) g . t_base: the links in base frame
+    {0}, where the model's gravity g0 is, and the base's place in the world."""
+    g0 = sympy.Matrix(robot.gravity)
+    moment = sum((link.inertia.mass * p + R * link.inertia.first_moment
+                  for link, (R, p) in zip(robot.links, forward_kinematics(robot, b))),
+                 sympy.zeros(3, 1))
+    height = (robot.base[:3, :3] * g0).dot(robot.base[:3, 3]) * total_mass(robot)
+    return b.define("V", -g0.dot(moment) - height)
+
+
+def center_of_mass(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
+    """sum_i (m_i p_i + R_i MS_i) / sum_i m_i, the link frames in the world."""
+    moment = sum((link.inertia.mass * p + R * link.inertia.first_moment
+                  for link, (R, p) in zip(robot.links, world_frames(robot, b))),
+                 sympy.zeros(3, 1))
+    inverse = b.define("inverse_mass", 1 / total_mass(robot))
+    return [b.define(f"com_{axis}", m * inverse) for axis, m in zip("xyz", moment)]
+
+
+def total_mass(robot: Robot) -> sympy.Expr:
+    return sum((link.inertia.mass for link in robot.links), sympy.Integer(0))
