@@ -27,7 +27,8 @@ from .identify import excitation
 from .identify import identify as identify_parameters
 from .identify.data import blocks as measurement_blocks
 from .identify.data import write_trajectory
-from .identify.estimate import POORLY_EXCITED
+from .identify.estimate import GROUPS, POORLY_EXCITED
+from .identify.update import updated_robot_file
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
 from .robot import import_urdf, load_robot, variant
@@ -352,10 +353,15 @@ def _combination(expr, symbols) -> str:
 @ROBOT
 @click.argument("data_file", metavar="DATA.csv")
 @SET
+@click.option("--fit", "groups", multiple=True, type=click.Choice(list(GROUPS)),
+              help="Estimate this group of parameters (repeatable; all by default); the "
+                   "others are held at the robot file's values.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the estimates (YAML) here.")
+@click.option("--write-robot", type=click.Path(dir_okay=False),
+              help="Also write a robot file whose dynamics reproduce the weighted estimates.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def identify(robot_file, data_file, settings, output, quiet):
+def identify(robot_file, data_file, settings, groups, output, write_robot, quiet):
     """Estimate ROBOT's base parameters from measured motion and torques (ordinary and weighted
     least squares), with their standard deviations."""
     progress = Progress(quiet)
@@ -365,7 +371,14 @@ def identify(robot_file, data_file, settings, output, quiet):
         values = resolve_values(robot, _settings(settings))
         progress(f"reading {data_file} a block at a time")
         estimate = identify_parameters(dynamics, measurement_blocks(data_file, robot.dof),
-                                       values=values, progress=progress)
+                                       values=values, fit=groups or None, progress=progress)
+        files = {}
+        if output is not None:
+            files[output] = estimate.as_yaml(robot.name, Path(data_file).name)
+        if write_robot is not None:
+            text, warnings_ = updated_robot_file(dynamics, estimate, values=values,
+                                                 data=Path(data_file).name, path=write_robot)
+            files[write_robot] = text
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     known = dynamics.base.values(dynamics.robot, values)
@@ -389,13 +402,16 @@ def identify(robot_file, data_file, settings, output, quiet):
         click.echo(f"warning: {len(estimate.poorly_excited)} parameters (*) have a relative "
                    f"standard deviation above {POORLY_EXCITED:.0%}: poorly excited by this "
                    "motion, or close to zero", err=True)
-    if output is not None:
-        try:
-            write_files({Path(output).name: estimate.as_yaml(robot.name, Path(data_file).name)},
-                        Path(output).parent)
-        except SymdynError as exc:
-            raise UserError(str(exc)) from None
-        click.echo(output)
+    if write_robot is not None:
+        for warning in warnings_:
+            click.echo(f"warning: {warning}", err=True)
+    try:
+        for path, text in files.items():
+            write_files({Path(path).name: text}, Path(path).parent)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    for path in files:
+        click.echo(path)
 
 
 def _percent(r) -> str:

@@ -231,3 +231,50 @@ def test_excite_refuses_bad_options_before_any_work(tmp_path, options, words):
                                        *options])
     assert result.exit_code == 2 and words in result.output
     assert "deriving" not in result.output and not out.exists()
+
+
+def test_fit_holds_groups_known_and_write_robot_reproduces_the_estimates(tmp_path):
+    """--fit inertia --fit viscous estimates those alone, the rotors and Coulomb friction held at
+    the file's values; from noise-free data the estimates are the file's own, and the robot
+    file --write-robot makes has the original's dynamics at every state, not only the data's."""
+    runner = CliRunner()
+    trajectory = tmp_path / "excite.csv"
+    assert runner.invoke(main, ["excite", str(PUMA), "-o", str(trajectory), "--iterations", "0",
+                                "-q"]).exit_code == 0
+    data = tmp_path / "data.csv"
+    _measured(trajectory, data, np.random.default_rng(6), noise=0.0)
+    estimates, updated = tmp_path / "estimates.yaml", tmp_path / "identified.yaml"
+    result = runner.invoke(main, ["identify", str(PUMA), str(data), "--fit", "inertia",
+                                  "--fit", "viscous", "-o", str(estimates), "--write-robot",
+                                  str(updated), "-q"])
+    assert result.exit_code == 0, result.output
+    found = yaml.safe_load(estimates.read_text())
+    assert found["held_at_robot_file_values"] == [f"{kind}{i}" for i in range(1, 7)
+                                                   for kind in ("Ia", "fcp", "fcm")]
+    names = list(found["weighted"])
+    assert not any(name.startswith(("Ia", "fc")) for name in names)
+    assert any(name.startswith("fv") for name in names)
+    full = yaml.safe_load(runner.invoke(main, ["identify", str(PUMA), str(data), "-q", "-o",
+                                               str(tmp_path / "all.yaml")]).output and
+                          (tmp_path / "all.yaml").read_text())
+    assert len(names) < len(full["weighted"])
+    original = symdyn.python_module(symdyn.newton_euler(symdyn.load_robot(PUMA)),
+                                    quantities=["inverse_dynamics"])
+    identified = symdyn.python_module(symdyn.newton_euler(symdyn.load_robot(updated)),
+                                      quantities=["inverse_dynamics"])
+    rng = np.random.default_rng(7)
+    q, qd, qdd = (rng.uniform(-3, 3, (50, 6)) for _ in range(3))
+    expected = original.inverse_dynamics(q, qd, qdd)
+    assert np.abs(identified.inverse_dynamics(q, qd, qdd) - expected).max() < 1e-7 * np.abs(
+        expected).max()
+    assert updated.read_text().startswith("# puma560, its parameters identified by symdyn")
+
+
+def test_fit_refuses_a_group_the_robot_does_not_have(tmp_path):
+    panda = ROBOTS / "panda.yaml"
+    data = tmp_path / "data.csv"
+    data.write_text(",".join(f"{k}{i}" for k in ("q", "qd", "qdd", "tau") for i in range(1, 8))
+                    + "\n" + ",".join(["0.1"] * 28) + "\n")
+    result = CliRunner().invoke(main, ["identify", str(panda), str(data), "--fit", "coulomb"])
+    assert result.exit_code == 2
+    assert "panda has no coulomb parameters to estimate" in result.output

@@ -66,9 +66,11 @@ class BaseParameters:
         return np.array(self.matrix.subs(values or {}), dtype=float) @ np.array(pi, dtype=float)
 
 
-def base_parameters(robot: Robot, regressor: Program, *, samples=None,
-                    seed: int = 0) -> BaseParameters:
-    """The base parameters of ``robot``, whose regressor program is ``regressor``."""
+def base_parameters(robot: Robot, regressor: Program, *, samples=None, seed: int = 0,
+                    fitted=None) -> BaseParameters:
+    """The base parameters of ``robot``, whose regressor program is ``regressor``; with
+    ``fitted`` (standard parameters' indices), of those alone, the others held known (the
+    grouping rules mix a link's ten inertial parameters, so those go together)."""
     names = [name for name, _ in standard_parameters(robot)]
     standard = tuple(sympy.Symbol(name) for name in names)
     grouped = _grouping_rules(robot, standard)
@@ -79,7 +81,7 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
     A = _linear_map(grouped, standard, _random_values(robot, seed))
     if np.abs(W @ (A - np.eye(p))).max() > 1e-8 * scale:
         raise DerivationError(f"{robot.name}: the grouping rules do not hold (a symdyn bug)")
-    candidates = [k for k in range(p) if grouped[k] != 0]
+    candidates = [k for k in range(p) if grouped[k] != 0 and (fitted is None or k in fitted)]
     absent = [k for k in candidates if np.abs(W[:, k]).max() <= 1e-10 * scale]
     candidates = [k for k in candidates if k not in absent]
     independent, dependent = [], []
@@ -114,7 +116,7 @@ def base_parameters(robot: Robot, regressor: Program, *, samples=None,
     labels = tuple(names[k] if c == standard[k] else _grouped_name(names[k])
                    for k, c in zip(independent, combinations))
     return BaseParameters(labels, tuple(combinations), standard, tuple(independent),
-                          tuple(names[k] for k in range(p) if grouped[k] != 0 and k in absent))
+                          tuple(names[k] for k in absent))
 
 
 def base_program(name: str, robot: Robot, regressor: Program, base: BaseParameters) -> Program:

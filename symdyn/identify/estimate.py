@@ -16,7 +16,9 @@ import numpy as np
 import sympy
 import yaml
 
+from ..derive.base import BaseParameters, base_parameters
 from ..derive.dynamics import Dynamics
+from ..derive.regressor import INERTIAL, standard_parameters
 from ..emit import python_module
 from ..errors import DataFileError, DerivationError
 from ..program.passes import eliminate_dead_code
@@ -38,6 +40,10 @@ class Fit:
             return np.where(self.beta != 0, self.std / np.abs(self.beta), np.inf)
 
 
+# What --fit chooses from: groups of standard parameters (their names' stems, see regressor.py).
+GROUPS = {"inertia": INERTIAL, "rotor": ("Ia",), "viscous": ("fv",), "coulomb": ("fcp", "fcm")}
+
+
 @dataclass(frozen=True)
 class Estimate:
     names: tuple[str, ...]
@@ -46,9 +52,11 @@ class Estimate:
     condition: float              # of the stacked base regressor
     joint_sigma: np.ndarray       # each joint's residual standard deviation (ordinary fit)
     samples: int
+    base: BaseParameters          # what was estimated: beta = B pi of the fitted parameters
+    held: tuple[str, ...] = ()    # standard parameters held at the robot file's values
 
     def as_yaml(self, robot: str, data: str) -> str:
-        """The estimates as a YAML document: each parameter's value and standard deviation."""
+        """The estimates as a YAML document (its format: docs/reference/identification.md)."""
         def fit(f):
             return {name: {"value": float(v), "std": float(s)}
                     for name, v, s in zip(self.names, f.beta, f.std)}
@@ -56,6 +64,9 @@ class Estimate:
             "robot": robot, "data": data, "samples": self.samples,
             "condition_number": float(self.condition),
             "joint_residual_std": [float(s) for s in self.joint_sigma],
+            "held_at_robot_file_values": list(self.held),
+            "combinations": {name: str(c) for name, c in zip(self.names,
+                                                             self.base.combinations)},
             "weighted": fit(self.weighted), "ordinary": fit(self.ordinary)}, sort_keys=False)
 
     @property
@@ -64,29 +75,75 @@ class Estimate:
                      if r > POORLY_EXCITED)
 
 
-def base_regressor_function(dynamics: Dynamics, values=None):
-    """The base regressor as a numpy function of (q, qd, qdd), and the names of its columns;
-    free symbols it depends on (lengths, not masses) need ``values``."""
-    program = eliminate_dead_code(dynamics.program("base_regressor"))
+def fitted_parameters(dynamics: Dynamics, groups=None) -> list[int]:
+    """The indices of the standard parameters in ``groups`` (keys of GROUPS; all by default)."""
+    groups = tuple(GROUPS) if groups is None else tuple(groups)
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        raise DerivationError(f"--fit {unknown[0]!r}: expected one of {', '.join(GROUPS)}")
+    stems = {stem for g in groups for stem in GROUPS[g]}
+    names = [name for name, _ in standard_parameters(dynamics.robot)]
+    chosen = [k for k, name in enumerate(names) if name.rstrip("0123456789") in stems]
+    if not chosen:
+        raise DerivationError(f"{dynamics.robot.name} has no {' or '.join(groups)} parameters "
+                              "to estimate (a robot file without actuator data has none of "
+                              "rotor, viscous or coulomb)")
+    return chosen
+
+
+def regressor_function(dynamics: Dynamics, values=None, fitted=None):
+    """(q, qd, qdd) -> (Y_b, offset) as numpy, the names of Y_b's columns and their base
+    parameters: tau = Y_b beta + offset, the offset being what the parameters held known
+    (those not ``fitted``) contribute at the robot file's values. Free symbols the regressor
+    depends on (lengths, not masses) need ``values``."""
+    robot = dynamics.robot
+    everything = fitted is None or len(fitted) == len(standard_parameters(robot))
+    base = dynamics.base if everything else base_parameters(
+        robot, dynamics.program("regressor"), fitted=set(fitted))
+    name = "base_regressor" if everything else "regressor"
+    program = eliminate_dead_code(dynamics.program(name))
     used = set().union(*(a.rhs.free_symbols for a in program.assignments),
                        *(sympy.sympify(v).free_symbols for v in program.outputs[0].values))
-    missing = [str(s) for s in dynamics.robot.parameters
-               if s in used and s not in (values or {})]
+    missing = [str(s) for s in robot.parameters if s in used and s not in (values or {})]
     if missing:
-        raise DerivationError(f"{dynamics.robot.name}: the base regressor depends on "
-                              f"{', '.join(missing)}; give them values (--set)")
-    module = python_module(dynamics, quantities=["base_regressor"], values=values)
+        raise DerivationError(f"{robot.name}: the regressor depends on {', '.join(missing)}; "
+                              "give them values (--set)")
+    module = python_module(dynamics, quantities=[name], values=values)
     params = [np.zeros(len(module.PARAMETERS))] if module.PARAMETERS else []
-    return (lambda q, qd, qdd: module.base_regressor(q, qd, qdd, *params)), module.BASE_PARAMETERS
+    if everything:
+        def evaluate(q, qd, qdd):
+            Y = module.base_regressor(q, qd, qdd, *params)
+            return Y, np.zeros(Y.shape[:-1])
+        return evaluate, tuple(module.BASE_PARAMETERS), base
+    held = [k for k in range(len(base.standard)) if k not in set(fitted)]
+    known = [sympy.sympify(v).subs(values or {}) for _, v in standard_parameters(robot)]
+    if not all(known[k].is_number for k in held):
+        raise DerivationError(f"{robot.name}: the parameters held known need numbers; give "
+                              "its free symbols values (--set)")
+    pi_held = np.array([float(known[k]) for k in held])
+    columns = list(base.columns)
+
+    def evaluate(q, qd, qdd):
+        Y = module.regressor(q, qd, qdd, *params)
+        return Y[..., columns], Y[..., held] @ pi_held
+    return evaluate, base.names, base
 
 
-def identify(dynamics: Dynamics, data, *, values=None, progress=None) -> Estimate:
+def base_regressor_function(dynamics: Dynamics, values=None):
+    """The base regressor as a numpy function of (q, qd, qdd), and the names of its columns."""
+    evaluate, names, _ = regressor_function(dynamics, values)
+    return (lambda q, qd, qdd: evaluate(q, qd, qdd)[0]), names
+
+
+def identify(dynamics: Dynamics, data, *, values=None, fit=None, progress=None) -> Estimate:
     """Ordinary and weighted least-squares estimates of the base parameters from ``data``:
-    Measurements, or an iterable of them (``data.blocks`` of a file of any length). The
-    samples are folded into triangular factors as they come (``_Factors``), so memory grows
-    with the base parameters, not with the samples."""
+    Measurements, or an iterable of them (``data.blocks`` of a file of any length). ``fit``
+    names the groups of parameters estimated (keys of GROUPS, all by default); the others are
+    held at the robot file's values. The samples are folded into triangular factors as they
+    come (``_Factors``), so memory grows with the base parameters, not with the samples."""
     progress = Throttled(progress)
-    regressor, names = base_regressor_function(dynamics, values)
+    fitted = fitted_parameters(dynamics, fit)
+    regressor, names, base = regressor_function(dynamics, values, fitted)
     n, b = dynamics.robot.dof, len(names)
     factors = _Factors(n, b)
     path = None
@@ -94,10 +151,11 @@ def identify(dynamics: Dynamics, data, *, values=None, progress=None) -> Estimat
         path = block.path
         for start in range(0, block.samples, CHUNK):
             stop = min(start + CHUNK, block.samples)
-            Y = regressor(block.q[start:stop], block.qd[start:stop], block.qdd[start:stop])
+            Y, offset = regressor(block.q[start:stop], block.qd[start:stop],
+                                  block.qdd[start:stop])
             tau = block.tau[start:stop]
             _check_sizes(block, start, Y, tau)
-            factors.add(Y, tau)
+            factors.add(Y, tau - offset)
         progress.estimate(f"{factors.samples} samples", block.done)
     if path is None or factors.samples * n <= b:
         raise DataFileError(path or "the data", f"{factors.samples} samples of {n} joints give "
@@ -113,8 +171,10 @@ def identify(dynamics: Dynamics, data, *, values=None, progress=None) -> Estimat
     dof_left = max(factors.samples - b / n, 1.0)
     joint_sigma = np.sqrt(factors.joint_residuals(ordinary.fit.beta) / dof_left)
     weighted = factors.fit(1.0 / np.where(joint_sigma > 0, joint_sigma, 1.0))
+    all_names = [name for name, _ in standard_parameters(dynamics.robot)]
     return Estimate(tuple(names), ordinary.fit, weighted.fit, condition, joint_sigma,
-                    factors.samples)
+                    factors.samples, base,
+                    tuple(all_names[k] for k in range(len(all_names)) if k not in set(fitted)))
 
 
 # Beyond this a regressor entry's square, summed over the samples, could overflow a double.
