@@ -6,6 +6,7 @@
     python3 dev.py test         set up .venv (with Pinocchio) and run the whole test suite
     python3 dev.py regenerate   rewrite generated/ for every robot in robots/
     python3 dev.py bench        run the benchmarks
+    python3 dev.py docs         build the documentation site into site/ (strictly)
 
 Only the standard library is used here, so it runs before anything is installed.
 """
@@ -41,7 +42,7 @@ def setup():
         print(f"+ creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     code = run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-               "-c", "constraints.txt", "-e", ".[test,bench]")
+               "-c", "constraints.txt", "-e", ".[test,bench,docs]")
     if code:
         sys.exit(code)
     STAMP.write_text(wanted)
@@ -93,8 +94,13 @@ def bench(*args):
     return run(PYTHON, "benchmarks/run.py", *args)
 
 
+def docs(*args):
+    """The documentation site, into site/: strict, so a broken link or include fails."""
+    return run(BIN / "mkdocs", "build", "--strict", "--site-dir", "site", *args)
+
+
 def main(argv):
-    jobs = {"demo": demo, "test": test, "regenerate": regenerate, "bench": bench}
+    jobs = {"demo": demo, "test": test, "regenerate": regenerate, "bench": bench, "docs": docs}
     if not argv or argv[0] not in jobs:
         print(__doc__)
         return 2

@@ -369,7 +369,7 @@ def section_c(robots, quick):
           "calls them. floor: the function's sin and cos (the robot's first row) plus its "
           "multiplications at the machine's rate (below): about the least time the "
           "function's own work takes, in any order; "
-          "target: Pinocchio's time over the speed-up issue #13 asks (10x, 5x for the "
+          "target: Pinocchio's time over our speed-up target (10x, 5x for the "
           "derivatives).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:

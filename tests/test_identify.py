@@ -86,7 +86,7 @@ def test_excite_measure_identify_predict(tmp_path):
 
 @pytest.mark.slow
 def test_velocities_and_accelerations_from_measured_positions(tmp_path):
-    """qd and qdd from noisy q by periodic_derivatives, as the README shows: still identifies."""
+    """qd and qdd from noisy q by periodic_derivatives, as the identification guide shows."""
     runner = CliRunner()
     trajectory = tmp_path / "excite.csv"
     assert runner.invoke(main, ["excite", str(PUMA), "-o", str(trajectory), "--iterations", "0",

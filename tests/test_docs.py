@@ -1,0 +1,77 @@
+"""The documentation: the site builds strictly, and its tutorials and examples run as written."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIALS = ROOT / "docs" / "tutorials"
+BIN = Path(sys.executable).parent          # symdyn, mkdocs and cmake beside this Python
+
+
+def _environment():
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "NO_MKDOCS_2_WARNING": "1"}
+
+
+def _run(command, cwd, timeout=600):
+    result = subprocess.run(command, cwd=cwd, env=_environment(), capture_output=True,
+                            text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_the_site_builds_strictly(tmp_path):
+    """A broken link, a page missing from the navigation or an include that finds no file
+    fails the build (mkdocs.yml: strict)."""
+    _run([BIN / "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")], ROOT)
+    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
+    assert "symdyn identify" in cli and "--write-robot" in cli     # from click itself
+    tutorial = (tmp_path / "site" / "tutorials" / "optimal-control" / "index.html").read_text()
+    assert "forward_dynamics_derivatives" in tutorial and "step_jacobians" in tutorial
+
+
+def _copy(name, tmp_path) -> Path:
+    folder = tmp_path / name
+    shutil.copytree(TUTORIALS / name, folder, ignore=shutil.ignore_patterns("build"))
+    return folder
+
+
+@pytest.mark.slow
+def test_cpp_controller_tutorial(tmp_path):
+    out = _run(["sh", "run.sh"], _copy("cpp_controller", tmp_path))
+    error = float(re.search(r"tracking error over the last second: (\S+) rad", out).group(1))
+    assert error < 1e-4
+
+
+@pytest.mark.slow
+def test_identification_tutorial(tmp_path):
+    folder = _copy("identification", tmp_path)
+    out = _run([sys.executable, "identify.py"], folder)
+    assert "58 base parameters from 1000 samples" in out
+    assert float(re.search(r"largest error in deviations: (\S+)", out).group(1)) < 4.5
+    for plot in ("excitation-and-residuals.png", "estimates.png"):
+        assert (folder / "build" / plot).stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_optimal_control_tutorial(tmp_path):
+    out = _run([sys.executable, "shooting.py"], _copy("optimal_control", tmp_path))
+    assert "finite differences" in out and "terminal cost by iteration" in out
+
+
+@pytest.mark.slow
+def test_getting_started_examples_run(tmp_path):
+    """The Python on the getting-started page, run as one script from an empty folder."""
+    text = (ROOT / "docs" / "getting-started.md").read_text()
+    code = "\n".join(re.findall(r"```python\n(.*?)```", text, flags=re.S))
+    assert "symdyn.compile" in code
+    script = tmp_path / "example.py"
+    script.write_text(code)
+    _run([sys.executable, str(script)], tmp_path)
