@@ -89,6 +89,8 @@ def _settings(settings) -> dict:
             raise UserError(f"--set {setting!r}: expected NAME=VALUE, such as g=9.81")
         values[name.strip()] = value.strip()
     return values
+
+
 WITHOUT = click.option(
     "--without", multiple=True, type=click.Choice(list(variant.PARTS)),
     help="Leave out the file's friction or gravity (repeatable): a variant named "
@@ -372,13 +374,12 @@ def identify(robot_file, data_file, settings, groups, output, write_robot, quiet
         progress(f"reading {data_file} a block at a time")
         estimate = identify_parameters(dynamics, measurement_blocks(data_file, robot.dof),
                                        values=values, fit=groups or None, progress=progress)
-        files = {}
+        files, notes = {}, ()
         if output is not None:
             files[output] = estimate.as_yaml(robot.name, Path(data_file).name)
         if write_robot is not None:
-            text, warnings_ = updated_robot_file(dynamics, estimate, values=values,
-                                                 data=Path(data_file).name, path=write_robot)
-            files[write_robot] = text
+            files[write_robot], notes = updated_robot_file(
+                dynamics, estimate, values=values, data=Path(data_file).name, path=write_robot)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     known = dynamics.base.values(dynamics.robot, values)
@@ -402,12 +403,14 @@ def identify(robot_file, data_file, settings, groups, output, write_robot, quiet
         click.echo(f"warning: {len(estimate.poorly_excited)} parameters (*) have a relative "
                    f"standard deviation above {POORLY_EXCITED:.0%}: poorly excited by this "
                    "motion, or close to zero", err=True)
-    if write_robot is not None:
-        for warning in warnings_:
-            click.echo(f"warning: {warning}", err=True)
+    for note in notes:
+        click.echo(f"warning: {note}", err=True)
+    folders = {}        # the files of one folder are one set: written together, or neither
+    for path, text in files.items():
+        folders.setdefault(Path(path).parent, {})[Path(path).name] = text
     try:
-        for path, text in files.items():
-            write_files({Path(path).name: text}, Path(path).parent)
+        for folder, texts in folders.items():
+            write_files(texts, folder)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     for path in files:

@@ -31,24 +31,26 @@ def kinetic_energy(robot: Robot, route, b: ProgramBuilder) -> sympy.Expr:
         sympy.Integer(0))
 
 
-def potential_energy(robot: Robot, b: ProgramBuilder) -> sympy.Expr:
+def potential_energy(robot: Robot, b: ProgramBuilder, gravity=None) -> sympy.Expr:
     """V = -g0 . sum_i (m_i p_i + R_i MS_i) - (sum_i m_i) g . t_base: the links in base frame
-    {0}, where the model's gravity g0 is, and the base's place in the world."""
-    g0 = sympy.Matrix(robot.gravity)
-    moment = sum((link.inertia.mass * p + R * link.inertia.first_moment
-                  for link, (R, p) in zip(robot.links, forward_kinematics(robot, b))),
-                 sympy.zeros(3, 1))
+    {0}, where the model's gravity g0 is (or ``gravity``, also in {0}), and the base's place in
+    the world."""
+    g0 = sympy.Matrix(robot.gravity if gravity is None else gravity)
     height = (robot.base[:3, :3] * g0).dot(robot.base[:3, 3]) * total_mass(robot)
-    return b.define("V", -g0.dot(moment) - height)
+    return b.define("V", -g0.dot(_moment(robot, forward_kinematics(robot, b))) - height)
 
 
 def center_of_mass(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
     """sum_i (m_i p_i + R_i MS_i) / sum_i m_i, the link frames in the world."""
-    moment = sum((link.inertia.mass * p + R * link.inertia.first_moment
-                  for link, (R, p) in zip(robot.links, world_frames(robot, b))),
-                 sympy.zeros(3, 1))
+    moment = _moment(robot, world_frames(robot, b))
     inverse = b.define("inverse_mass", 1 / total_mass(robot))
     return [b.define(f"com_{axis}", m * inverse) for axis, m in zip("xyz", moment)]
+
+
+def _moment(robot: Robot, frames) -> sympy.Matrix:
+    """sum_i m_i c_i = sum_i (m_i p_i + R_i MS_i), with (R_i, p_i) link i's frame in ``frames``."""
+    return sum((link.inertia.mass * p + R * link.inertia.first_moment
+                for link, (R, p) in zip(robot.links, frames)), sympy.zeros(3, 1))
 
 
 def total_mass(robot: Robot) -> sympy.Expr:

@@ -18,7 +18,7 @@ are forward-mode derivatives of the program (program/derivative.py), not of clos
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sympy
 
@@ -126,7 +126,7 @@ class Lagrange:
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
         robot = self.robot
         steps = [] if steps is None else steps
-        V = potential_energy(replace(robot, gravity=sympy.ImmutableMatrix(gravity)), b)
+        V = potential_energy(robot, b, gravity)
         torques = list(jacobian(b, [V], robot.q, "q"))
         steps += [Step("V", 0, sympy.ImmutableMatrix([V])),
                   Step("g", 0, sympy.ImmutableMatrix(torques))]

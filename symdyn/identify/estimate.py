@@ -56,7 +56,7 @@ class Estimate:
     held: tuple[str, ...] = ()    # standard parameters held at the robot file's values
 
     def as_yaml(self, robot: str, data: str) -> str:
-        """The estimates as a YAML document (its format: docs/reference/identification.md)."""
+        """The estimates as a YAML document (its format: docs/reference/estimates.md)."""
         def fit(f):
             return {name: {"value": float(v), "std": float(s)}
                     for name, v, s in zip(self.names, f.beta, f.std)}
@@ -171,10 +171,10 @@ def identify(dynamics: Dynamics, data, *, values=None, fit=None, progress=None) 
     dof_left = max(factors.samples - b / n, 1.0)
     joint_sigma = np.sqrt(factors.joint_residuals(ordinary.fit.beta) / dof_left)
     weighted = factors.fit(1.0 / np.where(joint_sigma > 0, joint_sigma, 1.0))
-    all_names = [name for name, _ in standard_parameters(dynamics.robot)]
+    chosen = set(fitted)
     return Estimate(tuple(names), ordinary.fit, weighted.fit, condition, joint_sigma,
                     factors.samples, base,
-                    tuple(all_names[k] for k in range(len(all_names)) if k not in set(fitted)))
+                    tuple(str(s) for k, s in enumerate(base.standard) if k not in chosen))
 
 
 # Beyond this a regressor entry's square, summed over the samples, could overflow a double.

@@ -47,11 +47,11 @@ def updated_robot_file(dynamics: Dynamics, estimate: Estimate, *, data: str, pat
     pi0 = np.array([float(v) if v.is_number else 0.0 for v in known])
     change, *_ = np.linalg.lstsq(B, beta - B @ pi0, rcond=None)    # the least-norm one
     pi = pi0 + change
-    text = _text(robot, pi, values, estimate, data)
     try:
+        text = _text(robot, pi, values, estimate, data, lenient=False)
         spec = robot_spec_from_text(text, path)
-    except RobotFileError:      # read again leniently: what stays wrong is then refused
-        text = text.replace("\nlinks:\n", "\nallow_inconsistent_inertia: true\nlinks:\n", 1)
+    except RobotFileError:      # written leniently: what stays wrong is then refused
+        text = _text(robot, pi, values, estimate, data, lenient=True)
         spec = _read(text, path, robot)
     written = base.values(Robot.from_spec(spec), values)
     if written is None or not np.allclose(written, beta, rtol=AGREEMENT,
@@ -69,7 +69,8 @@ def _read(text: str, path: str, robot: Robot):
                              expected="estimates of a physical robot (more or richer data)")
 
 
-def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: str) -> str:
+def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: str, *,
+          lenient: bool) -> str:
     spec = robot.spec
 
     def num(expr) -> str:
@@ -95,6 +96,8 @@ def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: 
     if free:
         lines.append("parameters: {" + ", ".join(f"{p}: null" for p in free) + "}")
     lines.append(f"gravity: {vec(spec.gravity)}")
+    if lenient:
+        lines.append("allow_inconsistent_inertia: true")
     for key in ("base", "tool"):
         placement = getattr(spec, key)
         if placement is not None:
