@@ -5,6 +5,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from support import ROBOTS, assert_close, import_file, random_states
 
@@ -62,6 +63,8 @@ def test_a_symbol_only_gravity_used_leaves_the_parameters():
     assert robot.name == "planar2_no_gravity"
     assert [str(p) for p in robot.parameters] == ["m1", "m2", "l1", "l2"]
     assert symdyn.load_robot(ROBOTS / "planar2.yaml", without=()).name == "planar2"
+    with pytest.raises(ValueError, match="cannot leave out 'inertia'"):
+        symdyn.load_robot(ROBOTS / "planar2.yaml", without=["inertia"])
 
 
 def test_check_and_info_take_a_variant():

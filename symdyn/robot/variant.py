@@ -24,6 +24,10 @@ PARTS = {
 def without(spec: RobotSpec, parts) -> RobotSpec:
     """``spec`` with each of ``parts`` (keys of PARTS) left out, named ``<name>_no_<part>...``.
     Free symbols that only the left-out parts used are no longer parameters."""
+    unknown = set(parts) - PARTS.keys()
+    if unknown:
+        raise ValueError(f"cannot leave out {sorted(unknown)[0]!r}: expected one of "
+                         f"{', '.join(PARTS)}")
     parts = tuple(part for part in PARTS if part in set(parts))
     if not parts:
         return spec
