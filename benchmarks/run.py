@@ -11,16 +11,20 @@ Prints Markdown tables:
 2. from Python: the compiled symdyn module against pin.rnea, one state and batches of 10,000;
 3. operation counts against SymPyBotics', OpenSYMORO's and the ARM generator's published ones;
 4. derivation + CSE + emission time of every quantity for chains of 2..20 joints (plotted),
-   and of the Lagrange route for the Panda.
+   and of the Lagrange route for the Panda;
+5. the commands as a user runs them (excite, check, identify on a million rows and more), each
+   in its own process: CPU time and peak memory.
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
 
 import argparse
 import html
+import importlib.metadata
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -645,11 +649,96 @@ def scaling_svg(points) -> str:
             f'text-anchor="middle">joints (log scale)</text>{"".join(parts)}</svg>\n')
 
 
+def command_usage(argv, env) -> tuple[float, float]:
+    """CPU seconds (user + system) and peak resident MiB of one command, run in its own process
+    and measured by the kernel for that process alone (wait4)."""
+    process = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)     # this checkout's symdyn
+    _, status, usage = os.wait4(process.pid, 0)
+    error = process.stderr.read().decode()
+    process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(map(str, argv))} failed:\n{error}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measurement_csv(path: Path, rows: int, joints: int = 7):
+    """``rows`` samples of q, qd, qdd, tau for ``joints`` joints (random numbers: identify's
+    work does not depend on their values), written a block at a time."""
+    rng = np.random.default_rng(rows)
+    with path.open("w") as fh:
+        fh.write(",".join(f"{k}{i}" for k in ("q", "qd", "qdd", "tau")
+                          for i in range(1, joints + 1)) + "\n")
+        for start in range(0, rows, 100_000):
+            block = rng.uniform(-1, 1, (min(100_000, rows - start), 4 * joints))
+            np.savetxt(fh, block, delimiter=",", fmt="%.6g")
+
+
+def section_commands(quick):
+    rounds = 1 if quick else 3
+    print("## 5. The commands as a user runs them\n")
+    print("Each command runs in its own process with an empty cache (a user's first run), "
+          f"{rounds} round{'s' * (rounds > 1)} of all the commands in turn; CPU time is user + "
+          "system of that process, peak memory its largest resident size, both as the kernel "
+          "reports them. The identify data are random rows of a 7-joint arm's CSV (its work "
+          "does not depend on the values).\n")
+    urdf = example_robot("baxter_description/urdf/baxter.urdf")
+    biggest = 1_000_000 if quick else 5_000_000
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        cli = [sys.executable, "-m", "symdyn"]
+        panda = ROOT / "robots" / "panda.yaml"
+        chain = tmp / "chain10.yaml"
+        chain.write_text(chain_yaml(10))
+        baxter = tmp / "baxter_left.yaml"
+        subprocess.run([*cli, "import", str(urdf), "--tip", "left_wrist", "-o", str(baxter), "-q"],
+                       check=True)
+        print("  writing the identify data", file=sys.stderr, flush=True)
+        data = {}
+        for rows in sorted({1_000_000, biggest}):
+            data[rows] = tmp / f"rows{rows}.csv"
+            measurement_csv(data[rows], rows)
+        commands = {
+            "excite panda (defaults: 5 harmonics, 400 steps, 10 s at 100 Hz)":
+                ([*cli, "excite", str(panda), "-o", str(tmp / "excite.csv"), "-q"], rounds),
+            "check panda (100 states)": ([*cli, "check", str(panda), "-q"], rounds),
+            "check of a 10-joint chain (100 states)": ([*cli, "check", str(chain), "-q"], rounds),
+            "check baxter's left arm --urdf baxter.urdf (20 states)":
+                ([*cli, "check", str(baxter), "--urdf", str(urdf), "--tip", "left_wrist",
+                  "--states", "20", "-q"], rounds),
+        }
+        for rows, path in data.items():
+            commands[f"identify panda, {rows:,} rows ({path.stat().st_size / 2**20:.0f} MiB "
+                     "of CSV)"] = ([*cli, "identify", str(panda), str(path), "-q"],
+                                   rounds if rows == 1_000_000 else 1)
+        usage: dict[str, list] = {name: [] for name in commands}
+        for r in range(rounds):
+            for name, (argv, times) in commands.items():
+                if r < times:
+                    print(f"  round {r + 1}/{rounds}: {name}", file=sys.stderr, flush=True)
+                    env = {**os.environ, "SYMDYN_CACHE": str(tmp / f"cache-{r}-{len(usage)}")}
+                    shutil.rmtree(env["SYMDYN_CACHE"], ignore_errors=True)
+                    usage[name].append(command_usage(argv, env))
+    print("| command | CPU time | spread | peak memory | rounds |")
+    print("|---|---:|---:|---:|---:|")
+    for name, runs in usage.items():
+        cpu = [c for c, _ in runs]
+        print(f"| {name} | {statistics.median(cpu):.1f} s | "
+              + (f"+-{spread(cpu):.0%}" if len(cpu) > 1 else "") + " | "
+              f"{max(m for _, m in runs):.0f} MiB | {len(runs)} |", flush=True)
+    print()
+
+
+def example_robot(relative: str) -> Path:
+    """A URDF of the example-robot-data package (installed with the test extras)."""
+    return Path(importlib.metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots")) / relative
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
-    parser.add_argument("--only", choices=["c", "python", "ops", "scaling"], action="append",
-                        help="run only these sections")
+    parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands"],
+                        action="append", help="run only these sections")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
     if args.job:
@@ -657,7 +746,7 @@ def main():
         print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times}[job](
             *map(int, values))))
         return
-    sections = set(args.only or ["c", "python", "ops", "scaling"])
+    sections = set(args.only or ["c", "python", "ops", "scaling", "commands"])
     robots = [without_friction(symdyn.load_robot(ROOT / "robots" / f"{n}.yaml"))
               for n in ("puma560", "panda")]
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
@@ -670,6 +759,8 @@ def main():
         section_ops()
     if "scaling" in sections:
         section_scaling(args.quick, None if args.quick else ROOT / "benchmarks" / "scaling.svg")
+    if "commands" in sections:
+        section_commands(args.quick)
 
 
 if __name__ == "__main__":
