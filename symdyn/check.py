@@ -20,6 +20,8 @@ from .reference import friction_torques
 from .robot.model import Robot
 
 TOLERANCE = 1e-10
+# How far snapped angles may move the model: 1e-9 rad of snapping moves it by about as much.
+SNAPPING_TOLERANCE = 1e-6
 SLOW_BY_LAGRANGE = ("regressor", *FROM_REGRESSOR, "inverse_dynamics_derivatives",
                     "forward_dynamics_derivatives")
 SYMBOLIC_UP_TO = 2   # joints
@@ -53,10 +55,12 @@ def _numeric(name, a, b, tolerance=TOLERANCE) -> Row:
 
 
 def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
-          urdf=None, base=None, tip=None) -> list[Row]:
+          urdf=None, base=None, tip=None, snap_angles=0.0) -> list[Row]:
     """Every check of ``robot``, on ``states`` random states. With ``urdf``, Pinocchio's model
     is built from that URDF itself (the chain ``base`` -> ``tip`` of it, as ``symdyn import``
-    takes it), so that an imported robot file is checked against its original."""
+    takes it, its angles within ``snap_angles`` of multiples of pi/12 taken as those), so that
+    an imported robot file is checked against its original; a row then says how far the
+    snapping moved the model from the URDF as written."""
     progress = progress or (lambda message: None)
     rng = np.random.default_rng(seed)
     n = robot.dof
@@ -130,7 +134,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
         rows.append(Row("M positive definite", None, definite or bool(robot.parameters),
                         "" if definite else "not at these random parameter values"))
     rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular,
-                            (urdf, base, tip) if urdf is not None else None)
+                            (urdf, base, tip, snap_angles) if urdf is not None else None)
     rows += _symbolic_rows(routes, progress)
     return rows
 
@@ -188,6 +192,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
             return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} joints, "
                         f"the robot file {robot.dof}")]
         name = f" ({Path(urdf[0]).name})"
+        snapping = _snapping_rows(urdf, model, configuration(q), qd, qdd) if urdf[3] else []
     else:
         progress("comparing with Pinocchio")
         try:
@@ -195,7 +200,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
         except (RuntimeError, ValueError) as exc:     # Pinocchio refuses a non-physical body
             return [Row.skip("Pinocchio", f"{exc} (free symbols drawn at random need not "
                              "describe a physical body)")]
-        name = ""
+        name, snapping = "", []
 
         def configuration(x):
             return np.atleast_2d(x)
@@ -265,7 +270,35 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     ]
     mass = sum(float(sympy.sympify(link.inertia.mass).subs(symbols)) for link in robot.links)
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
-    return [replace(row, check=row.check + name) for row in rows] + kinematics
+    return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _snapping_rows(urdf, snapped, q, qd, qdd) -> list[Row]:
+    """How far snapping the URDF's angles moves Pinocchio's model: tau, M and the tool's pose of
+    the URDF as written against those of the snapped one (no row if nothing was snapped)."""
+    import pinocchio as pin
+
+    from .reference import urdf_model
+
+    path, base, tip, tolerance = urdf
+    written, _ = urdf_model(path, base, tip)
+    if all(a.isApprox(b, 0.0) for a, b in zip(written.jointPlacements, snapped.jointPlacements)):
+        return []
+    values = {}
+    for model in (written, snapped):
+        data, frame = model.createData(), model.getFrameId("tool")
+        values[model is snapped] = [], [], []
+        for qi, vi, ai in zip(q, qd, qdd):
+            pin.framesForwardKinematics(model, data, qi)
+            for part, value in zip(values[model is snapped], (
+                    pin.rnea(model, data, qi, vi, ai), pin.crba(model, data, qi),
+                    data.oMf[frame].homogeneous)):
+                part.append(value.copy())
+    error = relative(tuple(np.array(v) for v in values[True]),
+                     tuple(np.array(v) for v in values[False]))
+    return [Row(f"the URDF's angles snapped at {tolerance:g} = as written (Pinocchio: tau, M, "
+                "tool pose)", error, error <= SNAPPING_TOLERANCE,
+                "what --snap-angles changes", SNAPPING_TOLERANCE)]
 
 
 def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:

@@ -60,23 +60,52 @@ class Progress:
 METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
 
 
-def _load(robot_file, without=()):
+def _load(robot_file, without=(), snap_angles=0.0):
     try:
-        robot = load_robot(robot_file, without=without)
+        robot = load_robot(robot_file, without=without, snap_angles=snap_angles)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     for warning in robot.spec.warnings:
         click.echo(f"warning: {warning}", err=True)
+    misses = [reading for reading in robot.spec.angle_readings if reading.exact is None]
+    if misses:
+        click.echo(f"warning: {robot_file}: {_near_misses(misses)} kept as written; "
+                   + _snapping_saves(robot_file, without, misses), err=True)
     return robot
 
 
-def _derive(robot_file, progress, method="newton-euler", without=()):
-    robot = _load(robot_file, without)
+def _near_misses(misses) -> str:
+    shown = ", ".join(reading.miss() for reading in misses[:3])
+    more = f" and {len(misses) - 3} more" if len(misses) > 3 else ""
+    return (f"{'an angle' if len(misses) == 1 else 'angles'} near a multiple of pi/12 "
+            f"({shown}{more})")
+
+
+def _snapping_saves(robot_file, without, misses) -> str:
+    """What --snap-angles would do: the tolerance that takes every near miss as its angle, and
+    the operations it would save in tau, the quantity every other is built like."""
+    tolerance = float(f"{10 ** math.ceil(math.log10(max(r.offset for r in misses))):.0e}")
+    kept, snapped = (op_count(optimize_all([newton_euler(load_robot(
+        robot_file, without=without, snap_angles=snap)).program("inverse_dynamics")])[0])
+        for snap in (0.0, tolerance))
+    return (f"--snap-angles {tolerance:.0e} takes "
+            f"{'it as that angle' if len(misses) == 1 else 'them as those angles'}, and cuts "
+            f"inverse_dynamics from {kept.mul} / {kept.add} to {snapped.mul} / {snapped.add} "
+            "multiplications / additions")
+
+
+def _derive(robot_file, progress, method="newton-euler", without=(), snap_angles=0.0):
+    robot = _load(robot_file, without, snap_angles)
     progress(f"{robot.name} ({robot.dof} joints) by {method}")
     return robot, METHODS[method](robot, progress=progress)
 
 
 ROBOT = click.argument("robot_file", metavar="ROBOT")   # read (and refused) by load_robot
+SNAP = click.option(
+    "--snap-angles", type=click.FloatRange(0, 1e-3), default=0.0,
+    help="Take numbers of angle fields this close (rad) to a multiple of pi/12 as that multiple, "
+         "as numbers within a few units in the last place always are (1e-5 takes 1.5708 as "
+         "pi/2).")
 SET = click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
                    help="Fix a free symbol of the robot to a number (repeatable).")
 
@@ -122,6 +151,7 @@ def _warnings_as_lines():
 
 @main.command()
 @ROBOT
+@SNAP
 @METHOD
 @click.option("--lang", "langs", type=click.Choice(sorted(BACKENDS)), multiple=True,
               help="Language of the generated code (repeatable; python by default).")
@@ -135,14 +165,15 @@ def _warnings_as_lines():
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
-def generate(robot_file, method, langs, out_dir, quantities, settings, without, build, quiet):
+def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settings, without,
+             build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
     values = _settings(settings)
     progress = Progress(quiet)
-    robot = _load(robot_file, without)
+    robot = _load(robot_file, without, snap_angles)
     try:        # before the derivation: a folder that cannot take the files is known now
         check_names(out_dir, [f"{robot.name}.{ext}" for ext in ("py", "h", "c")])
     except SymdynError as exc:
@@ -176,12 +207,13 @@ QUIET = click.option("-q", "--quiet", is_flag=True,
 
 @main.command()
 @ROBOT
+@SNAP
 @METHOD
 @WITHOUT
 @QUIET
-def info(robot_file, method, without, quiet):
+def info(robot_file, snap_angles, method, without, quiet):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
-    robot, dynamics = _derive(robot_file, Progress(quiet=True), method, without)
+    robot, dynamics = _derive(robot_file, Progress(quiet=True), method, without, snap_angles)
     spec = robot.spec
     urdf = spec.convention == "urdf"
     click.echo(f"{spec.name}: {robot.dof} joints, "
@@ -244,6 +276,7 @@ def info(robot_file, method, without, quiet):
 
 @main.command()
 @ROBOT
+@SNAP
 @METHOD
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text, markdown (renders on GitHub), latex (a document for pdflatex) or "
@@ -252,10 +285,10 @@ def info(robot_file, method, without, quiet):
               help="Write to this file instead of standard output.")
 @WITHOUT
 @QUIET
-def derive(robot_file, method, fmt, output, without, quiet):
+def derive(robot_file, snap_angles, method, fmt, output, without, quiet):
     """Print ROBOT's derivation step by step, in the notation of Craig's and Spong's books."""
     robot, dynamics = _derive(robot_file, Progress(quiet=quiet or output is None), method,
-                              without)
+                              without, snap_angles)
     text = printout(dynamics).render(fmt)
     if output is None:
         click.echo(text, nl=False)
@@ -269,6 +302,10 @@ def derive(robot_file, method, fmt, output, without, quiet):
 
 @main.command()
 @ROBOT
+@click.option("--snap-angles", type=click.FloatRange(0, 1e-3),
+              help="Take numbers of angle fields this close (rad) to a multiple of pi/12 as that "
+                   "multiple; with --urdf, the URDF's too, as import does (default: 0 for "
+                   f"ROBOT, import's {QUARTER_TOLERANCE:g} for the URDF).")
 @click.option("--states", default=100, show_default=True, type=click.IntRange(2, 100000),
               help="Random states to compare on.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**63 - 1),
@@ -280,19 +317,20 @@ def derive(robot_file, method, fmt, output, without, quiet):
 @click.option("--tip", help="With --urdf: the chain's last link, as given to import.")
 @WITHOUT
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def check(robot_file, states, seed, urdf, base, tip, without, quiet):
+def check(robot_file, snap_angles, states, seed, urdf, base, tip, without, quiet):
     """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
     the structure of rigid-body dynamics, and against Pinocchio; exit 1 on any disagreement."""
     if (base or tip) and urdf is None:
         raise click.UsageError("--base and --tip go with --urdf")
-    robot = _load(robot_file, without)
+    robot = _load(robot_file, without, snap_angles or 0.0)
     if urdf is not None:
         try:    # the chain is read as the importer reads it: a bad URDF is refused the same way
             read_chain(urdf, base, tip, allow_inconsistent_inertia=True)
         except SymdynError as exc:
             raise UserError(str(exc)) from None
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,
-                       base=base, tip=tip)
+                       base=base, tip=tip, snap_angles=QUARTER_TOLERANCE if snap_angles is None
+                       else snap_angles)
     width = max(len(row.check) for row in rows)
     click.echo(f"{robot.name}: {robot.dof} joints, {states} random states; each row: the largest "
                "relative difference and the tolerance it must keep")
@@ -310,10 +348,11 @@ def check(robot_file, states, seed, urdf, base, tip, without, quiet):
 
 @main.command("base-parameters")
 @ROBOT
+@SNAP
 @QUIET
-def base_parameters(robot_file, quiet):
+def base_parameters(robot_file, snap_angles, quiet):
     """Print ROBOT's base parameters as combinations of its standard parameters."""
-    robot = _load(robot_file)
+    robot = _load(robot_file, snap_angles=snap_angles)
     dynamics = newton_euler(robot)
     try:
         base = dynamics.base
@@ -353,6 +392,7 @@ def _combination(expr, symbols) -> str:
 
 @main.command()
 @ROBOT
+@SNAP
 @click.argument("data_file", metavar="DATA.csv")
 @SET
 @click.option("--fit", "groups", multiple=True, type=click.Choice(list(GROUPS)),
@@ -363,11 +403,11 @@ def _combination(expr, symbols) -> str:
 @click.option("--write-robot", type=click.Path(dir_okay=False),
               help="Also write a robot file whose dynamics reproduce the weighted estimates.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def identify(robot_file, data_file, settings, groups, output, write_robot, quiet):
+def identify(robot_file, snap_angles, data_file, settings, groups, output, write_robot, quiet):
     """Estimate ROBOT's base parameters from measured motion and torques (ordinary and weighted
     least squares), with their standard deviations."""
     progress = Progress(quiet)
-    robot = _load(robot_file)
+    robot = _load(robot_file, snap_angles=snap_angles)
     dynamics = newton_euler(robot, progress=progress)
     try:
         values = resolve_values(robot, _settings(settings))
@@ -423,6 +463,7 @@ def _percent(r) -> str:
 
 @main.command()
 @ROBOT
+@SNAP
 @SET
 @click.option("--harmonics", default=5, show_default=True, type=click.IntRange(1, 20),
               help="Harmonics of each joint's Fourier series.")
@@ -437,11 +478,12 @@ def _percent(r) -> str:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="The trajectory (CSV: t, q, qd, qdd).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the file written.")
-def excite(robot_file, settings, harmonics, period, rate, iterations, seed, output, quiet):
+def excite(robot_file, snap_angles, settings, harmonics, period, rate, iterations, seed,
+           output, quiet):
     """Design an excitation trajectory for identifying ROBOT: Fourier series within its joint
     limits, with the smallest condition number of the base regressor found."""
     progress = Progress(quiet)
-    robot = _load(robot_file)
+    robot = _load(robot_file, snap_angles=snap_angles)
     _check_sampling(harmonics, period, rate, robot.dof)
     try:
         values = resolve_values(robot, _settings(settings))
@@ -493,8 +535,9 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
               help="Take inertias no rigid body has (published data often has them) with a "
                    "warning.")
 @click.option("--snap-angles", type=click.FloatRange(0, 1e-3), default=QUARTER_TOLERANCE,
-              show_default=True, help="Take angles this close to a multiple of pi/2 as that "
-              "multiple (1e-11 takes the 1.57079632679 of many URDFs as pi/2).")
+              show_default=True, help="Take angles this close (rad) to a multiple of pi/12 as "
+              "that multiple (the default takes the 1.57079632679 of many URDFs as pi/2; 1e-5 "
+              "takes 1.5708 too).")
 @click.option("--source", help="Where the URDF comes from, for the file's source field.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
@@ -525,14 +568,15 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
 
 @main.command("export-urdf")
 @ROBOT
+@SNAP
 @SET
 @click.option("--visual", is_flag=True, help="Draw each joint and link as a cylinder.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the URDF here instead of to standard output.")
 @QUIET
-def export_urdf(robot_file, settings, visual, output, quiet):
+def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
     """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
-    robot = _load(robot_file)
+    robot = _load(robot_file, snap_angles=snap_angles)
     try:
         text = urdf_text(robot, resolve_values(robot, _settings(settings)), visual=visual)
         if output is not None:

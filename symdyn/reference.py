@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from .robot import angles
 from .robot.file import RobotSpec
 
 
@@ -81,18 +82,21 @@ def pinocchio_model(spec: RobotSpec, values=None):
     return model
 
 
-def urdf_model(path, base=None, tip=None):
+def urdf_model(path, base=None, tip=None, snap_angles=0.0):
     """Pinocchio's own model of a URDF (``buildModelFromUrdf``), cut to the chain that symdyn's
     importer takes from ``base`` to ``tip`` (its defaults alike): every joint off the chain
-    locked at zero, as the importer holds them, and a frame "tool" at the tip link. Returns
-    the model and a function from symdyn's joint angles (N, n) to Pinocchio's configurations
-    (a continuous joint's is its cosine and sine)."""
+    locked at zero, as the importer holds them, and a frame "tool" at the tip link. Angles
+    within ``snap_angles`` of a multiple of pi/12 are first made that multiple in the URDF's
+    text, as ``symdyn import --snap-angles`` takes them. Returns the model and a function from
+    symdyn's joint angles (N, n) to Pinocchio's configurations (a continuous joint's is its
+    cosine and sine)."""
     import pinocchio as pin
 
     from .robot.urdf import read_chain
 
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=True, snap_angles=0.0)
-    full = pin.buildModelFromUrdf(str(path))
+    full = (pin.buildModelFromXML(snapped_urdf(path, snap_angles)) if snap_angles
+            else pin.buildModelFromUrdf(str(path)))
     keep = [j.name for j in chain.joints]
     locked = [full.getJointId(name) for name in full.names[1:] if name not in keep]
     model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
@@ -112,6 +116,24 @@ def urdf_model(path, base=None, tip=None):
     if [j.idx_v for j in joints] != list(range(model.nv)):
         raise ValueError(f"{path}: Pinocchio orders the chain's joints otherwise")
     return model, configuration
+
+
+def snapped_urdf(path, tolerance: float) -> str:
+    """The URDF's text with every origin's rpy angle within ``tolerance`` of a multiple of
+    pi/12 replaced by the double nearest to that multiple."""
+    from xml.etree.ElementTree import tostring
+
+    from defusedxml.ElementTree import parse
+
+    root = parse(str(path)).getroot()
+    for origin in root.iter("origin"):
+        if "rpy" in origin.attrib:
+            values = [float(v) for v in origin.attrib["rpy"].split()]
+            origin.attrib["rpy"] = " ".join(
+                repr(float(exact)) if means else repr(v)
+                for v, (exact, _, means) in ((v, angles.nearest(v, angles.ANGLE, tolerance))
+                                             for v in values))
+    return tostring(root, encoding="unicode")
 
 
 def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import os
-import re
 import shlex
 import time
 from pathlib import Path
@@ -24,8 +23,8 @@ from support import assert_close, pin_model
 
 import symdyn
 from symdyn.cli import main
-from symdyn.reference import friction_torques
-from symdyn.robot.rigid import quarter_turns
+from symdyn.reference import friction_torques, snapped_urdf
+from symdyn.robot.rigid import QUARTER_TOLERANCE
 
 DYNAMICS = ["inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
             "forward_dynamics"]
@@ -121,10 +120,11 @@ def imported_file(tmp_path, path, *args):
     return symdyn.load_robot(out).spec, result.output
 
 
-def pinocchio_chain(path, spec):
-    """Pinocchio's model of the URDF, reduced to the imported chain's joints, and a function
+def pinocchio_chain(path, spec, snap_angles=QUARTER_TOLERANCE):
+    """Pinocchio's model of the URDF, its angles within ``snap_angles`` of multiples of pi/12
+    made those (as import takes them), reduced to the imported chain's joints, and a function
     from symdyn's q to Pinocchio's (a continuous joint's q is (cos, sin) there)."""
-    full = pin.buildModelFromUrdf(str(path))
+    full = pin.buildModelFromXML(snapped_urdf(path, snap_angles))
     names = {name.strip('" ') for name in _joint_names(spec)}
     locked = [i for i in range(1, full.njoints) if full.names[i] not in names]
     model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
@@ -143,10 +143,11 @@ def _joint_names(spec):
     return [line.split("#", 1)[1] for line in lines if line.lstrip("- ").startswith("joint:")]
 
 
-def assert_matches_pinocchio(spec, urdf_path, states=100, seed=0):
+def assert_matches_pinocchio(spec, urdf_path, states=100, seed=0,
+                             snap_angles=QUARTER_TOLERANCE):
     robot = symdyn.Robot.from_spec(spec)
     module = symdyn.python_module(symdyn.newton_euler(robot), quantities=DYNAMICS)
-    model, configuration = pinocchio_chain(urdf_path, spec)
+    model, configuration = pinocchio_chain(urdf_path, spec, snap_angles)
     data = model.createData()
     rng = np.random.default_rng(seed)
     n = robot.dof
@@ -182,18 +183,26 @@ def test_an_arm_with_every_kind_of_joint_matches_pinocchio(tmp_path):
     assert_matches_pinocchio(spec, tmp_path / "arm.urdf")
 
 
-def test_angles_near_quarter_turns_are_kept_unless_snapped(tmp_path):
-    """URDFs write pi/2 as 1.57079632679, 5e-12 short: kept as written by default, as Pinocchio
-    takes it, with a note; taken as pi/2 with --snap-angles 1e-11 (sparse DH, less code)."""
-    text = _swap('rpy="0 0 0"/><axis', 'rpy="1.57079632679 0 3.14159265359"/><axis', ONE_JOINT)
+def test_urdf_angles_within_1e_9_are_snapped_and_wider_misses_kept_unless_asked(tmp_path):
+    """URDFs write pi/2 as 1.57079632679, 5e-12 short: taken as pi/2 by default (1e-9). A
+    1.5708 (4e-6 off) is kept as written, with a note in the file and a warning naming the
+    field when the file is read; --snap-angles 1e-5 takes it as pi/2 (sparse DH, less code)."""
     quarters = {0, sympy.pi / 2, -sympy.pi / 2, sympy.pi}
+    text = _swap('rpy="0 0 0"/><axis', 'rpy="1.57079632679 0 3.14159265359"/><axis', ONE_JOINT)
     spec, _ = imported(tmp_path, text)
-    assert not {spec.links[0].alpha, spec.links[0].theta} <= quarters
-    assert "--snap-angles" in Path(spec.path).read_text()
-    spec, _ = imported(tmp_path, text, "--snap-angles", "1e-11")
-    assert {spec.links[0].alpha, spec.links[0].theta} <= quarters
-    assert spec.links[0].alpha != 0
-    assert "--snap-angles 1e-11" in Path(spec.path).read_text()     # the command, noted
+    assert {spec.links[0].alpha, spec.links[0].theta} <= quarters and spec.links[0].alpha != 0
+    assert spec.base is None and "--snap-angles" not in Path(spec.path).read_text()
+    text = _swap('rpy="0 0 0"/><axis', 'rpy="1.5708 0 3.1416"/><axis', ONE_JOINT)
+    spec, _ = imported(tmp_path, text)
+    assert not set(spec.base.rpy) <= quarters
+    assert "(-3.14158530717959, 1.5708): kept as the URDF" in Path(spec.path).read_text()
+    result = CliRunner().invoke(main, ["info", spec.path])
+    assert result.exit_code == 0
+    assert ("base.rpy[0] 1.5708 (3.7e-06 from pi/2)" in result.stderr
+            and "--snap-angles 1e-05 takes them as those angles" in result.stderr)
+    spec, _ = imported(tmp_path, text, "--snap-angles", "1e-5")
+    assert {spec.links[0].alpha, spec.links[0].theta} <= quarters and spec.links[0].alpha != 0
+    assert "--snap-angles 1e-05" in Path(spec.path).read_text()     # the command, noted
 
 
 def test_the_urdf_form_gives_the_same_dynamics(tmp_path):
@@ -475,21 +484,14 @@ def test_shipped_urdf_robots_are_what_import_writes(tmp_path, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(IMPORTED))
-def test_shipped_urdf_robots_match_pinocchio(tmp_path, name):
-    """Against Pinocchio's model of the URDF with the angles --snap-angles took as quarter
-    turns written in full (1.57079632679 -> 1.5707963267948966), so that both read one model."""
+def test_shipped_urdf_robots_match_pinocchio(name):
+    """Against Pinocchio's model of the URDF with the angles the import took as multiples of
+    pi/12 written in full (1.57079632679 -> 1.5707963267948966), so that both read one model."""
     command = _made_by(ROBOTS / f"{name}.yaml")
-    tolerance = float(command[command.index("--snap-angles") + 1])
-
-    def snapped(match):
-        angles = [float(a) for a in match.group(1).split()]
-        return 'rpy="' + " ".join(
-            repr(k * np.pi / 2) if k is not None else repr(a)
-            for a, k in ((a, quarter_turns(a, tolerance)) for a in angles)) + '"'
-    urdf = tmp_path / "snapped.urdf"
-    urdf.write_text(re.sub(r'rpy="([^"]*)"', snapped,
-                           example_robot(IMPORTED[name]).read_text()))
-    assert_matches_pinocchio(symdyn.load_robot(ROBOTS / f"{name}.yaml").spec, urdf)
+    tolerance = (float(command[command.index("--snap-angles") + 1])
+                 if "--snap-angles" in command else QUARTER_TOLERANCE)
+    assert_matches_pinocchio(symdyn.load_robot(ROBOTS / f"{name}.yaml").spec,
+                             example_robot(IMPORTED[name]), snap_angles=tolerance)
 
 
 def test_names_from_the_urdf_stay_data(tmp_path):
@@ -518,6 +520,11 @@ def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
     assert result.exit_code == 0, result.output
     compared = [line for line in result.stdout.splitlines() if "(baxter.urdf)" in line]
     assert len(compared) == 13 and all(line.rstrip().endswith("ok") for line in compared)
+    # Baxter's URDF gives pi/2 as 1.57079632679: the import took it as pi/2, which moves the
+    # model from the URDF as written by about as much (a row reports how much)
+    (snapped,) = [line for line in result.stdout.splitlines()
+                  if line.strip().startswith("the URDF's angles snapped at 1e-09 = as written")]
+    assert float(snapped.split(")")[1].split()[0]) < 1e-9 and "ok" in snapped
     changed = tmp_path / "changed.yaml"
     changed.write_text(robot.read_text().replace("mass: 3.22708", "mass: 3.3", 1))
     result = runner.invoke(main, ["check", str(changed), "--urdf", str(urdf), "--tip",

@@ -148,6 +148,7 @@ class Module:
     functions: tuple[Function, ...]
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
     variant: str             # what a variant of the file leaves out (robot/variant.py), or ""
+    angles: str              # the file's numbers read as exact angles (robot/angles.py), or ""
     # Where the files of one run name their set: replaced by a digest of them all (render). No
     # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
     code_set: ClassVar[str] = "\0symdyn code set\0"
@@ -311,7 +312,7 @@ def module_code(robot: Robot, programs, backend: Backend, values=None,
         **_standard_parameters(robot, programs, printer, values),
         base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, printer) for p in programs), fixed=fixed,
-        variant=_variant(spec))
+        variant=_variant(spec), angles=_exact_angles(spec))
 
 
 def _variant(spec) -> str:
@@ -320,6 +321,14 @@ def _variant(spec) -> str:
     options = " ".join(f"--without {part}" for part in spec.omitted)
     return (f"A variant of the robot file ({options}): "
             + "; ".join(variant.PARTS[part] for part in spec.omitted) + ".")
+
+
+def _exact_angles(spec) -> str:
+    exact = [reading.note() for reading in spec.angle_readings if reading.exact is not None]
+    if not exact:
+        return ""
+    return ("Read as exact angles (each number the double nearest to it, or within "
+            "--snap-angles): " + ", ".join(exact) + ".")
 
 
 LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 1),

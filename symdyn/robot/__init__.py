@@ -22,11 +22,13 @@ from .urdf import read_chain
 from .write import robot_file
 
 
-def load_robot(path, *, without=()) -> Robot:
+def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
     """Read a robot file and build its model; raises RobotFileError for a bad file.
     ``without`` names parts to leave out, "friction" or "gravity" (see variant.py): the model
-    is then named after what it lacks, ``puma560_no_friction``."""
-    return Robot.from_spec(variant.without(load_robot_spec(path), without))
+    is then named after what it lacks, ``puma560_no_friction``. A number of an angle field
+    within ``snap_angles`` rad of a multiple of pi/12 is taken as that multiple (within a few
+    units in the last place, always: see angles.py)."""
+    return Robot.from_spec(variant.without(load_robot_spec(path, snap_angles), without))
 
 
 def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
@@ -35,8 +37,8 @@ def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
     """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path``, as text, and
     what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
     it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
-    of pi/2 are taken as that multiple; ``source`` says where the URDF came from. Raises
-    RobotFileError for a URDF or a chain symdyn cannot take."""
+    of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the URDF came
+    from. Raises RobotFileError for a URDF or a chain symdyn cannot take."""
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
                        snap_angles=snap_angles)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
@@ -53,6 +55,7 @@ def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
         command.append("--allow-inconsistent-inertia")
     try:
         text, _ = robot_file(chain, name=name, form=form, command=shlex.join(command),
+                             snap_angles=snap_angles,
                              source=f"{source}; {imported}" if source else imported)
     except ValueError as exc:
         raise RobotFileError(path, str(exc), expected="form auto or urdf") from None

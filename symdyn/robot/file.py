@@ -17,6 +17,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import sympy
@@ -24,6 +25,7 @@ import yaml
 
 from ..errors import RobotFileError
 from ..resources import shipped_folder
+from . import angles
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
 from .shapes import AXES, KINDS, Solid, combined
 from .validity import actuator_problem, body_problem, numeric
@@ -136,18 +138,23 @@ class RobotSpec:
     base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
     tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
     omitted: tuple[str, ...] = ()       # parts a variant leaves out (see variant.py)
+    # Numbers of angle fields near a special angle (see angles.py): those read as the angle
+    # have ``exact`` set, the others are near misses kept as written.
+    angle_readings: tuple[angles.Reading, ...] = ()
 
 
-def load_robot_spec(path) -> RobotSpec:
+def load_robot_spec(path, snap_angles: float = 0.0) -> RobotSpec:
     """Read and validate a robot file; raise RobotFileError naming the file, line and field.
-    A name that is no file's but a shipped robot's (``puma560``) reads that robot's file."""
+    A name that is no file's but a shipped robot's (``puma560``) reads that robot's file.
+    Angles are read as angles.py says, numbers within ``snap_angles`` rad of a special angle
+    taken as that angle too."""
     shipped = shipped_robot(path)
     if shipped is None and not Path(path).exists() and NAME.match(str(path)):
         raise RobotFileError(path, "is neither a file nor the name of a shipped robot",
                              expected="a robot file, or one of " + ", ".join(shipped_robots()))
     path = shipped or Path(path)
     raw, text = read_text(path, MAX_FILE_BYTES, "a YAML robot file")
-    return _Reader(path, text).spec(hashlib.sha256(raw).hexdigest())
+    return _Reader(path, text, snap_angles).spec(hashlib.sha256(raw).hexdigest())
 
 
 def shipped_robots() -> dict[str, Path]:
@@ -164,9 +171,9 @@ def shipped_robot(name) -> Path | None:
     return shipped_robots().get(text)
 
 
-def robot_spec_from_text(text: str, path) -> RobotSpec:
+def robot_spec_from_text(text: str, path, snap_angles: float = 0.0) -> RobotSpec:
     """Validate a robot file's ``text`` as if read from ``path`` (what an importer writes)."""
-    return _Reader(Path(path), text).spec(hashlib.sha256(text.encode()).hexdigest())
+    return _Reader(Path(path), text, snap_angles).spec(hashlib.sha256(text.encode()).hexdigest())
 
 
 def read_text(path: Path, limit: int, what: str, error=RobotFileError,
@@ -221,9 +228,11 @@ NOT_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
 
 
 class _Reader:
-    def __init__(self, path: Path, text: str):
+    def __init__(self, path: Path, text: str, snap_angles: float = 0.0):
         self.path = path
         self.text = text
+        self.snap_angles = snap_angles
+        self.angles: list[angles.Reading] = []    # numbers near special angles, as read
         self.values: dict[str, sympy.Expr] = {}   # parameters given a value, once read
         self.free: dict[str, sympy.Symbol] = {}   # names used without a value, in order
         self.given: dict[str, tuple] = {}         # parameter -> (key node, value node)
@@ -275,7 +284,8 @@ class _Reader:
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
-                         warnings=tuple(self.warnings), base=base, tool=tool)
+                         warnings=tuple(self.warnings), base=base, tool=tool,
+                         angle_readings=tuple(self.angles))
 
     def compose(self):
         """The document's root node, after checks that keep composing it cheap and its errors
@@ -406,10 +416,22 @@ class _Reader:
             raise self.error(str(exc), node, field,
                              "a number or an expression such as \"pi/2\" or \"-l1/2\"") from None
 
-    def vector(self, node, field, length) -> tuple:
+    def vector(self, node, field, length, kind=None) -> tuple:
+        """``length`` expressions; ``kind`` angles.ANGLE or angles.COSINE reads each as one."""
         if not isinstance(node, yaml.SequenceNode) or len(node.value) != length:
             raise self.error(f"must be a list of {length} numbers or expressions", node, field)
-        return tuple(self.expression(item, f"{field}[{k}]") for k, item in enumerate(node.value))
+        read = self.expression if kind is None else partial(self.angle, kind=kind)
+        return tuple(read(item, f"{field}[{k}]") for k, item in enumerate(node.value))
+
+    def angle(self, node, field, kind=angles.ANGLE) -> sympy.Expr:
+        """An expression of an angle field (or, COSINE, a unit vector's component): a number
+        near a special one is read as angles.py says, and noted."""
+        value = self.expression(node, field)
+        reading = angles.read(value, field, kind, self.snap_angles)
+        if reading is None:
+            return value
+        self.angles.append(reading)
+        return value if reading.exact is None else reading.exact
 
     def read_parameters(self, node):
         """Takes note of the parameters; their values are read when an expression uses them."""
@@ -452,7 +474,8 @@ class _Reader:
                 if key in keys:
                     raise self.error(f"{key} places a joint in convention urdf; this file's "
                                      f"is {convention} DH", keys[key], f"{field}.{key}")
-            values = {k: self.expression(keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
+            values = {k: (self.angle if k in ("alpha", "theta") else self.expression)(
+                keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
         forms = [form for form, names in (("com and inertia", ("com", "inertia")),
                                           ("first_moment and inertia_origin",
                                            ("first_moment", "inertia_origin")),
@@ -520,7 +543,7 @@ class _Reader:
         origin = (self.placement(keys["origin"], f"{field}.origin") if "origin" in keys
                   else PlacementSpec(zeros, zeros))
         axis_node = self.require(keys, "axis", node, field)
-        axis = self.vector(axis_node, f"{field}.axis", 3)
+        axis = self.vector(axis_node, f"{field}.axis", 3, angles.COSINE)
         values = numeric(axis)
         if values is None:
             raise self.error("the axis must be numeric", axis_node, f"{field}.axis")
@@ -575,8 +598,8 @@ class _Reader:
             raise self.error(f"a {kind} has no axis", keys["axis"], f"{field}.axis",
                              "axis only for a cylinder, a hollow cylinder or a rod")
         zeros = (sympy.Integer(0),) * 3
-        xyz, rpy = (self.vector(keys[k], f"{field}.{k}", 3) if k in keys else zeros
-                    for k in ("xyz", "rpy"))
+        xyz, rpy = (self.vector(keys[k], f"{field}.{k}", 3, kind) if k in keys else zeros
+                    for k, kind in (("xyz", None), ("rpy", angles.ANGLE)))
         if amount_key == "mass":
             return Solid(kind, size, amount, xyz, rpy, axis)
         return Solid.with_density(kind, size, amount, xyz, rpy, axis)
@@ -593,8 +616,8 @@ class _Reader:
     def placement(self, node, field) -> PlacementSpec:
         keys = self.mapping(node, field, PLACEMENT_KEYS)
         zeros = (sympy.Integer(0),) * 3
-        return PlacementSpec(*(self.vector(keys[key], f"{field}.{key}", 3) if key in keys
-                               else zeros for key in ("xyz", "rpy")))
+        return PlacementSpec(*(self.vector(keys[key], f"{field}.{key}", 3, kind) if key in keys
+                               else zeros for key, kind in (("xyz", None), ("rpy", angles.ANGLE))))
 
     def payload(self, node) -> PayloadSpec:
         keys = self.mapping(node, "payload", PAYLOAD_KEYS)

@@ -5,9 +5,10 @@ frames are the cheapest for the recursion and the printouts -- else with each jo
 and axis as the URDF places them (convention urdf). Either way the link's inertial data are
 moved into the file's link frame, and the URDF's base link and tip become ``base`` and ``tool``.
 
-Numbers are written with 15 significant digits (URDFs give far fewer), angles within 1e-12 of a
-multiple of pi/2 as that multiple; names from the URDF appear only inside quoted YAML strings
-and comments, JSON-escaped, so a name cannot break out of either.
+Numbers are written with 15 significant digits (URDFs give far fewer), angles within the
+import's tolerance of a multiple of pi/12 as that multiple (pi/2, -pi/4); names from the URDF
+appear only inside quoted YAML strings and comments, JSON-escaped, so a name cannot break out
+of either.
 """
 from __future__ import annotations
 
@@ -15,19 +16,35 @@ import json
 import math
 
 import numpy as np
+import sympy
 
+from . import angles
 from .dhfit import modified_dh
-from .rigid import quarter_turns, rpy
+from .expr import as_text
+from .rigid import QUARTER_TOLERANCE, rpy
 from .urdf import Chain, ChainJoint
 
 FORMS = ("auto", "modified", "urdf")
-QUARTERS = {0: "0", 1: "pi/2", 2: "pi", -1: "-pi/2"}
 
 
 def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
-               command: str = "") -> tuple[str, str]:
+               command: str = "", snap_angles: float = QUARTER_TOLERANCE) -> tuple[str, str]:
     """The robot file's text, and the convention it is written in ("modified" or "urdf");
-    ``command``, the import command to note in its header."""
+    ``command``, the import command to note in its header; angles within ``snap_angles`` of a
+    multiple of pi/12 are written as that multiple."""
+
+    near = set()      # angles written as numbers though close to a multiple of pi/12
+
+    def angle(value: float) -> str:
+        exact, offset, means = angles.nearest(value, angles.ANGLE, snap_angles)
+        if exact == -sympy.pi:      # atan2's -pi (of a -0.0) is the same turn as pi
+            exact = sympy.pi
+        if means:
+            return as_text(exact)
+        if offset < angles.NEAR:
+            near.add(decimal(value))
+        return decimal(value)
+
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
@@ -50,11 +67,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     if chain.other_tips:
         lines.append("# Other ends on fixed joints (import with --tip to make one the tool): "
                      + ", ".join(_quote(t) for t in chain.other_tips) + ".")
-    near = sorted({decimal(a) for a in _angles(chain, table) if _near_quarter(a)})
-    if near:
-        lines.append(f"# Angles near multiples of pi/2 but not within 1e-12 ({', '.join(near)})"
-                     ": kept as the URDF gives them, which costs operations; if it means pi/2, "
-                     "import with --snap-angles or write pi/2 in full.")
+    header = len(lines)
     lines += [f"name: {name}", f"source: {_quote(source)}", f"convention: {convention}",
               f"gravity: {decimals(chain.gravity)}"]
     if chain.warnings:
@@ -65,7 +78,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         bodies = [joint.body for joint in chain.joints]
         for joint, body in zip(chain.joints, bodies):
             lines += _link(joint, body, [
-                f"origin: {_placement(joint.placement)}",
+                f"origin: {_placement(joint.placement, angle)}",
                 f"axis: {decimals(joint.axis)}"])
     else:
         size = sum(float(np.linalg.norm(p[:3, 3])) for p in placements)
@@ -73,23 +86,16 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         tool = table.frames[-1] @ chain.tool      # the tip in frame {n}
         for joint, (alpha, a, theta, d), offset in zip(chain.joints, table.rows, table.frames):
             lines += _link(joint, joint.body.seen_from(offset), [
-                f"alpha: {_angle(alpha)}", f"a: {decimal(a, size)}",
-                f"theta: {_angle(theta)}", f"d: {decimal(d, size)}"])
+                f"alpha: {angle(alpha)}", f"a: {decimal(a, size)}",
+                f"theta: {angle(theta)}", f"d: {decimal(d, size)}"])
     for key, placement in (("base", base), ("tool", tool)):
         if not _is_identity(placement):
-            lines.append(f"{key}: {_placement(placement)}")
+            lines.append(f"{key}: {_placement(placement, angle)}")
+    if near:
+        lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
+                     f"({', '.join(sorted(near))}): kept as the URDF gives them, which costs "
+                     "operations; if they mean those angles, import with a wider --snap-angles.")
     return "\n".join(lines) + "\n", convention
-
-
-def _angles(chain: Chain, table) -> list[float]:
-    """The constant angles the file will hold."""
-    if table is not None:
-        return [a for row in table.rows for a in (row[0], row[2])]
-    return [a for joint in chain.joints for a in rpy(joint.placement[:3, :3])]
-
-
-def _near_quarter(angle) -> bool:
-    return quarter_turns(angle, 1e-12) is None and quarter_turns(angle, 1e-3) is not None
 
 
 def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
@@ -127,8 +133,8 @@ def _is_identity(T) -> bool:
     return bool(np.abs(T - np.eye(4)).max() <= 1e-15)
 
 
-def _placement(T) -> str:
-    return f"{{xyz: {decimals(T[:3, 3])}, rpy: [{', '.join(_angle(a) for a in rpy(T[:3, :3]))}]}}"
+def _placement(T, angle) -> str:
+    return f"{{xyz: {decimals(T[:3, 3])}, rpy: [{', '.join(angle(a) for a in rpy(T[:3, :3]))}]}}"
 
 
 def decimals(values, scale=0.0) -> str:
@@ -150,13 +156,6 @@ def decimal(value, scale=0.0) -> str:
         if abs(float(text) - value) <= 4e-15 * max(abs(value), scale):
             return text
     return format(value, f".{digits}g")
-
-
-def _angle(value) -> str:
-    k = quarter_turns(value, 1e-12)
-    if k is None:
-        return decimal(value)
-    return QUARTERS[(k + 1) % 4 - 1]
 
 
 def _quote(text: str) -> str:
