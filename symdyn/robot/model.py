@@ -24,6 +24,21 @@ from .dh import pose, rot_x, rot_z, trans_x
 from .file import LinkSpec, RobotSpec
 
 
+def folded(value):
+    """``value`` (an expression or a matrix) with each number that has no closed form, the
+    cosine of a twist of 1.2 rad, as the double nearest to it. Kept as cos(6/5), it would stay a
+    factor of its own in every product, computed at run time: the code of a robot with generic
+    angles would carry several times the operations its geometry needs. As a double, products
+    of such numbers fold into one constant, as a numeric library's do. Rationals and the
+    algebraic numbers special angles give (sqrt(2)/2) stay exact."""
+    atoms = {f for f in value.atoms(sympy.Function) if f.is_number}
+    if not atoms:
+        return value
+    replaced = value.xreplace({f: sympy.Float(f.evalf(30), 15) for f in atoms})
+    return replaced.applyfunc(sympy.expand) if hasattr(replaced, "applyfunc") else sympy.expand(
+        replaced)
+
+
 def skew(v, matrix=sympy.Matrix):
     """The matrix S(v) with S(v) w = v x w (a ``matrix``: sympy's, or symengine's)."""
     return matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
@@ -161,12 +176,14 @@ class Robot:
             if frame != sympy.eye(4):       # the file gives it in its link frame
                 inertia = inertia.transformed(frame[:3, :3], frame[:3, 3])
             G = row.gear_ratio
-            links.append(Link(i, row.joint, q, qd, qdd, sympy.ImmutableMatrix(rotation),
-                              sympy.ImmutableMatrix(position), inertia,
+            inertia = Inertia(folded(inertia.mass), folded(inertia.first_moment),
+                              folded(inertia.inertia_origin))
+            links.append(Link(i, row.joint, q, qd, qdd, folded(sympy.ImmutableMatrix(rotation)),
+                              folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=G**2 * row.motor_inertia,
                               viscous=G**2 * row.viscous_friction,
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
-                              file_frame=sympy.ImmutableMatrix(frame)))
+                              file_frame=folded(sympy.ImmutableMatrix(frame))))
         # The file's frame {n} in joint frame {n}, then the tool in the file's frame {n}.
         tool = sympy.Matrix(links[-1].file_frame)
         if spec.tool is not None:
@@ -176,8 +193,8 @@ class Robot:
         if spec.base is not None:
             base = pose(spec.base.xyz, spec.base.rpy)
             gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
-        return cls(spec, tuple(links), sympy.ImmutableMatrix(gravity),
-                   sympy.ImmutableMatrix(tool), sympy.ImmutableMatrix(base))
+        return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
+                   folded(sympy.ImmutableMatrix(tool)), folded(sympy.ImmutableMatrix(base)))
 
 
 def _placement(alpha, a, theta, d):
