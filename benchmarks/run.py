@@ -489,13 +489,20 @@ def base_parameter_tau(dynamics):
     return symdyn.newton_euler(replace(robot, links=tuple(links))).program("inverse_dynamics")
 
 
-def chain_yaml(n: int) -> str:
+GEOMETRIES = ("special", "generic")
+
+
+def chain_yaml(n: int, geometry: str = "special") -> str:
+    """An n-joint chain: twists alternating 0, pi/2, -pi/2 and no offsets (special), or twists
+    and offsets anywhere in (-3, 3) rad, written as floats (generic)."""
     rng = np.random.default_rng(n)
     lines = [f"name: chain{n}", "convention: modified", "links:"]
     for i in range(n):
-        alpha = ("0", "pi/2", "-pi/2")[i % 3]
+        alpha, theta = ((repr(float(rng.uniform(-3, 3))), repr(float(rng.uniform(-3, 3))))
+                        if geometry == "generic" else (("0", "pi/2", "-pi/2")[i % 3], "0"))
         lines.append(f"  - {{joint: revolute, alpha: {alpha}, a: {rng.uniform(0, 0.4):.3f}, "
-                     f"d: {rng.uniform(0, 0.3):.3f}, theta: 0, mass: {rng.uniform(1, 5):.3f}, "
+                     f"d: {rng.uniform(0, 0.3):.3f}, theta: {theta}, "
+                     f"mass: {rng.uniform(1, 5):.3f}, "
                      f"com: [{rng.uniform(-0.1, 0.1):.3f}, 0.01, {rng.uniform(0, 0.1):.3f}], "
                      f"inertia: [0.02, 0.03, 0.025, 0.001, 0, 0.002]}}")
     return "\n".join(lines) + "\n"
@@ -512,16 +519,17 @@ GROUPS = {
     "ID derivatives": ("inverse_dynamics_derivatives",),
     "FD derivatives": ("forward_dynamics_derivatives",),
     "Y, Y_b, beta": ("regressor", "base_regressor", "base_parameters"),
+    "K, V, com": ("kinetic_energy", "potential_energy", "center_of_mass"),
 }
 
 
-def chain_times(n: int) -> dict:
-    """CPU seconds of each group of quantities of an n-joint chain, generated one group after
-    the other in this process, and the operations of all the generated functions."""
+def chain_times(n: int, geometry: str) -> dict:
+    """CPU seconds of each group of quantities of an n-joint chain (chain_yaml), generated one
+    group after the other in this process, and the operations of all the generated functions."""
     times, operations = {}, 0
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"chain{n}.yaml"
-        path.write_text(chain_yaml(n))
+        path.write_text(chain_yaml(n, geometry))
         dynamics = symdyn.newton_euler(symdyn.load_robot(path))
         for group, quantities in GROUPS.items():
             start = time.process_time()
@@ -534,11 +542,12 @@ def chain_times(n: int) -> dict:
 
 
 def lagrange_times() -> dict:
-    """CPU seconds of the Lagrange route's quantities for the Panda, in this process."""
+    """CPU seconds of each quantity of the Lagrange route for the Panda, in this process, one
+    after the other (each reuses what those before derived, as one generate call would)."""
     lagrange = symdyn.lagrange(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
     times = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for quantity in ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques"):
+        for quantity in lagrange.available:
             start = time.process_time()
             symdyn.generate(lagrange, ["python", "c"], tmp, quantities=[quantity])
             times[quantity] = time.process_time() - start
@@ -558,55 +567,64 @@ def section_scaling(quick, plot: Path | None = None):
     counted = f"{rounds} round{'s' * (rounds > 1)}"
     sizes = (2, 4, 7) if quick else (2, 4, 7, 10, 14, 20)
     print("## 4. From robot file to Python and C files: CPU time against joints\n")
-    print("Every quantity of a chain of n revolute joints (alternating twists, random lengths "
-          "and inertias), derived, optimized and written as Python and C, one group after the "
+    print("Every quantity of a chain of n revolute joints (random lengths and inertias; "
+          "special: twists alternating 0, pi/2, -pi/2, no offsets; generic: twists and offsets "
+          "anywhere, written as floats), derived, optimized and written as Python and C, one "
+          "group after the "
           f"other in one process (Y_b and beta reuse Y). Each chain runs in a fresh process, "
           f"{counted} over all the sizes in turn: each cell is the median of the rounds, and "
           "the spread is half the range of the totals relative to their median. The last "
           "columns are the operations of all the generated functions together and the time per "
           "operation.\n")
-    runs: dict[int, list] = {n: [] for n in sizes}
+    runs: dict[tuple, list] = {(n, g): [] for g in GEOMETRIES for n in sizes}
     lagrange = []
     for r in range(rounds):
-        for n in sizes:
-            print(f"  round {r + 1}/{rounds}: {n} joints", file=sys.stderr, flush=True)
-            runs[n].append(in_fresh_process("chain_times", n))
+        for n, geometry in runs:
+            print(f"  round {r + 1}/{rounds}: {n} joints, {geometry}", file=sys.stderr,
+                  flush=True)
+            runs[n, geometry].append(in_fresh_process("chain_times", n, geometry))
         print(f"  round {r + 1}/{rounds}: Lagrange, panda", file=sys.stderr, flush=True)
         lagrange.append(in_fresh_process("lagrange_times")["times"])
-    print("| joints | " + " | ".join(GROUPS) + " | all | spread | mul + add of all "
+    print("| joints | geometry | " + " | ".join(GROUPS) + " | all | spread | mul + add of all "
           "| per operation |")
-    print("|---:|" + "---:|" * (len(GROUPS) + 4))
-    points = []
-    for n in sizes:
-        times = {group: statistics.median(run["times"][group] for run in runs[n])
+    print("|---:|---|" + "---:|" * (len(GROUPS) + 4))
+    points, generic = [], []
+    for (n, geometry), measured in runs.items():
+        times = {group: statistics.median(run["times"][group] for run in measured)
                  for group in GROUPS}
-        totals = [sum(run["times"].values()) for run in runs[n]]
-        total, operations = statistics.median(totals), runs[n][0]["operations"]
-        print(f"| {n} | " + " | ".join(f"{t:.2f} s" for t in times.values())
+        totals = [sum(run["times"].values()) for run in measured]
+        total, operations = statistics.median(totals), measured[0]["operations"]
+        print(f"| {n} | {geometry} | " + " | ".join(f"{t:.2f} s" for t in times.values())
               + f" | {total:.1f} s | +-{spread(totals):.0%} | {operations} | "
               f"{total / operations * 1e3:.2f} ms |", flush=True)
-        points.append((n, times, operations))
+        if geometry == "special":
+            points.append((n, times, operations))
+        else:
+            generic.append(total)
     if plot is not None:
-        plot.write_text(scaling_svg(points))
+        plot.write_text(scaling_svg(points, generic))
         print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
     print()
     times = {quantity: statistics.median(run[quantity] for run in lagrange)
              for quantity in lagrange[0]}
     totals = [sum(run.values()) for run in lagrange]
-    print(f"The Lagrange route for the Panda (7 joints), each quantity derived, optimized and "
-          f"written as Python and C, in a fresh process, median of {counted}: "
+    slowest = sorted(times.items(), key=lambda item: -item[1])[:4]
+    print(f"The Lagrange route for the Panda (7 joints), every quantity it offers derived, "
+          f"optimized and written as Python and C, in a fresh process, median of {counted}: "
           f"{statistics.median(totals):.1f} s CPU (+-{spread(totals):.0%}) for "
-          + ", ".join(f"{quantity} ({t:.1f} s)" for quantity, t in times.items()) + ".\n")
+          f"{len(times)} quantities, the slowest "
+          + ", ".join(f"{quantity} ({t:.1f} s)" for quantity, t in slowest) + ".\n")
 
 
-def scaling_svg(points) -> str:
-    """CPU time of each group against joints on log-log axes, with the slopes of n, n^2 and
-    n^3 drawn through the smallest chain's total for comparison."""
+def scaling_svg(points, generic) -> str:
+    """CPU time of each group against joints on log-log axes, the total of the generic chains
+    beside them, with the slopes of n, n^2 and n^3 drawn through the smallest chain's total for
+    comparison."""
     width, height, left, bottom, top, right = 560, 360, 60, 40, 20, 170
     ns = [n for n, _, _ in points]
     totals = [sum(times.values()) for _, times, _ in points]
     lo = min(min(t for t in times.values() if t > 0) for _, times, _ in points)
-    hi = max(totals)
+    hi = max(totals + generic)
     log_lo, log_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
 
     def x(n):
@@ -622,9 +640,9 @@ def scaling_svg(points) -> str:
                 f'{dash}/>')
 
     colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-               "#7f7f7f", "#000000"]
+               "#7f7f7f", "#bcbd22", "#000000", "#17becf"]
     series = [(group, [times[group] for _, times, _ in points]) for group in GROUPS]
-    series.append(("all", totals))
+    series += [("all", totals), ("all, generic", generic)]
     parts = []
     for k, (label, values) in enumerate(series):
         parts.append(polyline(values, colours[k]))
@@ -744,7 +762,7 @@ def main():
     if args.job:
         job, *values = args.job
         print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times}[job](
-            *map(int, values))))
+            *(int(v) if v.isdigit() else v for v in values))))
         return
     sections = set(args.only or ["c", "python", "ops", "scaling", "commands"])
     robots = [without_friction(symdyn.load_robot(ROOT / "robots" / f"{n}.yaml"))

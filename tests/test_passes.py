@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import symengine
 import sympy
 from support import ROBOTS, import_file
 
@@ -194,6 +195,23 @@ def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
     rng = np.random.default_rng(1)
     values = dict(zip(raw.input_symbols, rng.uniform(-2, 2, len(raw.input_symbols))))
     np.testing.assert_allclose(evaluate(windowed, values), evaluate(whole, values), rtol=1e-12)
+
+def test_cse_windows_end_at_a_budget_of_terms(monkeypatch):
+    """Long sums close a window early (the search for shared sub-sums grows with the square
+    of their length); the program keeps its values."""
+    monkeypatch.setattr(passes, "WINDOW_TERMS", 12)
+    long = [(a, sum(sympy.Symbol(f"s{k}") * x for k in range(8))),
+            (b, sum(sympy.Symbol(f"s{k}") * x for k in range(6)) + y),
+            (c, x * y + z), (d, (x * y + z) * a + b)]
+    windows = passes._windows([symengine.sympify(rhs) for _, rhs in long])
+    assert windows == [slice(0, 2), slice(2, 4)]
+    p = Program("f", (Argument.vector("in", (x, y, z, *sympy.symbols("s0:8"))),),
+                tuple(Assignment(lhs, rhs) for lhs, rhs in long), (Argument.vector("out", (d,)),))
+    q = eliminate_common_subexpressions(p)
+    rng = np.random.default_rng(2)
+    values = dict(zip(p.input_symbols, rng.uniform(-2, 2, len(p.input_symbols))))
+    np.testing.assert_allclose(evaluate(p, values), evaluate(q, values), rtol=1e-14)
+
 
 def test_trigonometry_of_inputs_moves_to_the_top_in_order():
     p = program([(a, x * y), (b, sympy.sin(y)), (c, sympy.cos(a) + b), (d, sympy.cos(y))],

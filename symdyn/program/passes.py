@@ -79,10 +79,29 @@ def eliminate_dead_code(program: Program) -> Program:
 # chain, windows optimize the derivatives in 2.8 s instead of 3.6 s, with 0.7% more
 # multiplications. No shipped robot's program is that long.
 WINDOW = 3072
+# And terms per call: its search for shared sub-sums grows with the square of the sums' lengths.
+# The Lagrange route's derivatives (sums of hundreds of terms, 106,000 in all for the Panda's
+# inverse dynamics derivatives) took 70 s in two windows, 10 s in windows of 5000 terms, with
+# 4% more multiplications. No Newton-Euler program of a shipped robot reaches 5000 terms.
+WINDOW_TERMS = 5000
+
+
+def _windows(exprs) -> list[slice]:
+    """Consecutive runs of at most WINDOW expressions and about WINDOW_TERMS terms (a sum's
+    terms; any other expression counts one)."""
+    windows, start, terms = [], 0, 0
+    for k, e in enumerate(exprs):
+        terms += len(e.args) if isinstance(e, symengine.Add) else 1
+        if k - start + 1 >= WINDOW or terms >= WINDOW_TERMS:
+            windows.append(slice(start, k + 1))
+            start, terms = k + 1, 0
+    if start < len(exprs):
+        windows.append(slice(start, len(exprs)))
+    return windows
 
 
 def eliminate_common_subexpressions(program: Program) -> Program:
-    """Common subexpressions across the program, a window of ``WINDOW`` expressions at a time,
+    """Common subexpressions across the program, a window (``_windows``) at a time,
     become temporaries ``t0, t1, ...``, each placed just before its first use. An assignment
     that CSE leaves a copy (a temporary, its negation) is dropped and its uses read what it
     copies, as ``propagate_copies`` would. Irreducible right-hand sides (Program.irreducible)
@@ -97,8 +116,8 @@ def eliminate_common_subexpressions(program: Program) -> Program:
     earlier: dict = {}      # earlier windows' copies (symengine's symbol -> what it copies)
     body: list[Assignment] = []
     values = []             # the outputs' new forms
-    for start in range(0, len(given), WINDOW):
-        part = slice(start, start + WINDOW)
+    for part in _windows(given):
+        start = part.start
         # Earlier windows' copies are replaced before CSE, which then sees every symbol the
         # window reads and names its temporaries apart from them.
         exprs, kept = zip(*(_replaced(e, original, earlier)
