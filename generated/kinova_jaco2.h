@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0xfac3fe43f2aad83
+#define KINOVA_JACO2_CODE_SET 0x364aeb23cdc3734
 
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
@@ -143,6 +143,15 @@ void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double q
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 1860 multiplications, 1514 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
+
+/* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
+ * with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction
+ * excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and
+ * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
+ * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
+ * cosines and other steps they share are computed once.
+ * 594 multiplications, 422 additions, 12 function calls. */
+void kinova_jaco2_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x577a437676b4c3d
+#define PANDA_CODE_SET 0xa5d54475c28d35f
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -136,6 +136,15 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 2988 multiplications, 2577 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
+
+/* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
+ * with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction
+ * excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and
+ * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
+ * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
+ * cosines and other steps they share are computed once.
+ * 851 multiplications, 688 additions, 14 function calls. */
+void panda_all_terms(const double q[7], const double qd[7], double M[49], double h[7], double T[16], double J[42], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x5af994dcc7437d6
+#if PLANAR2_CODE_SET != 0x6c20f8dd7279060
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -203,13 +203,13 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double C2 = cos(q2);
-    const double MSc2_x = p_l2*p_m2;
+    const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2r_x = C2*MSc2_x;
-    const double t0 = p_l1*p_l1;
-    const double t1 = c2r_x*p_l1;
-    const double Jc1_zz = symdyn_fma(p_m2, t0, symdyn_fma(p_m1, t0, symdyn_fma(2, t1, Jc2_yy)));
-    const double nM1_2_z = Jc2_yy + t1;
+    const double c2r_x = C2*t2;
+    const double t3 = c2r_x*p_l1;
+    const double t4 = p_l1*p_l1;
+    const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
+    const double nM1_2_z = Jc2_yy + t3;
     M[0] = Jc1_zz;
     M[1] = nM1_2_z;
     M[2] = nM1_2_z;
@@ -290,21 +290,22 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double dv1_x = S1*p_g;
-    const double dv1_y = C1*p_g;
+    const double t2 = p_l2*p_m2;
+    const double dv1_x = p_g*t0;
+    const double dv1_y = p_g*t1;
     const double ww1_zz = qd1*qd1;
     const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
     const double w2_z = qd1 + qd2;
     const double dv2_x = symdyn_fma(S2, dv1_y, C2*dvp2_x);
     const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dv1_y);
     const double ww2_zz = w2_z*w2_z;
-    const double F2_x = symdyn_fma(-p_l2*p_m2, ww2_zz, dv2_x*p_m2);
-    const double t0 = dv2_y*p_m2;
-    const double N2_z = p_l2*t0;
+    const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
+    const double t5 = dv2_y*p_m2;
+    const double N2_z = p_l2*t5;
     const double N1_z = dv1_y*p_l1*p_m1;
-    const double fr1_y = symdyn_fma(F2_x, S2, C2*t0);
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     h[0] = n1_z;
     h[1] = N2_z;
@@ -393,15 +394,15 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double p2_x = C1*p_l1;
-    const double p2_y = S1*p_l1;
-    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C1*S2;
-    const double t1 = C2*S1;
-    const double R2_xy = -t0 - t1;
-    const double R2_yx = t0 + t1;
+    const double p2_x = p_l1*t1;
+    const double p2_y = p_l1*t0;
+    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double t6 = C2*t0;
+    const double t7 = S2*t1;
+    const double R2_xy = -t6 - t7;
+    const double R2_yx = t6 + t7;
     T[0] = R2_xx;
     T[1] = R2_xy;
     T[2] = 0;
@@ -475,10 +476,10 @@ void planar2_jacobian(const double q[2], const double params[5], double J[12])
 {
     const double q1 = q[0];
     const double p_l1 = params[2];
-    double S1, C1;
-    symdyn_sincos(q1, &S1, &C1);
-    const double p2_x = C1*p_l1;
-    const double p2_y = S1*p_l1;
+    double t0, t1;
+    symdyn_sincos(q1, &t0, &t1);
+    const double p2_x = p_l1*t1;
+    const double p2_y = p_l1*t0;
     J[0] = -p2_y;
     J[1] = 0;
     J[2] = p2_x;
@@ -534,15 +535,15 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double p2_x = C1*p_l1;
-    const double p2_y = S1*p_l1;
-    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C1*S2;
-    const double t1 = C2*S1;
-    const double R2_xy = -t0 - t1;
-    const double R2_yx = t0 + t1;
+    const double p2_x = p_l1*t1;
+    const double p2_y = p_l1*t0;
+    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double t6 = C2*t0;
+    const double t7 = S2*t1;
+    const double R2_xy = -t6 - t7;
+    const double R2_yx = t6 + t7;
     T[0] = R2_xx;
     T[1] = R2_xy;
     T[2] = 0;
@@ -578,8 +579,10 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
     const double q1 = q[0];
     const double qd1 = qd[0];
     const double p_l1 = params[2];
-    const double S1_dt = qd1*cos(q1);
-    const double C1_dt = -qd1*sin(q1);
+    double t0, t1;
+    symdyn_sincos(q1, &t0, &t1);
+    const double S1_dt = qd1*t1;
+    const double C1_dt = -qd1*t0;
     const double p2_x_dt = C1_dt*p_l1;
     const double p2_y_dt = S1_dt*p_l1;
     const double v0_dt = -p2_y_dt*qd1;
@@ -763,6 +766,98 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     Minv[1] = U2_1;
     Minv[2] = U2_1;
     Minv[3] = iD2;
+}
+
+void planar2_all_terms(const double q[2], const double qd[2], const double params[5], double M[4], double h[2], double T[16], double J[12], double Jdot_qd[6])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double p_m1 = params[0];
+    const double p_m2 = params[1];
+    const double p_l1 = params[2];
+    const double p_l2 = params[3];
+    const double p_g = params[4];
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t2 = p_l2*p_m2;
+    const double Jc2_yy = p_m2*p_l2*p_l2;
+    const double c2r_x = C2*t2;
+    const double t3 = c2r_x*p_l1;
+    const double t4 = p_l1*p_l1;
+    const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
+    const double nM1_2_z = Jc2_yy + t3;
+    const double dv1_x = p_g*t0;
+    const double dv1_y = p_g*t1;
+    const double ww1_zz = qd1*qd1;
+    const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
+    const double w2_z = qd1 + qd2;
+    const double dv2_x = symdyn_fma(S2, dv1_y, C2*dvp2_x);
+    const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dv1_y);
+    const double ww2_zz = w2_z*w2_z;
+    const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
+    const double t5 = dv2_y*p_m2;
+    const double N2_z = p_l2*t5;
+    const double N1_z = dv1_y*p_l1*p_m1;
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
+    const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
+    const double p2_x = p_l1*t1;
+    const double p2_y = p_l1*t0;
+    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double t6 = C2*t0;
+    const double t7 = S2*t1;
+    const double R2_xy = -t6 - t7;
+    const double R2_yx = t6 + t7;
+    const double S1_dt = qd1*t1;
+    const double C1_dt = -qd1*t0;
+    const double p2_x_dt = C1_dt*p_l1;
+    const double p2_y_dt = S1_dt*p_l1;
+    const double v0_dt = -p2_y_dt*qd1;
+    const double v1_dt = p2_x_dt*qd1;
+    M[0] = Jc1_zz;
+    M[1] = nM1_2_z;
+    M[2] = nM1_2_z;
+    M[3] = Jc2_yy;
+    h[0] = n1_z;
+    h[1] = N2_z;
+    T[0] = R2_xx;
+    T[1] = R2_xy;
+    T[2] = 0;
+    T[3] = p2_x;
+    T[4] = R2_yx;
+    T[5] = R2_xx;
+    T[6] = 0;
+    T[7] = p2_y;
+    T[8] = 0;
+    T[9] = 0;
+    T[10] = 1;
+    T[11] = 0;
+    T[12] = 0;
+    T[13] = 0;
+    T[14] = 0;
+    T[15] = 1;
+    J[0] = -p2_y;
+    J[1] = 0;
+    J[2] = p2_x;
+    J[3] = 0;
+    J[4] = 0;
+    J[5] = 0;
+    J[6] = 0;
+    J[7] = 0;
+    J[8] = 0;
+    J[9] = 0;
+    J[10] = 1;
+    J[11] = 1;
+    Jdot_qd[0] = v0_dt;
+    Jdot_qd[1] = v1_dt;
+    Jdot_qd[2] = 0;
+    Jdot_qd[3] = 0;
+    Jdot_qd[4] = 0;
+    Jdot_qd[5] = 0;
 }
 
 void planar2_kinetic_energy(const double q[2], const double qd[2], const double params[5], double K[1])

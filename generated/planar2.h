@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x5af994dcc7437d6
+#define PLANAR2_CODE_SET 0x6c20f8dd7279060
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
@@ -122,6 +122,15 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 96 multiplications, 54 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
+
+/* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
+ * with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction
+ * excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and
+ * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
+ * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
+ * cosines and other steps they share are computed once.
+ * 39 multiplications, 15 additions, 4 function calls. */
+void planar2_all_terms(const double q[2], const double qd[2], const double params[5], double M[4], double h[2], double T[16], double J[12], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

@@ -112,13 +112,13 @@ def mass_matrix(q, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     C2 = np.cos(q2)
-    MSc2_x = p_l2*p_m2
+    t2 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    c2r_x = C2*MSc2_x
-    t0 = p_l1*p_l1
-    t1 = c2r_x*p_l1
-    Jc1_zz = Jc2_yy + 2*t1 + p_m1*t0 + p_m2*t0
-    nM1_2_z = Jc2_yy + t1
+    c2r_x = C2*t2
+    t3 = c2r_x*p_l1
+    t4 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
+    nM1_2_z = Jc2_yy + t3
     M = np.empty(batch + (4,))
     M[..., 0] = Jc1_zz
     M[..., 1] = nM1_2_z
@@ -225,23 +225,24 @@ def nonlinear_effects(q, qd, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     p_g = params[..., 4]
-    S1 = np.sin(q1)
-    C1 = np.cos(q1)
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
     S2 = np.sin(q2)
     C2 = np.cos(q2)
-    dv1_x = S1*p_g
-    dv1_y = C1*p_g
+    t2 = p_l2*p_m2
+    dv1_x = p_g*t0
+    dv1_y = p_g*t1
     ww1_zz = qd1*qd1
     dvp2_x = dv1_x - p_l1*ww1_zz
     w2_z = qd1 + qd2
     dv2_x = C2*dvp2_x + S2*dv1_y
     dv2_y = C2*dv1_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
-    F2_x = dv2_x*p_m2 - p_l2*p_m2*ww2_zz
-    t0 = dv2_y*p_m2
-    N2_z = p_l2*t0
+    F2_x = dv2_x*p_m2 - t2*ww2_zz
+    t5 = dv2_y*p_m2
+    N2_z = p_l2*t5
     N1_z = dv1_y*p_l1*p_m1
-    fr1_y = C2*t0 + F2_x*S2
+    fr1_y = C2*t5 + F2_x*S2
     n1_z = N1_z + N2_z + fr1_y*p_l1
     h = np.empty(batch + (2,))
     h[..., 0] = n1_z
@@ -367,17 +368,17 @@ def forward_kinematics(q, params):
     q1 = q[..., 0]
     q2 = q[..., 1]
     p_l1 = params[..., 2]
-    S1 = np.sin(q1)
-    C1 = np.cos(q1)
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
     S2 = np.sin(q2)
     C2 = np.cos(q2)
-    p2_x = C1*p_l1
-    p2_y = S1*p_l1
-    R2_xx = C1*C2 - S1*S2
-    t0 = C1*S2
-    t1 = C2*S1
-    R2_xy = -t0 - t1
-    R2_yx = t0 + t1
+    p2_x = p_l1*t1
+    p2_y = p_l1*t0
+    R2_xx = C2*t1 - S2*t0
+    t6 = C2*t0
+    t7 = S2*t1
+    R2_xy = -t6 - t7
+    R2_yx = t6 + t7
     T = np.empty(batch + (16,))
     T[..., 0] = R2_xx
     T[..., 1] = R2_xy
@@ -470,10 +471,10 @@ def jacobian(q, params):
     )
     q1 = q[..., 0]
     p_l1 = params[..., 2]
-    S1 = np.sin(q1)
-    C1 = np.cos(q1)
-    p2_x = C1*p_l1
-    p2_y = S1*p_l1
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
+    p2_x = p_l1*t1
+    p2_y = p_l1*t0
     J = np.empty(batch + (12,))
     J[..., 0] = -p2_y
     J[..., 1] = 0
@@ -545,17 +546,17 @@ def pose_and_jacobian(q, params):
     q1 = q[..., 0]
     q2 = q[..., 1]
     p_l1 = params[..., 2]
-    S1 = np.sin(q1)
-    C1 = np.cos(q1)
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
     S2 = np.sin(q2)
     C2 = np.cos(q2)
-    p2_x = C1*p_l1
-    p2_y = S1*p_l1
-    R2_xx = C1*C2 - S1*S2
-    t0 = C1*S2
-    t1 = C2*S1
-    R2_xy = -t0 - t1
-    R2_yx = t0 + t1
+    p2_x = p_l1*t1
+    p2_y = p_l1*t0
+    R2_xx = C2*t1 - S2*t0
+    t6 = C2*t0
+    t7 = S2*t1
+    R2_xy = -t6 - t7
+    R2_yx = t6 + t7
     T = np.empty(batch + (16,))
     T[..., 0] = R2_xx
     T[..., 1] = R2_xy
@@ -604,8 +605,10 @@ def jacobian_dot_qd(q, qd, params):
     q1 = q[..., 0]
     qd1 = qd[..., 0]
     p_l1 = params[..., 2]
-    S1_dt = qd1*np.cos(q1)
-    C1_dt = -qd1*np.sin(q1)
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
+    S1_dt = qd1*t1
+    C1_dt = -qd1*t0
     p2_x_dt = C1_dt*p_l1
     p2_y_dt = S1_dt*p_l1
     v0_dt = -p2_y_dt*qd1
@@ -818,6 +821,116 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     Minv[..., 2] = U2_1
     Minv[..., 3] = iD2
     return dqdd_dq.reshape(batch + (2, 2)), dqdd_dqd.reshape(batch + (2, 2)), Minv.reshape(batch + (2, 2))
+
+
+def all_terms(q, qd, params):
+    """What a controller needs at each step, in one call (Pinocchio's computeAllTerms
+    with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction
+    excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and
+    dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
+    nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
+    cosines and other steps they share are computed once.
+
+    39 multiplications, 15 additions, 4 function calls.
+    """
+    (q, qd, params, ), batch = _states(
+        (q, 2, "q"),
+        (qd, 2, "qd"),
+        (params, 5, "params"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    qd1 = qd[..., 0]
+    qd2 = qd[..., 1]
+    p_m1 = params[..., 0]
+    p_m2 = params[..., 1]
+    p_l1 = params[..., 2]
+    p_l2 = params[..., 3]
+    p_g = params[..., 4]
+    t0 = np.sin(q1)
+    t1 = np.cos(q1)
+    S2 = np.sin(q2)
+    C2 = np.cos(q2)
+    t2 = p_l2*p_m2
+    Jc2_yy = p_m2*p_l2*p_l2
+    c2r_x = C2*t2
+    t3 = c2r_x*p_l1
+    t4 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
+    nM1_2_z = Jc2_yy + t3
+    dv1_x = p_g*t0
+    dv1_y = p_g*t1
+    ww1_zz = qd1*qd1
+    dvp2_x = dv1_x - p_l1*ww1_zz
+    w2_z = qd1 + qd2
+    dv2_x = C2*dvp2_x + S2*dv1_y
+    dv2_y = C2*dv1_y - S2*dvp2_x
+    ww2_zz = w2_z*w2_z
+    F2_x = dv2_x*p_m2 - t2*ww2_zz
+    t5 = dv2_y*p_m2
+    N2_z = p_l2*t5
+    N1_z = dv1_y*p_l1*p_m1
+    fr1_y = C2*t5 + F2_x*S2
+    n1_z = N1_z + N2_z + fr1_y*p_l1
+    p2_x = p_l1*t1
+    p2_y = p_l1*t0
+    R2_xx = C2*t1 - S2*t0
+    t6 = C2*t0
+    t7 = S2*t1
+    R2_xy = -t6 - t7
+    R2_yx = t6 + t7
+    S1_dt = qd1*t1
+    C1_dt = -qd1*t0
+    p2_x_dt = C1_dt*p_l1
+    p2_y_dt = S1_dt*p_l1
+    v0_dt = -p2_y_dt*qd1
+    v1_dt = p2_x_dt*qd1
+    M = np.empty(batch + (4,))
+    M[..., 0] = Jc1_zz
+    M[..., 1] = nM1_2_z
+    M[..., 2] = nM1_2_z
+    M[..., 3] = Jc2_yy
+    h = np.empty(batch + (2,))
+    h[..., 0] = n1_z
+    h[..., 1] = N2_z
+    T = np.empty(batch + (16,))
+    T[..., 0] = R2_xx
+    T[..., 1] = R2_xy
+    T[..., 2] = 0
+    T[..., 3] = p2_x
+    T[..., 4] = R2_yx
+    T[..., 5] = R2_xx
+    T[..., 6] = 0
+    T[..., 7] = p2_y
+    T[..., 8] = 0
+    T[..., 9] = 0
+    T[..., 10] = 1
+    T[..., 11] = 0
+    T[..., 12] = 0
+    T[..., 13] = 0
+    T[..., 14] = 0
+    T[..., 15] = 1
+    J = np.empty(batch + (12,))
+    J[..., 0] = -p2_y
+    J[..., 1] = 0
+    J[..., 2] = p2_x
+    J[..., 3] = 0
+    J[..., 4] = 0
+    J[..., 5] = 0
+    J[..., 6] = 0
+    J[..., 7] = 0
+    J[..., 8] = 0
+    J[..., 9] = 0
+    J[..., 10] = 1
+    J[..., 11] = 1
+    Jdot_qd = np.empty(batch + (6,))
+    Jdot_qd[..., 0] = v0_dt
+    Jdot_qd[..., 1] = v1_dt
+    Jdot_qd[..., 2] = 0
+    Jdot_qd[..., 3] = 0
+    Jdot_qd[..., 4] = 0
+    Jdot_qd[..., 5] = 0
+    return M.reshape(batch + (2, 2)), h, T.reshape(batch + (4, 4)), J.reshape(batch + (6, 2)), Jdot_qd
 
 
 def kinetic_energy(q, qd, params):

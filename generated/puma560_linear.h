@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x801d61766a4d0af
+#define PUMA560_LINEAR_CODE_SET 0x33886d32deb9a21
 
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
@@ -130,6 +130,15 @@ void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
  * 2499 multiplications, 2219 additions, 10 function calls. */
 void puma560_linear_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], const double params[60], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
+
+/* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
+ * with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction
+ * excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and
+ * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
+ * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
+ * cosines and other steps they share are computed once.
+ * 700 multiplications, 593 additions, 12 function calls. */
+void puma560_linear_all_terms(const double q[6], const double qd[6], const double params[60], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

@@ -123,6 +123,10 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     error = relative(gradient, g)
     rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)", error,
                     error <= 1e-6, tolerance=1e-6))
+    together = ne.all_terms(q, qd)
+    alone = (M, ne.nonlinear_effects(q, qd), *ne.pose_and_jacobian(q), ne.jacobian_dot_qd(q, qd))
+    rows.append(Row("all_terms = M, h, T, J, Jdot_qd of their own functions, bit for bit", None,
+                    all(np.array_equal(a, b) for a, b in zip(together, alone))))
     rows.append(Row("M symmetric", None, bool(np.array_equal(M, np.swapaxes(M, 1, 2)))))
     eigenvalues = np.linalg.eigvalsh(M)
     if singular:

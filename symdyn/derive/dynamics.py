@@ -8,12 +8,23 @@ import numpy as np
 import sympy
 
 from ..errors import DerivationError
-from ..program.program import Program
+from ..program.program import Program, compose, view
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
 from .base import BaseParameters, base_parameters, base_program
 from .energy import total_mass
-from .quantities import AS_GIVEN, FROM_REGRESSOR, NEED_INVERSE_M, QUANTITIES, Route, build
+from .quantities import (
+    AS_GIVEN,
+    COMPOSED,
+    FROM_REGRESSOR,
+    NEED_INVERSE_M,
+    QUANTITIES,
+    WHOLE_OF,
+    Route,
+    build,
+    inputs,
+    parts_of,
+)
 from .record import Record, Step
 
 
@@ -99,6 +110,9 @@ class Dynamics:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
         if name not in self._programs:
             self.progress(f"deriving {name} by {self.method}")
+            if name in WHOLE_OF:
+                self._compose(WHOLE_OF[name])
+                return self._programs[name]
             if name in FROM_REGRESSOR:
                 program = base_program(name, self.robot, self.program("regressor"), self.base)
             elif name in AS_GIVEN:
@@ -108,6 +122,18 @@ class Dynamics:
                                 progress=self.progress, parts=self._parts)
             self._programs[name] = program
         return self._programs[name]
+
+    def _compose(self, whole: str) -> None:
+        """The program of ``whole`` (COMPOSED), and its parts as views of it: the quantities
+        it is composed of, and those made of their outputs (PARTS)."""
+        robot, route = self._regrouped.robot, self._regrouped
+        composed = compose(whole, inputs(self.robot, whole), [
+            build(part, robot, route, progress=self.progress, parts=self._parts)
+            for part in COMPOSED[whole]])
+        self._programs[whole] = composed
+        for part in parts_of(whole):
+            outputs = [composed.output(out) for out, _ in QUANTITIES[part].outputs]
+            self._programs[part] = view(composed, part, inputs(self.robot, part), outputs)
 
     @cached_property
     def base(self) -> BaseParameters:

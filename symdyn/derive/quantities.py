@@ -111,6 +111,14 @@ QUANTITIES = {q.name: q for q in (
              "The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1\n"
              "(= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations\n"
              "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives."),
+    Quantity("all_terms", ("q", "qd"), (("M", ("n", "n")), ("h", ("n",)), ("T", (4, 4)),
+                                        ("J", (6, "n")), ("Jdot_qd", (6,))),
+             "What a controller needs at each step, in one call (Pinocchio's computeAllTerms\n"
+             "with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction\n"
+             "excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and\n"
+             "dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,\n"
+             "nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,\n"
+             "cosines and other steps they share are computed once."),
     _one("kinetic_energy", ("q", "qd"), "K",
              "The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2\n"
              "included. A scalar, or one per state of a batch.", ()),
@@ -138,6 +146,22 @@ QUANTITIES = {q.name: q for q in (
 NEED_INVERSE_M = ("forward_dynamics", "forward_dynamics_derivatives")
 # Built from the regressor's program by Dynamics (base.py), not by a route.
 FROM_REGRESSOR = ("base_regressor", "base_parameters")
+# Composed by Dynamics of other quantities' programs (program.compose), in this order; those
+# and the quantities made of their outputs are its parts (program.view), optimized as it is.
+COMPOSED = {"all_terms": ("mass_matrix", "nonlinear_effects", "forward_kinematics", "jacobian",
+                          "jacobian_dot_qd")}
+PARTS = {"pose_and_jacobian": ("forward_kinematics", "jacobian")}
+
+
+def parts_of(whole: str) -> tuple[str, ...]:
+    """The quantities that are views of ``whole``: those it is composed of, then those made of
+    their outputs."""
+    made = tuple(name for name, of in PARTS.items() if set(of) <= set(COMPOSED[whole]))
+    return COMPOSED[whole] + made
+
+
+# The composed quantity each quantity is a part of (the composed ones, of themselves).
+WHOLE_OF = {name: whole for whole in COMPOSED for name in (whole, *parts_of(whole))}
 KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
               "jacobian_dot_qd")
 # Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
@@ -357,6 +381,11 @@ def _tau_symbols(robot: Robot):
 
 def _f_ext_symbols():
     return sympy.symbols("f_ext1:7")
+
+
+def inputs(robot: Robot, name: str) -> list[Argument]:
+    """The inputs of quantity ``name`` for ``robot``, free parameters last."""
+    return _inputs(robot, QUANTITIES[name].inputs)
 
 
 def _inputs(robot: Robot, names) -> list[Argument]:

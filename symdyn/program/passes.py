@@ -224,7 +224,10 @@ def hoist_trigonometry(program: Program) -> Program:
 
 def prepare(program: Program, values=None) -> Program:
     """The passes every printed program needs: ``values`` fixed, copies and dead code gone.
-    The rest of ``optimize`` only makes the code faster."""
+    The rest of ``optimize`` only makes the code faster. A part (Program.whole) is its whole's,
+    passed, as all these passes are."""
+    if program.whole is not None:
+        return part_of(prepare(program.whole, values), program)
     if values:
         program = fold_parameters(program, values)
     return eliminate_dead_code(propagate_copies(program))
@@ -232,6 +235,8 @@ def prepare(program: Program, values=None) -> Program:
 
 def optimize(program: Program, values=None) -> Program:
     """The passes ``generate`` runs, in order; ``values`` fixes free parameters first."""
+    if program.whole is not None:
+        return part_of(optimize(program.whole, values), program)
     program = eliminate_common_subexpressions(prepare(program, values))
     return hoist_trigonometry(eliminate_dead_code(program))
 
@@ -242,8 +247,11 @@ def optimize_all(programs, values=None, progress=None) -> list[Program]:
     outputs and whatever the others add, and then each keeps the steps its own outputs read.
     ``progress`` hears of each optimization as it starts."""
     programs = list(programs)
+    # a part is optimized as its whole (once, whether asked for or not) and cut from it
+    wholes = {id(p.whole): p.whole for p in programs if p.whole is not None}
+    alone = list({id(p): p for p in programs + list(wholes.values()) if p.whole is None}.values())
     sharing: dict = {}
-    for program in programs:
+    for program in alone:
         sharing.setdefault(_steps_key(program), []).append(program)
     optimized = {}
     for group in sharing.values():
@@ -267,7 +275,24 @@ def optimize_all(programs, values=None, progress=None) -> list[Program]:
                                 out.shape) for out in p.outputs]
             optimized[id(p)] = eliminate_dead_code(replace(together, name=p.name,
                                                            outputs=tuple(outputs)))
-    return [optimized[id(p)] for p in programs]
+    return [optimized[id(p)] if p.whole is None else part_of(optimized[id(p.whole)], p)
+            for p in programs]
+
+
+def part_of(passed: Program, part: Program) -> Program:
+    """``part`` (a view of its whole, see program.view) cut from ``passed``, what a pass made
+    of the whole: the outputs it names, now as ``passed`` computes them, and the steps they
+    read. Every step is the whole's own, so each output is the whole's, bit for bit."""
+    found: dict = {}
+    for before, after in zip(part.whole.outputs, passed.outputs):
+        for value, done in zip(before.values, after.values):
+            found.setdefault(sympy.sympify(value), done)
+    outputs = tuple(Argument(out.name, tuple(found[sympy.sympify(v)] for v in out.values),
+                             out.shape) for out in part.outputs)
+    own = {arg.name for arg in part.inputs}     # as the pass left them (parameters fixed)
+    return eliminate_dead_code(replace(
+        passed, name=part.name, inputs=tuple(arg for arg in passed.inputs if arg.name in own),
+        outputs=outputs, whole=None))
 
 
 def _steps_key(program: Program):

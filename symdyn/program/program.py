@@ -50,6 +50,44 @@ def support(assignments, roots) -> list:
     return needed[::-1]
 
 
+def compose(name: str, inputs, programs) -> "Program":
+    """One program with the outputs of all of ``programs`` (over ``inputs``, which hold every
+    input they read): their steps in order, and a step an earlier one already computes -- the
+    same right-hand side, read through the sharing so far -- left out, its uses reading the
+    earlier one; a step named as an earlier, different one is renamed."""
+    taken = {s.name for arg in inputs for s in arg.values}
+    defined: dict = {}          # right-hand side -> the symbol that holds it
+    body, outputs = [], []
+    for program in programs:
+        renamed: dict = {}      # its symbols that are named otherwise here
+        for a in program.assignments:
+            rhs = a.rhs.xreplace(renamed) if renamed else a.rhs
+            symbol = defined.get(rhs)
+            if symbol is None:
+                symbol = a.lhs
+                k = 1
+                while symbol.name in taken:
+                    symbol, k = sympy.Symbol(f"{a.lhs.name}_{k}"), k + 1
+                taken.add(symbol.name)
+                defined[rhs] = symbol
+                body.append(Assignment(symbol, rhs))
+            if symbol != a.lhs:
+                renamed[a.lhs] = symbol
+        outputs += [Argument(out.name, tuple(sympy.sympify(v).xreplace(renamed)
+                                             for v in out.values), out.shape)
+                    for out in program.outputs]
+    return Program(name, tuple(inputs), tuple(body), tuple(outputs))
+
+
+def view(whole: "Program", name: str, inputs, outputs) -> "Program":
+    """The part of ``whole`` that computes ``outputs`` (some of its outputs' values) from
+    ``inputs``: the steps they read, and ``whole`` kept, for the passes (Program.whole)."""
+    outputs = tuple(outputs)
+    return Program(name, tuple(inputs),
+                   tuple(support(whole.assignments, [v for out in outputs for v in out.values])),
+                   outputs, whole=whole)
+
+
 @dataclass(frozen=True)
 class Assignment:
     lhs: sympy.Symbol
@@ -88,6 +126,9 @@ class Program:
     # LDL^T solve's products, each with an unknown of that solve alone): CSE passes them by.
     # A hint, held by the expression, so that a pass that changes one drops it.
     irreducible: frozenset = field(default_factory=frozenset, compare=False, repr=False)
+    # the program this one is a part of (see view): a pass works on that whole and keeps
+    # the steps this one's outputs read, so that each part is its whole's, bit for bit
+    whole: "Program | None" = field(default=None, compare=False, repr=False)
 
     def with_body(self, assignments, outputs=None) -> "Program":
         return replace(self, assignments=tuple(assignments),
