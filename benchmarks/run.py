@@ -13,7 +13,8 @@ Prints Markdown tables:
 4. derivation + CSE + emission time of every quantity for chains of 2..20 joints (plotted),
    and of the Lagrange route for the Panda;
 5. the commands as a user runs them (excite, check, identify on a million rows and more), each
-   in its own process: CPU time and peak memory.
+   in its own process: CPU time and peak memory;
+6. the C that CasADi generates from adam-robotics' expressions, beside symdyn's.
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ import importlib.metadata
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -45,13 +47,25 @@ from symdyn.emit import python_module  # noqa: E402
 from symdyn.emit.render import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
+from symdyn.robot import import_urdf  # noqa: E402
 from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
 
 STATES = 1024
 TAU = ["inverse_dynamics"]
 # Flags of both harnesses: the same optimisation for symdyn's C and Pinocchio's C++.
 FLAGS = ["-O3", "-march=native"]
-# What each timed loop computes per state: symdyn's quantity, its C call, Pinocchio's C++ call.
+# The functions all_terms holds, called one by one.
+FIVE = ("mass_matrix", "nonlinear_effects", "forward_kinematics", "jacobian", "jacobian_dot_qd")
+# What a controller's step asks of Pinocchio: computeAllTerms (M, nle, joint Jacobians), the
+# tool's placement and Jacobian from them, and its classical acceleration (a second-order
+# forward kinematics at qdd = 0).
+ALL_TERMS = ("computeAllTerms(model, data, q[k], v[k]); forwardKinematics(model, data, q[k], "
+             "v[k], zero); updateFramePlacement(model, data, tool); getFrameJacobian(model, "
+             "data, tool, LOCAL_WORLD_ALIGNED, J); sink += data.M(n - 1, n - 1) + data.nle[0] "
+             "+ data.oMf[tool].translation()[0] + J(0, 0) + getFrameClassicalAcceleration("
+             "model, data, tool, LOCAL_WORLD_ALIGNED).linear()[0];")
+# What each timed loop computes per state: symdyn's quantity (or quantities), its C call,
+# Pinocchio's C++ call.
 # ``out`` holds any quantity's outputs; the sinks keep the compilers from dropping the work.
 WORK = {
     "tau (rnea)": ("inverse_dynamics", "@NAME@_inverse_dynamics(q[k], qd[k], qdd[k], out); "
@@ -76,6 +90,16 @@ WORK = {
         "sink += out[N * N - 1] + out[2 * N * N - 1];",
         "computeRNEADerivatives(model, data, q[k], v[k], a[k]); "
         "sink += data.dtau_dq(n - 1, n - 1) + data.dtau_dv(n - 1, n - 1);"),
+    "M, h, T, J, Jdot qd in one call (computeAllTerms + tool frame)": (
+        "all_terms", "@NAME@_all_terms(q[k], qd[k], out, out + N * N, out + N * N + N, "
+        "out + N * N + N + 16, out + N * N + 7 * N + 16); sink += out[N * N - 1] "
+        "+ out[N * N + 7 * N + 21];", ALL_TERMS),
+    "the same in five calls (M, h, T, J, Jdot qd)": (
+        FIVE, "@NAME@_mass_matrix(q[k], out); @NAME@_nonlinear_effects(q[k], qd[k], "
+        "out + N * N); @NAME@_forward_kinematics(q[k], out + N * N + N); "
+        "@NAME@_jacobian(q[k], out + N * N + N + 16); @NAME@_jacobian_dot_qd(q[k], qd[k], "
+        "out + N * N + 7 * N + 16); sink += out[N * N - 1] + out[N * N + 7 * N + 21];",
+        ALL_TERMS),
     "FD derivatives (computeABADerivatives)": (
         "forward_dynamics_derivatives",
         "@NAME@_forward_dynamics_derivatives(q[k], qd[k], qdd[k], out, out + N * N, "
@@ -165,7 +189,7 @@ int main(int argc, char **argv) {
 }
 """
 C_WORK = r"""static double work@I@(long reps) {
-    static double out[3 * N * N + 16 + 6 * N]; double sink = 0.0; long r, k;
+    static double out[3 * N * N + 16 + 6 * N + 6]; double sink = 0.0; long r, k;
     for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) { @WORK@ }
     return sink;
 }
@@ -175,6 +199,7 @@ CPP_HARNESS = r"""
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/compute-all-terms.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
@@ -203,6 +228,7 @@ int main(int argc, char **argv) {
     const int n = model.nv, states = @STATES@;
     const long reps = std::atol(argv[2]);
     std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
     unsigned long long seed = 42;
     for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
         q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
@@ -226,6 +252,24 @@ CPP_WORK = r"""    auto work@I@ = [&]() {
 
 PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
                "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12"]
+
+
+def users_robots(folder: Path) -> list[Path]:
+    """The robots of the per-call tables, as users write them: the shipped PUMA 560 and Panda;
+    the Panda with its twists as floats, as the Robotics Toolbox stores them (1.5707963267948966,
+    read as pi/2: the same code); the UR5 imported from its URDF with import's defaults; and a
+    chain of 7 joints of generic geometry (chain_yaml)."""
+    shipped = [ROOT / "robots" / f"{name}.yaml" for name in ("puma560", "panda")]
+    floats = folder / "panda_floats.yaml"
+    floats.write_text(re.sub(r"(-?)pi/2", lambda m: repr(-math.pi / 2 if m[1] else math.pi / 2),
+                             shipped[1].read_text()).replace("name: panda\n",
+                                                             "name: panda_floats\n"))
+    ur5 = folder / "ur5_import.yaml"
+    ur5.write_text(import_urdf(example_robot("ur_description/urdf/ur5_robot.urdf"),
+                               tip="tool0", name="ur5_import")[0])
+    chain = folder / "chain7_generic.yaml"
+    chain.write_text(chain_yaml(7, "generic").replace("name: chain7\n", "name: chain7_generic\n"))
+    return [*shipped, floats, ur5, chain]
 
 
 def without_friction(robot):
@@ -268,9 +312,15 @@ def pinocchio_prefix() -> Path:
     raise SystemExit("Pinocchio's headers were not found (pip install pin)")
 
 
+def quantities_of(work) -> tuple[str, ...]:
+    """The quantities a WORK entry's symdyn side calls."""
+    return (work,) if isinstance(work, str) else work
+
+
 def compile_harnesses(robot, work: Path):
     """The C and C++ harnesses, each timing every WORK on the same states."""
-    quantities = [quantity for quantity, _, _ in WORK.values()]
+    quantities = list(dict.fromkeys(q for entry, _, _ in WORK.values()
+                                    for q in quantities_of(entry)))
     symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=quantities)
     n = robot.dof
     c_works = "".join(fill(C_WORK, I=i, WORK=ours) for i, (_, ours, _) in enumerate(WORK.values()))
@@ -395,9 +445,12 @@ def section_c(robots, quick):
                   f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
                   "| | | | | |", flush=True)
             dynamics = symdyn.newton_euler(robot)
-            quantities = [quantity for quantity, _, _ in WORK.values()]
-            multiplications = [symdyn.op_count(done).mul for done in optimize_all(
-                dynamics.program(quantity) for quantity in quantities)]
+            names = list(dict.fromkeys(q for entry, _, _ in WORK.values()
+                                       for q in quantities_of(entry)))
+            counts = dict(zip(names, (symdyn.op_count(done).mul for done in optimize_all(
+                dynamics.program(name) for name in names))))
+            multiplications = [sum(counts[q] for q in quantities_of(entry))
+                               for entry, _, _ in WORK.values()]
             for index, kind in enumerate(WORK):
                 print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
                 ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
@@ -411,6 +464,105 @@ def section_c(robots, quick):
                       f"{statistics.median(theirs):.0f} ns +-{spread(theirs):.0%} | "
                       f"{ratio:.1f}x | {ratio_smooth:.1f}x | {least:.0f} ns | "
                       f"{statistics.median(theirs) / TARGETS[kind]:.0f} ns |", flush=True)
+    print()
+
+
+# Section 6: the peer's functions, each beside symdyn's that computes the same: (symdyn's C call,
+# the CasADi function's name, its inputs: "q" or "q, qd").
+PEER_WORK = {
+    "M": ("@NAME@_mass_matrix(q[k], out); sink += out[N * N - 1];", "peer_M", "q"),
+    "h = C qd + g": ("@NAME@_nonlinear_effects(q[k], qd[k], out); sink += out[N - 1];",
+                     "peer_h", "q, qd"),
+    "tool pose + Jacobian": ("@NAME@_pose_and_jacobian(q[k], out, out + 16); "
+                             "sink += out[3] + out[16];", "peer_TJ", "q"),
+}
+PEER_C_WORK = r"""static double work@I@(long reps) {
+    static double out[3 * N * N + 16 + 6 * N + 6], w[@W@]; static long long int iw[@IW@];
+    const double *arg[@ARGS@]; double *res[2]; double sink = 0.0; long r, k;
+    for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) {
+        arg[0] = q[k]; arg[@ARGS@ - 1] = qd[k]; res[0] = out; res[1] = out + 16;
+        @FUNCTION@(arg, res, iw, w, 0); sink += out[0] + out[16]; }
+    return sink;
+}
+"""
+
+
+def peer_functions(robot, folder: Path) -> dict:
+    """adam-robotics' CasADi expressions of ``robot`` (read from symdyn's URDF export of it), for
+    a fixed base (the base pose the identity, its velocity zero, the joints' block of the
+    floating-base quantities), as CasADi functions named as PEER_WORK says."""
+    import casadi as cs
+    from adam.casadi import KinDynComputations
+
+    from symdyn.robot.export import urdf_text
+
+    urdf = folder / f"{robot.name}.urdf"
+    urdf.write_text(urdf_text(robot))
+    n = robot.dof
+    kd = KinDynComputations(str(urdf), [f"joint{i}" for i in range(1, n + 1)])
+    s, v = cs.SX.sym("s", n), cs.SX.sym("v", n)
+    H, base = cs.SX.eye(4), cs.SX.zeros(6)
+    return {
+        "peer_M": cs.Function("peer_M", [s], [kd.mass_matrix(H, s)[6:, 6:]]),
+        "peer_h": cs.Function("peer_h", [s, v], [kd.bias_force(H, s, base, v)[6:]]),
+        "peer_TJ": cs.Function("peer_TJ", [s], [kd.forward_kinematics("tool", H, s),
+                                               kd.jacobian("tool", H, s)[:, 6:]]),
+    }
+
+
+def compile_peer(robot, folder: Path):
+    """symdyn's harness and CasADi's, each timing PEER_WORK's functions on the same states."""
+    n = robot.dof
+    symdyn.generate(symdyn.newton_euler(robot), "c", folder,
+                    quantities=["mass_matrix", "nonlinear_effects", "pose_and_jacobian"])
+    ours = "".join(fill(C_WORK, I=i, WORK=call) for i, (call, _, _) in enumerate(
+        PEER_WORK.values()))
+    (folder / "ours.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=ours, TABLE=", ".join(
+            f"work{i}" for i in range(len(PEER_WORK))), INCLUDE=f'"{robot.name}.h"',
+        NAME=robot.name, N=n, STATES=STATES))
+    functions = peer_functions(robot, folder)
+    generator = __import__("casadi").CodeGenerator("peer.c", {"with_header": True})
+    for function in functions.values():
+        generator.add(function)
+    generator.generate(str(folder) + "/")
+    theirs = "".join(fill(PEER_C_WORK, I=i, FUNCTION=name, W=max(1, functions[name].sz_w()),
+                          IW=max(1, functions[name].sz_iw()), ARGS=len(inputs.split(", ")))
+                     for i, (_, name, inputs) in enumerate(PEER_WORK.values()))
+    (folder / "theirs.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=theirs, TABLE=", ".join(
+            f"work{i}" for i in range(len(PEER_WORK))), INCLUDE='"peer.h"', N=n, STATES=STATES))
+    binaries = []
+    for harness, source in (("ours", f"{robot.name}.c"), ("theirs", "peer.c")):
+        subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{folder}", str(folder / f"{harness}.c"),
+                        str(folder / source), "-o", str(folder / harness), "-lm"], check=True)
+        binaries.append(folder / harness)
+    return binaries
+
+
+def section_peer(robots, quick):
+    import casadi
+    print("## 6. Generated C against CasADi's generated C (adam-robotics)\n")
+    print(f"adam-robotics builds each quantity as a CasADi expression from a URDF (symdyn's "
+          f"export of the robot); CasADi {casadi.__version__} writes it as C (its CSE on). The "
+          "base is fixed: the floating-base functions with the base at the identity and at "
+          "rest, their joints' block. Both C files are compiled alike (gcc -std=c99 "
+          f"{' '.join(FLAGS)}) and timed as in section 1, the harnesses taking turns.\n")
+    print("| robot | quantity | symdyn | CasADi (adam) | ratio |")
+    print("|---|---|---:|---:|---:|")
+    rounds, seconds = (3, 0.05) if quick else (7, 0.2)
+    with tempfile.TemporaryDirectory() as tmp:
+        for robot in robots:
+            folder = Path(tmp) / robot.name
+            folder.mkdir()
+            binaries = compile_peer(robot, folder)
+            for index, kind in enumerate(PEER_WORK):
+                ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
+                print(f"| {robot.name} | {kind} | {statistics.median(ours):.0f} ns "
+                      f"+-{spread(ours):.0%} | {statistics.median(theirs):.0f} ns "
+                      f"+-{spread(theirs):.0%} | "
+                      f"{statistics.median(theirs) / statistics.median(ours):.1f}x |",
+                      flush=True)
     print()
 
 
@@ -452,7 +604,7 @@ def section_ops():
         programs = {quantity: dynamics.program(quantity) for quantity in (
             "inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
             "forward_dynamics", *KINEMATICS, "regressor", "base_regressor",
-            "inverse_dynamics_derivatives", "forward_dynamics_derivatives")}
+            "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "all_terms")}
         programs["tau in base parameters"] = base_parameter_tau(dynamics)
         optimized = optimize_all(programs.values())       # as generate optimizes them
         for (quantity, raw), done in zip(programs.items(), optimized):
@@ -469,7 +621,35 @@ def section_ops():
         panda = symdyn.newton_euler(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
         symdyn.generate(panda, ["python", "c"], tmp, quantities=KINEMATICS)
         print(f"Every kinematic quantity of the Panda (7 joints), derived, optimized and written "
-              f"as Python and C: {(time.process_time() - start) * 1e3:.0f} ms CPU.\n")
+              f"as Python and C: {(time.process_time() - start) * 1e3:.0f} ms CPU (M and h "
+              "included: the tool's pose, Jacobian and dJ/dt qd are optimized with them, as "
+              "parts of all_terms).\n")
+        section_ops_as_written(Path(tmp))
+
+
+def section_ops_as_written(folder: Path):
+    """The same robots as other tools write them (users_robots), and the UR5 imported with
+    the importer's former tolerance for angles, 1e-12 rad (URDF's 1.57079632679 kept)."""
+    paths = users_robots(folder)
+    older = folder / "ur5_import_1e_12.yaml"
+    older.write_text(import_urdf(example_robot("ur_description/urdf/ur5_robot.urdf"),
+                                 tip="tool0", name="ur5_import_1e_12", snap_angles=1e-12)[0])
+    special = folder / "chain7_special.yaml"
+    special.write_text(chain_yaml(7).replace("name: chain7\n", "name: chain7_special\n"))
+    print("Robots as users write them (multiplications / additions after optimization):\n")
+    print("| robot as written | inverse_dynamics | mass_matrix | forward_dynamics |")
+    print("|---|---:|---:|---:|")
+    for path in [*paths, older, special]:
+        dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+        done = optimize_all(dynamics.program(q) for q in (
+            "inverse_dynamics", "mass_matrix", "forward_dynamics"))
+        print(f"| {path.stem} | " + " | ".join(
+            f"{symdyn.op_count(p).mul}/{symdyn.op_count(p).add}" for p in done) + " |",
+              flush=True)
+    print("\npanda_floats is the Panda with 1.5707963267948966 for pi/2, as the Robotics Toolbox "
+          "stores it; ur5_import is `symdyn import ur5_robot.urdf --tip tool0`, which now takes "
+          "the URDF's 1.57079632679 as pi/2 (snapping within 1e-9 rad); chain7 is chain_yaml's "
+          "7-joint chain, special or generic.\n")
 
 
 def base_parameter_tau(dynamics):
@@ -542,16 +722,13 @@ def chain_times(n: int, geometry: str) -> dict:
 
 
 def lagrange_times() -> dict:
-    """CPU seconds of each quantity of the Lagrange route for the Panda, in this process, one
-    after the other (each reuses what those before derived, as one generate call would)."""
+    """CPU seconds of `symdyn generate --method lagrange --lang python --lang c` for the Panda,
+    every quantity, in this process, and how many quantities that is."""
     lagrange = symdyn.lagrange(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
-    times = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for quantity in lagrange.available:
-            start = time.process_time()
-            symdyn.generate(lagrange, ["python", "c"], tmp, quantities=[quantity])
-            times[quantity] = time.process_time() - start
-    return {"times": times}
+        start = time.process_time()
+        symdyn.generate(lagrange, ["python", "c"], tmp)
+        return {"seconds": time.process_time() - start, "quantities": len(lagrange.available)}
 
 
 def in_fresh_process(job: str, *args) -> dict:
@@ -584,7 +761,7 @@ def section_scaling(quick, plot: Path | None = None):
                   flush=True)
             runs[n, geometry].append(in_fresh_process("chain_times", n, geometry))
         print(f"  round {r + 1}/{rounds}: Lagrange, panda", file=sys.stderr, flush=True)
-        lagrange.append(in_fresh_process("lagrange_times")["times"])
+        lagrange.append(in_fresh_process("lagrange_times"))
     print("| joints | geometry | " + " | ".join(GROUPS) + " | all | spread | mul + add of all "
           "| per operation |")
     print("|---:|---|" + "---:|" * (len(GROUPS) + 4))
@@ -605,15 +782,11 @@ def section_scaling(quick, plot: Path | None = None):
         plot.write_text(scaling_svg(points, generic))
         print(f"\n![time against joints, log-log]({plot.name})")   # beside results.md
     print()
-    times = {quantity: statistics.median(run[quantity] for run in lagrange)
-             for quantity in lagrange[0]}
-    totals = [sum(run.values()) for run in lagrange]
-    slowest = sorted(times.items(), key=lambda item: -item[1])[:4]
-    print(f"The Lagrange route for the Panda (7 joints), every quantity it offers derived, "
-          f"optimized and written as Python and C, in a fresh process, median of {counted}: "
-          f"{statistics.median(totals):.1f} s CPU (+-{spread(totals):.0%}) for "
-          f"{len(times)} quantities, the slowest "
-          + ", ".join(f"{quantity} ({t:.1f} s)" for quantity, t in slowest) + ".\n")
+    totals = [run["seconds"] for run in lagrange]
+    print(f"The Lagrange route for the Panda (7 joints): every quantity it offers "
+          f"({lagrange[0]['quantities']}) derived, optimized and written as Python and C in one "
+          f"generate call, in a fresh process, median of {counted}: "
+          f"{statistics.median(totals):.1f} s CPU (+-{spread(totals):.0%}).\n")
 
 
 def scaling_svg(points, generic) -> str:
@@ -755,7 +928,7 @@ def example_robot(relative: str) -> Path:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
-    parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands"],
+    parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer"],
                         action="append", help="run only these sections")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
@@ -764,22 +937,24 @@ def main():
         print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times}[job](
             *(int(v) if v.isdigit() else v for v in values))))
         return
-    sections = set(args.only or ["c", "python", "ops", "scaling", "commands"])
-    robots = [without_friction(symdyn.load_robot(ROOT / "robots" / f"{n}.yaml"))
-              for n in ("puma560", "panda")]
+    sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer"])
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
-    if "c" in sections:
-        section_c(robots, args.quick)
-    if "python" in sections:
-        section_python(robots)
-    if "ops" in sections:
-        section_ops()
-    if "scaling" in sections:
-        section_scaling(args.quick, None if args.quick else ROOT / "benchmarks" / "scaling.svg")
-    if "commands" in sections:
-        section_commands(args.quick)
-
+    with tempfile.TemporaryDirectory() as tmp:
+        robots = [without_friction(symdyn.load_robot(path)) for path in users_robots(Path(tmp))]
+        if "c" in sections:
+            section_c(robots, args.quick)
+        if "python" in sections:
+            section_python(robots[:2])
+        if "ops" in sections:
+            section_ops()
+        if "scaling" in sections:
+            section_scaling(args.quick,
+                            None if args.quick else ROOT / "benchmarks" / "scaling.svg")
+        if "commands" in sections:
+            section_commands(args.quick)
+        if "peer" in sections:
+            section_peer(robots[:2], args.quick)
 
 if __name__ == "__main__":
     main()
