@@ -4,6 +4,7 @@
     python3 dev.py demo         set up .venv, generate PUMA 560's dynamics (into build/demo/)
                                 and call them
     python3 dev.py test         set up .venv (with Pinocchio) and run the whole test suite
+                                (--fast: without the tests marked slow)
     python3 dev.py regenerate   rewrite generated/ for every robot in robots/
     python3 dev.py bench        run the benchmarks
     python3 dev.py docs         build the documentation site into site/ (strictly)
@@ -76,8 +77,12 @@ def demo():
 
 
 def test(*pytest_args):
-    """The whole suite, slow tests included, on as many workers as the machine has cores."""
+    """The whole suite, slow tests included, on as many workers as the machine has cores;
+    ``--fast`` leaves out the tests marked slow (the docs build, the tutorials, the real robots),
+    for the edit-and-test loop: the README's command, and CI, run everything."""
     workers = str(min(os.cpu_count() or 1, 4))
+    if "--fast" in pytest_args:
+        pytest_args = ("-m", "not slow", *(a for a in pytest_args if a != "--fast"))
     return run(PYTHON, "-m", "pytest", "-n", workers, *pytest_args)
 
 
