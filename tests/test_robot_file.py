@@ -50,6 +50,19 @@ def test_good_file_reads(tmp_path):
     assert spec.links[1].com == (0, 0, 0)
 
 
+def test_a_double_s_digits_down_to_1e_30_are_taken_exactly(tmp_path):
+    """CAD tools write inertias with rounding noise such as -3.469446951953614e-18 (16 digits,
+    a denominator of 5e32): taken, exactly; 1e-31 is still below the bound."""
+    noisy = GOOD.replace("inertia: [0.01, 0.01, 0.01, 0, 0, 0]",
+                         "inertia: [0.01, 0.01, 0.01, -3.469446951953614e-18, 0, 0]")
+    spec = symdyn.load_robot(write(tmp_path, noisy)).spec
+    assert spec.links[0].inertia[3] == sympy.Rational("-3.469446951953614e-18")
+    result = CliRunner().invoke(main, ["info", str(write(tmp_path, noisy.replace(
+        "-3.469446951953614e-18", "1e-31")))])
+    assert result.exit_code == 2 and "links[0].inertia[3]" in result.output
+    assert "beyond the limits of 1e-30 and 1e30" in result.output
+
+
 def test_free_symbols_are_ordered_by_first_appearance(tmp_path):
     text = GOOD.replace("parameters: {l1: 0.5, m2: null}", "parameters: {l1: 0.5}").replace(
         "mass: 1", "mass: zeta").replace("mass: m2", "mass: alpha1 + m2")

@@ -6,7 +6,8 @@ functions ``sqrt``, ``sin`` and ``cos``. Nothing is ever passed to ``eval`` or `
 
 Decimal numbers become exact rationals (``0.4318`` -> ``2159/5000``), so the derivation is exact
 and the printers decide how to write constants. Every step is bounded before the next: exponents
-are small numbers, numbers stay within MAX_MAGNITUDE, and a result that is not a finite real
+are small numbers, numbers stay within MAX_MAGNITUDE (and their numerators and denominators
+within MAX_DIGITS), and a result that is not a finite real
 number (``0**-1``, ``sqrt(-1)``) is refused, so no entry can hang the reader or reach the code
 as ``inf`` or a complex constant.
 
@@ -27,7 +28,10 @@ from sympy.printing.str import StrPrinter
 
 MAX_LENGTH = 200
 MAX_EXPONENT = 8
-MAX_MAGNITUDE = sympy.Integer(10) ** 30   # of every number, numerator and denominator
+MAX_MAGNITUDE = sympy.Integer(10) ** 30   # of every number's size: 1e-30 <= |x| <= 1e30, or 0
+# Of every number's numerator and denominator: room for a double's 17 digits down to 1e-30
+# (CAD tools write inertias with noise such as -3.469446951953614e-18, 5e32 its denominator).
+MAX_DIGITS = sympy.Integer(10) ** 48
 
 FUNCTIONS = {"sqrt": sympy.sqrt, "sin": sympy.sin, "cos": sympy.cos}
 CONSTANTS = {"pi": sympy.pi}
@@ -182,8 +186,11 @@ def _bounded(value: sympy.Expr) -> sympy.Expr:
     if value.has(sympy.I):
         raise ExpressionError(f"{value} is not a real number")
     for number in value.atoms(sympy.Rational):
-        if abs(number.p) > MAX_MAGNITUDE or number.q > MAX_MAGNITUDE:
-            raise ExpressionError(f"a number beyond the limit of 1e30 (in {_short(value)})")
+        p, q = abs(number.p), number.q
+        if p > MAX_DIGITS or q > MAX_DIGITS or p and not (q <= p * MAX_MAGNITUDE
+                                                           and p <= q * MAX_MAGNITUDE):
+            raise ExpressionError("a number beyond the limits of 1e-30 and 1e30 in size, or of "
+                                  f"48 digits (in {_short(value)})")
     for power in value.atoms(sympy.Pow):
         if power.exp.is_Rational and abs(power.exp) > MAX_EXPONENT:
             raise ExpressionError(f"exponents must be numbers of size at most {MAX_EXPONENT} "

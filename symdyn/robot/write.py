@@ -145,8 +145,8 @@ def decimals(values, scale=0.0) -> str:
 
 
 def decimal(value, scale=0.0) -> str:
-    """15 significant digits, none below 1e-30 (the robot file's bound on a number's
-    denominator); 0 for what is rounding noise next to the entries' ``scale``."""
+    """15 significant digits, none below 1e-30 (the robot file's bound on a number's size);
+    0 for what is rounding noise next to the entries' ``scale``."""
     value = float(value)
     if abs(value) < 1e-30 or abs(value) <= 1e-14 * scale:
         return "0"
