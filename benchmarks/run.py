@@ -522,7 +522,8 @@ def compile_peer(robot, folder: Path):
             f"work{i}" for i in range(len(PEER_WORK))), INCLUDE=f'"{robot.name}.h"',
         NAME=robot.name, N=n, STATES=STATES))
     functions = peer_functions(robot, folder)
-    generator = __import__("casadi").CodeGenerator("peer.c", {"with_header": True})
+    import casadi
+    generator = casadi.CodeGenerator("peer.c", {"with_header": True})
     for function in functions.values():
         generator.add(function)
     generator.generate(str(folder) + "/")

@@ -70,7 +70,7 @@ def _load(robot_file, without=(), snap_angles=0.0):
     misses = [reading for reading in robot.spec.angle_readings if reading.exact is None]
     if misses:
         click.echo(f"warning: {robot_file}: {_near_misses(misses)} kept as written; "
-                   + _snapping_saves(robot_file, without, misses), err=True)
+                   + _snapping_saves(robot, robot_file, without, misses), err=True)
     return robot
 
 
@@ -81,13 +81,13 @@ def _near_misses(misses) -> str:
             f"({shown}{more})")
 
 
-def _snapping_saves(robot_file, without, misses) -> str:
+def _snapping_saves(robot, robot_file, without, misses) -> str:
     """What --snap-angles would do: the tolerance that takes every near miss as its angle, and
     the operations it would save in tau, the quantity every other is built like."""
     tolerance = float(f"{10 ** math.ceil(math.log10(max(r.offset for r in misses))):.0e}")
-    kept, snapped = (op_count(optimize_all([newton_euler(load_robot(
-        robot_file, without=without, snap_angles=snap)).program("inverse_dynamics")])[0])
-        for snap in (0.0, tolerance))
+    kept, snapped = (op_count(optimize_all([newton_euler(model).program("inverse_dynamics")])[0])
+                     for model in (robot, load_robot(robot_file, without=without,
+                                                     snap_angles=tolerance)))
     return (f"--snap-angles {tolerance:.0e} takes "
             f"{'it as that angle' if len(misses) == 1 else 'them as those angles'}, and cuts "
             f"inverse_dynamics from {kept.mul} / {kept.add} to {snapped.mul} / {snapped.add} "

@@ -15,7 +15,7 @@ from ..derive.newton_euler import newton_euler
 from ..derive.quantities import FROM_REGRESSOR
 from ..errors import EmitError
 from ..program import optimize_all
-from ..program.passes import prepare
+from ..program.passes import prepare_all
 from ..robot import load_robot
 from ..robot.expr import ExpressionError, parse_expression
 from . import build
@@ -110,7 +110,7 @@ def _module(dynamics, programs, chosen, values):
 
 def _light(programs, values, progress):
     """The passes a program needs to be printed, none that only make it faster."""
-    return [prepare(p, values) for p in programs]
+    return prepare_all(programs, values)
 
 
 def _optimized(dynamics, quantities, values, progress, passes=optimize_all):

@@ -222,6 +222,14 @@ def hoist_trigonometry(program: Program) -> Program:
     return program.with_body(first + rest)
 
 
+def prepare_all(programs, values=None) -> list[Program]:
+    """``prepare`` of each program, a whole (Program.whole) prepared once for all its parts."""
+    programs = list(programs)
+    wholes = {id(p.whole): prepare(p.whole, values) for p in programs if p.whole is not None}
+    return [prepare(p, values) if p.whole is None else part_of(wholes[id(p.whole)], p)
+            for p in programs]
+
+
 def prepare(program: Program, values=None) -> Program:
     """The passes every printed program needs: ``values`` fixed, copies and dead code gone.
     The rest of ``optimize`` only makes the code faster. A part (Program.whole) is its whole's,

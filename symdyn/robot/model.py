@@ -34,9 +34,7 @@ def folded(value):
     atoms = {f for f in value.atoms(sympy.Function) if f.is_number}
     if not atoms:
         return value
-    replaced = value.xreplace({f: sympy.Float(f.evalf(30), 15) for f in atoms})
-    return replaced.applyfunc(sympy.expand) if hasattr(replaced, "applyfunc") else sympy.expand(
-        replaced)
+    return sympy.expand(value.xreplace({f: sympy.Float(f.evalf(30), 15) for f in atoms}))
 
 
 def skew(v, matrix=sympy.Matrix):

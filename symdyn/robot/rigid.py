@@ -8,9 +8,10 @@ meant, instead of one with 1e-16 where the zeros are.
 The default, 1e-9 rad, takes the 1.57079632679 many URDFs write (5e-12 from pi/2) as pi/2, and
 so halves the generated code of the UR5, Kinova's Jaco and Baxter's arms (measured on
 example-robot-data's URDFs). No physical quantity changes measurably: 1e-9 rad moves a point
-1 m out by a nanometre, and even forward dynamics, which M's condition number (at most ~1e3 for
-these arms) magnifies, moves by 1e-6 relative. A URDF's 1.5708 (4e-6 off) is kept: at that size
-it may be meant. ``symdyn check --urdf`` reports the difference from the URDF as written.
+1 m out by a nanometre; the Jaco2's tau, M and tool pose move by 3e-12 relative, and its forward
+dynamics, which M's condition number magnifies on the small wrist inertias, by 5e-8. A URDF's
+1.5708 (4e-6 off) is kept: at that size it may be meant. ``symdyn check --urdf`` reports the
+difference from the URDF as written.
 """
 from __future__ import annotations
 
@@ -18,28 +19,20 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import sympy
 
 from . import angles
 
 QUARTER_TOLERANCE = 1e-9
 
 
-def quarter_turns(angle: float, tolerance: float = QUARTER_TOLERANCE) -> int | None:
-    """k if ``angle`` is k pi/2 within ``tolerance``, else None."""
-    k = round(angle / (math.pi / 2))
-    return k if abs(angle - k * math.pi / 2) <= tolerance else None
-
-
 def cos_sin(angle: float, tolerance: float = QUARTER_TOLERANCE) -> tuple[float, float]:
-    """cos and sin of ``angle``, or of the multiple of pi/12 within ``tolerance`` of it: of a
-    multiple of pi/2, exactly."""
-    k = quarter_turns(angle, tolerance)
-    if k is not None:
-        return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[k % 4]
+    """cos and sin of ``angle``, or, within ``tolerance`` of a multiple of pi/12, that
+    multiple's, rounded once from their exact values (0 and 1 exactly for quarter turns)."""
     exact, _, means = angles.nearest(angle, angles.ANGLE, tolerance)
-    if means:
-        angle = float(exact)
-    return math.cos(angle), math.sin(angle)
+    if not means:
+        return math.cos(angle), math.sin(angle)
+    return float(sympy.cos(exact)), float(sympy.sin(exact))
 
 
 def rotation(rpy, tolerance: float = QUARTER_TOLERANCE) -> np.ndarray:
