@@ -131,6 +131,24 @@ def test_concurrent_writers_leave_each_other_alone(tmp_path):
     assert len(set(files.values())) == 1
 
 
+def test_a_file_replaced_by_another_run_while_it_is_kept_is_kept_again(tmp_path, monkeypatch):
+    """link() of a file that another run renames over at that moment fails with ENOENT on
+    Linux though the name still stands (the rare failure of the test above): the write keeps
+    the file that now stands, and goes on."""
+    write.write_files({"r.py": "old\n"}, tmp_path)
+    link, calls = os.link, []
+
+    def replaced_meanwhile(source, destination):
+        calls.append(source)
+        if len(calls) == 1:
+            raise FileNotFoundError(2, "No such file or directory", str(source))
+        return link(source, destination)
+
+    monkeypatch.setattr(write.os, "link", replaced_meanwhile)
+    write.write_files({"r.py": "new\n"}, tmp_path)
+    assert len(calls) == 2 and _files(tmp_path) == {"r.py": b"new\n"}
+
+
 def test_a_journal_from_a_run_still_going_is_left_alone(tmp_path):
     live = tmp_path / f".planar2.{write.staging.tag()}{write.JOURNAL}"
     live.write_text("complete\n")

@@ -64,11 +64,7 @@ def write_files(files: dict[str, str], out_dir) -> list[Path]:
         _write_journal(journal, staged)
         for target, new in staged.items():
             current = target
-            old = None
-            if target.exists():
-                old = out / f".{target.name}.old.{run}{TEMPORARY}"
-                os.link(target, old)
-            kept[target] = old
+            kept[target] = old = _keep(target, out / f".{target.name}.old.{run}{TEMPORARY}")
             os.replace(new, target)
     except OSError as exc:
         for target, old in reversed(kept.items()):     # put back what was replaced
@@ -124,6 +120,20 @@ def recover(folder: Path):
     for path in found:
         if path.exists() and staging.leftover(path, _STAGED):
             staging.remove(path)
+
+
+def _keep(target: Path, second: Path) -> Path | None:
+    """``target``'s content under the ``second`` name (a hard link), to put back if the set
+    fails; None where there is no target. Another run that replaces ``target`` meanwhile drops
+    the file link() was given the moment before (Linux then says ENOENT): take the new one."""
+    for _ in range(100):
+        try:
+            os.link(target, second)
+            return second
+        except FileNotFoundError:
+            if not target.exists():
+                return None
+    raise OSError(errno.EBUSY, "replaced by other runs 100 times in a row", str(target))
 
 
 def _write_journal(path: Path, staged: dict[Path, Path]):
