@@ -16,11 +16,12 @@ from ..robot.model import Link, Robot
 
 
 def placement(link: Link, b: ProgramBuilder):
-    """^{i-1}R_i and ^{i-1}P_i, with sin(q_i) and cos(q_i) computed once as S_i and C_i."""
+    """^{i-1}R_i and ^{i-1}P_i, with the sine and cosine of the joint's angle (q_i, or q_i plus
+    its offset: see robot.model) computed once as S_i and C_i."""
     trig = {}
     if link.revolute:
-        trig = {sympy.sin(link.q): b.define(f"S{link.index}", sympy.sin(link.q)),
-                sympy.cos(link.q): b.define(f"C{link.index}", sympy.cos(link.q))}
+        for f in sorted(link.rotation.atoms(sympy.sin, sympy.cos), key=sympy.default_sort_key):
+            trig[f] = b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f)
     return sympy.Matrix(link.rotation).xreplace(trig), sympy.Matrix(link.position)
 
 

@@ -49,6 +49,7 @@ class SinCos:
     angle: str
     sin: str
     cos: str
+    of_inputs: bool = False      # the angle reads only the function's inputs
     kind: ClassVar[str] = "sincos"
 
 
@@ -102,9 +103,8 @@ class Function:
         work. Measured on the Panda, the loop saved a third of M's time and a tenth of C's
         (317 operations an angle), but cost the derivatives (about 800 an angle) a sixth: the
         scalar calls overlap with the rest of a long function, the loop does not."""
-        names = {var for i in self.inputs for _, var in i.unpack}
         trig = tuple(step for step in self.body.steps
-                     if step.kind == "sincos" and step.angle in names)
+                     if step.kind == "sincos" and step.of_inputs)
         if len(trig) < 2 or self.ops.mul + self.ops.add > TRIG_LOOP_OPERATIONS * len(trig):
             return ()
         return trig
@@ -193,6 +193,7 @@ def _symbols_read(program: Program) -> frozenset:
 def body_code(program: Program, printer) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
+    inputs = set(program.input_symbols)
     # Most lines are arithmetic, the same text in Python and C: printed once, for both.
     printer.shared = program.cached(_common_text)
     text = printer.doprint
@@ -204,7 +205,9 @@ def body_code(program: Program, printer) -> Body:
             steps.append(Line(a.lhs.name, text(a.rhs)))
         elif other not in seen:     # the pair is one step, placed at its first half
             sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
-            steps.append(SinCos(text(a.rhs.args[0]), sin.name, cos.name))
+            angle = a.rhs.args[0]
+            steps.append(SinCos(text(angle), sin.name, cos.name,
+                                angle.free_symbols <= inputs))
         seen.add(a.lhs)
     offsets = [sum(len(o.values) for o in program.outputs[:k])
                for k in range(len(program.outputs))]

@@ -211,15 +211,28 @@ def hoist_trigonometry(program: Program) -> Program:
     Each sin/cos is a long chain of dependent operations that needs nothing computed. Placed
     where the recursion first reads it, it stalls the link that waits for it; listed together at
     the top, the chains of all joints run side by side (the PUMA 560's C tau: 167 -> 121 ns).
+    An angle with an offset, ``t3 = 0.3 + q2`` (robot.model), is written into its sin and cos
+    again, so that they too read only inputs; ``t3`` stays only where something else reads it.
     """
     inputs = set(program.input_symbols)
+    offsets = {a.lhs: a.rhs for a in program.assignments if _is_offset_angle(a.rhs, inputs)}
 
     def is_trigonometry(a):
         return isinstance(a.rhs, (sympy.sin, sympy.cos)) and a.rhs.free_symbols <= inputs
 
-    first = [a for a in program.assignments if is_trigonometry(a)]
-    rest = [a for a in program.assignments if not is_trigonometry(a)]
-    return program.with_body(first + rest)
+    body = [Assignment(a.lhs, a.rhs.xreplace(offsets))
+            if isinstance(a.rhs, (sympy.sin, sympy.cos)) else a for a in program.assignments]
+    first = [a for a in body if is_trigonometry(a)]
+    rest = [a for a in body if not is_trigonometry(a)]
+    return eliminate_dead_code(program.with_body(first + rest))
+
+
+def _is_offset_angle(expr, inputs) -> bool:
+    """An input plus a number (or a number minus an input): an angle and its offset."""
+    constant, variable = expr.as_coeff_Add()
+    if variable.could_extract_minus_sign():
+        variable = -variable
+    return constant.is_Number and constant != 0 and variable in inputs
 
 
 def prepare_all(programs, values=None) -> list[Program]:

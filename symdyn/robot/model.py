@@ -198,11 +198,26 @@ class Robot:
 def _placement(alpha, a, theta, d):
     """^{i-1}R_i and ^{i-1}P_i of Rx(alpha) Tx(a) Rz(theta) Tz(d), trig of q_i kept apart."""
     ca, sa = sympy.cos(alpha), sympy.sin(alpha)
-    ct, st = sympy.expand_trig(sympy.cos(theta)), sympy.expand_trig(sympy.sin(theta))
+    ct, st = _cos_sin_of_joint(theta)
     rotation = sympy.Matrix([[ct, -st, 0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]])
     rotation = rotation.applyfunc(lambda e: sympy.expand(e))
     position = sympy.Matrix([a, -sa * d, ca * d])
     return rotation, position.applyfunc(sympy.expand)
+
+
+def _cos_sin_of_joint(theta):
+    """cos and sin of ``theta`` = q + offset. An offset that is a number other than a multiple
+    of pi/2 stays in the angle: sin(q + 0.3), one addition before the joint's sine, where the
+    expanded cos(0.3) sin(q) + sin(0.3) cos(q) would put two constants into every product the
+    rotation enters. The offset is taken in [0, 2 pi): symengine writes sin(q - 0.3) as
+    -sin(0.3 - q), and the code would lose the pair. A quarter turn turns sin into cos exactly,
+    and a symbol's offset is expanded, so that the code takes sin and cos of inputs alone."""
+    constant, variable = sympy.sympify(theta).as_coeff_Add()
+    if constant != 0 and variable.is_Symbol and (2 * constant / sympy.pi).is_integer is not True:
+        turn = 2 * sympy.pi.evalf(40)
+        angle = variable + sympy.Float(constant.evalf(40) % turn, 17)
+        return sympy.cos(angle), sympy.sin(angle)
+    return sympy.expand_trig(sympy.cos(theta)), sympy.expand_trig(sympy.sin(theta))
 
 
 def _aligned(axis) -> sympy.Matrix:
