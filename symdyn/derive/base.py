@@ -33,7 +33,7 @@ from symengine.lib.symengine_wrapper import DictBasic
 
 from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
-from ..program.engine import expand
+from ..program.engine import expand, to_sympy
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..robot.model import Inertia, Robot, inertia_matrix
@@ -130,8 +130,10 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
         # the regressor's very steps (and what it knows of them): optimize_all sees them shared
         return replace(regressor, name=name, outputs=(Argument("Y_b", tuple(values), dims),))
     pi = tuple(sympy.Symbol(f"pi_{s}") for s in base.standard)
-    renamed = dict(zip(base.standard, pi))
-    beta = tuple(c.xreplace(renamed) for c in base.combinations)
+    # renamed by symengine: sympy rebuilds each of a generic robot's long sums of Float terms
+    # (a 20-joint chain's: 1.9 s)
+    renamed = {symengine.Symbol(s.name): symengine.Symbol(f"pi_{s}") for s in base.standard}
+    beta = tuple(to_sympy(symengine.sympify(c).xreplace(renamed)) for c in base.combinations)
     inputs = [Argument.vector("pi", pi)]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

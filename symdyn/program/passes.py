@@ -229,10 +229,10 @@ def hoist_trigonometry(program: Program) -> Program:
 
 def _is_offset_angle(expr, inputs) -> bool:
     """An input plus a number (or a number minus an input): an angle and its offset."""
-    constant, variable = expr.as_coeff_Add()
-    if variable.could_extract_minus_sign():
-        variable = -variable
-    return constant.is_Number and constant != 0 and variable in inputs
+    if not (expr.is_Add and len(expr.args) == 2 and expr.args[0].is_Number):
+        return False
+    variable = expr.args[1]
+    return variable in inputs or (variable.is_Mul and -variable in inputs)
 
 
 def prepare_all(programs, values=None) -> list[Program]:
