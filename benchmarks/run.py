@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
+from symdyn.api import python_module  # noqa: E402
 from symdyn.derive.quantities import KINEMATICS  # noqa: E402
-from symdyn.emit import python_module  # noqa: E402
-from symdyn.emit.render import trig_padding  # noqa: E402
+from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 from symdyn.robot import import_urdf  # noqa: E402

@@ -12,9 +12,9 @@ g*l2*m2*cos(q1 + q2)
 >>> print(symdyn.op_count(symdyn.optimize(dynamics.program("gravity_torques"))))
 14 mul, 5 add, 4 calls
 """
+from .api import compile as compile  # noqa: E402  (re-exported, see __all__)
+from .api import generate, python_module  # noqa: E402
 from .derive import Dynamics, lagrange, newton_euler  # noqa: E402
-from .emit import compile as compile  # noqa: E402  (re-exported, see __all__)
-from .emit import generate, python_module  # noqa: E402
 from .errors import BuildError, EmitError, RobotFileError, SymdynError  # noqa: E402
 from .program import op_count, optimize  # noqa: E402
 from .robot import Robot, load_robot  # noqa: E402

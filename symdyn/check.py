@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import sympy
 
+from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
-from .emit import python_module
 from .reference import friction_torques
 from .robot.model import Robot
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import click
 import numpy as np
 
+from .api import compile as compile_c
+from .api import generate as generate_files
+from .api import resolve_values
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
-from .emit import compile as compile_c
-from .emit import generate as generate_files
-from .emit import resolve_values
 from .emit.backends import BACKENDS
 from .emit.cache import CacheWarning
 from .emit.write import check_names, write_files

@@ -25,12 +25,14 @@ from support import (
 )
 
 import symdyn
+from symdyn.api import module_code
 from symdyn.derive import QUANTITIES
 from symdyn.emit.backends import BACKENDS
 from symdyn.emit.backends import WRAPPER as WRAPPER_FILES
 from symdyn.emit.build import STRICT, WRAPPER, extension_name
+from symdyn.emit.context import body_code
 from symdyn.emit.printers import CPrinter
-from symdyn.emit.render import body_code, module_code, render
+from symdyn.emit.render import render
 from symdyn.program import Argument, Assignment, Program
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))

@@ -68,7 +68,9 @@ def test_generated_module_imports_from_the_repository():
 
 
 def test_templates_compiled_once_are_kept_and_a_broken_cache_is_no_cache(tmp_path, monkeypatch):
-    from symdyn.emit.render import backend, environment, module_code
+    from symdyn.api import module_code
+    from symdyn.emit.render import backend
+    from symdyn.emit.templating import environment
 
     dynamics = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "planar2.yaml"))
     python = backend("python")

@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from support import ROBOTS, assert_close, input_arrays, random_robot
 
 import symdyn
+from symdyn.api import python_module
 from symdyn.check import SLOW_BY_LAGRANGE
 from symdyn.cli import main
 from symdyn.derive import QUANTITIES, lagrange
 from symdyn.derive.lagrange import Lagrange
-from symdyn.emit import python_module
 
 
 def test_planar_arm_routes_agree_symbolically():

@@ -16,10 +16,10 @@ import numpy as np
 import sympy
 import yaml
 
+from ..api import python_module
 from ..derive.base import BaseParameters, base_parameters
 from ..derive.dynamics import Dynamics
 from ..derive.regressor import INERTIAL, standard_parameters
-from ..emit import python_module
 from ..errors import DataFileError, DerivationError
 from ..program.passes import eliminate_dead_code
 from .data import Measurements

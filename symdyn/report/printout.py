@@ -7,59 +7,19 @@ intermediates, which the printout then lists, so a 7-joint arm prints in seconds
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy
 
 from ..derive.dynamics import Dynamics
 from ..robot.dh import link_transform
+from . import model
+from .model import Block, Equation, Lhs, Table
 from .notation import LIMIT, Notation
 from .render import render
 
 
-@dataclass(frozen=True)
-class Lhs:
-    """A left-hand side in the books' style: {}^{pre}base_{sub}, with an optional dot accent."""
-
-    base: str                # as written in text and MathML: "ω", "v", "F", "τ", "d_12", ...
-    latex: str               # the base in LaTeX: r"\omega"
-    sub: str = ""
-    pre: str = ""            # left superscript: the frame a vector is expressed in
-    pre_sub: str = ""        # left subscript (^{i-1}_{i}T)
-    accent: str = ""         # "", "dot"
-    sub_latex: str = ""      # the subscript in LaTeX, where it is not ``sub`` itself
-
-
-@dataclass(frozen=True)
-class Equation:
-    lhs: Lhs
-    value: object            # a display-ready sympy expression or matrix
-
-
-@dataclass(frozen=True)
-class Block:
-    title: str
-    general: tuple[tuple[str, str], ...]   # the general equations first: (LaTeX, text)
-    note: str
-    equations: tuple[Equation, ...]
-
-
-@dataclass(frozen=True)
-class Table:
-    caption: str
-    header: tuple[str, ...]
-    rows: tuple[tuple, ...]
-
-
-@dataclass(frozen=True)
-class Printout:
-    """A derivation, step by step; ``render(fmt)`` writes it as text, markdown, latex or html."""
-
-    title: str
-    intro: tuple[str, ...]
-    tables: tuple[Table, ...]
-    blocks: tuple[Block, ...]
-    notation: Notation
+class Printout(model.Printout):
+    """A derivation, step by step, that writes itself: ``render(fmt)`` as text, markdown,
+    latex or html, markdown in a notebook, text as a string."""
 
     def render(self, fmt: str = "text") -> str:
         return render(self, fmt)

@@ -8,25 +8,14 @@ from __future__ import annotations
 import html
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sympy
 
-from ..emit.render import environment
-
-if TYPE_CHECKING:     # printout.py imports this module; only the annotations name its types
-    from .printout import Lhs, Printout
+from ..emit.templating import environment
+from .model import Lhs, Printout, Table
 
 FORMATS = ("text", "markdown", "latex", "html")
 WIDTH = 200     # characters of LaTeX beyond which an equation is set to be broken across lines
-
-
-@dataclass(frozen=True)
-class _Block:
-    title: str
-    general: tuple[str, ...]
-    note: str
-    equations: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -35,15 +24,9 @@ class _Cell:
     math: bool                      # an expression in the format's notation, not plain text
 
 
-@dataclass(frozen=True)
-class _Table:
-    caption: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[_Cell, ...], ...]
-    lines: tuple[str, ...]          # the table laid out in fixed-width columns, for text
-
-
 def render(printout: Printout, fmt: str) -> str:
+    """The printout as text, markdown, LaTeX or HTML. The template gets the printout's own
+    blocks and tables, and functions that print their parts in the format."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     notation = printout.notation
@@ -52,22 +35,22 @@ def render(printout: Printout, fmt: str) -> str:
     lhs = {"text": _lhs_text, "markdown": _lhs_latex, "latex": _lhs_latex,
            "html": _lhs_mathml}[fmt]
     general = 0 if fmt in ("markdown", "latex") else 1     # LaTeX where it renders, else text
-    tables = []
-    for table in printout.tables:
-        rows = tuple(tuple(_Cell(expr(notation.readable(c)), True)
+    rows = _breakable_rows if fmt == "latex" else _rows
+
+    def cells(table: Table) -> tuple[tuple[_Cell, ...], ...]:
+        return tuple(tuple(_Cell(expr(notation.readable(c)), True)
                            if isinstance(c, (sympy.Basic, sympy.MatrixBase))
                            else _Cell(str(c), False) for c in row) for row in table.rows)
-        tables.append(_Table(table.caption, table.header, rows, _columns(table.header, rows)
-                             if fmt == "text" else ()))
-    rows = _breakable_rows if fmt == "latex" else _rows
-    blocks = [_Block(b.title, tuple(g[general] for g in b.general), b.note,
-                     rows(b.equations, lhs, expr))
-              for b in printout.blocks]
+
     env = environment()
     env.filters["tex"] = _tex_escape
     env.filters["wrap"] = lambda text, width=100: "\n".join(textwrap.wrap(text, width))
     return env.get_template(f"report/{fmt}.j2").render(
-        title=printout.title, intro=printout.intro, tables=tables, blocks=blocks)
+        title=printout.title, intro=printout.intro, tables=printout.tables,
+        blocks=printout.blocks, cells=cells,
+        lines=lambda table: _columns(table.header, cells(table)),
+        general=lambda block: tuple(g[general] for g in block.general),
+        equations=lambda block: rows(block.equations, lhs, expr))
 
 
 def _rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:

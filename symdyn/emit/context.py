@@ -1,0 +1,305 @@
+"""Programs -> the template context: a few small dataclasses of already-printed code
+(SymForce's approach), which templates only lay out.
+
+What the header says of the robot comes in as a ``Header`` of plain text and numbers, made
+above (api.py), so that this package knows programs and languages, not robot files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import sympy
+
+from ..errors import EmitError
+from ..program.passes import OpCount, op_count, rename
+from ..program.program import Program, symbols_in
+from ..version import __version__
+from .backends import Backend
+from .names import identifiers
+
+TRIG_LOOP_OPERATIONS = 400
+
+
+@dataclass(frozen=True)
+class Line:
+    lhs: str
+    rhs: str
+    kind: ClassVar[str] = "line"
+
+
+@dataclass(frozen=True)
+class SinCos:
+    """``sin, cos = sin(angle), cos(angle)``: one evaluation for both where the language has it."""
+
+    angle: str
+    sin: str
+    cos: str
+    of_inputs: bool = False      # the angle reads only the function's inputs
+    kind: ClassVar[str] = "sincos"
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    size: int
+    unpack: tuple[tuple[int, str], ...]   # (index, variable) for the entries the body reads
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    size: int
+    shape: tuple[int, ...]
+    values: tuple[tuple[int, str], ...]   # (flat index, printed expression)
+    offset: int = 0     # where it starts when a function's outputs lie back to back
+
+
+@dataclass(frozen=True)
+class Body:
+    steps: tuple[Line | SinCos, ...]
+    outputs: tuple[Output, ...]
+
+    @property
+    def size(self) -> int:
+        """All outputs' entries: one state's results back to back."""
+        return sum(o.size for o in self.outputs)
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    doc: str
+    inputs: tuple[Input, ...]
+    body: Body
+    ops: OpCount
+
+    @property
+    def texts(self):
+        """Every expression the body prints."""
+        for step in self.body.steps:
+            yield step.rhs if step.kind == "line" else step.angle
+        for o in self.body.outputs:
+            yield from (value for _, value in o.values)
+
+    @property
+    def joint_trig(self) -> tuple[SinCos, ...]:
+        """The sin and cos of plain inputs (the joint angles) that C evaluates together, first,
+        in one loop gcc vectorises: where there are several and they are a large share of the
+        work. Measured on the Panda, the loop saved a third of M's time and a tenth of C's
+        (317 operations an angle), but cost the derivatives (about 800 an angle) a sixth: the
+        scalar calls overlap with the rest of a long function, the loop does not."""
+        trig = tuple(step for step in self.body.steps
+                     if step.kind == "sincos" and step.of_inputs)
+        if len(trig) < 2 or self.ops.mul + self.ops.add > TRIG_LOOP_OPERATIONS * len(trig):
+            return ()
+        return trig
+
+    @property
+    def trig_padding(self) -> int:
+        """Zero angles after ``joint_trig`` in the loop's arrays (see trig_padding)."""
+        return trig_padding(len(self.joint_trig))
+
+
+def trig_padding(angles: int) -> int:
+    """Zero angles to add to a loop of sin and cos of ``angles`` angles. gcc vectorises the
+    loop four angles at a time, then two, then one: for 4k + 3 angles the last two passes cost
+    more than a fourth lane (the Panda's seven angles in 41 ns, not 50)."""
+    return 1 if angles % 4 == 3 else 0
+
+
+@dataclass(frozen=True)
+class Module:
+    """What the templates lay out. Text from the robot file (``robot_file``, ``source``) is
+    shown only through the backend's ``text`` filter, which makes it inert in a comment."""
+
+    name: str
+    dof: int
+    parameters: tuple[str, ...]
+    robot_file: str          # the file's base name: the output is the same from any folder
+    source: str              # where the file says its numbers come from
+    digest: str
+    version: str
+    convention: str
+    dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text, or
+                                      # (joint, origin xyz, origin rpy, axis) in convention urdf
+    gravity: tuple[str, ...]
+    placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
+    limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
+    # The regressor's columns: names, and the robot's values where they are all numbers; both
+    # () when the regressor is not generated.
+    standard_parameters: tuple[str, ...]
+    standard_values: tuple[str, ...]
+    base_parameters: tuple[str, ...]   # names of beta, where its functions are written
+    functions: tuple[Function, ...]
+    fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
+    variant: str             # what a variant of the file leaves out (robot/variant.py), or ""
+    angles: str              # the file's numbers read as exact angles (robot/angles.py), or ""
+    # Where the files of one run name their set: replaced by a digest of them all (render). No
+    # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
+    code_set: ClassVar[str] = "\0symdyn code set\0"
+
+    @property
+    def has_sincos(self) -> bool:
+        return any(step.kind == "sincos" for f in self.functions for step in f.body.steps)
+
+    @property
+    def has_single_sincos(self) -> bool:
+        """Whether some sin and cos stays a step of its own (not in a function's joint_trig)."""
+        return any(step.kind == "sincos" and step not in f.joint_trig
+                   for f in self.functions for step in f.body.steps)
+
+    @property
+    def has_fma(self) -> bool:
+        """Whether the C needs symdyn_fma: some line fuses a product into a sum (CPrinter), or
+        it takes sin and cos, whose polynomials are fused."""
+        return self.has_sincos or any("symdyn_fma(" in text
+                                      for f in self.functions for text in f.texts)
+
+    @property
+    def has_joint_trig(self) -> bool:
+        return any(f.joint_trig for f in self.functions)
+
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a module's header and constants say of its robot, as the robot file gives it."""
+
+    name: str
+    dof: int
+    parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
+    robot_file: str          # the file's base name: the output is the same from any folder
+    source: str
+    digest: str
+    convention: str
+    dh: tuple[tuple[str, ...], ...]        # as Module.dh
+    gravity: tuple[str, ...]
+    placements: tuple[tuple[str, str, str], ...]
+    limits: tuple                          # each link's {lower, upper, velocity, effort} or None
+    standard: tuple[tuple[str, sympy.Expr], ...]   # the regressor's columns and their values
+    variant: str
+    angles: str
+    docs: dict                             # quantity -> the function's docstring
+
+
+def function_code(program: Program, doc: str, printer) -> Function:
+    used = program.cached(_symbols_read)
+    inputs = tuple(
+        Input(arg.name, len(arg.values),
+              tuple((k, s.name) for k, s in enumerate(arg.values) if s in used))
+        for arg in program.inputs)
+    return Function(program.name, doc, inputs,
+                    body_code(program, printer), op_count(program))
+
+
+def _symbols_read(program: Program) -> frozenset:
+    return frozenset(symbols_in([a.rhs for a in program.assignments]
+                                + [v for o in program.outputs for v in o.values]))
+
+
+def body_code(program: Program, printer) -> Body:
+    """The assignments and outputs as printed code; sin and cos of one angle become one step."""
+    partner = _sin_cos_pairs(program)
+    inputs = set(program.input_symbols)
+    # Most lines are arithmetic, the same text in Python and C: printed once, for both.
+    printer.shared = program.cached(_common_text)
+    text = printer.doprint
+    steps: list[Line | SinCos] = []
+    seen = set()
+    for a in program.assignments:
+        other = partner.get(a.lhs)
+        if other is None:
+            steps.append(Line(a.lhs.name, text(a.rhs)))
+        elif other not in seen:     # the pair is one step, placed at its first half
+            sin, cos = (a.lhs, other) if a.rhs.func is sympy.sin else (other, a.lhs)
+            angle = a.rhs.args[0]
+            steps.append(SinCos(text(angle), sin.name, cos.name,
+                                angle.free_symbols <= inputs))
+        seen.add(a.lhs)
+    offsets = [sum(len(o.values) for o in program.outputs[:k])
+               for k in range(len(program.outputs))]
+    outputs = tuple(
+        Output(out.name, len(out.values), out.shape,
+               tuple((k, text(sympy.sympify(v))) for k, v in enumerate(out.values)), offset)
+        for out, offset in zip(program.outputs, offsets))
+    return Body(tuple(steps), outputs)
+
+
+def _common_text(program: Program) -> dict:
+    """{expression: its code where it reads the same in every language}, filled as the first
+    language prints the program and read by the next (printers._ArithmeticMixin.shared)."""
+    return {}
+
+
+def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
+    """{lhs of sin(x): lhs of cos(x)} and the reverse, for each x with both assigned."""
+    found: dict[tuple[type, sympy.Expr], sympy.Symbol] = {}
+    for a in program.assignments:
+        if a.rhs.func in (sympy.sin, sympy.cos):
+            found.setdefault((a.rhs.func, a.rhs.args[0]), a.lhs)
+    partner = {}
+    for (func, angle), lhs in found.items():
+        if func is sympy.sin and (sympy.cos, angle) in found:
+            other = found[(sympy.cos, angle)]
+            partner[lhs], partner[other] = other, lhs
+    return partner
+
+
+def module_code(header: Header, programs, backend: Backend, values=None,
+                base_names=()) -> Module:
+    """The context of one module: ``programs`` printed by ``backend``, under ``header``;
+    ``values`` are the free symbols fixed at generation, ``base_names`` beta's names where the
+    base parameters' functions are written."""
+    printer = backend.printer()
+    parameters = _parameters(programs)
+    names = identifiers(header.parameters, programs)
+    programs = [rename(p, names) for p in programs]
+    fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
+    return Module(
+        name=header.name, dof=header.dof, parameters=parameters,
+        robot_file=header.robot_file, source=header.source, digest=header.digest,
+        version=__version__, convention=header.convention, dh=header.dh,
+        gravity=header.gravity, placements=header.placements,
+        limits=_limits(header.limits, printer, backend.infinity),
+        **_standard_parameters(header.standard, programs, printer),
+        base_parameters=tuple(base_names),
+        functions=tuple(_function_code(p, header.docs[p.name], printer) for p in programs),
+        fixed=fixed, variant=header.variant, angles=header.angles)
+
+
+LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 1),
+          ("TAU_MAX", "effort", 1))
+
+
+def _limits(limits, printer, infinity: str) -> tuple:
+    """The joints' limits as printed arrays, infinite where a link gives none; none at all for
+    a robot file without limits."""
+    if all(link is None for link in limits):
+        return ()
+    return tuple((name, tuple(printer.doprint(link[key]) if key in (link or {})
+                              else ("-" if sign < 0 else "") + infinity for link in limits))
+                 for name, key, sign in LIMITS)
+
+
+def _standard_parameters(standard, programs, printer) -> dict:
+    """The regressor's column names and, for a robot whose values are all numbers once the
+    values fixed at generation are in, the printed values."""
+    if not any(p.name in ("regressor", "base_regressor", "base_parameters") for p in programs):
+        return {"standard_parameters": (), "standard_values": ()}
+    numeric = all(v.is_number for _, v in standard)
+    return {"standard_parameters": tuple(name for name, _ in standard),
+            "standard_values": tuple(printer.doprint(v) for _, v in standard) if numeric else ()}
+
+
+def _function_code(program: Program, doc: str, printer) -> Function:
+    try:
+        return function_code(program, doc, printer)
+    except EmitError as exc:
+        raise EmitError(f"{program.name}: {exc}") from None
+
+
+def _parameters(programs) -> tuple[str, ...]:
+    """The free symbols the code still takes (those not fixed at generation), in robot order."""
+    return tuple(dict.fromkeys(str(s) for p in programs for arg in p.inputs
+                               if arg.name == "params" for s in arg.values))
