@@ -109,29 +109,37 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     return sympy.Matrix(6, robot.dof, lambda r, c: b.define(f"J{r + 1}_{c + 1}", J[r, c]))
 
 
-def quantity(name: str, robot: Robot, b: ProgramBuilder) -> list[list[sympy.Expr]]:
-    """The outputs of one kinematic quantity (see quantities.QUANTITIES), each row-major."""
-    if name == "forward_kinematics":
-        return [list(_transform(*tool_frame(robot, b)))]
-    if name == "link_poses":
-        frames = world_frames(robot, b)
-        return [[e for i, ((R, p), F) in enumerate(zip(frames, file_frames(robot)), start=1)
-                 for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]]
-    if name == "jacobian":
-        return [list(jacobian(robot, b))]
-    if name == "pose_and_jacobian":     # the frames are derived once, for both
-        frames = world_frames(robot, b)
-        return [list(_transform(*tool_frame(robot, b, frames))),
-                list(jacobian(robot, b, frames))]
-    if name == "body_jacobian":
-        frames = world_frames(robot, b)
-        R_tool, _ = tool_frame(robot, b, frames)
-        J = jacobian(robot, b, frames)
-        body = _times(sympy.diag(R_tool.T, R_tool.T), J)
-        return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
-                 for r in range(6) for c in range(robot.dof)]]
-    if name == "jacobian_dot_qd":
-        J = jacobian(robot, b)
-        velocity = [b.define(f"v{k}", e) for k, e in enumerate(_times(J, robot.qd))]
-        return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
-    raise KeyError(name)
+# The kinematic quantities' outputs (see quantities.QUANTITIES), each a list of row-major lists.
+def forward_kinematics_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    return [list(_transform(*tool_frame(robot, b)))]
+
+
+def link_poses_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    frames = world_frames(robot, b)
+    return [[e for i, ((R, p), F) in enumerate(zip(frames, file_frames(robot)), start=1)
+             for e in _transform(*_composed(b, f"Rf{i}", R, p, F))]]
+
+
+def jacobian_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    return [list(jacobian(robot, b))]
+
+
+def pose_and_jacobian_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    """The frames derived once, for both."""
+    frames = world_frames(robot, b)
+    return [list(_transform(*tool_frame(robot, b, frames))), list(jacobian(robot, b, frames))]
+
+
+def body_jacobian_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    frames = world_frames(robot, b)
+    R_tool, _ = tool_frame(robot, b, frames)
+    J = jacobian(robot, b, frames)
+    body = _times(sympy.diag(R_tool.T, R_tool.T), J)
+    return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
+             for r in range(6) for c in range(robot.dof)]]
+
+
+def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    J = jacobian(robot, b)
+    velocity = [b.define(f"v{k}", e) for k, e in enumerate(_times(J, robot.qd))]
+    return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import symengine
 import sympy
@@ -44,10 +44,28 @@ class Route(Protocol):
 
 @dataclass(frozen=True)
 class Quantity:
+    """One function of the generated code: what it takes and gives, and how it is made.
+
+    A new quantity is one entry of QUANTITIES: its builder (a function of a ``Build``) returns
+    its outputs' values, and the flags say where Dynamics makes it from. Every language's
+    backend prints it from its program, with ``doc`` as its documentation.
+    """
+
     name: str
     inputs: tuple[str, ...]
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
     doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters'
+    # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
+    # the program of others' (from_regressor, composed_of).
+    builder: Callable[[Build], list[list]] | None = None
+    kinematic: bool = False         # of the joint frames alone: the same by either route
+    as_given: bool = False          # of the robot's parameters as the file gives them
+    needs_inverse_m: bool = False   # undefined where M(q) is singular
+    from_regressor: bool = False    # chosen from the regressor's program (base.py)
+    # Composed of these quantities' programs (program.compose), in this order; those, and the
+    # quantities whose outputs are theirs (view_of), are its parts (program.view).
+    composed_of: tuple[str, ...] = ()
+    view_of: tuple[str, ...] = ()   # its outputs are those of these quantities, together
 
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
@@ -55,62 +73,172 @@ class Quantity:
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
-def _one(name, inputs, output, doc, shape=("n",)) -> Quantity:
-    return Quantity(name, inputs, ((output, shape),), doc)
+@dataclass(frozen=True)
+class Build:
+    """What a quantity's builder works with: the robot and route, the builder of its program,
+    and ``part``, which gives another quantity's outputs with its steps included."""
+
+    robot: Robot
+    route: Route
+    b: ProgramBuilder
+    part: Callable[..., list[list]]
+    steps: list | None = None       # receives inverse dynamics' recorded equations
+    progress: Callable[[str], None] | None = None
+
+    @property
+    def qd(self) -> list:
+        return list(self.robot.qd)
+
+    @property
+    def qdd(self) -> list:
+        return list(self.robot.qdd)
+
+    @property
+    def zeros(self) -> list:
+        return [sympy.Integer(0)] * self.robot.dof
+
+
+# -- the builders ---------------------------------------------------------------------------------
+def _inverse_dynamics(c: Build) -> list[list]:
+    robot = c.robot
+    rigid = c.route.inverse_dynamics(c.b, c.qd, c.qdd, robot.gravity, c.steps, c.progress)
+    return [[c.b.define(f"tau{i + 1}_total", rigid[i] + robot.links[i].armature * robot.qdd[i]
+                        + f) for i, f in enumerate(friction(robot))]]
+
+
+def _mass_matrix(c: Build) -> list[list]:
+    return [list(with_armature(c.robot, c.route.mass_matrix(c.b)))]
+
+
+def _coriolis_matrix(c: Build) -> list[list]:
+    return [list(c.route.coriolis_matrix(c.b, c.qd))]
+
+
+def _gravity_torques(c: Build) -> list[list]:
+    return [c.route.inverse_dynamics(c.b, c.zeros, c.zeros, c.robot.gravity)]
+
+
+def _nonlinear_effects(c: Build) -> list[list]:
+    return [c.route.inverse_dynamics(c.b, c.qd, c.zeros, c.robot.gravity)]
+
+
+def _friction_torques(c: Build) -> list[list]:
+    return [friction(c.robot)]
+
+
+def _tool_wrench_torques(c: Build) -> list[list]:
+    wrench = _f_ext_symbols()
+    return [c.route.tool_wrench_torques(c.b, wrench[:3], wrench[3:])]
+
+
+def _forward_dynamics_outputs(c: Build) -> list[list]:
+    _, qdd = _forward_dynamics(c.robot, c.part, c.b, list(_tau_symbols(c.robot)))
+    return [qdd]
+
+
+def _inverse_dynamics_derivative_outputs(c: Build) -> list[list]:
+    return [list(d) for d in _inverse_dynamics_derivatives(c.robot, c.route, c.b, c.qd, c.qdd)]
+
+
+def _forward_dynamics_derivative_outputs(c: Build) -> list[list]:
+    return _forward_dynamics_derivatives(c.robot, c.part, c.b, c.qd, list(_tau_symbols(c.robot)))
+
+
+def _regressor(c: Build) -> list[list]:
+    return [list(regressor(c.robot, c.route, c.b))]
+
+
+def _kinetic_energy(c: Build) -> list[list]:
+    return [[energy.kinetic_energy(c.robot, c.route, c.b)]]
+
+
+def _potential_energy(c: Build) -> list[list]:
+    return [[energy.potential_energy(c.robot, c.b)]]
+
+
+def _center_of_mass(c: Build) -> list[list]:
+    return [energy.center_of_mass(c.robot, c.b)]
+
+
+def _kinematic(outputs) -> Callable[[Build], list[list]]:
+    """The builder of a kinematic quantity: kinematics.py's ``outputs`` of the robot."""
+    return lambda c: outputs(c.robot, c.b)
+
+
+def _one(name, inputs, output, doc, shape=("n",), **how) -> Quantity:
+    """A quantity with one output."""
+    return Quantity(name, inputs, ((output, shape),), doc, **how)
 
 
 QUANTITIES = {q.name: q for q in (
     _one("inverse_dynamics", ("q", "qd", "qdd"), "tau",
              "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
-             "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd)."),
+             "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).",
+             builder=_inverse_dynamics),
     _one("mass_matrix", ("q",), "M",
              "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.",
-             ("n", "n")),
+             ("n", "n"),
+             builder=_mass_matrix),
     _one("coriolis_matrix", ("q", "qd"), "C",
              "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
-             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", ("n", "n")),
-    _one("gravity_torques", ("q",), "g", "The gravity torques g(q)."),
+             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", ("n", "n"),
+             builder=_coriolis_matrix),
+    _one("gravity_torques", ("q",), "g", "The gravity torques g(q).",
+             builder=_gravity_torques),
     _one("nonlinear_effects", ("q", "qd"), "h",
-             "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded."),
+             "The nonlinear effects h(q, qd) = C(q, qd) qd + g(q), friction excluded.",
+             builder=_nonlinear_effects),
     _one("friction_torques", ("qd",), "tau_f",
-             "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0."),
+             "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0.",
+             builder=_friction_torques),
     _one("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
              "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool\n"
              "exerts on its environment (in the last link's frame, about its origin): J^T f_ext.\n"
-             "Add them to inverse_dynamics for a robot in contact."),
+             "Add them to inverse_dynamics for a robot in contact.",
+             builder=_tool_wrench_torques),
     _one("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
-             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T."),
+             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.",
+             builder=_forward_dynamics_outputs, needs_inverse_m=True),
     _one("forward_kinematics", ("q",), "T",
              "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
-             "^world T_tool = ^world T_0 ^0 T_n ^n T_tool.", (4, 4)),
+             "^world T_tool = ^world T_0 ^0 T_n ^n T_tool.", (4, 4),
+             builder=_kinematic(kinematics.forward_kinematics_outputs), kinematic=True),
     _one("link_poses", ("q",), "T_links",
              "The pose of every link frame {1}..{n} (the frames of the robot file's DH\n"
-             "convention) in the world: n homogeneous transforms, n x 4 x 4.", ("n", 4, 4)),
+             "convention) in the world: n homogeneous transforms, n x 4 x 4.", ("n", 4, 4),
+             builder=_kinematic(kinematics.link_poses_outputs), kinematic=True),
     _one("jacobian", ("q",), "J",
              "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
              "tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).",
-             (6, "n")),
+             (6, "n"),
+             builder=_kinematic(kinematics.jacobian_outputs), kinematic=True),
     _one("body_jacobian", ("q",), "J_body",
              "The tool frame's geometric Jacobian in the tool frame's own axes, 6 x n\n"
-             "(Pinocchio's LOCAL).", (6, "n")),
+             "(Pinocchio's LOCAL).", (6, "n"),
+             builder=_kinematic(kinematics.body_jacobian_outputs), kinematic=True),
     Quantity("pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
              "forward_kinematics and jacobian in one pass, which they share: the tool's pose\n"
-             "T (4 x 4) and its geometric Jacobian J (6 x n) in world axes."),
+             "T (4 x 4) and its geometric Jacobian J (6 x n) in world axes.",
+             builder=_kinematic(kinematics.pose_and_jacobian_outputs), kinematic=True,
+             view_of=("forward_kinematics", "jacobian")),
     _one("jacobian_dot_qd", ("q", "qd"), "Jdot_qd",
              "dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the\n"
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
-             "LOCAL_WORLD_ALIGNED).", (6,)),
+             "LOCAL_WORLD_ALIGNED).", (6,),
+             builder=_kinematic(kinematics.jacobian_dot_qd_outputs), kinematic=True),
     Quantity("inverse_dynamics_derivatives", ("q", "qd", "qdd"),
              (("dtau_dq", ("n", "n")), ("dtau_dqd", ("n", "n"))),
              "The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;\n"
              "dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is\n"
-             "zero wherever it exists (qd != 0) and is left out."),
+             "zero wherever it exists (qd != 0) and is left out.",
+             builder=_inverse_dynamics_derivative_outputs),
     Quantity("forward_dynamics_derivatives", ("q", "qd", "tau"),
              (("dqdd_dq", ("n", "n")), ("dqdd_dqd", ("n", "n")), ("Minv", ("n", "n"))),
              "The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1\n"
              "(= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations\n"
-             "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives."),
+             "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.",
+             builder=_forward_dynamics_derivative_outputs, needs_inverse_m=True),
     Quantity("all_terms", ("q", "qd"), (("M", ("n", "n")), ("h", ("n",)), ("T", (4, 4)),
                                         ("J", (6, "n")), ("Jdot_qd", (6,))),
              "What a controller needs at each step, in one call (Pinocchio's computeAllTerms\n"
@@ -118,39 +246,43 @@ QUANTITIES = {q.name: q for q in (
              "excluded), the tool's pose T (4 x 4) and Jacobian J (6 x n, world axes), and\n"
              "dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,\n"
              "nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,\n"
-             "cosines and other steps they share are computed once."),
+             "cosines and other steps they share are computed once.",
+             composed_of=("mass_matrix", "nonlinear_effects", "forward_kinematics", "jacobian",
+                          "jacobian_dot_qd")),
     _one("kinetic_energy", ("q", "qd"), "K",
              "The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2\n"
-             "included. A scalar, or one per state of a batch.", ()),
+             "included. A scalar, or one per state of a batch.", (),
+             builder=_kinetic_energy),
     _one("potential_energy", ("q",), "V",
              "The potential energy V = -sum_i m_i g . c_i (J) of the links' centres of mass c_i\n"
              "in the world: zero with every centre of mass at the world's origin (Pinocchio's\n"
              "computePotentialEnergy). gravity_torques is dV/dq. A scalar, or one per state.",
-             ()),
+             (),
+             builder=_potential_energy, as_given=True),
     _one("center_of_mass", ("q",), "com",
              "The robot's centre of mass in the world, [x, y, z] (m): the links' and the\n"
-             "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,)),
+             "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,),
+             builder=_center_of_mass, as_given=True),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
-             ("n", "p")),
+             ("n", "p"),
+             builder=_regressor),
     _one("base_regressor", ("q", "qd", "qdd"), "Y_b",
              "The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters\n"
              "beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).",
-             ("n", "b")),
+             ("n", "b"),
+             from_regressor=True),
     _one("base_parameters", ("pi",), "beta",
              "The base parameters beta = B pi of standard parameters pi (in\n"
-             "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",)),
+             "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",),
+             from_regressor=True),
 )}
-# What a singular M(q) leaves undefined.
-NEED_INVERSE_M = ("forward_dynamics", "forward_dynamics_derivatives")
-# Built from the regressor's program by Dynamics (base.py), not by a route.
-FROM_REGRESSOR = ("base_regressor", "base_parameters")
-# Composed by Dynamics of other quantities' programs (program.compose), in this order; those
-# and the quantities made of their outputs are its parts (program.view), optimized as it is.
-COMPOSED = {"all_terms": ("mass_matrix", "nonlinear_effects", "forward_kinematics", "jacobian",
-                          "jacobian_dot_qd")}
-PARTS = {"pose_and_jacobian": ("forward_kinematics", "jacobian")}
+# The registry's flags, gathered for those who ask by name.
+NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
+FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
+COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
+PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
 
 
 def parts_of(whole: str) -> tuple[str, ...]:
@@ -162,11 +294,10 @@ def parts_of(whole: str) -> tuple[str, ...]:
 
 # The composed quantity each quantity is a part of (the composed ones, of themselves).
 WHOLE_OF = {name: whole for whole in COMPOSED for name in (whole, *parts_of(whole))}
-KINEMATICS = ("forward_kinematics", "link_poses", "jacobian", "body_jacobian", "pose_and_jacobian",
-              "jacobian_dot_qd")
+KINEMATICS = tuple(name for name, q in QUANTITIES.items() if q.kinematic)
 # Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
 # link's mass where the file puts it, where regrouping moves or drops constant parts.
-AS_GIVEN = ("potential_energy", "center_of_mass")
+AS_GIVEN = tuple(name for name, q in QUANTITIES.items() if q.as_given)
 # The same program by either route: comparing the routes on them would compare nothing.
 ROUTE_FREE = KINEMATICS + AS_GIVEN
 
@@ -184,12 +315,11 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     if name in parts and steps is None:
         return parts[name][1]
     quantity = QUANTITIES[name]
+    if quantity.builder is None:
+        raise KeyError(f"{name} is made by Dynamics, of other quantities' programs")
     inputs = _inputs(robot, quantity.inputs)
     names = [output for output, _ in quantity.outputs]
     b = ProgramBuilder(reserved=set(names) | {str(s) for arg in inputs for s in arg.values})
-    n = robot.dof
-    zeros = [sympy.Integer(0)] * n
-    qd, qdd, tau = list(robot.qd), list(robot.qdd), list(_tau_symbols(robot))
 
     def part(other: str, values=None) -> list[list[sympy.Expr]]:
         """The outputs of quantity ``other``, its steps included in this program's."""
@@ -202,43 +332,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
         return [[sympy.sympify(v).xreplace(mapping) for v in out.values]
                 for out in program.outputs]
 
-    if name == "inverse_dynamics":
-        rigid = route.inverse_dynamics(b, qd, qdd, robot.gravity, steps, progress)
-        out = [b.define(f"tau{i + 1}_total", rigid[i] + robot.links[i].armature * qdd[i] + f)
-               for i, f in enumerate(friction(robot))]
-    elif name == "mass_matrix":
-        out = list(with_armature(robot, route.mass_matrix(b)))
-    elif name == "coriolis_matrix":
-        out = list(route.coriolis_matrix(b, qd))
-    elif name == "gravity_torques":
-        out = route.inverse_dynamics(b, zeros, zeros, robot.gravity)
-    elif name == "nonlinear_effects":
-        out = route.inverse_dynamics(b, qd, zeros, robot.gravity)
-    elif name == "friction_torques":
-        out = friction(robot)
-    elif name == "tool_wrench_torques":
-        wrench = _f_ext_symbols()
-        out = route.tool_wrench_torques(b, wrench[:3], wrench[3:])
-    elif name == "inverse_dynamics_derivatives":
-        outs = [list(d) for d in _inverse_dynamics_derivatives(robot, route, b, qd, qdd)]
-    elif name == "forward_dynamics_derivatives":
-        outs = _forward_dynamics_derivatives(robot, part, b, qd, tau)
-    elif name == "regressor":
-        out = list(regressor(robot, route, b))
-    elif name == "kinetic_energy":
-        out = [energy.kinetic_energy(robot, route, b)]
-    elif name == "potential_energy":
-        out = [energy.potential_energy(robot, b)]
-    elif name == "center_of_mass":
-        out = energy.center_of_mass(robot, b)
-    elif name in KINEMATICS:
-        outs = kinematics.quantity(name, robot, b)
-    elif name == "forward_dynamics":
-        _, out = _forward_dynamics(robot, part, b, tau)
-    else:
-        raise KeyError(name)
-    if len(quantity.outputs) == 1 and name not in KINEMATICS:
-        outs = [out]
+    outs = quantity.builder(Build(robot, route, b, part, steps, progress))
     program = b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values,
                                        shape in zip(names, outs, quantity.dims(robot))])
     if steps is None:
