@@ -28,8 +28,8 @@ from .program import optimize_all
 from .program.passes import prepare_all
 from .robot import load_robot, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
-from .robot.file import DH_COLUMNS
 from .robot.model import Robot
+from .robot.spec import DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,

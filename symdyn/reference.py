@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from .robot import angles
-from .robot.file import RobotSpec
+from .robot.spec import RobotSpec
 
 
 def pinocchio_model(spec: RobotSpec, values=None):

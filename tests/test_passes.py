@@ -351,7 +351,7 @@ def test_symengine_expressions_come_back_exactly_as_sympy_builds_them():
 
     import symengine
 
-    from symdyn.program.engine import to_sympy
+    from symdyn.program.symengine_form import to_sympy
     rng = random.Random(3)
     q = sympy.Dummy("q")
     leaves = [x, y, z, a, q, sympy.cos(x), sympy.sin(q), x**2, sympy.Integer(2),

@@ -58,7 +58,7 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.engine import to_sympy
+from ..program.symengine_form import to_sympy
 from ..robot.model import Robot, skew
 from .algebra import Matrix, Z, define, placement, vector
 

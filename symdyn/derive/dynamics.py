@@ -11,7 +11,7 @@ from ..errors import DerivationError
 from ..program.program import Program, compose, view
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
-from .base import BaseParameters, base_parameters, base_program
+from .base_parameters import BaseParameters, base_parameters, base_program
 from .energy import total_mass
 from .quantities import (
     AS_GIVEN,

@@ -17,8 +17,8 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder, is_trivial
-from ..program.engine import to_sympy
 from ..program.program import Argument, Program
+from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
 from . import energy, kinematics
 from .algebra import Matrix, define
@@ -61,7 +61,7 @@ class Quantity:
     kinematic: bool = False         # of the joint frames alone: the same by either route
     as_given: bool = False          # of the robot's parameters as the file gives them
     needs_inverse_m: bool = False   # undefined where M(q) is singular
-    from_regressor: bool = False    # chosen from the regressor's program (base.py)
+    from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
     composed_of: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ import sympy
 import yaml
 
 from ..api import python_module
-from ..derive.base import BaseParameters, base_parameters
+from ..derive.base_parameters import BaseParameters, base_parameters
 from ..derive.dynamics import Dynamics
 from ..derive.regressor import INERTIAL, standard_parameters
 from ..errors import DataFileError, DerivationError

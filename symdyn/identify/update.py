@@ -27,8 +27,9 @@ from ..derive.dynamics import Dynamics
 from ..derive.regressor import standard_parameters
 from ..errors import RobotFileError
 from ..robot.expr import as_text
-from ..robot.file import DH_COLUMNS, robot_spec_from_text
+from ..robot.file import robot_spec_from_text
 from ..robot.model import Inertia, Robot, inertia_matrix
+from ..robot.spec import DH_COLUMNS
 from ..robot.write import decimal, decimals
 from .estimate import Estimate
 

@@ -14,8 +14,8 @@ from typing import Iterable
 import symengine
 import sympy
 
-from .engine import engine_form, to_sympy
 from .program import Argument, Assignment, Program
+from .symengine_form import engine_form, to_sympy
 
 
 def is_trivial(expr) -> bool:

@@ -13,8 +13,8 @@ import symengine
 import sympy
 
 from .builder import ProgramBuilder
-from .engine import by_name, to_sympy
 from .program import support, symbols_in
+from .symengine_form import by_name, to_sympy
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:

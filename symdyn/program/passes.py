@@ -24,8 +24,8 @@ import symengine
 import sympy
 
 from .builder import is_trivial
-from .engine import engine_form, to_sympy
 from .program import Argument, Assignment, Program, support, symbols_in
+from .symengine_form import engine_form, to_sympy
 
 
 def fold_parameters(program: Program, values) -> Program:

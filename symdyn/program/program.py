@@ -13,7 +13,7 @@ import numpy as np
 import symengine
 import sympy
 
-from .engine import engine_form
+from .symengine_form import engine_form
 
 
 def symbols_in(exprs, found: set | None = None) -> set:

@@ -281,7 +281,7 @@ def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
 
 
 def _base_parameters(dynamics: Dynamics) -> Block:
-    """beta = B pi, as symdyn base-parameters prints it (derive/base.py)."""
+    """beta = B pi, as symdyn base-parameters prints it (derive/base_parameters.py)."""
     general = ((r"\tau = Y(q, \dot q, \ddot q)\,\pi = Y_b(q, \dot q, \ddot q)\,\beta, \quad "
                 r"\beta = B\,\pi",
                 "tau = Y(q, qd, qdd) pi = Y_b(q, qd, qdd) beta, beta = B pi"),)

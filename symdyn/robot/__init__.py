@@ -7,17 +7,10 @@ from pathlib import Path
 
 from ..errors import RobotFileError
 from . import variant
-from .file import (
-    C_HEADERS,
-    NAME,
-    NAME_LENGTH,
-    LinkSpec,
-    RobotSpec,
-    load_robot_spec,
-    robot_spec_from_text,
-)
+from .file import C_HEADERS, NAME, NAME_LENGTH, load_robot_spec, robot_spec_from_text
 from .model import Robot
 from .rigid import QUARTER_TOLERANCE
+from .spec import LinkSpec, RobotSpec
 from .urdf import read_chain
 from .write import robot_file
 

@@ -13,10 +13,7 @@ import difflib
 import hashlib
 import keyword
 import math
-import os
 import re
-import stat
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -27,7 +24,9 @@ from ..errors import RobotFileError
 from ..resources import shipped_folder
 from . import angles
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
+from .reading import read_text
 from .shapes import AXES, KINDS, Solid, combined
+from .spec import CONVENTIONS, DH_COLUMNS, JOINTS, LinkSpec, PayloadSpec, PlacementSpec, RobotSpec
 from .validity import actuator_problem, body_problem, numeric
 
 # A robot's name heads its file names and C identifiers: at most 64 characters, as C99 keeps
@@ -47,9 +46,6 @@ C_HEADERS = {"assert", "complex", "ctype", "errno", "fenv", "float", "inttypes",
              "threads", "time", "uchar", "wchar", "wctype", "unistd", "fcntl", "pthread", "alloca",
              "malloc", "memory", "strings", "sched", "termios"}
 JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # the derivation's own symbols
-CONVENTIONS = ("standard", "modified", "urdf")
-DH_COLUMNS = ("a", "alpha", "d", "theta")
-JOINTS = ("revolute", "prismatic")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
 MAX_FILE_BYTES = 1 << 20
@@ -68,79 +64,6 @@ PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
 SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
 LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
-
-
-@dataclass(frozen=True)
-class PlacementSpec:
-    """A frame's pose in another: translation ``xyz``, then rotation R = Rz(yaw) Ry(pitch)
-    Rx(roll) for ``rpy`` = (roll, pitch, yaw), as URDF writes an origin."""
-
-    xyz: tuple
-    rpy: tuple
-
-
-@dataclass(frozen=True)
-class LinkSpec:
-    """One row of the DH table and the link's inertial data, exactly as the file gives them.
-
-    Either ``com`` and ``inertia`` (about the centre of mass) are set, or ``first_moment``
-    (m*r) and ``inertia_origin`` (about the frame's origin); the other pair is None.
-    Inertia tuples are in the order Ixx, Iyy, Izz, Ixy, Iyz, Ixz.
-    """
-
-    joint: str
-    a: sympy.Expr
-    alpha: sympy.Expr
-    d: sympy.Expr
-    theta: sympy.Expr
-    mass: sympy.Expr
-    com: tuple | None = None
-    inertia: tuple | None = None
-    first_moment: tuple | None = None
-    inertia_origin: tuple | None = None
-    # The actuator, on the motor side (Robotics Toolbox's convention), reflected by the model.
-    motor_inertia: sympy.Expr = sympy.Integer(0)        # Jm
-    gear_ratio: sympy.Expr = sympy.Integer(1)           # G: joint velocity * G = motor velocity
-    viscous_friction: sympy.Expr = sympy.Integer(0)     # B
-    coulomb_friction: tuple = (sympy.Integer(0), sympy.Integer(0))  # (Tc+ if qd > 0, Tc- if < 0)
-    # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
-    # None where the file gives none (unlimited).
-    limits: dict | None = None
-    # convention urdf: the joint frame in the parent link's frame (zero where the file gives
-    # none), and the joint's unit axis in it (URDF's <origin> and <axis>); the DH entries are 0
-    origin: PlacementSpec | None = None
-    axis: tuple | None = None
-
-
-@dataclass(frozen=True)
-class PayloadSpec:
-    """A load rigidly fixed to the last link, given in the last link's frame (about its COM)."""
-
-    mass: sympy.Expr
-    com: tuple
-    inertia: tuple
-
-
-@dataclass(frozen=True)
-class RobotSpec:
-    """A robot file's content: validated, with expressions parsed, nothing derived yet."""
-
-    name: str
-    source: str
-    convention: str
-    gravity: tuple
-    links: tuple[LinkSpec, ...]
-    parameters: tuple[sympy.Symbol, ...]  # the free symbols, in order of first appearance
-    path: str
-    digest: str  # sha256 of the file's bytes: generated files say which version they came from
-    payload: PayloadSpec | None = None
-    warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
-    base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
-    tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
-    omitted: tuple[str, ...] = ()       # parts a variant leaves out (see variant.py)
-    # Numbers of angle fields near a special angle (see angles.py): those read as the angle
-    # have ``exact`` set, the others are near misses kept as written.
-    angle_readings: tuple[angles.Reading, ...] = ()
 
 
 def load_robot_spec(path, snap_angles: float = 0.0) -> RobotSpec:
@@ -174,38 +97,6 @@ def shipped_robot(name) -> Path | None:
 def robot_spec_from_text(text: str, path, snap_angles: float = 0.0) -> RobotSpec:
     """Validate a robot file's ``text`` as if read from ``path`` (what an importer writes)."""
     return _Reader(Path(path), text, snap_angles).spec(hashlib.sha256(text.encode()).hexdigest())
-
-
-def read_text(path: Path, limit: int, what: str, error=RobotFileError,
-              encoding="utf-8") -> tuple[bytes, str]:
-    """The bytes of a bounded regular file (see read_bounded) and their text; ``error`` is the
-    exception a file that is not text raises."""
-    raw = read_bounded(path, limit, what)
-    try:
-        return raw, raw.decode(encoding)
-    except UnicodeDecodeError:
-        raise error(path, "the file is not UTF-8 text") from None
-
-
-def read_bounded(path: Path, limit: int, what: str) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (``what`` it should be, for the
-    errors). Opened without blocking, so that a FIFO or a device is refused instead of read
-    forever."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise RobotFileError(path, "is not a regular file", expected=what)
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            raw = fh.read(limit + 1)
-        except OSError as exc:
-            raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
-    if len(raw) > limit:
-        raise RobotFileError(path, f"the file is larger than {limit >> 10} KiB", expected=what)
-    return raw
 
 
 class _Loader(yaml.SafeLoader):

@@ -21,7 +21,7 @@ from functools import cached_property
 import sympy
 
 from .dh import pose, rot_x, rot_z, trans_x
-from .file import LinkSpec, RobotSpec
+from .spec import LinkSpec, RobotSpec
 
 
 def folded(value):

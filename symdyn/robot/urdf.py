@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import RobotFileError
 from .expr import decimal
-from .file import read_bounded
+from .reading import read_bounded
 from .rigid import QUARTER_TOLERANCE, Body, inertia_tensor, pose
 from .validity import actuator_problem, body_problem
 

@@ -11,7 +11,7 @@ import dataclasses
 
 import sympy
 
-from .file import RobotSpec
+from .spec import RobotSpec
 
 ZERO = sympy.Integer(0)
 # What a variant can leave out, with what that means in the generated files' headers.

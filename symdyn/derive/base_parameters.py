@@ -33,9 +33,9 @@ from symengine.lib.symengine_wrapper import DictBasic
 
 from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
-from ..program.engine import expand, to_sympy
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
+from ..program.symengine_form import expand, to_sympy
 from ..robot.model import Inertia, Robot, inertia_matrix
 from .quantities import QUANTITIES
 from .regressor import standard_parameters

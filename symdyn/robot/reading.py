@@ -1,0 +1,41 @@
+"""Bounded reads of the files a user names: regular files only, of a bounded size, opened so
+that a FIFO or a device is refused instead of read forever."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..errors import RobotFileError
+
+
+def read_text(path: Path, limit: int, what: str, error=RobotFileError,
+              encoding="utf-8") -> tuple[bytes, str]:
+    """The bytes of a bounded regular file (see read_bounded) and their text; ``error`` is the
+    exception a file that is not text raises."""
+    raw = read_bounded(path, limit, what)
+    try:
+        return raw, raw.decode(encoding)
+    except UnicodeDecodeError:
+        raise error(path, "the file is not UTF-8 text") from None
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (``what`` it should be, for the
+    errors). Opened without blocking, so that a FIFO or a device is refused instead of read
+    forever."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RobotFileError(path, "is not a regular file", expected=what)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            raw = fh.read(limit + 1)
+        except OSError as exc:
+            raise RobotFileError(path, f"cannot read the file: {exc.strerror}") from None
+    if len(raw) > limit:
+        raise RobotFileError(path, f"the file is larger than {limit >> 10} KiB", expected=what)
+    return raw

@@ -1,0 +1,89 @@
+"""A robot file's content as validated plain data: RobotSpec and its parts.
+
+Every reader (the YAML reader in file.py, and through it the importers) produces a RobotSpec;
+the model (model.py) is built from one. Nothing here reads or derives.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from . import angles
+
+CONVENTIONS = ("standard", "modified", "urdf")
+DH_COLUMNS = ("a", "alpha", "d", "theta")
+JOINTS = ("revolute", "prismatic")
+
+
+@dataclass(frozen=True)
+class PlacementSpec:
+    """A frame's pose in another: translation ``xyz``, then rotation R = Rz(yaw) Ry(pitch)
+    Rx(roll) for ``rpy`` = (roll, pitch, yaw), as URDF writes an origin."""
+
+    xyz: tuple
+    rpy: tuple
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """One row of the DH table and the link's inertial data, exactly as the file gives them.
+
+    Either ``com`` and ``inertia`` (about the centre of mass) are set, or ``first_moment``
+    (m*r) and ``inertia_origin`` (about the frame's origin); the other pair is None.
+    Inertia tuples are in the order Ixx, Iyy, Izz, Ixy, Iyz, Ixz.
+    """
+
+    joint: str
+    a: sympy.Expr
+    alpha: sympy.Expr
+    d: sympy.Expr
+    theta: sympy.Expr
+    mass: sympy.Expr
+    com: tuple | None = None
+    inertia: tuple | None = None
+    first_moment: tuple | None = None
+    inertia_origin: tuple | None = None
+    # The actuator, on the motor side (Robotics Toolbox's convention), reflected by the model.
+    motor_inertia: sympy.Expr = sympy.Integer(0)        # Jm
+    gear_ratio: sympy.Expr = sympy.Integer(1)           # G: joint velocity * G = motor velocity
+    viscous_friction: sympy.Expr = sympy.Integer(0)     # B
+    coulomb_friction: tuple = (sympy.Integer(0), sympy.Integer(0))  # (Tc+ if qd > 0, Tc- if < 0)
+    # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
+    # None where the file gives none (unlimited).
+    limits: dict | None = None
+    # convention urdf: the joint frame in the parent link's frame (zero where the file gives
+    # none), and the joint's unit axis in it (URDF's <origin> and <axis>); the DH entries are 0
+    origin: PlacementSpec | None = None
+    axis: tuple | None = None
+
+
+@dataclass(frozen=True)
+class PayloadSpec:
+    """A load rigidly fixed to the last link, given in the last link's frame (about its COM)."""
+
+    mass: sympy.Expr
+    com: tuple
+    inertia: tuple
+
+
+@dataclass(frozen=True)
+class RobotSpec:
+    """A robot file's content: validated, with expressions parsed, nothing derived yet."""
+
+    name: str
+    source: str
+    convention: str
+    gravity: tuple
+    links: tuple[LinkSpec, ...]
+    parameters: tuple[sympy.Symbol, ...]  # the free symbols, in order of first appearance
+    path: str
+    digest: str  # sha256 of the file's bytes: generated files say which version they came from
+    payload: PayloadSpec | None = None
+    warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
+    base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
+    tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
+    omitted: tuple[str, ...] = ()       # parts a variant leaves out (see variant.py)
+    # Numbers of angle fields near a special angle (see angles.py): those read as the angle
+    # have ``exact`` set, the others are near misses kept as written.
+    angle_readings: tuple[angles.Reading, ...] = ()
