@@ -26,10 +26,9 @@ from .emit.write import write_files
 from .errors import EmitError
 from .program import optimize_all
 from .program.passes import prepare_all
-from .robot import load_robot, variant
+from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.model import Robot
-from .robot.spec import DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
@@ -126,11 +125,8 @@ def header(robot: Robot, values=None) -> context.Header:
     placements, gravity, base and tool, limits, the regressor's columns with their values
     (``values`` fixed), and notes on variants and angles read exactly."""
     spec = robot.spec
-    dh = tuple((link.joint, *(as_text(getattr(link, key)) for key in DH_COLUMNS))
-               if spec.convention != "urdf" else
-               (link.joint, *("[" + ", ".join(as_text(v) for v in values) + "]"
-                              for values in (link.origin.xyz, link.origin.rpy, link.axis)))
-               for link in spec.links)
+    dh = tuple(tuple(table.text(cell) for cell in row[1:])
+               for row in table.geometry(spec).rows)
     return context.Header(
         name=robot.name, dof=robot.dof, parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,

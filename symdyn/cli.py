@@ -31,7 +31,7 @@ from .identify.estimate import GROUPS, POORLY_EXCITED
 from .identify.update import updated_robot_file
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
-from .robot import import_urdf, load_robot, variant
+from .robot import import_urdf, load_robot, table, variant
 from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
@@ -215,38 +215,17 @@ def info(robot_file, snap_angles, method, without, quiet):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
     robot, dynamics = _derive(robot_file, Progress(quiet=True), method, without, snap_angles)
     spec = robot.spec
-    urdf = spec.convention == "urdf"
     click.echo(f"{spec.name}: {robot.dof} joints, "
-               + ("joints placed as in URDF" if urdf else f"{spec.convention} DH")
+               + ("joints placed as in URDF" if spec.convention == "urdf"
+                  else f"{spec.convention} DH")
                + (f"\nsource: {spec.source}" if spec.source else ""))
     click.echo("")
-    if urdf:
-        title, names = "joints (origin in the parent link's frame, unit axis):", (
-            "origin xyz", "origin rpy", "axis")
-        cells = [[f"[{_list(values)}]" for values in (link.origin.xyz, link.origin.rpy,
-                                                       link.axis)] for link in spec.links]
-    else:
-        names = ("a", "alpha", "d", "theta")
-        title = "DH table" + ("" if spec.convention == "standard"
-                              else " (a, alpha are a_{i-1}, alpha_{i-1})") + ":"
-        cells = [[as_text(getattr(link, n)) for n in names] for link in spec.links]
-    rows = [("i", "joint", *names, "mass")] + [
-        (str(i), link.joint, *row, as_text(link.mass))
-        for i, (link, row) in enumerate(zip(spec.links, cells), start=1)]
-    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
-    click.echo(title)
-    for row in rows:
-        click.echo("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-    click.echo("")
-    click.echo("inertial parameters (link frame {i}; from shapes where the file gives them):")
-    for i, link in enumerate(spec.links, start=1):
-        if link.com is not None:
-            where, about = f"com [{_list(link.com)}]", f"about the com [{_list(link.inertia)}]"
-        else:
-            where = f"first moment [{_list(link.first_moment)}]"
-            about = f"about the origin [{_list(link.inertia_origin)}]"
-        click.echo(f"  {i}: mass {as_text(link.mass)}, {where}, inertia {about}")
-    click.echo("")
+    for shown in (table.geometry(spec), table.inertial(spec)):
+        click.echo(f"{shown.caption}:")
+        for line in table.columns([shown.header] + [[table.text(c) for c in row]
+                                                    for row in shown.rows]):
+            click.echo(f"  {line}")
+        click.echo("")
     free = ", ".join(str(p) for p in robot.parameters) or "none (all values numeric)"
     click.echo(f"free symbols: {free}")
     click.echo(f"gravity: [{', '.join(as_text(g) for g in spec.gravity)}]"

@@ -1,10 +1,12 @@
 """A printout's data: equations with left-hand sides in the books' style, blocks of them,
-and tables. ``printout.py`` makes them from a derivation; ``render.py`` writes them out.
+and tables (robot/table.py's). ``printout.py`` makes them from a derivation; ``render.py``
+writes them out.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..robot.table import Table
 from .notation import Notation
 
 
@@ -33,13 +35,6 @@ class Block:
     general: tuple[tuple[str, str], ...]   # the general equations first: (LaTeX, text)
     note: str
     equations: tuple[Equation, ...]
-
-
-@dataclass(frozen=True)
-class Table:
-    caption: str
-    header: tuple[str, ...]
-    rows: tuple[tuple, ...]
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ from __future__ import annotations
 import sympy
 
 from ..derive.dynamics import Dynamics
+from ..robot import table
 from ..robot.dh import link_transform
+from ..robot.table import Table
 from . import model
-from .model import Block, Equation, Lhs, Table
+from .model import Block, Equation, Lhs
 from .notation import LIMIT, Notation
 from .render import render
 
@@ -76,41 +78,10 @@ def printout(dynamics: Dynamics) -> Printout:
 
 # -- the robot ------------------------------------------------------------------------------------
 def _robot_tables(robot) -> tuple[Table, ...]:
+    """The robot file's tables (robot/table.py), the joint variables in the DH table."""
     spec = robot.spec
-    convention = ("standard (Denavit-Hartenberg, Spong): T = Rz(theta) Tz(d) Tx(a) Rx(alpha)"
-                  if spec.convention == "standard" else
-                  "modified (Craig): T = Rx(alpha(i-1)) Tx(a(i-1)) Rz(theta(i)) Tz(d(i))")
-    prime = "" if spec.convention == "standard" else " (a and alpha of row i are a(i-1), alpha(i-1))"
-    if spec.convention == "urdf":
-        dh = Table("Joints, placed as URDF places them: the origin in the parent link's frame "
-                   "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
-                   ("i", "joint", "origin xyz", "origin rpy", "axis"),
-                   tuple((str(i), link.joint,
-                          *(sympy.Matrix(v).T for v in (link.origin.xyz, link.origin.rpy,
-                                                        link.axis)))
-                         for i, link in enumerate(spec.links, start=1)))
-    else:
-        dh = Table(f"Denavit-Hartenberg table, {convention}{prime}",
-                   ("i", "joint", "a", "alpha", "d", "theta"),
-                   tuple((str(i), link.joint, link.a, link.alpha,
-                          link.d + (robot.links[i - 1].q if link.joint == "prismatic" else 0),
-                          link.theta + (robot.links[i - 1].q if link.joint == "revolute" else 0))
-                         for i, link in enumerate(spec.links, start=1)))
-    inertial = Table("Inertial parameters (link frame {i})",
-                     ("i", "mass", "centre of mass / first moment", "inertia"),
-                     tuple((str(i), link.mass,
-                            sympy.Matrix(link.com if link.com is not None else link.first_moment).T,
-                            sympy.Matrix([link.inertia if link.inertia is not None
-                                          else link.inertia_origin]))
-                           for i, link in enumerate(spec.links, start=1)))
-    placements = tuple((what, sympy.Matrix(p.xyz).T, sympy.Matrix(p.rpy).T)
-                       for what, p in (("base: frame {0} in the world", spec.base),
-                                       ("tool: in the last link's frame {n}", spec.tool))
-                       if p is not None)
-    if not placements:
-        return dh, inertial
-    return dh, inertial, Table("Placements (xyz, then R = Rz(yaw) Ry(pitch) Rx(roll))",
-                               ("frame", "xyz", "rpy"), placements)
+    tables = (table.geometry(spec, robot.q), table.inertial(spec), table.placements(spec))
+    return tuple(t for t in tables if t is not None)
 
 
 def _transforms(robot, notation) -> Block:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import sympy
 
 from ..emit.templating import environment
-from .model import Lhs, Printout, Table
+from ..robot.table import Table, columns
+from .model import Lhs, Printout
 
 FORMATS = ("text", "markdown", "latex", "html")
 WIDTH = 200     # characters of LaTeX beyond which an equation is set to be broken across lines
@@ -38,8 +39,8 @@ def render(printout: Printout, fmt: str) -> str:
     rows = _breakable_rows if fmt == "latex" else _rows
 
     def cells(table: Table) -> tuple[tuple[_Cell, ...], ...]:
-        return tuple(tuple(_Cell(expr(notation.readable(c)), True)
-                           if isinstance(c, (sympy.Basic, sympy.MatrixBase))
+        return tuple(tuple(_Cell(expr(notation.readable(_math(c))), True)
+                           if isinstance(c, (sympy.Basic, sympy.MatrixBase, tuple))
                            else _Cell(str(c), False) for c in row) for row in table.rows)
 
     env = environment()
@@ -48,9 +49,15 @@ def render(printout: Printout, fmt: str) -> str:
     return env.get_template(f"report/{fmt}.j2").render(
         title=printout.title, intro=printout.intro, tables=printout.tables,
         blocks=printout.blocks, cells=cells,
-        lines=lambda table: _columns(table.header, cells(table)),
+        lines=lambda table: columns([table.header] + [[c.text for c in row]
+                                                      for row in cells(table)]),
         general=lambda block: tuple(g[general] for g in block.general),
         equations=lambda block: rows(block.equations, lhs, expr))
+
+
+def _math(cell):
+    """A table's cell as an expression: a vector (a tuple) as a row."""
+    return sympy.Matrix([cell]) if isinstance(cell, tuple) else cell
 
 
 def _rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
@@ -105,13 +112,6 @@ def _lhs_mathml(lhs: Lhs) -> str:
     pre_sub = f"<mn>{lhs.pre_sub}</mn>" if lhs.pre_sub else "<none/>"
     pre = f"<mn>{lhs.pre}</mn>" if lhs.pre else "<none/>"
     return f"<mmultiscripts>{base}{sub}<none/><mprescripts/>{pre_sub}{pre}</mmultiscripts>"
-
-
-def _columns(header, rows) -> tuple[str, ...]:
-    cells = (header,) + tuple(tuple(c.text for c in row) for row in rows)
-    widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
-    return tuple("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-                 for row in cells)
 
 
 def _tex_escape(text: str) -> str:

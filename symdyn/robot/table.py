@@ -1,0 +1,84 @@
+"""The tables of a robot file: its geometry (the DH table, or the joints' placements in the
+urdf form), its inertial data and its placements. Every view of a robot shows these:
+``symdyn info``, the printouts and the generated files' headers, each in its own notation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .expr import as_text
+from .spec import DH_COLUMNS, RobotSpec
+
+CONVENTIONS = {
+    "standard": "standard (Denavit-Hartenberg, Spong): T = Rz(theta) Tz(d) Tx(a) Rx(alpha)",
+    "modified": "modified (Craig): T = Rx(alpha(i-1)) Tx(a(i-1)) Rz(theta(i)) Tz(d(i))",
+}
+URDF_COLUMNS = ("origin xyz", "origin rpy", "axis")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A caption, a header and rows. A cell is text (a string), a number or an expression, or
+    a vector (a tuple of them)."""
+
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+def geometry(spec: RobotSpec, joint_variables=()) -> Table:
+    """The DH table (a, alpha, d, theta) or, in the urdf form, each joint's origin and axis.
+    With ``joint_variables`` (the q_i), theta of a revolute joint and d of a prismatic one
+    show theirs added."""
+    if spec.convention == "urdf":
+        return Table("Joints, placed as URDF places them: the origin in the parent link's frame "
+                     "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
+                     ("i", "joint", *URDF_COLUMNS),
+                     tuple((str(i), link.joint, tuple(link.origin.xyz), tuple(link.origin.rpy),
+                            tuple(link.axis)) for i, link in enumerate(spec.links, start=1)))
+    prime = "" if spec.convention == "standard" else \
+        " (a and alpha of row i are a(i-1), alpha(i-1))"
+    q = tuple(joint_variables) or (0,) * len(spec.links)
+    return Table(f"Denavit-Hartenberg table, {CONVENTIONS[spec.convention]}{prime}",
+                 ("i", "joint", *DH_COLUMNS),
+                 tuple((str(i), link.joint, link.a, link.alpha,
+                        link.d + (q_i if link.joint == "prismatic" else 0),
+                        link.theta + (q_i if link.joint == "revolute" else 0))
+                       for i, (link, q_i) in enumerate(zip(spec.links, q), start=1)))
+
+
+def inertial(spec: RobotSpec) -> Table:
+    """Each link's mass, centre of mass (or first moment) and inertia, as the file gives them."""
+    return Table("Inertial parameters (link frame {i})",
+                 ("i", "mass", "centre of mass / first moment", "inertia"),
+                 tuple((str(i), link.mass,
+                        tuple(link.com if link.com is not None else link.first_moment),
+                        tuple(link.inertia if link.inertia is not None
+                              else link.inertia_origin))
+                       for i, link in enumerate(spec.links, start=1)))
+
+
+def placements(spec: RobotSpec) -> Table | None:
+    """The base's and the tool's placements, or None where the file gives neither."""
+    rows = tuple((what, tuple(p.xyz), tuple(p.rpy))
+                 for what, p in (("base: frame {0} in the world", spec.base),
+                                 ("tool: in the last link's frame {n}", spec.tool))
+                 if p is not None)
+    return Table("Placements (xyz, then R = Rz(yaw) Ry(pitch) Rx(roll))", ("frame", "xyz", "rpy"),
+                 rows) if rows else None
+
+
+def text(cell) -> str:
+    """A cell as plain text: a vector in brackets, a number as the file would write it."""
+    if isinstance(cell, str):
+        return cell
+    if isinstance(cell, tuple):
+        return "[" + ", ".join(as_text(v) for v in cell) + "]"
+    return as_text(cell)
+
+
+def columns(rows) -> tuple[str, ...]:
+    """Rows of text laid out in columns two spaces apart, each line without trailing spaces."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    return tuple("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                 for row in rows)
