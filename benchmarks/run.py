@@ -122,42 +122,16 @@ PUBLISHED = {
     "tau in base parameters": [("SymPyBotics", 330, 259), ("OpenSYMORO", 327, 273)],
 }
 
+def harness(name: str) -> str:
+    """A harness's source from benchmarks/harness/, its @NAME@ places left to fill."""
+    return (Path(__file__).parent / "harness" / name).read_text(encoding="utf-8")
+
+
+# The harnesses' C and C++ live in benchmarks/harness/, with @NAME@ where fill puts a value.
 # Both harnesses: argv[1] the work's index in WORK, argv[2] the repetitions over the states,
 # argv[3] "smooth" for states along a trajectory; they print nanoseconds of CPU time per call.
-STATES_C = r"""
-static double uniform(unsigned long long *s) {
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) / 9007199254740992.0 * 6.0 - 3.0;
-}
-"""
-
-C_HARNESS = r"""
-#define _POSIX_C_SOURCE 199309L
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include @INCLUDE@
-#define N @N@
-#define STATES @STATES@
-static double q[STATES][N], qd[STATES][N], qdd[STATES][N];
-@UNIFORM@
-@WORKS@
-int main(int argc, char **argv) {
-    static double (*const works[])(long) = {@TABLE@};
-    const long reps = atol(argv[2]);
-    unsigned long long seed = 42; long k, r; double sink; struct timespec t0, t1;
-    for (k = 0; k < STATES; k++) for (r = 0; r < N; r++) {
-        q[k][r] = uniform(&seed); qd[k][r] = uniform(&seed); qdd[k][r] = uniform(&seed);
-        if (argc > 3) q[k][r] = 2.5 * sin(0.01 * k + r); }
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    sink = works[atoi(argv[1])](reps);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
-           / (double)(reps * STATES), sink);
-    return 0;
-}
-"""
+STATES_C = harness("states.c")
+C_HARNESS = harness("harness.c")
 # The floor under every function of q: the sin and cos of the joint angles, as the generated C
 # computes them (its static symdyn_sincos_all, reached by including the source, on the angles
 # copied into an array with the functions' zero lanes).
@@ -169,86 +143,11 @@ FLOOR_WORK = ("double a[@SLOTS@] = {0.0}; int j; for (j = 0; j < N; j++) a[j] = 
 # vectorisation (the generated code is scalar). Every multiplication of the generated code,
 # fused or not, takes a multiplier: operations / rate is a floor under its time.
 CHAINS = 16
-RATE_C = r"""
-#define _POSIX_C_SOURCE 199309L
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-int main(int argc, char **argv) {
-    const long reps = atol(argv[2]);
-    double @DECLARE@;
-    long r; struct timespec t0, t1;
-    (void)argc;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    for (r = 0; r < reps; r++) { @CHAINS@ }
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    printf("%.5f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
-           / ((double)reps * @N@ * 1024), @SUM@);
-    return 0;
-}
-"""
-C_WORK = r"""static double work@I@(long reps) {
-    static double out[3 * N * N + 16 + 6 * N + 6]; double sink = 0.0; long r, k;
-    for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) { @WORK@ }
-    return sink;
-}
-"""
+RATE_C = harness("rate.c")
+C_WORK = harness("work.c")
 
-CPP_HARNESS = r"""
-#include <pinocchio/multibody.hpp>
-#include <pinocchio/algorithm/aba.hpp>
-#include <pinocchio/algorithm/aba-derivatives.hpp>
-#include <pinocchio/algorithm/compute-all-terms.hpp>
-#include <pinocchio/algorithm/crba.hpp>
-#include <pinocchio/algorithm/frames.hpp>
-#include <pinocchio/algorithm/jacobian.hpp>
-#include <pinocchio/algorithm/rnea.hpp>
-#include <pinocchio/algorithm/rnea-derivatives.hpp>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <functional>
-#include <vector>
-@UNIFORM@
-int main(int argc, char **argv) {
-    using namespace pinocchio;
-    Model model;
-    model.gravity.linear() << @GRAVITY@;
-    JointIndex parent = 0;
-    Eigen::Matrix3d R; Eigen::Vector3d p, c; Eigen::Matrix3d I;
-@JOINTS@
-    model.armature << @ARMATURE@;
-    R << @TOOL_R@; p << @TOOL_P@;
-    const FrameIndex tool = model.addFrame(Frame("tool", parent, SE3(R, p), OP_FRAME));
-    Data data(model);
-    Data::Matrix6x J(6, model.nv);
-    J.setZero();
-    const int n = model.nv, states = @STATES@;
-    const long reps = std::atol(argv[2]);
-    std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
-    unsigned long long seed = 42;
-    for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
-        q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
-        if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
-@WORKS@
-    const std::vector<std::function<double()>> works = {@TABLE@};
-    timespec t0, t1;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    const double sink = works[std::atoi(argv[1])]();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
-                / (double)(reps * states), sink);
-    return 0;
-}
-"""
-CPP_WORK = r"""    auto work@I@ = [&]() {
-        double sink = 0.0;
-        for (long r = 0; r < reps; r++) for (int k = 0; k < states; k++) { @WORK@ }
-        return sink; };
-"""
+CPP_HARNESS = harness("harness.cpp")
+CPP_WORK = harness("work.cpp")
 
 PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
                "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12"]
@@ -476,15 +375,7 @@ PEER_WORK = {
     "tool pose + Jacobian": ("@NAME@_pose_and_jacobian(q[k], out, out + 16); "
                              "sink += out[3] + out[16];", "peer_TJ", "q"),
 }
-PEER_C_WORK = r"""static double work@I@(long reps) {
-    static double out[3 * N * N + 16 + 6 * N + 6], w[@W@]; static long long int iw[@IW@];
-    const double *arg[@ARGS@]; double *res[2]; double sink = 0.0; long r, k;
-    for (r = 0; r < reps; r++) for (k = 0; k < STATES; k++) {
-        arg[0] = q[k]; arg[@ARGS@ - 1] = qd[k]; res[0] = out; res[1] = out + 16;
-        @FUNCTION@(arg, res, iw, w, 0); sink += out[0] + out[16]; }
-    return sink;
-}
-"""
+PEER_C_WORK = harness("peer_work.c")
 
 
 def peer_functions(robot, folder: Path) -> dict:

@@ -1,0 +1,47 @@
+#include <pinocchio/multibody.hpp>
+#include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/compute-all-terms.hpp>
+#include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/frames.hpp>
+#include <pinocchio/algorithm/jacobian.hpp>
+#include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <vector>
+@UNIFORM@
+int main(int argc, char **argv) {
+    using namespace pinocchio;
+    Model model;
+    model.gravity.linear() << @GRAVITY@;
+    JointIndex parent = 0;
+    Eigen::Matrix3d R; Eigen::Vector3d p, c; Eigen::Matrix3d I;
+@JOINTS@
+    model.armature << @ARMATURE@;
+    R << @TOOL_R@; p << @TOOL_P@;
+    const FrameIndex tool = model.addFrame(Frame("tool", parent, SE3(R, p), OP_FRAME));
+    Data data(model);
+    Data::Matrix6x J(6, model.nv);
+    J.setZero();
+    const int n = model.nv, states = @STATES@;
+    const long reps = std::atol(argv[2]);
+    std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    unsigned long long seed = 42;
+    for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
+        q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
+        if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
+@WORKS@
+    const std::vector<std::function<double()>> works = {@TABLE@};
+    timespec t0, t1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    const double sink = works[std::atoi(argv[1])]();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+    std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
+                / (double)(reps * states), sink);
+    return 0;
+}
