@@ -117,13 +117,15 @@ def _module(dynamics, programs, chosen, values):
 
 def module_code(robot: Robot, programs, backend: Backend, values=None, base_names=()):
     """The template context of ``programs`` of ``robot`` (emit.context.module_code)."""
-    return context.module_code(header(robot, values), programs, backend, values, base_names)
+    columns = any(p.name in ("regressor", *FROM_REGRESSOR) for p in programs)
+    return context.module_code(header(robot, values, columns), programs, backend, values,
+                               base_names)
 
 
-def header(robot: Robot, values=None) -> context.Header:
+def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
     """What the generated files say of ``robot``, as its file gives it: the DH table or joint
-    placements, gravity, base and tool, limits, the regressor's columns with their values
-    (``values`` fixed), and notes on variants and angles read exactly."""
+    placements, gravity, base and tool, limits, notes on variants and angles read exactly,
+    and with ``columns`` the regressor's columns with their values (``values`` fixed)."""
     spec = robot.spec
     dh = tuple(tuple(table.text(cell) for cell in row[1:])
                for row in table.geometry(spec).rows)
@@ -131,13 +133,13 @@ def header(robot: Robot, values=None) -> context.Header:
         name=robot.name, dof=robot.dof, parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, gravity=tuple(as_text(g) for g in spec.gravity),
-        placements=tuple((what, *(", ".join(as_text(v) for v in values)
-                                  for values in (placement.xyz, placement.rpy)))
+        placements=tuple((what, *(", ".join(as_text(v) for v in vector)
+                                  for vector in (placement.xyz, placement.rpy)))
                          for what, placement in (("base", spec.base), ("tool", spec.tool))
                          if placement is not None),
         limits=tuple(link.limits for link in spec.links),
         standard=tuple((name, sympy.sympify(v).subs(values or {}))
-                       for name, v in standard_parameters(robot)),
+                       for name, v in standard_parameters(robot)) if columns else (),
         variant=_variant(spec), angles=_exact_angles(spec),
         docs={name: quantity.doc for name, quantity in QUANTITIES.items()})
 

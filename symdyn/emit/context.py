@@ -18,6 +18,7 @@ from ..version import __version__
 from .backends import Backend
 from .names import identifiers
 
+# The most operations an angle for which a function's sin and cos go in one loop (joint_trig).
 TRIG_LOOP_OPERATIONS = 400
 
 
@@ -161,7 +162,6 @@ class Module:
         return any(f.joint_trig for f in self.functions)
 
 
-
 @dataclass(frozen=True)
 class Header:
     """What a module's header and constants say of its robot, as the robot file gives it."""
@@ -177,7 +177,8 @@ class Header:
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
     limits: tuple                          # each link's {lower, upper, velocity, effort} or None
-    standard: tuple[tuple[str, sympy.Expr], ...]   # the regressor's columns and their values
+    # The regressor's columns and their values, where the module has a regressor's function
+    standard: tuple[tuple[str, sympy.Expr], ...]
     variant: str
     angles: str
     docs: dict                             # quantity -> the function's docstring
@@ -262,7 +263,7 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         version=__version__, convention=header.convention, dh=header.dh,
         gravity=header.gravity, placements=header.placements,
         limits=_limits(header.limits, printer, backend.infinity),
-        **_standard_parameters(header.standard, programs, printer),
+        **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, header.docs[p.name], printer) for p in programs),
         fixed=fixed, variant=header.variant, angles=header.angles)
@@ -282,11 +283,9 @@ def _limits(limits, printer, infinity: str) -> tuple:
                  for name, key, sign in LIMITS)
 
 
-def _standard_parameters(standard, programs, printer) -> dict:
-    """The regressor's column names and, for a robot whose values are all numbers once the
-    values fixed at generation are in, the printed values."""
-    if not any(p.name in ("regressor", "base_regressor", "base_parameters") for p in programs):
-        return {"standard_parameters": (), "standard_values": ()}
+def _standard_parameters(standard, printer) -> dict:
+    """The regressor's column names and, where their values are all numbers, the printed
+    values."""
     numeric = all(v.is_number for _, v in standard)
     return {"standard_parameters": tuple(name for name, _ in standard),
             "standard_values": tuple(printer.doprint(v) for _, v in standard) if numeric else ()}

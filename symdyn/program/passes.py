@@ -212,7 +212,8 @@ def hoist_trigonometry(program: Program) -> Program:
     where the recursion first reads it, it stalls the link that waits for it; listed together at
     the top, the chains of all joints run side by side (the PUMA 560's C tau: 167 -> 121 ns).
     An angle with an offset, ``t3 = 0.3 + q2`` (robot.model), is written into its sin and cos
-    again, so that they too read only inputs; ``t3`` stays only where something else reads it.
+    again, so that they too read only inputs; ``t3`` is then dead code unless something else
+    reads it (``optimize`` eliminates dead code after this pass).
     """
     inputs = set(program.input_symbols)
     offsets = {a.lhs: a.rhs for a in program.assignments if _is_offset_angle(a.rhs, inputs)}
@@ -224,7 +225,7 @@ def hoist_trigonometry(program: Program) -> Program:
             if isinstance(a.rhs, (sympy.sin, sympy.cos)) else a for a in program.assignments]
     first = [a for a in body if is_trigonometry(a)]
     rest = [a for a in body if not is_trigonometry(a)]
-    return eliminate_dead_code(program.with_body(first + rest))
+    return program.with_body(first + rest)
 
 
 def _is_offset_angle(expr, inputs) -> bool:
@@ -259,7 +260,7 @@ def optimize(program: Program, values=None) -> Program:
     if program.whole is not None:
         return part_of(optimize(program.whole, values), program)
     program = eliminate_common_subexpressions(prepare(program, values))
-    return hoist_trigonometry(eliminate_dead_code(program))
+    return eliminate_dead_code(hoist_trigonometry(program))
 
 
 def optimize_all(programs, values=None, progress=None) -> list[Program]:
