@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
+import sympy
 
 import symdyn
 from symdyn.derive.regressor import standard_parameters
@@ -126,6 +127,16 @@ def input_arrays(rng, robot, count=100):
             "f_ext": rng.uniform(-10, 10, (count, 6)),
             "pi": rng.uniform(-1, 1, (count, len(standard_parameters(robot))))}
 
+
+
+def exact_values(program, values) -> list[float]:
+    """The program's first output at ``values`` ({symbol: number}) by sympy in 30 digits, step
+    by step: the tests' oracle for programs, independent of symdyn's evaluator (double
+    precision, symengine's form, numpy)."""
+    env = {s: sympy.Float(v, 30) for s, v in values.items()}
+    for a in program.assignments:
+        env[a.lhs] = a.rhs.xreplace(env).evalf(30)
+    return [float(sympy.sympify(v).xreplace(env).evalf(30)) for v in program.outputs[0].values]
 
 
 def assert_close(actual, expected, rtol=1e-10):

@@ -33,6 +33,7 @@ from symengine.lib.symengine_wrapper import DictBasic
 
 from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
+from ..program.evaluate import evaluate
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..program.symengine_form import expand, to_sympy
@@ -224,7 +225,7 @@ def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.nd
     for symbols, bound in ((robot.q, np.pi), (robot.qd, 3), (robot.qdd, 5)):
         values.update({s: rng.uniform(-bound, bound, samples) for s in symbols})
     # dead code pruned: the derivation's steps in the parameters themselves stay behind
-    return eliminate_dead_code(regressor).evaluate_batch(values).reshape(samples * n, -1)
+    return evaluate(eliminate_dead_code(regressor), values).reshape(samples * n, -1)
 
 
 def _number(x: float) -> sympy.Expr:

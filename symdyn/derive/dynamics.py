@@ -8,6 +8,7 @@ import numpy as np
 import sympy
 
 from ..errors import DerivationError
+from ..program.evaluate import evaluate
 from ..program.program import Program, compose, view
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
@@ -68,8 +69,7 @@ class Dynamics:
         rng = np.random.default_rng(0)
         joints = None
         for _ in range(3):
-            M = np.array(program.evaluate(dict(zip(self.robot.q, rng.uniform(-3, 3, n)))))
-            M = M.reshape(n, n)
+            M = evaluate(program, dict(zip(self.robot.q, rng.uniform(-3, 3, n))))
             eigenvalues, vectors = np.linalg.eigh(M)
             if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):
                 return None

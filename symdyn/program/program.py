@@ -9,11 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-import numpy as np
-import symengine
 import sympy
-
-from .symengine_form import engine_form
 
 
 def symbols_in(exprs, found: set | None = None) -> set:
@@ -149,41 +145,6 @@ class Program:
     @property
     def input_symbols(self) -> tuple[sympy.Symbol, ...]:
         return tuple(s for arg in self.inputs for s in arg.values)
-
-    def evaluate(self, values: dict) -> list[float]:
-        """The first output's entries at ``values`` ({input symbol: number}), in doubles.
-
-        For the derivation's own checks (is M singular?): a straight run through the
-        assignments with symengine, no code generated.
-        """
-        env = {symengine.Symbol(str(s)): float(v) for s, v in values.items()}
-
-        def value(expr):
-            expr = symengine.sympify(expr)
-            return float(expr.xreplace({s: env[s] for s in expr.free_symbols}))
-
-        for a in self.assignments:
-            env[symengine.Symbol(a.lhs.name)] = value(a.rhs)
-        return [value(v) for v in self.outputs[0].values]
-
-    def evaluate_batch(self, values: dict) -> np.ndarray:
-        """The first output at many points at once: ``values`` maps each input symbol to an
-        array of N numbers; the result is (N, entries). For the derivation's own numeric
-        steps (Gautier's QR): one pass of numpy over the assignments, printed as symengine
-        prints them (their names are identifiers, their functions numpy's; a tenth of sympy's
-        time, which sorts every sum), no code written."""
-        def text(expr):
-            return str(engine_form(expr, self.engine_forms))
-
-        lines = [f"{a.lhs.name} = {text(a.rhs)}" for a in self.assignments]
-        lines.append(f"result = [{', '.join(text(v) for v in self.outputs[0].values)}]")
-        scope = {name: getattr(np, name) for name in ("sin", "cos", "sign", "sqrt", "pi")}
-        scope.update(abs=np.abs, E=np.e)
-        scope.update({str(s): np.asarray(v, dtype=float) for s, v in values.items()})
-        exec(compile("\n".join(lines), f"<{self.name}>", "exec"), scope)
-        size = len(next(iter(values.values())))
-        return np.column_stack([np.broadcast_to(np.asarray(r, dtype=float), (size,))
-                                for r in scope["result"]])
 
     def expanded(self, name: str | None = None) -> sympy.Matrix:
         """An output (the first by default) as closed-form expressions of the inputs.

@@ -10,7 +10,7 @@ element for is kept in symdyn's own namespace, which other tools skip: the gravi
 (<symdyn:gravity>) and the actuator on the motor side (<symdyn:actuator>: rotor inertia, gear
 ratio, viscous and asymmetric Coulomb friction); <dynamics> carries the joint-side damping and,
 where it is symmetric, friction, for the tools that read it. Importing the export gives back the
-same dynamics (tests/test_urdf.py). Names come from the robot file's name only, which is
+same dynamics (tests/robot/test_urdf.py). Names come from the robot file's name only, which is
 validated, and every attribute is XML-escaped all the same.
 """
 from __future__ import annotations

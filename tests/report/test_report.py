@@ -4,18 +4,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy
 from click.testing import CliRunner
-from support import ROBOTS, ROOT
+from support import ROBOTS
 
 import symdyn
 from symdyn.cli import main
 from symdyn.report import printout
 
-GOLDEN = ROOT / "tests" / "golden"
+GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("SYMDYN_UPDATE_GOLDEN") == "1"
 
 
@@ -28,7 +29,7 @@ def planar():
 @pytest.mark.parametrize("method, fmt", [("newton-euler", "text"), ("newton-euler", "markdown"),
                                          ("lagrange", "text")])
 def test_planar_printout_matches_golden_file(method, fmt):
-    """tests/golden holds the printouts; SYMDYN_UPDATE_GOLDEN=1 rewrites them."""
+    """tests/report/golden holds the printouts; SYMDYN_UPDATE_GOLDEN=1 rewrites them."""
     robot = symdyn.load_robot(ROBOTS / "planar2.yaml")
     dynamics = symdyn.newton_euler(robot) if method == "newton-euler" else symdyn.lagrange(robot)
     text = printout(dynamics).render(fmt)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "docs" / "tutorials"
 BIN = Path(sys.executable).parent          # symdyn, mkdocs and cmake beside this Python
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import symengine
 import sympy
-from support import ROBOTS, import_file
+from support import ROBOTS, exact_values, import_file
 
 import symdyn
 from symdyn.program import Argument, Assignment, Program, op_count, passes
@@ -26,16 +26,9 @@ def program(assignments, outputs):
                    (Argument.vector("out", outputs),))
 
 
-def evaluate(p: Program, values):
-    env = {s: sympy.Float(v, 30) for s, v in values.items()}
-    for assignment in p.assignments:
-        env[assignment.lhs] = assignment.rhs.xreplace(env).evalf(30)
-    return [float(sympy.sympify(v).xreplace(env)) for v in p.outputs[0].values]
-
-
 def same_values(p1, p2):
     values = {x: 0.3, y: -1.7, z: 2.2}
-    np.testing.assert_allclose(evaluate(p1, values), evaluate(p2, values), rtol=1e-14)
+    np.testing.assert_allclose(exact_values(p1, values), exact_values(p2, values), rtol=1e-14)
 
 
 def test_propagate_copies_inlines_numbers_symbols_and_negations():
@@ -182,7 +175,7 @@ def test_cse_window_temporaries_are_named_apart_from_what_earlier_copies_bring(m
         (Argument.vector("out", (b, d, e, c)),))
     q = eliminate_common_subexpressions(p)
     values = {x: 0.3, y: -1.7, z: 2.2, x0: 0.9}
-    np.testing.assert_allclose(evaluate(p, values), evaluate(q, values), rtol=1e-14)
+    np.testing.assert_allclose(exact_values(p, values), exact_values(q, values), rtol=1e-14)
 
 
 def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
@@ -194,7 +187,8 @@ def test_cse_in_windows_keeps_a_robots_values(monkeypatch):
     assert windowed != whole      # the windows are not one
     rng = np.random.default_rng(1)
     values = dict(zip(raw.input_symbols, rng.uniform(-2, 2, len(raw.input_symbols))))
-    np.testing.assert_allclose(evaluate(windowed, values), evaluate(whole, values), rtol=1e-12)
+    np.testing.assert_allclose(exact_values(windowed, values), exact_values(whole, values),
+                               rtol=1e-12)
 
 def test_cse_windows_end_at_a_budget_of_terms(monkeypatch):
     """Long sums close a window early (the search for shared sub-sums grows with the square
@@ -210,7 +204,7 @@ def test_cse_windows_end_at_a_budget_of_terms(monkeypatch):
     q = eliminate_common_subexpressions(p)
     rng = np.random.default_rng(2)
     values = dict(zip(p.input_symbols, rng.uniform(-2, 2, len(p.input_symbols))))
-    np.testing.assert_allclose(evaluate(p, values), evaluate(q, values), rtol=1e-14)
+    np.testing.assert_allclose(exact_values(p, values), exact_values(q, values), rtol=1e-14)
 
 
 def test_trigonometry_of_inputs_moves_to_the_top_in_order():
@@ -248,7 +242,8 @@ def test_optimize_reduces_puma_without_changing_tau():
     assert op_count(optimized).add < op_count(raw).add
     rng = np.random.default_rng(0)
     values = dict(zip(raw.input_symbols, rng.uniform(-2, 2, 18)))
-    np.testing.assert_allclose(evaluate(raw, values), evaluate(optimized, values), rtol=1e-12)
+    np.testing.assert_allclose(exact_values(raw, values), exact_values(optimized, values),
+                               rtol=1e-12)
 
 
 def test_programs_that_share_their_steps_are_optimized_once_and_each_pruned_to_its_own():
@@ -262,7 +257,7 @@ def test_programs_that_share_their_steps_are_optimized_once_and_each_pruned_to_i
     # the first program's temporaries serve the other's outputs
     assert {s.lhs for s in other.assignments} <= {s.lhs for s in one.assignments}
     values = {x: 0.3, y: -1.7, z: 2.2}
-    np.testing.assert_allclose(evaluate(other, values), evaluate(part, values), rtol=1e-14)
+    np.testing.assert_allclose(exact_values(other, values), exact_values(part, values), rtol=1e-14)
 
 
 def test_the_base_regressor_is_the_regressors_optimized_columns():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy
-from support import ROBOTS
+from support import ROBOTS, exact_values
 
 import symdyn
 from symdyn.derive.newton_euler import NewtonEuler
@@ -15,11 +15,7 @@ QUANTITIES = ("inverse_dynamics", "mass_matrix", "gravity_torques")
 
 def evaluate(robot, quantity, state):
     """The quantity's program, step by step, at {symbol: number}."""
-    program = build(quantity, robot, NewtonEuler(robot))
-    values = {s: sympy.Float(v, 30) for s, v in state.items()}
-    for a in program.assignments:
-        values[a.lhs] = a.rhs.xreplace(values).evalf(30)
-    return [float(sympy.sympify(v).xreplace(values).evalf(30)) for v in program.outputs[0].values]
+    return exact_values(build(quantity, robot, NewtonEuler(robot)), state)
 
 
 def test_numeric_axial_parts_leave_every_revolute_link():

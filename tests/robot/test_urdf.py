@@ -19,7 +19,7 @@ import pinocchio as pin
 import pytest
 import sympy
 from click.testing import CliRunner
-from support import assert_close, pin_model
+from support import ROBOTS, assert_close, pin_model
 
 import symdyn
 from symdyn.cli import main
@@ -393,7 +393,6 @@ def test_real_robots_match_pinocchio(tmp_path, relative, tip):
 
 
 # -- export --------------------------------------------------------------------------------------
-ROBOTS = Path(__file__).parent.parent / "robots"
 SHIPPED = sorted(ROBOTS.glob("*.yaml"))
 
 
