@@ -10,6 +10,7 @@ import pinocchio as pin
 import sympy
 
 import symdyn
+from symdyn.derive.quantities import KINEMATICS
 from symdyn.derive.regressor import standard_parameters
 from symdyn.reference import friction_torques, pinocchio_model
 
@@ -127,6 +128,29 @@ def input_arrays(rng, robot, count=100):
             "f_ext": rng.uniform(-10, 10, (count, 6)),
             "pi": rng.uniform(-1, 1, (count, len(standard_parameters(robot))))}
 
+
+
+def pin_kinematics(robot, q, qd):
+    """Pinocchio's tool pose, link poses, Jacobians, tool velocity and classical acceleration."""
+    model = pin_model(robot.spec, {p: 1.0 for p in robot.parameters})
+    data = model.createData()
+    tool = model.getFrameId("tool")
+    links = [model.getFrameId(f"link{i}") for i in range(1, robot.dof + 1)]
+    out = {k: [] for k in (*KINEMATICS, "velocity")}
+    for qi, vi in zip(q, qd):
+        pin.forwardKinematics(model, data, qi, vi, np.zeros(robot.dof))
+        pin.updateFramePlacements(model, data)
+        out["forward_kinematics"].append(data.oMf[tool].homogeneous)
+        out["link_poses"].append([data.oMf[f].homogeneous for f in links])
+        acceleration = pin.getFrameClassicalAcceleration(model, data, tool,
+                                                         pin.LOCAL_WORLD_ALIGNED)
+        out["jacobian_dot_qd"].append(np.r_[acceleration.linear, acceleration.angular])
+        velocity = pin.getFrameVelocity(model, data, tool, pin.LOCAL_WORLD_ALIGNED)
+        out["velocity"].append(velocity.vector)
+        for name, frame in (("jacobian", pin.LOCAL_WORLD_ALIGNED), ("body_jacobian", pin.LOCAL)):
+            J = pin.computeFrameJacobian(model, data, qi, tool, frame)
+            out[name].append(np.reshape(J, (6, robot.dof)))     # eigenpy gives 6 x 1 as (6,)
+    return {k: np.array(v) for k, v in out.items()}
 
 
 def exact_values(program, values) -> list[float]:

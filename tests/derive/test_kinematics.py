@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import ROBOTS, assert_close, pin_model, random_robot
+from support import ROBOTS, assert_close, pin_kinematics, pin_model, random_robot
 
 import symdyn
 from symdyn.derive.quantities import KINEMATICS
@@ -22,29 +22,6 @@ def _robots(tmp_path_factory):
         yield random_robot(folder, rng, name=f"placed{k}", convention=convention, placed=True)
 
 
-def reference(robot, q, qd):
-    """Pinocchio's tool pose, link poses, Jacobians, tool velocity and classical acceleration."""
-    model = pin_model(robot.spec, {p: 1.0 for p in robot.parameters})
-    data = model.createData()
-    tool = model.getFrameId("tool")
-    links = [model.getFrameId(f"link{i}") for i in range(1, robot.dof + 1)]
-    out = {k: [] for k in (*KINEMATICS, "velocity")}
-    for qi, vi in zip(q, qd):
-        pin.forwardKinematics(model, data, qi, vi, np.zeros(robot.dof))
-        pin.updateFramePlacements(model, data)
-        out["forward_kinematics"].append(data.oMf[tool].homogeneous)
-        out["link_poses"].append([data.oMf[f].homogeneous for f in links])
-        acceleration = pin.getFrameClassicalAcceleration(model, data, tool,
-                                                         pin.LOCAL_WORLD_ALIGNED)
-        out["jacobian_dot_qd"].append(np.r_[acceleration.linear, acceleration.angular])
-        velocity = pin.getFrameVelocity(model, data, tool, pin.LOCAL_WORLD_ALIGNED)
-        out["velocity"].append(velocity.vector)
-        for name, frame in (("jacobian", pin.LOCAL_WORLD_ALIGNED), ("body_jacobian", pin.LOCAL)):
-            J = pin.computeFrameJacobian(model, data, qi, tool, frame)
-            out[name].append(np.reshape(J, (6, robot.dof)))     # eigenpy gives 6 x 1 as (6,)
-    return {k: np.array(v) for k, v in out.items()}
-
-
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory):
     rng = np.random.default_rng(5)
@@ -53,7 +30,7 @@ def cases(tmp_path_factory):
         module = symdyn.python_module(symdyn.newton_euler(robot), quantities=KINEMATICS)
         q, qd = rng.uniform(-3, 3, (120, robot.dof)), rng.uniform(-2, 2, (120, robot.dof))
         params = [np.ones(len(robot.parameters))] if robot.parameters else []
-        found.append((robot, module, q, qd, params, reference(robot, q, qd)))
+        found.append((robot, module, q, qd, params, pin_kinematics(robot, q, qd)))
     return found
 
 
