@@ -37,7 +37,8 @@ from ..program.evaluate import evaluate
 from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..program.symengine_form import expand, to_sympy
-from ..robot.model import Inertia, Robot, inertia_matrix
+from ..robot.model import Robot
+from ..spatial import Inertia, Placement
 from .quantities import QUANTITIES
 from .regressor import standard_parameters
 
@@ -166,25 +167,16 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
 
 
-def _parameters(body: Inertia) -> list[sympy.Expr]:
-    """The ten standard parameters in the regressor's order: m, mx, my, mz, xx, xy, yy, xz,
-    yz, zz."""
-    J = body.inertia_origin
-    return [body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2], J[2, 2]]
-
-
 def _mover():
     """(parameters, rotation, position) -> the parameters of the body seen from a frame in
-    which its own has that rotation and origin (``Inertia.transformed``). The transform, linear
+    which its own has that rotation and origin (``Placement.act_inertia``). The transform, linear
     in the parameters, is taken once on symbols for all of them and the placement, and each
     link's values are substituted into it."""
     generic = sympy.symbols("m mx my mz xx xy yy xz yz zz", cls=sympy.Dummy)
     R = sympy.Matrix(3, 3, sympy.symbols("R:9", cls=sympy.Dummy))
     P = sympy.Matrix(sympy.symbols("P:3", cls=sympy.Dummy))
-    m, mx, my, mz, xx, xy, yy, xz, yz, zz = generic
-    body = Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
-                   sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
-    moved = [symengine.sympify(v) for v in _parameters(body.transformed(R, P))]
+    body = Inertia.from_parameters(generic, sympy.Matrix)
+    moved = [symengine.sympify(v) for v in Placement(R, P).act_inertia(body).parameters()]
     symbols = [symengine.sympify(x) for x in (*generic, *R, *P)]
 
     def move(parameters, rotation, position):

@@ -59,7 +59,8 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.symengine_form import to_sympy
-from ..robot.model import Robot, skew
+from ..robot.model import Robot
+from ..spatial import skew
 from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
@@ -81,7 +82,7 @@ class Body:
         JRt = self.J * R.T
         JR = Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", JRt[row, col])
                            for row in range(3) for col in range(3)])
-        SP, Sr = skew(P, Matrix), skew(r, Matrix)
+        SP, Sr = skew(P), skew(r)
         return Body(self.m, r + P * self.m, R * JR - SP * SP * self.m - SP * Sr - Sr * SP)
 
     def __add__(self, other: "Body") -> "Body":
@@ -285,7 +286,7 @@ class _Moving:
             w, v = _plus(_motion_to_child(*placements[i], omega, u), _scaled(_axis(link), qd_i))
             u, omega = vector(b, f"u{i}", v), vector(b, f"w{i}", w)
             velocities.append((omega, u))
-            Sw, Su, SMS = skew(omega, Matrix), skew(u, Matrix), skew(body.MS, Matrix)
+            Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
             rates.append(Body(symengine.Integer(0), u * body.m + omega.cross(body.MS),
                               Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
             momenta.append(body.times(omega, u))

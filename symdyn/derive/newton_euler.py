@@ -28,7 +28,8 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..robot.model import Robot, skew
+from ..robot.model import Robot
+from ..spatial import skew
 from . import composite
 from .algebra import Matrix, Z, define, placement, vector
 from .dynamics import Dynamics
@@ -123,7 +124,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
                     for r in range(3) for c in range(r, 3)}
         ww = Matrix(3, 3, [products[min(r, c), max(r, c)] for r in range(3) for c in range(3)])
         # S(omega)^2 = omega omega^T - |omega|^2 I
-        S, trace = skew(domega, Matrix), ww[0, 0] + ww[1, 1] + ww[2, 2]
+        S, trace = skew(domega), ww[0, 0] + ww[1, 1] + ww[2, 2]
         U = Matrix(3, 3, [define(b, f"U{i}_{'xyz'[r]}{'xyz'[c]}",
                                   S[r, c] + ww[r, c] - (trace if r == c else 0))
                           for r in range(3) for c in range(3)])

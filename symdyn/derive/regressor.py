@@ -20,9 +20,10 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivatives
-from ..robot.model import Inertia, Robot, inertia_matrix
+from ..robot.model import Robot
+from ..spatial import PARAMETERS, Inertia
 
-INERTIAL = ("m", "mx", "my", "mz", "XX", "XY", "YY", "XZ", "YZ", "ZZ")   # Pinocchio's order
+INERTIAL = PARAMETERS    # a body's ten, in Pinocchio's order
 ACTUATOR = ("Ia", "fv", "fcp", "fcm")     # G^2 Jm, G^2 B, |G| Tc+, |G| Tc-
 
 
@@ -36,11 +37,8 @@ def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
     of link 3 about its joint frame's origin, Ia3 the rotor inertia reflected to joint 3."""
     out = []
     for link in robot.links:
-        i, body = link.index, link.inertia
-        J = body.inertia_origin
-        values = (body.mass, *body.first_moment, J[0, 0], J[0, 1], J[1, 1], J[0, 2], J[1, 2],
-                  J[2, 2])
-        out += [(f"{name}{i}", sympy.sympify(v)) for name, v in zip(INERTIAL, values)]
+        out += [(f"{name}{link.index}", sympy.sympify(v))
+                for name, v in zip(INERTIAL, link.inertia.parameters())]
     if has_actuators(robot):
         for link in robot.links:
             out += [(f"{name}{link.index}", sympy.sympify(v)) for name, v in zip(
@@ -55,11 +53,8 @@ def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
 
     def parametric(link):
         names = [f"pi_{name}{link.index}" for name in INERTIAL]
-        m, mx, my, mz, xx, xy, yy, xz, yz, zz = (symbols.setdefault(s, sympy.Dummy(s))
-                                                 for s in names)
-        return replace(link, inertia=Inertia(m, sympy.ImmutableMatrix([mx, my, mz]),
-                                             sympy.ImmutableMatrix(inertia_matrix(
-                                                 xx, yy, zz, xy, yz, xz))))
+        ten = [symbols.setdefault(s, sympy.Dummy(s)) for s in names]
+        return replace(link, inertia=Inertia.from_parameters(ten, sympy.ImmutableMatrix))
     bodies = replace(robot, links=tuple(parametric(link) for link in robot.links))
     tau = replace(route, robot=bodies).inverse_dynamics(b, list(robot.qd), list(robot.qdd),
                                                         robot.gravity)

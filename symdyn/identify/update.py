@@ -28,9 +28,10 @@ from ..derive.regressor import standard_parameters
 from ..errors import RobotFileError
 from ..robot.expr import as_text
 from ..robot.file import robot_spec_from_text
-from ..robot.model import Inertia, Robot, inertia_matrix
+from ..robot.model import Robot, stored
 from ..robot.spec import DH_COLUMNS
 from ..robot.write import decimal, decimals
+from ..spatial import Inertia, Placement
 from .estimate import Estimate
 
 AGREEMENT = 1e-8      # relative: the written file's base parameters against the estimates
@@ -106,12 +107,11 @@ def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: 
     lines.append("links:")
     n = robot.dof
     for i, (row, link) in enumerate(zip(spec.links, robot.links)):
-        m, mx, my, mz, xx, xy, yy, xz, yz, zz = pi[10 * i:10 * i + 10]
-        body = Inertia(sympy.Float(m), sympy.ImmutableMatrix([mx, my, mz]),
-                       sympy.ImmutableMatrix(inertia_matrix(xx, yy, zz, xy, yz, xz)))
+        body = Inertia.from_parameters([sympy.Float(x) for x in pi[10 * i:10 * i + 10]],
+                                       sympy.ImmutableMatrix)
         frame = sympy.Matrix(link.file_frame)     # the file's link frame in the joint frame
-        R, p = frame[:3, :3].T, -frame[:3, :3].T * frame[:3, 3]
-        body = body.transformed(R, p) if frame != sympy.eye(4) else body
+        if frame != sympy.eye(4):
+            body = stored(Placement.of_transform(frame).inverse().act_inertia(body))
         J = body.inertia_origin
         scale = float(np.abs(pi[10 * i:10 * i + 10]).max())   # rounding noise next to it: 0
         lines.append(f"  - joint: {row.joint}")

@@ -20,6 +20,7 @@ from functools import cached_property
 
 import sympy
 
+from ..spatial import Inertia, Placement, skew
 from .dh import pose, rot_x, rot_z, trans_x
 from .spec import LinkSpec, RobotSpec
 
@@ -37,49 +38,17 @@ def folded(value):
     return sympy.expand(value.xreplace({f: sympy.Float(f.evalf(30), 15) for f in atoms}))
 
 
-def skew(v, matrix=sympy.Matrix):
-    """The matrix S(v) with S(v) w = v x w (a ``matrix``: sympy's, or symengine's)."""
-    return matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
-
 def inertia_matrix(ixx, iyy, izz, ixy, iyz, ixz) -> sympy.Matrix:
+    """The symmetric tensor of a robot file's six entries (Robotics Toolbox's order)."""
     return sympy.Matrix([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 
-@dataclass(frozen=True)
-class Inertia:
-    """A rigid body's ten inertial parameters about a frame's origin, in that frame's axes."""
-
-    mass: sympy.Expr
-    first_moment: sympy.ImmutableMatrix    # m * r_c
-    inertia_origin: sympy.ImmutableMatrix  # J_O = I_c - m S(r_c)^2
-
-    @classmethod
-    def from_com(cls, mass, com, inertia_com):
-        c = sympy.Matrix(com)
-        return cls(mass, sympy.ImmutableMatrix(mass * c),
-                   sympy.ImmutableMatrix(sympy.expand(inertia_com - mass * skew(c) * skew(c))))
-
-    def transformed(self, rotation, position) -> "Inertia":
-        """The body seen from a frame in which this one has ``rotation`` and origin ``position``."""
-        ms = rotation * self.first_moment
-        p = sympy.Matrix(position)
-        j = (rotation * self.inertia_origin * rotation.T
-             - skew(p) * skew(ms) - skew(ms) * skew(p) - self.mass * skew(p) * skew(p))
-        return Inertia(self.mass, sympy.ImmutableMatrix(sympy.expand(ms + self.mass * p)),
-                       sympy.ImmutableMatrix(sympy.expand(j)))
-
-    def __add__(self, other: "Inertia") -> "Inertia":
-        """Two bodies fixed together, both given about the same origin."""
-        return Inertia(self.mass + other.mass,
-                       sympy.ImmutableMatrix(self.first_moment + other.first_moment),
-                       sympy.ImmutableMatrix(self.inertia_origin + other.inertia_origin))
-
-    def __sub__(self, other: "Inertia") -> "Inertia":
-        """This body without a part of it (parameters are linear: the part may be no body)."""
-        return Inertia(self.mass - other.mass,
-                       sympy.ImmutableMatrix(self.first_moment - other.first_moment),
-                       sympy.ImmutableMatrix(self.inertia_origin - other.inertia_origin))
+def stored(body: Inertia, keep=sympy.expand) -> Inertia:
+    """A body as the model keeps it: each entry through ``keep`` (expanded, by default), the
+    matrices immutable, so that equal bodies are equal expressions."""
+    return Inertia(keep(sympy.sympify(body.mass)),
+                   sympy.ImmutableMatrix(sympy.Matrix(body.first_moment).applyfunc(keep)),
+                   sympy.ImmutableMatrix(sympy.Matrix(body.inertia_origin).applyfunc(keep)))
 
 
 @dataclass(frozen=True)
@@ -169,13 +138,12 @@ class Robot:
             inertia = _link_inertia(row)
             if i == len(rows) and spec.payload is not None:
                 load = spec.payload
-                inertia = inertia + Inertia.from_com(load.mass, load.com,
-                                                     inertia_matrix(*load.inertia))
+                inertia = inertia + stored(Inertia.from_com(
+                    load.mass, sympy.Matrix(load.com), inertia_matrix(*load.inertia)))
             if frame != sympy.eye(4):       # the file gives it in its link frame
-                inertia = inertia.transformed(frame[:3, :3], frame[:3, 3])
+                inertia = stored(Placement.of_transform(frame).act_inertia(inertia))
             G = row.gear_ratio
-            inertia = Inertia(folded(inertia.mass), folded(inertia.first_moment),
-                              folded(inertia.inertia_origin))
+            inertia = stored(inertia, folded)
             links.append(Link(i, row.joint, q, qd, qdd, folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=G**2 * row.motor_inertia,
@@ -227,7 +195,7 @@ def _aligned(axis) -> sympy.Matrix:
     s = sympy.sqrt(ax**2 + ay**2)
     if s == 0:
         return sympy.eye(3) if az > 0 else sympy.diag(1, -1, -1)
-    K = skew([-ay / s, ax / s, 0])
+    K = skew(sympy.Matrix([-ay / s, ax / s, 0]))
     return (sympy.eye(3) + s * K + (1 - az) * K * K).applyfunc(sympy.simplify)
 
 
@@ -250,4 +218,5 @@ def _link_inertia(row: LinkSpec) -> Inertia:
     if row.first_moment is not None:
         return Inertia(row.mass, sympy.ImmutableMatrix(row.first_moment),
                        sympy.ImmutableMatrix(inertia_matrix(*row.inertia_origin)))
-    return Inertia.from_com(row.mass, row.com, inertia_matrix(*row.inertia))
+    return stored(Inertia.from_com(row.mass, sympy.Matrix(row.com),
+                                   inertia_matrix(*row.inertia)))

@@ -18,7 +18,8 @@ from dataclasses import replace
 
 import sympy
 
-from .model import Inertia, Robot
+from ..spatial import Inertia, Placement
+from .model import Robot, stored
 
 
 def regrouped(robot: Robot) -> Robot:
@@ -32,7 +33,8 @@ def regrouped(robot: Robot) -> Robot:
         inertias[j] = inertias[j] - part
         if j > 0:
             rotation = link.rotation.subs(link.q, 0)   # the part looks the same at any angle
-            inertias[j - 1] = inertias[j - 1] + part.transformed(rotation, link.position)
+            inertias[j - 1] = inertias[j - 1] + stored(
+                Placement(rotation, link.position).act_inertia(part))
     links = tuple(replace(link, inertia=inertia) for link, inertia in zip(robot.links, inertias))
     return replace(robot, links=links)
 

@@ -1,4 +1,4 @@
-"""Numeric rigid-body algebra in float64: poses, rpy, and a body's ten inertial parameters.
+"""Numeric poses and rpy in float64, and bodies (spatial.Inertia) in numbers.
 
 What the URDF importer and exporter compute with; the symbolic model (model.py) does not use it.
 Angles within a tolerance of a multiple of pi/12 (QUARTER_TOLERANCE unless the caller says) are
@@ -16,11 +16,11 @@ difference from the URDF as written.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import sympy
 
+from ..spatial import Inertia, Placement, skew
 from . import angles
 
 QUARTER_TOLERANCE = 1e-9
@@ -72,14 +72,9 @@ def motion(kind: str, axis, q: float) -> np.ndarray:
     if kind == "prismatic":
         T[:3, 3] = q * np.asarray(axis)
         return T
-    k = np.asarray(axis)
-    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    K = skew(np.asarray(axis, dtype=float))
     T[:3, :3] = np.eye(3) + math.sin(q) * K + (1 - math.cos(q)) * K @ K
     return T
-
-
-def _skew(v) -> np.ndarray:
-    return np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
 
 
 def inertia_tensor(six) -> np.ndarray:
@@ -88,42 +83,11 @@ def inertia_tensor(six) -> np.ndarray:
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
 
 
-@dataclass(frozen=True)
-class Body:
-    """A rigid body's ten parameters about a frame's origin, in its axes: mass, first moment
-    h = m c and inertia J_O = I_c - m S(c)^2 (linear, so bodies add)."""
+def no_body() -> Inertia:
+    """Nothing: the body of a link without inertial data, in numbers."""
+    return Inertia(0.0, np.zeros(3), np.zeros((3, 3)))
 
-    mass: float
-    first_moment: np.ndarray
-    inertia_origin: np.ndarray
 
-    @classmethod
-    def none(cls) -> "Body":
-        return cls(0.0, np.zeros(3), np.zeros((3, 3)))
-
-    @classmethod
-    def at_com(cls, mass, com, inertia_com, placement=None) -> "Body":
-        """A body of ``mass`` with ``inertia_com`` about its centre of mass, in the axes of a
-        frame that ``placement`` (default: none) places in this one, at ``com`` there."""
-        c = np.asarray(com, dtype=float)
-        body = cls(float(mass), mass * c, inertia_com - mass * _skew(c) @ _skew(c))
-        return body if placement is None else body.seen_from(placement)
-
-    def seen_from(self, T) -> "Body":
-        """The same body about the origin of a frame in which this one's frame has pose T."""
-        R, p = T[:3, :3], T[:3, 3]
-        h = R @ self.first_moment
-        J = (R @ self.inertia_origin @ R.T - _skew(p) @ _skew(h) - _skew(h) @ _skew(p)
-             - self.mass * _skew(p) @ _skew(p))
-        return Body(self.mass, h + self.mass * p, J)
-
-    def __add__(self, other: "Body") -> "Body":
-        return Body(self.mass + other.mass, self.first_moment + other.first_moment,
-                    self.inertia_origin + other.inertia_origin)
-
-    def com(self) -> np.ndarray:
-        return self.first_moment / self.mass if self.mass else np.zeros(3)
-
-    def inertia_com(self) -> np.ndarray:
-        c = self.com()
-        return self.inertia_origin + self.mass * _skew(c) @ _skew(c)
+def seen_from(T, body: Inertia) -> Inertia:
+    """``body`` about the origin of a frame in which its own frame has pose ``T`` (4x4)."""
+    return Placement.of_transform(np.asarray(T, dtype=float)).act_inertia(body)

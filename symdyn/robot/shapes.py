@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from ..spatial import Inertia, Placement
 from .dh import pose
 
 # kind -> its dimensions, in the order a list gives them
@@ -93,13 +94,10 @@ def combined(solids) -> tuple[sympy.Expr, tuple, tuple]:
     """Mass, first moment m c and inertia about the link frame's origin (Ixx, Iyy, Izz, Ixy,
     Iyz, Ixz) of solids fixed together: each moved to the origin by the parallel-axis theorem,
     J_O = R I_c R^T + m (|c|^2 E - c c^T), then summed."""
-    mass, first, inertia = sympy.Integer(0), sympy.zeros(3, 1), sympy.zeros(3, 3)
+    body = Inertia(sympy.Integer(0), sympy.zeros(3, 1), sympy.zeros(3, 3))
     for solid in solids:
-        R, c = solid.placement()
-        m = solid.mass
-        mass += m
-        first += m * c
-        inertia += R * solid.inertia_com() * R.T + m * ((c.T * c)[0] * sympy.eye(3) - c * c.T)
-    J = inertia.applyfunc(sympy.expand)
-    return (sympy.expand(mass), tuple(sympy.expand(v) for v in first),
+        alone = Inertia(solid.mass, sympy.zeros(3, 1), solid.inertia_com())
+        body = body + Placement(*solid.placement()).act_inertia(alone)
+    J = body.inertia_origin.applyfunc(sympy.expand)
+    return (sympy.expand(body.mass), tuple(sympy.expand(v) for v in body.first_moment),
             (J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[1, 2], J[0, 2]))

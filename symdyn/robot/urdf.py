@@ -27,9 +27,10 @@ import defusedxml.sax
 import numpy as np
 
 from ..errors import RobotFileError
+from ..spatial import Inertia
 from .expr import decimal
 from .reading import read_bounded
-from .rigid import QUARTER_TOLERANCE, Body, inertia_tensor, pose
+from .rigid import QUARTER_TOLERANCE, inertia_tensor, no_body, pose, seen_from
 from .validity import actuator_problem, body_problem
 
 MAX_URDF_BYTES = 8 << 20
@@ -76,7 +77,7 @@ class ChainJoint:
     kind: str                 # revolute | prismatic
     placement: np.ndarray     # its frame (its child link's) in the previous chain joint's frame
     axis: np.ndarray
-    body: Body                # about the origin of this joint's frame, in its axes
+    body: Inertia             # about the origin of this joint's frame, in its axes
     limits: dict
     viscous: float
     coulomb: float
@@ -301,12 +302,12 @@ class _Tree:
                 raise self.error(f"joint {name!r}: {problem}", element)
         return data
 
-    def body(self, link: str) -> Body:
+    def body(self, link: str) -> Inertia:
         """The link's <inertial>, about the link frame's origin; checked as a rigid body."""
         element = self.links[link]
         inertial = self.only(element, "inertial")
         if inertial is None:
-            return Body.none()
+            return no_body()
         mass_element = self.only(inertial, "mass")
         mass = 0.0 if mass_element is None else self.number(mass_element, "value")
         tensor = self.only(inertial, "inertia")
@@ -323,7 +324,8 @@ class _Tree:
                                      "--allow-inconsistent-inertia)", where))
             if warning not in self.warnings:
                 self.warnings.append(warning)
-        return Body.at_com(mass, (0, 0, 0), inertia_tensor(six), self.origin(inertial))
+        return seen_from(self.origin(inertial),
+                         Inertia(float(mass), np.zeros(3), inertia_tensor(six)))
 
     # -- the chain ---------------------------------------------------------------------------
     def chain(self, base: str | None, tip: str | None) -> Chain:
@@ -418,14 +420,14 @@ class _Tree:
             link = self.joints[link].parent
         return T
 
-    def lumped(self, link: str, stop: str | None, locked: list, chain: set) -> Body:
+    def lumped(self, link: str, stop: str | None, locked: list, chain: set) -> Inertia:
         """The bodies of ``link`` and every link below it, except from ``stop`` on, about the
         origin of ``link``'s frame (joints off the chain held at zero)."""
-        total = Body.none()
+        total = no_body()
         stack = [(link, np.eye(4))]
         while stack:
             name, T = stack.pop()
-            total = total + self.body(name).seen_from(T)
+            total = total + seen_from(T, self.body(name))
             for joint in self.children[name]:
                 if joint.child == stop:
                     continue

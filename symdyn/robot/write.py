@@ -21,7 +21,7 @@ import sympy
 from . import angles
 from .dhfit import modified_dh
 from .expr import as_text
-from .rigid import QUARTER_TOLERANCE, rpy
+from .rigid import QUARTER_TOLERANCE, rpy, seen_from
 from .urdf import Chain, ChainJoint
 
 FORMS = ("auto", "modified", "urdf")
@@ -85,7 +85,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         base = base @ table.base                  # frame {0} in the world
         tool = table.frames[-1] @ chain.tool      # the tip in frame {n}
         for joint, (alpha, a, theta, d), offset in zip(chain.joints, table.rows, table.frames):
-            lines += _link(joint, joint.body.seen_from(offset), [
+            lines += _link(joint, seen_from(offset, joint.body), [
                 f"alpha: {angle(alpha)}", f"a: {decimal(a, size)}",
                 f"theta: {angle(theta)}", f"d: {decimal(d, size)}"])
     for key, placement in (("base", base), ("tool", tool)):

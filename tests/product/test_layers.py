@@ -17,7 +17,7 @@ PACKAGE = ROOT / "symdyn"
 # Lowest first. A module may import from its own layer and those below; peers in one layer
 # (robot and program, derive and emit) know nothing of each other.
 LAYERS = (
-    ("errors", "version", "resources"),
+    ("errors", "version", "resources", "spatial"),
     ("robot", "program"),
     ("derive", "emit"),
     ("report", "api"),
