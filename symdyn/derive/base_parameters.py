@@ -7,14 +7,13 @@ tau = Y_b beta with Y_b a choice of Y's columns.
 Two stages, as Khalil and Bennis' rules and Gautier's numeric method are used together:
 
 1. Grouping rules, symbolic and exact (Khalil and Dombre, "Modeling, Identification and Control
-   of Robots", Ch. 12): the part of link j that looks the same whatever q_j moves with link j-1,
-   so it is added there and removed from link j. For a revolute joint it is the mass M_j, the
-   first moment MZ_j along the axis and YY_j on both x_j and y_j (giving XXR_j = XX_j - YY_j,
-   MR_{j-1} = M_{j-1} + M_j, ...); for a prismatic joint the whole inertia tensor of link j
-   (about any point: a body without mass or first moment). Carried by the joint's placement at
-   q = 0, the rules hold in both DH conventions and for URDF-placed joints (the parameters are
-   taken in the joint frames, where all three agree). From link 1 the part goes to the fixed
-   base and vanishes.
+   of Robots", Ch. 12; written once, in robot/regroup.py): the part of link j that looks the
+   same whatever q_j moves with its parent, so it is added there and removed from link j. For
+   a revolute joint it is M_j, MZ_j and YY_j on both XX_j and YY_j (giving XXR_j = XX_j - YY_j,
+   ...); for a prismatic joint the whole rotational inertia. Carried by the joint's placement
+   at q = 0, the rules hold in both DH conventions and for URDF-placed joints (the parameters
+   are taken in the joint frames, where all three agree). From a child of the fixed base the
+   part vanishes.
 2. Gautier's QR on the regressor stacked over random states catches what the rules leave:
    parameters whose column is zero (those that never move or never meet gravity, e.g. link 1's
    first moments when axis 1 is vertical) are dropped, and columns still dependent (parallel
@@ -38,6 +37,7 @@ from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..program.symengine_form import expand, to_sympy
 from ..robot.model import Robot
+from ..robot.regroup import invariant_part, moved_to_parents, resting
 from ..spatial import Inertia, Placement
 from .quantities import QUANTITIES
 from .regressor import standard_parameters
@@ -145,31 +145,23 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
 
 
 def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
-    """pi_R: the standard parameters with each link's invariant part moved to its parent
-    (tip first, so that a part carries what its children gave it). Held as lists of the ten
-    parameters in symengine: toward the base they are long sums, which sympy's sums and
-    matrices would rebuild at every step."""
+    """pi_R: the standard parameters with each link's invariant part moved to its parent (the
+    rule of robot/regroup.py). Held as lists of the ten parameters in symengine: toward the
+    base they are long sums, which sympy's sums and matrices would rebuild at every step."""
     n = robot.dof
     bodies = [[symengine.Symbol(s.name) for s in standard[10 * i:10 * i + 10]]
               for i in range(n)]
     move = _mover()
-    for j in reversed(range(n)):
-        link, (m, _, _, mz, xx, xy, yy, xz, yz, zz) = robot.links[j], bodies[j]
-        part = ([m, 0, 0, mz, yy, 0, yy, 0, 0, 0] if link.revolute
-                else [0, 0, 0, 0, xx, xy, yy, xz, yz, zz])
-        bodies[j] = [g - x for g, x in zip(bodies[j], part)]
-        if j > 0:
-            q0 = {link.q: 0}
-            moved = move(part, link.rotation.subs(q0), link.position.subs(q0))
-            bodies[j - 1] = [g + x for g, x in zip(bodies[j - 1], moved)]
+    bodies = moved_to_parents(robot, bodies, lambda link, ten: invariant_part(ten, link.revolute),
+                              lambda part, link: move(part, resting(link)))
     memo: dict = {}       # to_sympy's
     grouped = [expand(g, memo) for body in bodies for g in body]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are
 
 
 def _mover():
-    """(parameters, rotation, position) -> the parameters of the body seen from a frame in
-    which its own has that rotation and origin (``Placement.act_inertia``). The transform, linear
+    """(parameters, placement) -> the parameters of the body seen from a frame in which its own
+    has that placement (``Placement.act_inertia``). The transform, linear
     in the parameters, is taken once on symbols for all of them and the placement, and each
     link's values are substituted into it."""
     generic = sympy.symbols("m mx my mz xx xy yy xz yz zz", cls=sympy.Dummy)
@@ -179,9 +171,9 @@ def _mover():
     moved = [symengine.sympify(v) for v in Placement(R, P).act_inertia(body).parameters()]
     symbols = [symengine.sympify(x) for x in (*generic, *R, *P)]
 
-    def move(parameters, rotation, position):
+    def move(parameters, placement: Placement):
         values = DictBasic(dict(zip(symbols, map(symengine.sympify, (
-            *parameters, *rotation, *position)))))
+            *parameters, *placement.rotation, *placement.translation)))))
         return [symengine.expand(v.xreplace(values)) for v in moved]
     return move
 

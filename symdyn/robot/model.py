@@ -56,6 +56,8 @@ class Link:
     """Link i in its joint frame {i} (z along joint axis i)."""
 
     index: int                     # 1-based, as in the books
+    parent: int                    # the parent link's index, 0 for the base (Featherstone's
+                                   # lambda(i)): always less than index, parents first
     joint: str                     # "revolute" | "prismatic"
     q: sympy.Symbol
     qd: sympy.Symbol
@@ -97,6 +99,36 @@ class Robot:
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         """The free symbols of the model, in the order the generated code takes them."""
         return self.spec.parameters
+
+    @cached_property
+    def parents(self) -> tuple[int, ...]:
+        """Each link's parent (0: the base), in link order: the tree, as Featherstone's and
+        Pinocchio's recursions read it. A serial chain's is (0, 1, ..., n-1)."""
+        return tuple(link.parent for link in self.links)
+
+    @cached_property
+    def children(self) -> tuple[tuple[int, ...], ...]:
+        """children[i]: the links whose parent is i (0: the base), in link order."""
+        out = [[] for _ in range(self.dof + 1)]
+        for link in self.links:
+            out[link.parent].append(link.index)
+        return tuple(tuple(c) for c in out)
+
+    def support(self, i: int) -> tuple[int, ...]:
+        """The links from the base out to link i, i last: those whose joints move it."""
+        path = []
+        while i:
+            path.append(i)
+            i = self.links[i - 1].parent
+        return tuple(reversed(path))
+
+    def subtree(self, i: int) -> tuple[int, ...]:
+        """Link i and every link outward of it, in link order (parents first)."""
+        inside = {i}
+        for link in self.links[i:]:
+            if link.parent in inside:
+                inside.add(link.index)
+        return tuple(sorted(inside))
 
     @cached_property
     def q(self) -> tuple[sympy.Symbol, ...]:
@@ -144,7 +176,8 @@ class Robot:
                 inertia = stored(Placement.of_transform(frame).act_inertia(inertia))
             G = row.gear_ratio
             inertia = stored(inertia, folded)
-            links.append(Link(i, row.joint, q, qd, qdd, folded(sympy.ImmutableMatrix(rotation)),
+            links.append(Link(i, i - 1, row.joint, q, qd, qdd,
+                              folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=G**2 * row.motor_inertia,
                               viscous=G**2 * row.viscous_friction,

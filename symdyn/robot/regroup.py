@@ -1,47 +1,77 @@
-"""Regrouped inertial parameters: what a revolute link shares with its parent, moved there.
+"""The grouping rule of the base parameters, and the regrouped model it gives.
 
-Whatever part of link j is symmetric about its joint axis z_j, with no moment of inertia about
-that axis, moves with link j-1 whatever the angle q_j: the mass M_j, the first moment MZ_j along
-the axis, and the inertia YY_j about both x_j and y_j. Moved to link j-1 (from link 1, to the
-fixed base, where it vanishes), it changes no quantity of the dynamics, and the recursion
-carries fewer terms. These are the regroupings of the base inertial parameters (Khalil and
-Dombre, "Modeling, Identification and Control of Robots": XXR_j = XX_j - YY_j,
-MR_{j-1} = M_{j-1} + M_j, ...), done in the general form: the part is carried into frame j-1 by
-the joint's placement. For the PUMA 560, M(q) drops from 252/176 to 128/84 multiplications/
-additions and g(q) from 77/46 to 28/12.
+Whatever part of link j looks the same from its parent whatever q_j moves with the parent
+(Khalil and Dombre, "Modeling, Identification and Control of Robots", Ch. 12). For a revolute
+joint it is the mass M_j, the first moment MZ_j along the axis and YY_j on both XX_j and YY_j
+(giving XXR_j = XX_j - YY_j, MR_{p(j)} = M_{p(j)} + M_j, ...); for a prismatic joint the whole
+rotational inertia (about any point: a body without mass or first moment). Moved into the
+parent's frame by the joint's placement at q_j = 0, tip first so that a part carries what its
+children gave it, it changes no joint force; from a child of the fixed base it vanishes.
 
-Only numeric parts move: a part holding free symbols would cost its regrouping sums at run time.
+The rule is written once, here, and used twice:
+
+* ``regrouped``: the model with each revolute link's numeric axial part moved, which the
+  recursions carry in fewer terms (the PUMA 560's M(q) drops from 252/176 to 128/84
+  multiplications/additions, g(q) from 77/46 to 28/12). Only numeric parts move: a part holding
+  free symbols would cost its sums at run time.
+* derive/base_parameters.py: the symbolic grouped parameters, every part moved, which Gautier's
+  QR then completes.
 """
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import sympy
 
 from ..spatial import Inertia, Placement
-from .model import Robot, stored
+from .model import Link, Robot, stored
+
+
+def invariant_part(ten, revolute: bool) -> tuple:
+    """The part of a link's ten parameters (spatial.PARAMETERS' order) that its parent sees the
+    same whatever its joint's coordinate."""
+    m, _, _, mz, xx, xy, yy, xz, yz, zz = ten
+    if revolute:
+        return (m, 0, 0, mz, yy, 0, yy, 0, 0, 0)
+    return (0, 0, 0, 0, xx, xy, yy, xz, yz, zz)
+
+
+def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable) -> list[list]:
+    """``tens`` (each link's ten parameters) with the ``part(link, ten)`` of each link (None:
+    nothing) taken from it and, carried by ``move(part, link)`` into the parent's frame, added
+    to the parent's: tip first, over the tree."""
+    tens = [list(ten) for ten in tens]
+    for link in reversed(robot.links):
+        piece = part(link, tens[link.index - 1])
+        if piece is None:
+            continue
+        tens[link.index - 1] = [g - x for g, x in zip(tens[link.index - 1], piece)]
+        if link.parent:
+            tens[link.parent - 1] = [g + x for g, x in zip(tens[link.parent - 1],
+                                                           move(piece, link))]
+    return tens
+
+
+def resting(link: Link) -> Placement:
+    """The joint frame in its parent's at q = 0: how an invariant part is seen from there."""
+    return Placement(link.rotation.subs(link.q, 0), link.position.subs(link.q, 0))
 
 
 def regrouped(robot: Robot) -> Robot:
     """The same dynamics with each revolute link's numeric axial part moved to its parent."""
-    inertias = [link.inertia for link in robot.links]
-    for j in reversed(range(robot.dof)):        # tip first: a part carries its children's
-        link = robot.links[j]
-        part = _axial_part(inertias[j])
-        if not link.revolute or part is None:
-            continue
-        inertias[j] = inertias[j] - part
-        if j > 0:
-            rotation = link.rotation.subs(link.q, 0)   # the part looks the same at any angle
-            inertias[j - 1] = inertias[j - 1] + stored(
-                Placement(rotation, link.position).act_inertia(part))
-    links = tuple(replace(link, inertia=inertia) for link, inertia in zip(robot.links, inertias))
+    def part(link, ten):
+        piece = invariant_part(ten, True)
+        if not link.revolute or any(sympy.sympify(v).free_symbols for v in piece):
+            return None
+        return piece
+
+    def move(piece, link):
+        body = Inertia.from_parameters(piece, sympy.Matrix)
+        return stored(resting(link).act_inertia(body)).parameters()
+
+    tens = moved_to_parents(robot, (link.inertia.parameters() for link in robot.links),
+                            part, move)
+    links = tuple(replace(link, inertia=stored(Inertia.from_parameters(ten, sympy.Matrix)))
+                  for link, ten in zip(robot.links, tens))
     return replace(robot, links=links)
-
-
-def _axial_part(inertia: Inertia) -> Inertia | None:
-    mass, mz, yy = inertia.mass, inertia.first_moment[2], inertia.inertia_origin[1, 1]
-    if any(sympy.sympify(v).free_symbols for v in (mass, mz, yy)):
-        return None
-    return Inertia(mass, sympy.ImmutableMatrix([0, 0, mz]),
-                   sympy.ImmutableMatrix(sympy.diag(yy, yy, 0)))

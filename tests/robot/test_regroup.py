@@ -88,3 +88,13 @@ def test_printouts_show_the_links_as_the_file_gives_them():
     omega, domega, dv = at_state("omega"), at_state("domega"), at_state("dv")
     expected = inertia.mass * (domega.cross(c) + omega.cross(omega.cross(c)) + dv)
     assert max(abs(float(v)) for v in at_state("F") - expected) < 1e-12
+
+
+def test_a_chain_is_a_tree_of_one_branch():
+    """The topology the recursions read: Featherstone's parents array, with children, the
+    support of a link and its subtree."""
+    robot = symdyn.load_robot(ROBOTS / "puma560.yaml")
+    assert robot.parents == (0, 1, 2, 3, 4, 5)
+    assert robot.children == ((1,), (2,), (3,), (4,), (5,), (6,), ())
+    assert robot.support(4) == (1, 2, 3, 4) and robot.support(1) == (1,)
+    assert robot.subtree(4) == (4, 5, 6) and robot.subtree(6) == (6,)
