@@ -1,15 +1,17 @@
 """The mass and Coriolis matrices and the derivatives of inverse dynamics by composite rigid
 bodies, in the joint frames.
 
-Links i..n, welded together, form the composite body i. Its ten inertial parameters in frame {i},
-about the origin O_i, gather inward from the tip (Khalil and Dombre, 9.4): with the placement
-^{i-1}T_i = (R, P) of robot.model and the child's first moment turned into {i-1}, r = R MS,
+Link i and the links outward of it (its subtree), welded together, form the composite body i.
+Its ten inertial parameters in frame {i}, about the origin O_i, gather inward from the tips
+(Khalil and Dombre, 9.4): with the placement ^{p(i)}T_i = (R, P) of robot.model (p(i) the
+parent) and the child's first moment turned into {p(i)}, r = R MS,
 
     m'  = m
     MS' = r + m P
     J'  = R J R^T - m S(P)^2 - S(P) S(r) - S(r) S(P)
 
-are link i's parameters seen from {i-1}, and the composite body i-1 adds its own link's.
+are link i's parameters seen from its parent's frame, where the parent's composite body adds
+them to its own link's (the algebra is spatial.py's; here each step is named).
 
 M (Walker and Orin's method 3; Featherstone's CRBA). A unit acceleration of joint j, everything
 else at rest and no gravity, needs the force that moves the composite body j alone: about O_j,
@@ -60,41 +62,20 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from ..spatial import skew
+from ..spatial import Force, Inertia, Motion, Placement, skew
 from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
 
 
-@dataclass(frozen=True)
-class Body:
-    """Inertial parameters in a joint frame, about its origin: an inertia, or its rate of change
-    (m = 0)."""
+def _named(b: ProgramBuilder, name: str, x):
+    """A motion or force with its six entries as named steps (``{name}w``, ``{name}u``)."""
+    return type(x)(vector(b, f"{name}w", x.angular), vector(b, f"{name}u", x.linear))
 
-    m: symengine.Expr
-    MS: Matrix
-    J: Matrix
 
-    def seen_from_parent(self, b: ProgramBuilder, name: str, R, P) -> "Body":
-        """The same parameters in frame {i-1} about O_{i-1}, for ``(R, P)`` = ^{i-1}T_i."""
-        r = vector(b, f"{name}r", R * self.MS)
-        # R J R^T in two named products, so that no entry expands into many terms.
-        JRt = self.J * R.T
-        JR = Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", JRt[row, col])
-                           for row in range(3) for col in range(3)])
-        SP, Sr = skew(P), skew(r)
-        return Body(self.m, r + P * self.m, R * JR - SP * SP * self.m - SP * Sr - Sr * SP)
-
-    def __add__(self, other: "Body") -> "Body":
-        return Body(self.m + other.m, self.MS + other.MS, self.J + other.J)
-
-    def named(self, b: ProgramBuilder, name: str) -> "Body":
-        return Body(define(b, f"m{name}", self.m), vector(b, f"MS{name}", self.MS),
-                    _symmetric(b, f"J{name}", self.J))
-
-    def times(self, omega, u):
-        """The force (n, f) about the origin for the motion (omega, u)."""
-        return self.J * omega + self.MS.cross(u), u * self.m - self.MS.cross(omega)
+def _named_inertia(b: ProgramBuilder, name: str, body: Inertia) -> Inertia:
+    return Inertia(define(b, f"m{name}", body.mass), vector(b, f"MS{name}", body.first_moment),
+                   _symmetric(b, f"J{name}", body.inertia_origin))
 
 
 def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
@@ -104,84 +85,94 @@ def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
                          for row in range(3) for col in range(3)])
 
 
-def _force_to_parent(b: ProgramBuilder, name: str, R, P, n, f):
-    """The force (n, f) about O_i in {i}, about O_{i-1} in {i-1}."""
-    f = vector(b, f"f{name}", R * f)
-    return vector(b, f"n{name}", R * n + P.cross(f)), f
+def _to_parent(b: ProgramBuilder, name: str, X: Placement, body: Inertia) -> Inertia:
+    """``X.act_inertia`` with R MS and J R^T named (``{name}r``, ``{name}JR_xy``), so that no
+    entry of R J R^T expands into many terms."""
+    def step(tag, value):
+        if tag == "h":
+            return vector(b, f"{name}r", value)
+        return Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", value[row, col])
+                             for row in range(3) for col in range(3)])
+    return X.act_inertia(body, step)
 
 
-def _carried(b: ProgramBuilder, name: str, placements, j: int, n, f):
-    """(i, n, f) for i = j, j-1, ..., 1: the force (n, f) of frame {j} in each frame inward."""
-    for i in range(j, 0, -1):
-        if i < j:
-            n, f = _force_to_parent(b, f"{name}{i}_{j}", *placements[i + 1], n, f)
-        yield i, n, f
+def _force_to_parent(b: ProgramBuilder, name: str, X: Placement, force: Force) -> Force:
+    """A force about O_i in {i}, about O_{p(i)} in {p(i)}: ``X.act_force``, named."""
+    moved = X.act_force(force, lambda tag, f: vector(b, f"f{name}", f))
+    return Force(vector(b, f"n{name}", moved.angular), moved.linear)
 
 
-def _inward(b: ProgramBuilder, name: str, placements, links, j: int, n, f) -> dict:
-    """S_i . F for i = j, j-1, ..., 1, the force F = (n, f) of frame {j} carried inward."""
-    return {i: n[2] if links[i - 1].revolute else f[2]
-            for i, n, f in _carried(b, name, placements, j, n, f)}
+def _carried(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force: Force):
+    """(i, force) for i = j and each link inward of it to the base: the ``force`` of frame {j}
+    in frame {i}."""
+    i = j
+    while i:
+        yield i, force
+        parent = robot.links[i - 1].parent
+        if parent:
+            force = _force_to_parent(b, f"{name}{parent}_{j}", placements[i], force)
+        i = parent
 
 
-def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Body]:
-    """The sums over links i..n of ``bodies``, each in frame {i}, base first."""
+def _inward(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force) -> dict:
+    """S_i . F for link j and each link inward of it, the force F of frame {j} carried inward."""
+    return {i: f.angular[2] if robot.links[i - 1].revolute else f.linear[2]
+            for i, f in _carried(robot, b, name, placements, j, force)}
+
+
+def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Inertia]:
+    """The sums over each link's subtree of ``bodies``, each in the link's frame {i}."""
     composites = [None] * robot.dof
-    child = None
-    for link, body in zip(reversed(robot.links), reversed(bodies)):
+    for link in reversed(robot.links):
         i = link.index
-        if child is not None:
-            body = body + child.seen_from_parent(b, f"{name}{i + 1}", *placements[i + 1])
-        composites[i - 1] = child = body.named(b, f"{name}{i}")
+        body = bodies[i - 1]
+        for c in robot.children[i]:
+            body = body + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+        composites[i - 1] = _named_inertia(b, f"{name}{i}", body)
     return composites
 
 
 def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, forces) -> list:
-    """The sums over links i..n of ``forces`` (n, f), each about O_i in {i}, base first."""
+    """The sums over each link's subtree of ``forces``, each about O_i in {i}."""
     composites = [None] * robot.dof
-    child = None
-    for link, (n, f) in zip(reversed(robot.links), reversed(forces)):
+    for link in reversed(robot.links):
         i = link.index
-        if child is not None:
-            n_child, f_child = _force_to_parent(b, f"{name}{i + 1}", *placements[i + 1], *child)
-            n, f = n + n_child, f + f_child
-        composites[i - 1] = child = (vector(b, f"{name}n{i}", n), vector(b, f"{name}f{i}", f))
+        force = forces[i - 1]
+        for c in robot.children[i]:
+            force = force + _force_to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+        composites[i - 1] = Force(vector(b, f"{name}n{i}", force.angular),
+                                  vector(b, f"{name}f{i}", force.linear))
     return composites
 
 
 def _placements(robot: Robot, b: ProgramBuilder) -> list:
-    return [None] + [placement(link, b) for link in robot.links]   # 1-based, as the links
+    """^{p(i)}X_i of each link, 1-based as the links."""
+    return [None] + [Placement(*placement(link, b)) for link in robot.links]
 
 
-def _inertias(robot: Robot) -> list[Body]:
-    return [Body(symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
-                 Matrix(link.inertia.inertia_origin)) for link in robot.links]
+def _inertias(robot: Robot) -> list[Inertia]:
+    return [Inertia(symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
+                    Matrix(link.inertia.inertia_origin)) for link in robot.links]
 
 
-def _axis(link):
-    """S_i, the joint's unit motion (omega, u) in its own frame."""
+def _axis(link) -> Motion:
+    """S_i, the joint's unit motion in its own frame."""
     zero = symengine.zeros(3, 1)
-    return (Z, zero) if link.revolute else (zero, Z)
+    return Motion(Z, zero) if link.revolute else Motion(zero, Z)
 
 
-def _motion_cross(omega, u, w, v):
-    """(omega, u) x (w, v), the rate of a motion vector carried by the motion (omega, u)."""
-    return omega.cross(w), omega.cross(v) + u.cross(w)
-
-
-def _force_cross(w, v, n, f):
-    """(w, v) x* (n, f), the same for a force."""
-    return w.cross(n) + v.cross(f), w.cross(f)
+def _scaled(x, c):
+    return x * symengine.sympify(c)
 
 
 def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
-    """M from the composite inertias: column j is the force moving composite body j alone."""
+    """M from the composite inertias: column j is the force moving composite body j alone, its
+    entries those of the links that support j (zero elsewhere: a tree's M is sparse)."""
     n = robot.dof
     M = sympy.zeros(n, n)
     for link, body in zip(robot.links, composite):
         j = link.index
-        force = body.times(*_axis(link))
-        for i, value in _inward(b, "M", placements, robot.links, j, *force).items():
+        for i, value in _inward(robot, b, "M", placements, j, body.times(_axis(link))).items():
             M[i - 1, j - 1] = M[j - 1, i - 1] = value
     return M
 
@@ -202,7 +193,7 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     for link in robot.links:
         j = link.index
         column = _scaled(moving.by_velocity(j), symengine.Rational(1, 2))
-        for i, value in _inward(b, "C", moving.placements, robot.links, j, *column).items():
+        for i, value in _inward(robot, b, "C", moving.placements, j, column).items():
             C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
     for (i, j), row in _rows(robot, b, moving).items():
         C[i - 1, j - 1] = b.define(f"C{i}_{j}", moving.by_velocity_of_row(j, *row) / 2)
@@ -217,7 +208,7 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
     rows = _rows(robot, b, moving)
     accelerations = _accelerations(robot, b, moving, qd, qdd, gravity)
     forces = _composite_forces(robot, b, moving.placements, "F", [
-        _plus(body.times(*a), _force_cross(*v, *body.times(*v)))
+        body.times(a) + v.cross_force(body.times(v))
         for body, v, (a, _) in zip(moving.inertias, moving.velocities, accelerations)])
     dq, dqd = sympy.zeros(n, n), sympy.zeros(n, n)
     memo: dict = {}     # the entries are symengine's sums: to_sympy, not sympy's sympify
@@ -230,34 +221,30 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
                                                     moving.velocities, accelerations, qd):
         j = link.index
         S, z = _axis(link), moving.z[j - 1]
-        v_parent = _minus(v, _scaled(S, qd_j))
-        y[j] = _named(b, f"y{j}", _minus(_motion_cross(*S, *a_parent),
-                                          _motion_cross(*z, *v_parent)))
+        v_parent = v - _scaled(S, qd_j)
+        y[j] = _named(b, f"y{j}", S.cross(a_parent) - z.cross(v_parent))
         # What the links outward of joint j add to the force it transmits, per unit of q_j
         # (they turn about S_j) and of qd_j (they speed up along it)
-        by_q[j] = _named(b, f"Dq{j}", _minus(_force_cross(*S, *F),
-                                              _plus(Ic.times(*y[j]), moving.twice_b(j, z))))
+        by_q[j] = _named(b, f"Dq{j}", S.cross_force(F) - (Ic.times(y[j])
+                                                            + moving.twice_b(j, z)))
         by_qd[j] = _named(b, f"Dqd{j}", moving.by_velocity(j))
     for link in robot.links:
-        # S_i carried outward pairs with both forces of each joint j > i: one motion carried
-        # instead of two forces carried inward.
+        # S_i carried outward pairs with both forces of each joint j outward of i: one motion
+        # carried instead of two forces carried inward.
         i = link.index
-        S = _axis(link)
-        for j in range(i, n + 1):
+        carried = {i: _axis(link)}
+        for j in robot.subtree(i):
             if j > i:
-                S = _named(b, f"S{i}_{j}", _motion_to_child(*moving.placements[j], *S))
-            dq[i - 1, j - 1] = entry(_pair(by_q[j], S))
-            dqd[i - 1, j - 1] = entry(_pair(by_qd[j], S))
+                parent = robot.links[j - 1].parent
+                carried[j] = _named(b, f"S{i}_{j}",
+                                    moving.placements[j].act_inverse(carried[parent]))
+            dq[i - 1, j - 1] = entry(by_q[j].dot(carried[j]))
+            dqd[i - 1, j - 1] = entry(by_qd[j].dot(carried[j]))
     for (i, j), (m, r) in rows.items():
         # joint i outward of joint j: S_i turns with the links, and its turn cancels S_j x* F_i
-        dq[i - 1, j - 1] = entry(-(_pair(m, y[j]) + _pair(r, moving.z[j - 1])))
+        dq[i - 1, j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1])))
         dqd[i - 1, j - 1] = entry(moving.by_velocity_of_row(j, m, r))
     return dq, dqd
-
-
-def _motion_to_child(R, P, w, u):
-    """The motion (w, u) at O_{i-1} in {i-1}, at O_i in {i}."""
-    return R.T * w, R.T * (u + w.cross(P))
 
 
 @dataclass(frozen=True)
@@ -267,98 +254,80 @@ class _Moving:
 
     links: tuple
     placements: list
-    inertias: list[Body]
-    composite: list[Body]
-    velocities: list
-    z: list           # S_i x v_i
-    rate: list[Body]
-    momentum: list
+    inertias: list[Inertia]
+    composite: list[Inertia]
+    velocities: list[Motion]
+    z: list[Motion]           # S_i x v_i
+    rate: list[Inertia]
+    momentum: list[Force]
 
     @classmethod
     def of(cls, robot: Robot, b: ProgramBuilder, qd) -> "_Moving":
         placements = _placements(robot, b)
         inertias = _inertias(robot)
         velocities, rates, momenta = [], [], []
-        omega = u = symengine.zeros(3, 1)
+        rest = Motion(symengine.zeros(3, 1), symengine.zeros(3, 1))
         for link, body, qd_i in zip(robot.links, inertias, qd):
             i = link.index
-            # v_i = ^iX_{i-1} v_{i-1} + S_i qd_i
-            w, v = _plus(_motion_to_child(*placements[i], omega, u), _scaled(_axis(link), qd_i))
-            u, omega = vector(b, f"u{i}", v), vector(b, f"w{i}", w)
-            velocities.append((omega, u))
-            Sw, Su, SMS = skew(omega), skew(u), skew(body.MS)
-            rates.append(Body(symengine.Integer(0), u * body.m + omega.cross(body.MS),
-                              Sw * body.J - body.J * Sw - Su * SMS - SMS * Su))
-            momenta.append(body.times(omega, u))
+            # v_i = ^iX_{p(i)} v_{p(i)} + S_i qd_i
+            parent = velocities[link.parent - 1] if link.parent else rest
+            v = placements[i].act_inverse(parent) + _scaled(_axis(link), qd_i)
+            u, omega = vector(b, f"u{i}", v.linear), vector(b, f"w{i}", v.angular)
+            velocities.append(Motion(omega, u))
+            h, J, m = body.first_moment, body.inertia_origin, body.mass
+            Sw, Su, SMS = skew(omega), skew(u), skew(h)
+            rates.append(Inertia(symengine.Integer(0), u * m + omega.cross(h),
+                                 Sw * J - J * Sw - Su * SMS - SMS * Su))
+            momenta.append(body.times(Motion(omega, u)))
         return cls(robot.links, placements, inertias,
                    _composites(robot, b, placements, "c", inertias),
                    velocities,
-                   [_named(b, f"z{link.index}", _motion_cross(*_axis(link), *v))
+                   [_named(b, f"z{link.index}", _axis(link).cross(v))
                     for link, v in zip(robot.links, velocities)],
                    _composites(robot, b, placements, "d", rates),
                    _composite_forces(robot, b, placements, "h", momenta))
 
-    def twice_b(self, j: int, s):
+    def twice_b(self, j: int, s: Motion) -> Force:
         """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
-        return _plus(self.rate[j - 1].times(*s), _force_cross(*s, *self.momentum[j - 1]))
+        return self.rate[j - 1].times(s) + s.cross_force(self.momentum[j - 1])
 
-    def by_velocity(self, j: int):
-        """2 B^c_j S_j - 2 I^c_j z_j: the force whose S_i component is dtau_i/dqd_j, i <= j."""
-        return _minus(self.twice_b(j, _axis(self.links[j - 1])),
-                      _scaled(self.composite[j - 1].times(*self.z[j - 1]), 2))
+    def by_velocity(self, j: int) -> Force:
+        """2 B^c_j S_j - 2 I^c_j z_j: the force whose S_i component is dtau_i/dqd_j, i
+        supporting j."""
+        return (self.twice_b(j, _axis(self.links[j - 1]))
+                - _scaled(self.composite[j - 1].times(self.z[j - 1]), 2))
 
-    def by_velocity_of_row(self, j: int, m, r):
-        """dtau_i/dqd_j for i > j, from the rows (m, r) of joint i in frame {j} (_rows)."""
-        return _pair(r, _axis(self.links[j - 1])) - 2 * _pair(m, self.z[j - 1])
+    def by_velocity_of_row(self, j: int, m: Force, r: Force):
+        """dtau_i/dqd_j for i outward of j, from the rows (m, r) of joint i in frame {j}
+        (_rows)."""
+        return r.dot(_axis(self.links[j - 1])) - 2 * m.dot(self.z[j - 1])
 
 
 def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
-    """{(i, j): (m, r)} for j < i: the rows S_i^T I^c_i and S_i^T 2 B^c_i as forces (D^c is
-    symmetric), carried from frame {i} into frame {j}."""
+    """{(i, j): (m, r)} for each j supporting i, j < i: the rows S_i^T I^c_i and S_i^T 2 B^c_i
+    as forces (D^c is symmetric), carried from frame {i} into frame {j}."""
     rows = {}
     for link, Ic, D, h in zip(robot.links, moving.composite, moving.rate, moving.momentum):
         i = link.index
         S = _axis(link)
-        m, r = Ic.times(*S), _minus(D.times(*S), _force_cross(*S, *h))
-        for (j, *m_j), (_, *r_j) in zip(_carried(b, "M", moving.placements, i, *m),
-                                        _carried(b, "R", moving.placements, i, *r)):
+        m, r = Ic.times(S), D.times(S) - S.cross_force(h)
+        for (j, m_j), (_, r_j) in zip(_carried(robot, b, "M", moving.placements, i, m),
+                                      _carried(robot, b, "R", moving.placements, i, r)):
             if j < i:
                 rows[i, j] = m_j, r_j
     return rows
 
 
 def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gravity):
-    """(a_i, a_{i-1}) of each link in its frame {i}, spatial: a_i = ^iX_{i-1} a_{i-1} + S_i qdd_i
-    + v_i x S_i qd_i, from a_0 = (0, -g), gravity as the base's acceleration."""
+    """(a_i, a_{p(i)}) of each link in its frame {i}, spatial: a_i = ^iX_{p(i)} a_{p(i)} +
+    S_i qdd_i + v_i x S_i qd_i, from a_0 = (0, -g), gravity as the base's acceleration."""
     out = []
-    dw, a = symengine.zeros(3, 1), -Matrix(gravity)
+    base = Motion(symengine.zeros(3, 1), -Matrix(gravity))
     for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd, qdd):
         i = link.index
-        parent = _named(b, f"ap{i}", _motion_to_child(*moving.placements[i], dw, a))
+        own = out[link.parent - 1][0] if link.parent else base
+        parent = _named(b, f"ap{i}", moving.placements[i].act_inverse(own))
         S = _axis(link)
-        bias = _motion_cross(*v, *S)
-        dw, a = _named(b, f"a{i}", [parent[k] + S[k] * qdd_i + bias[k] * qd_i for k in range(2)])
-        out.append(((dw, a), parent))
+        a = _named(b, f"a{i}", parent + _scaled(S, qdd_i) + _scaled(v.cross(S), qd_i))
+        out.append((a, parent))
     return out
-
-
-def _named(b: ProgramBuilder, name: str, x):
-    return vector(b, f"{name}w", x[0]), vector(b, f"{name}u", x[1])
-
-
-def _plus(x, y):
-    return x[0] + y[0], x[1] + y[1]
-
-
-def _minus(x, y):
-    return x[0] - y[0], x[1] - y[1]
-
-
-def _scaled(x, c):
-    c = symengine.sympify(c)
-    return x[0] * c, x[1] * c
-
-
-def _pair(force, motion):
-    """The power n . omega + f . u of a force on a motion."""
-    return force[0].dot(motion[0]) + force[1].dot(motion[1])

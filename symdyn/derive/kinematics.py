@@ -26,15 +26,14 @@ def placement(link: Link, b: ProgramBuilder):
 
 
 def forward_kinematics(robot: Robot, b: ProgramBuilder):
-    """^0R_i and ^0p_i of every joint frame, composed link by link: ^0T_i = ^0T_{i-1} ^{i-1}T_i."""
-    R0, p0 = sympy.eye(3), sympy.zeros(3, 1)
+    """^0R_i and ^0p_i of every joint frame, composed outward: ^0T_i = ^0T_{p(i)} ^{p(i)}T_i."""
     frames = []
     for link in robot.links:
         i = link.index
+        R0, p0 = frames[link.parent - 1] if link.parent else (sympy.eye(3), sympy.zeros(3, 1))
         R, P = placement(link, b)
-        p0 = b.vector(f"p{i}", _plus(p0, _times(R0, P)))
-        R0 = _named(b, f"R{i}", _times(R0, R))
-        frames.append((R0, p0))
+        p = b.vector(f"p{i}", _plus(p0, _times(R0, P)))
+        frames.append((_named(b, f"R{i}", _times(R0, R)), p))
     return frames
 
 
@@ -94,13 +93,17 @@ def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
 def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     """The tool's geometric Jacobian in world axes (Spong et al., Chapter 4): column i is
     [z_i x (p_tool - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one, with z_i
-    and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis)."""
+    and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis), for the
+    joints that move the tool's link; zero for the others."""
     frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
+    moving = set(robot.support(robot.dof))
     columns = []
     for link, (R, p) in zip(robot.links, frames):
         z = R[:, 2]
-        if link.revolute:
+        if link.index not in moving:
+            columns.append(sympy.zeros(6, 1))
+        elif link.revolute:
             arm = b.vector(f"r{link.index}", p_tool - p)
             columns.append(sympy.Matrix.vstack(z.cross(arm), z))
         else:

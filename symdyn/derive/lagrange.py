@@ -117,10 +117,11 @@ class Lagrange:
         p = b.vector("p_tool", p_n + R_n * p_tool)
         f0 = b.vector("f0", R_n * R_tool * sympy.Matrix(force))
         n0 = b.vector("n0", R_n * R_tool * sympy.Matrix(moment))
-        torques = []
+        torques, moving = [], set(robot.support(robot.dof))
         for link, (R, p_j) in zip(robot.links, frames):
             z = R[:, 2]
-            torques.append(z.cross(p - p_j).dot(f0) + z.dot(n0) if link.revolute else z.dot(f0))
+            torques.append(sympy.Integer(0) if link.index not in moving else
+                           z.cross(p - p_j).dot(f0) + z.dot(n0) if link.revolute else z.dot(f0))
         return torques
 
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
@@ -134,12 +135,12 @@ class Lagrange:
 
 
 def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
-    """J_v and J_w of link i's frame origin, 3 x n, zero beyond column i."""
+    """J_v and J_w of link i's frame origin, 3 x n, zero but for the joints that move it."""
     n = robot.dof
     p_i = frames[i - 1][1]
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
-    for link, (R, p) in zip(robot.links[:i], frames):
-        j = link.index - 1
+    for j in (k - 1 for k in robot.support(i)):
+        link, (R, p) = robot.links[j], frames[j]
         z = R[:, 2]
         if link.revolute:
             Jv[:, j] = b.vector(f"Jv{i}_{j + 1}", z.cross(p_i - p))

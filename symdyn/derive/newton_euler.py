@@ -97,13 +97,15 @@ def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=N
 
 def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
                  progress) -> list[Motion]:
-    """Base to tip: omega_i, domega_i, dv_i of each link (Craig (6.45)-(6.47))."""
+    """Base to tip: omega_i, domega_i, dv_i of each link from its parent's (Craig
+    (6.45)-(6.47)); the links come parents first."""
     zero = symengine.zeros(3, 1)
-    parent = Motion(zero, zero, -Matrix(gravity), symengine.zeros(3, 3), symengine.zeros(3, 3),
-                    None, None)
+    base = Motion(zero, zero, -Matrix(gravity), symengine.zeros(3, 3), symengine.zeros(3, 3),
+                  None, None)
     motions = []
     for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
+        parent = motions[link.parent - 1] if link.parent else base
         progress(f"outward recursion, link {i}/{robot.dof}")
         R, P = placement(link, b)
         qd_i, qdd_i = symengine.sympify(qd_i), symengine.sympify(qdd_i)
@@ -133,16 +135,15 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
                   Step("dv", i, sympy.ImmutableMatrix(dv))]
         motions.append(motion)
-        parent = motion
     return motions
 
 
 def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                   progress, tip=None) -> list[sympy.Expr]:
-    """Tip to base: F_i, N_i, then f_i, n_i and tau_i (Craig (6.49)-(6.51), about the origin)."""
+    """Tip to base: F_i, N_i, then f_i, n_i with the forces of link i's children, and tau_i
+    (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the last link."""
     tau = [sympy.Integer(0)] * robot.dof
-    f_child, n_child = tip or (symengine.zeros(3, 1), symengine.zeros(3, 1))
-    child = None
+    transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
         progress(f"inward recursion, link {i}/{robot.dof}")
@@ -150,18 +151,21 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                     Matrix(link.inertia.inertia_origin))
         F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
         N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
-        if child is None:            # the last link: its child is the environment
-            f = vector(b, f"f{i}", F + f_child)
-            n = vector(b, f"n{i}", N + n_child)
-        else:
-            f_rot = vector(b, f"fr{i}", child.R * f_child)
-            f = vector(b, f"f{i}", F + f_rot)
-            n = vector(b, f"n{i}", N + child.R * n_child + child.P.cross(f_rot))
+        f, n = F, N
+        if tip is not None and i == robot.dof:     # the environment, as a child
+            f, n = f + tip[0], n + tip[1]
+        children = robot.children[i]
+        for c in children:
+            f_c, n_c = transmitted.pop(c)
+            child = motions[c - 1]
+            f_rot = vector(b, f"fr{i}" if len(children) == 1 else f"fr{i}_{c}", child.R * f_c)
+            f, n = f + f_rot, n + child.R * n_c + child.P.cross(f_rot)
+        f, n = vector(b, f"f{i}", f), vector(b, f"n{i}", n)
+        transmitted[i] = f, n
         tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
         steps += [Step("F", i, sympy.ImmutableMatrix(F)), Step("N", i, sympy.ImmutableMatrix(N)),
                   Step("f", i, sympy.ImmutableMatrix(f)), Step("n", i, sympy.ImmutableMatrix(n)),
                   Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]]))]
-        f_child, n_child, child = f, n, motion
     return tau
 
 
