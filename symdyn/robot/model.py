@@ -223,20 +223,32 @@ def _cos_sin_of_joint(theta):
 
 def _aligned(axis) -> sympy.Matrix:
     """A rotation taking z onto the unit vector ``axis``: the joint frame's axes in the link
-    frame's (Rodrigues' formula for the shortest turn; a half turn about x for -z)."""
-    ax, ay, az = axis
+    frame's (Rodrigues' formula for the shortest turn; a half turn about x for -z).
+
+    Exact where the axis is (a few digits, or the cosines of special angles); otherwise in
+    doubles: the roots of a 17-digit decimal's square are exact numbers no code would keep, and
+    simplifying them took seconds a joint."""
+    exact = all(_plain(a) for a in axis)
+    ax, ay, az = axis if exact else (sympy.Float(sympy.N(a, 30), 17) for a in axis)
     s = sympy.sqrt(ax**2 + ay**2)
     if s == 0:
         return sympy.eye(3) if az > 0 else sympy.diag(1, -1, -1)
     K = skew(sympy.Matrix([-ay / s, ax / s, 0]))
-    return (sympy.eye(3) + s * K + (1 - az) * K * K).applyfunc(sympy.simplify)
+    turn = sympy.eye(3) + s * K + (1 - az) * K * K
+    return turn.applyfunc(sympy.simplify if exact else sympy.expand)
+
+
+def _plain(number) -> bool:
+    """A number of a few digits: its rationals' numerators and denominators below 10^4."""
+    return all(abs(r.p) < 10**4 and r.q < 10**4
+               for r in sympy.sympify(number).atoms(sympy.Rational))
 
 
 def _urdf_placement(row: LinkSpec, parent_aligned, aligned, q):
     """^{i-1}R_i and ^{i-1}P_i between joint frames: from joint frame i-1 back to its link
     frame, the joint's origin there, then the turn that takes z onto the axis; the joint's
     motion about or along that z last."""
-    origin = pose(row.origin.xyz, row.origin.rpy)
+    origin = folded(pose(row.origin.xyz, row.origin.rpy))    # cos(0.3) as a number: see folded
     R = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, :3] \
         * aligned
     p = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, 3]
