@@ -29,6 +29,7 @@ from .program.passes import prepare_all
 from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.model import Robot
+from .robot.spec import DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
@@ -127,12 +128,22 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
     placements, gravity, base and tool, limits, notes on variants and angles read exactly,
     and with ``columns`` the regressor's columns with their values (``values`` fixed)."""
     spec = robot.spec
-    dh = tuple(tuple(table.text(cell) for cell in row[1:])
-               for row in table.geometry(spec).rows)
+    geometry = table.geometry(spec)
+    columns_of_link = (("joint", *table.URDF_COLUMNS) if spec.convention == "urdf"
+                       else ("joint", *DH_COLUMNS))
+    rows = [dict(zip(geometry.header, row)) for row in geometry.rows]
+    dh = tuple(tuple(table.text(row[c]) for c in columns_of_link) for row in rows)
+    tree = ()
+    if "parent" in geometry.header:
+        extra = ("gamma", "b") if spec.convention == "modified" else ()
+        tree = tuple((row["link"], row["parent"], *(table.text(getattr(link, key))
+                                                   for key in extra))
+                     for row, link in zip(rows, spec.links))
     return context.Header(
         name=robot.name, dof=robot.dof, parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
-        convention=spec.convention, dh=dh, gravity=tuple(as_text(g) for g in spec.gravity),
+        convention=spec.convention, dh=dh, tree=tree,
+        gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))
                          for what, placement in (("base", spec.base), ("tool", spec.tool))

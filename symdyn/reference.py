@@ -47,29 +47,31 @@ def pinocchio_model(spec: RobotSpec, values=None):
 
     model = pin.Model()
     model.gravity.linear = np.array([num(g) for g in spec.gravity])
-    parent, placement = 0, se3(spec.base)
+    # after[i]: where link i's children are placed from, in its joint's frame; after[0]: the
+    # base. The joints are added in the file's order, so joint i is link i.
+    after = [se3(spec.base)]
     for i, link in enumerate(spec.links, start=1):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
+        placement = after[link.parent]
         if spec.convention == "urdf":                 # as Pinocchio reads a URDF
             axis = np.array([num(v) for v in link.axis])
             joint = (pin.JointModelRevoluteUnaligned(axis) if link.joint == "revolute"
                      else pin.JointModelPrismaticUnaligned(axis))
             joint_placement = placement * se3(link.origin)
             body = pin.SE3.Identity()
-            placement = pin.SE3.Identity()
         elif spec.convention == "modified":
-            joint_placement = placement * rx(alpha) * tx(a) * rz(theta) * tz(d)
+            joint_placement = (placement * rz(num(link.gamma)) * tz(num(link.b)) * rx(alpha)
+                               * tx(a) * rz(theta) * tz(d))
             body = pin.SE3.Identity()                 # the link frame is the joint frame
-            placement = pin.SE3.Identity()
         else:
             joint_placement = placement               # joint i moves about z_{i-1}
             body = rz(theta) * tz(d) * tx(a) * rx(alpha)
-            placement = body
-        jid = model.addJoint(parent, joint, joint_placement, f"joint{i}")
+        after.append(body)
+        jid = model.addJoint(link.parent, joint, joint_placement, f"joint{i}")
         model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
-        parent = jid
+    parent = len(spec.links)
     # The tool, where a tool wrench is given: the file's tool in the last body's frame.
     model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
     model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)

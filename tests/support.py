@@ -65,6 +65,62 @@ def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form
     return "\n".join(lines) + "\n"
 
 
+def random_tree_yaml(rng, name="tree", dof=None, convention=None, shape=None) -> str:
+    """A random tree in the robot-file form: links named l1..ln in depth-first order, each with
+    a parent on the path out to the link before it (``shape``: "deep" mostly that link, "wide"
+    any), the
+    last a sibling of the one before it, so that some link has two children; revolute and
+    prismatic joints, gamma and b in modified DH, origins and oblique axes in convention
+    urdf. Standard DH gives each link one child at most, as it must."""
+    dof = dof or int(rng.integers(2, 9))
+    convention = convention or str(rng.choice(["standard", "modified", "urdf"]))
+    shape = shape or str(rng.choice(["deep", "wide"]))
+    lines = [f"name: {name}", f"convention: {convention}",
+             f"gravity: [{', '.join(repr(float(g)) for g in rng.uniform(-10, 10, 3))}]",
+             "links:"]
+    taken, parents, path = set(), [None], [0]      # path: the base out to the last link
+
+    def r(low, high):
+        return repr(float(rng.uniform(low, high)))
+
+    for k in range(1, dof + 1):
+        free = [p for p in path if convention != "standard" or p not in taken]
+        if convention != "standard" and k == dof > 2:
+            parent = parents[k - 1]
+        elif shape == "deep" and rng.random() < 0.75:
+            parent = free[-1]
+        else:
+            parent = int(rng.choice(free))
+        taken.add(parent)
+        parents.append(parent)
+        del path[path.index(parent) + 1:]
+        path.append(k)
+        joint = "prismatic" if rng.random() < 0.3 else "revolute"
+        lines += [f"  - name: l{k}", f"    parent: {'base' if parent == 0 else f'l{parent}'}",
+                  f"    joint: {joint}"]
+        if convention == "urdf":
+            axis = rng.normal(size=3)
+            lines += [f"    origin: {{xyz: [{r(-.4, .4)}, {r(-.4, .4)}, {r(-.4, .4)}], "
+                      f"rpy: [{r(-3, 3)}, {r(-3, 3)}, {r(-3, 3)}]}}",
+                      f"    axis: [{', '.join(repr(float(a)) for a in axis)}]"]
+        else:
+            lines += [f"    a: {r(-.5, .5)}", f"    alpha: {r(-3, 3)}", f"    d: {r(-.5, .5)}",
+                      f"    theta: {r(-3, 3)}"]
+            if convention == "modified" and rng.random() < 0.7:
+                lines += [f"    gamma: {r(-3, 3)}", f"    b: {r(-.5, .5)}"]
+        inertia = random_inertia(rng)
+        lines += [f"    mass: {r(0.2, 5)}",
+                  f"    com: [{r(-.3, .3)}, {r(-.3, .3)}, {r(-.3, .3)}]",
+                  f"    inertia: [{', '.join(repr(float(v)) for v in inertia)}]"]
+    return "\n".join(lines) + "\n"
+
+
+def random_tree(folder: Path, rng, **kwargs):
+    path = folder / f"{kwargs.get('name', 'tree')}.yaml"
+    path.write_text(random_tree_yaml(rng, **kwargs))
+    return symdyn.load_robot(path)
+
+
 def random_robot(folder: Path, rng, **kwargs):
     """A random robot (see random_robot_yaml), written to ``folder`` and loaded."""
     path = folder / f"{kwargs.get('name', 'random')}.yaml"

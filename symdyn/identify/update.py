@@ -115,12 +115,19 @@ def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: 
         J = body.inertia_origin
         scale = float(np.abs(pi[10 * i:10 * i + 10]).max())   # rounding noise next to it: 0
         lines.append(f"  - joint: {row.joint}")
+        if row.name is not None:
+            lines.append(f"    name: {row.name}")
+        if row.parent != i:           # not the link before it (i is the 0-based position)
+            lines.append("    parent: " + (spec.links[row.parent - 1].name if row.parent
+                                           else "base"))
         if spec.convention == "urdf":
             lines.append(f"    origin: {{xyz: {vec(row.origin.xyz)}, "
                          f"rpy: {vec(row.origin.rpy)}}}")
             lines.append(f"    axis: {vec(row.axis)}")
         else:
             lines += [f"    {key}: {num(getattr(row, key))}" for key in DH_COLUMNS]
+            lines += [f"    {key}: {num(getattr(row, key))}" for key in ("gamma", "b")
+                      if getattr(row, key) != 0]
         lines += [f"    mass: {decimal(body.mass, scale)}",
                   f"    first_moment: {decimals(body.first_moment, scale)}",
                   "    inertia_origin: " + decimals((J[0, 0], J[1, 1], J[2, 2], J[0, 1],

@@ -49,17 +49,15 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     out.append('  <link name="world"/>')
     out += _fixed("base_joint", "world", "base_link", num.matrix(robot.base))
     out.append('  <link name="base_link"/>')
-    parent = "base_link"
     for link, row in zip(robot.links, spec.links):
         q0 = {link.q: 0}
         placement = np.eye(4)
         placement[:3, :3] = num.matrix(link.rotation.subs(q0))
         placement[:3, 3] = num.vector(link.position.subs(q0))
-        name = f"link{link.index}"
+        name, parent = f"link{link.index}", f"link{link.parent}" if link.parent else "base_link"
         out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
         out += _link(name, link, num, visual, placement)
-        parent = name
-    out += _fixed("tool_joint", parent, "tool", num.matrix(robot.tool))
+    out += _fixed("tool_joint", f"link{robot.dof}", "tool", num.matrix(robot.tool))
     out += ['  <link name="tool"/>', "</robot>", ""]
     return "\n".join(out)
 

@@ -14,6 +14,7 @@ import hashlib
 import keyword
 import math
 import re
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -59,7 +60,10 @@ PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
-             "axis"} | ACTUATOR_KEYS
+             "axis", "name", "parent", "gamma", "b"} | ACTUATOR_KEYS
+# A link's name: it names frames and, later, the generated code's joints (a C identifier).
+LINK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+BASE = "base"          # the parent of a link fixed to the base
 PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
 SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
@@ -130,6 +134,7 @@ class _Reader:
         self.reading: list[str] = []              # parameters being read (a chain of references)
         self.used: set[str] = set()               # names an expression has read
         self.lenient = False                      # inconsistent inertia: a warning, not an error
+        self.link_nodes: dict[int, dict] = {}     # 1-based link -> its keys' value nodes
         self.warnings: list[str] = []
 
     # -- errors ------------------------------------------------------------------------------
@@ -168,6 +173,7 @@ class _Reader:
             raise self.error(f"{len(links_node.value)} links are more than symdyn derives "
                              f"({MAX_LINKS})", links_node, "links")
         links = tuple(self.link(node, i, convention) for i, node in enumerate(links_node.value))
+        links = self.tree(links, convention)
         payload = self.payload(top["payload"]) if "payload" in top else None
         base, tool = (self.placement(top[key], key) if key in top else None
                       for key in ("base", "tool"))
@@ -354,7 +360,7 @@ class _Reader:
     # -- links -------------------------------------------------------------------------------
     def link(self, node, index, convention) -> LinkSpec:
         field = f"links[{index}]"
-        keys = self.mapping(node, field, LINK_KEYS)
+        keys = self.link_nodes[index + 1] = self.mapping(node, field, LINK_KEYS)
         joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
         if convention == "urdf":
             values = self.joint_placement(keys, node, field)
@@ -367,6 +373,14 @@ class _Reader:
                                      f"is {convention} DH", keys[key], f"{field}.{key}")
             values = {k: (self.angle if k in ("alpha", "theta") else self.expression)(
                 keys[k], f"{field}.{k}") for k in LINK_REQUIRED[1:]}
+        for key in ("gamma", "b"):
+            if key in keys and convention != "modified":
+                raise self.error(f"{key} is one of Khalil and Kleinfinger's parameters of "
+                                 f"modified DH; this file's convention is {convention}",
+                                 keys[key], f"{field}.{key}", "convention modified")
+            if key in keys:
+                values[key] = (self.angle if key == "gamma" else self.expression)(
+                    keys[key], f"{field}.{key}")
         forms = [form for form, names in (("com and inertia", ("com", "inertia")),
                                           ("first_moment and inertia_origin",
                                            ("first_moment", "inertia_origin")),
@@ -403,7 +417,77 @@ class _Reader:
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
         limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
-        return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits)
+        name = None
+        if "name" in keys:
+            name = self.scalar(keys["name"], f"{field}.name")
+            if not isinstance(name, str) or not LINK_NAME.match(name) or name == BASE:
+                raise self.error(f"{name!r} is not a valid link name", keys["name"],
+                                 f"{field}.name", "at most 64 letters, digits and _, not "
+                                 f"starting with a digit, other than {BASE!r}")
+        return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits,
+                        name=name, parent=index)
+
+    def tree(self, links, convention) -> tuple[LinkSpec, ...]:
+        """Each link's parent: the link its ``parent`` names (listed before it), ``base``, or,
+        without one, the link before it. The links are listed depth first, each link's
+        subtree right after it, as Pinocchio numbers the joints of a model (so q means the
+        same in both). Refused: a name given twice, a parent nobody is named, a circle, a
+        parent listed after its child, a branch left and come back to, and two children of one
+        link in standard DH, which places a link's frame by the next row's a and alpha."""
+        position = {}
+        for k, link in enumerate(links, start=1):
+            if link.name in position:
+                raise self.error(f"the link name {link.name!r} is given twice (links"
+                                 f"[{position[link.name] - 1}] and links[{k - 1}])",
+                                 self.link_nodes[k]["name"], f"links[{k - 1}].name")
+            if link.name is not None:
+                position[link.name] = k
+        parents = {}
+        for k in range(1, len(links) + 1):
+            keys = self.link_nodes[k]
+            parents[k] = k - 1
+            if "parent" in keys:
+                name = self.scalar(keys["parent"], f"links[{k - 1}].parent")
+                if name != BASE and name not in position:
+                    raise self.error(f"{name!r} names no link", keys["parent"],
+                                     f"links[{k - 1}].parent",
+                                     f"{BASE!r} or the name of a link of this file")
+                parents[k] = 0 if name == BASE else position[name]
+        children: dict = {}
+        path = [0]            # the base and the links from it out to the link before this one
+        for k, link in enumerate(links, start=1):
+            field, node = f"links[{k - 1}].parent", self.link_nodes[k].get("parent")
+            if parents[k] >= k:
+                raise self.error(self.circle_or_order(k, parents, links), node, field)
+            if parents[k] not in path:
+                raise self.error(
+                    f"{links[parents[k] - 1].name!r}'s subtree was left before this link: "
+                    "list the links depth first, each link's subtree right after it", node,
+                    field, "Pinocchio's order of joints, which URDF import writes")
+            del path[path.index(parents[k]) + 1:]
+            path.append(k)
+            if convention == "standard" and parents[k] in children:
+                raise self.error(
+                    f"standard DH cannot place a second child on link {parents[k]}: each "
+                    "link's frame is placed by the next row's a and alpha, which a row gives "
+                    "once", node, field, "convention modified with gamma and b (Khalil and "
+                    "Kleinfinger), or convention urdf")
+            children.setdefault(parents[k], k)
+        return tuple(replace(link, parent=parents[k]) for k, link in enumerate(links, start=1))
+
+    @staticmethod
+    def circle_or_order(k, parents, links) -> str:
+        """Why link k's parent, listed after it, is refused: a circle, named, or the order."""
+        seen, i = [k], parents[k]
+        while i and i not in seen:
+            seen.append(i)
+            i = parents[i]
+        if i:
+            cycle = seen[seen.index(i):] + [i]
+            names = [links[j - 1].name or f"links[{j - 1}]" for j in cycle]
+            return f"the links' parents form a circle: {' -> '.join(names)}"
+        return (f"the parent {links[parents[k] - 1].name!r} is listed after this link: list "
+                "each link after its parent")
 
     def limits(self, node, field) -> dict:
         """{lower, upper, velocity, effort}: numbers, each optional; lower <= upper, velocity

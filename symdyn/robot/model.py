@@ -149,21 +149,24 @@ class Robot:
         aligned = [_aligned(row.axis) for row in rows] if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
             q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
+            parent = row.parent
             if spec.convention == "urdf":
-                rotation, position = _urdf_placement(row, aligned[i - 2] if i > 1 else None,
+                rotation, position = _urdf_placement(row, aligned[parent - 1] if parent else None,
                                                      aligned[i - 1], q)
                 frame = sympy.eye(4)
                 frame[:3, :3] = aligned[i - 1].T      # the file's link frame in the joint frame
             else:
                 # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the
-                # previous standard row, or are this row's own in a modified table.
+                # parent's standard row, or are this row's own in a modified table.
                 if spec.convention == "modified":
                     alpha, a = row.alpha, row.a
                 else:
-                    alpha, a = (rows[i - 2].alpha, rows[i - 2].a) if i > 1 else (0, 0)
+                    alpha, a = (rows[parent - 1].alpha, rows[parent - 1].a) if parent else (0, 0)
                 theta = row.theta + q if row.joint == "revolute" else row.theta
                 d = row.d + q if row.joint == "prismatic" else row.d
                 rotation, position = _placement(alpha, a, theta, d)
+                if row.gamma != 0 or row.b != 0:      # Khalil-Kleinfinger: Rz(gamma) Tz(b) first
+                    rotation, position = _before(row.gamma, row.b, rotation, position)
                 # {i}_std = {i} Tx(a_i) Rx(alpha_i); modified: the joint frame itself
                 frame = (trans_x(row.a) * rot_x(row.alpha) if spec.convention == "standard"
                          else sympy.eye(4))
@@ -176,7 +179,7 @@ class Robot:
                 inertia = stored(Placement.of_transform(frame).act_inertia(inertia))
             G = row.gear_ratio
             inertia = stored(inertia, folded)
-            links.append(Link(i, i - 1, row.joint, q, qd, qdd,
+            links.append(Link(i, parent, row.joint, q, qd, qdd,
                               folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=G**2 * row.motor_inertia,
@@ -204,6 +207,14 @@ def _placement(alpha, a, theta, d):
     rotation = rotation.applyfunc(lambda e: sympy.expand(e))
     position = sympy.Matrix([a, -sa * d, ca * d])
     return rotation, position.applyfunc(sympy.expand)
+
+
+def _before(gamma, b, rotation, position):
+    """Rz(gamma) Tz(b) followed by (rotation, position): a rotation about and a shift along the
+    parent's z, which leave the joint's own angle where _placement put it."""
+    turn = rot_z(gamma)[:3, :3]
+    return ((turn * rotation).applyfunc(sympy.expand),
+            (turn * position + sympy.Matrix([0, 0, b])).applyfunc(sympy.expand))
 
 
 def _cos_sin_of_joint(theta):

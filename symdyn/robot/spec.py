@@ -27,7 +27,8 @@ class PlacementSpec:
 
 @dataclass(frozen=True)
 class LinkSpec:
-    """One row of the DH table and the link's inertial data, exactly as the file gives them.
+    """One row of the DH table, the link's place in the tree and its inertial data, exactly as
+    the file gives them.
 
     Either ``com`` and ``inertia`` (about the centre of mass) are set, or ``first_moment``
     (m*r) and ``inertia_origin`` (about the frame's origin); the other pair is None.
@@ -40,6 +41,14 @@ class LinkSpec:
     d: sympy.Expr
     theta: sympy.Expr
     mass: sympy.Expr
+    # The tree: the link's parent (0 the base, else the parent's 1-based position: parents come
+    # first) and its name, if the file gives one. Without them, a file is a chain.
+    parent: int = 0
+    name: str | None = None
+    # Khalil and Kleinfinger's rotation about and shift along the parent's z before alpha, a,
+    # theta, d (modified DH alone): how a modified-DH tree places a link's second child.
+    gamma: sympy.Expr = sympy.Integer(0)
+    b: sympy.Expr = sympy.Integer(0)
     com: tuple | None = None
     inertia: tuple | None = None
     first_moment: tuple | None = None

@@ -29,22 +29,55 @@ class Table:
 def geometry(spec: RobotSpec, joint_variables=()) -> Table:
     """The DH table (a, alpha, d, theta) or, in the urdf form, each joint's origin and axis.
     With ``joint_variables`` (the q_i), theta of a revolute joint and d of a prismatic one
-    show theirs added."""
+    show theirs added. A tree's table names each link and its parent, and a modified table
+    with Khalil and Kleinfinger's gamma and b shows them."""
+    tree = _Tree(spec)
     if spec.convention == "urdf":
         return Table("Joints, placed as URDF places them: the origin in the parent link's frame "
                      "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
-                     ("i", "joint", *URDF_COLUMNS),
-                     tuple((str(i), link.joint, tuple(link.origin.xyz), tuple(link.origin.rpy),
-                            tuple(link.axis)) for i, link in enumerate(spec.links, start=1)))
+                     ("i", *tree.header, "joint", *URDF_COLUMNS),
+                     tuple((str(i), *tree.cells(i), link.joint, tuple(link.origin.xyz),
+                            tuple(link.origin.rpy), tuple(link.axis))
+                           for i, link in enumerate(spec.links, start=1)))
     prime = "" if spec.convention == "standard" else \
         " (a and alpha of row i are a(i-1), alpha(i-1))"
+    extra = ("gamma", "b") if any(link.gamma != 0 or link.b != 0 for link in spec.links) else ()
+    if extra:
+        prime += "; a tree's link is first turned by gamma about, and moved by b along, its " \
+                 "parent's z"
     q = tuple(joint_variables) or (0,) * len(spec.links)
     return Table(f"Denavit-Hartenberg table, {CONVENTIONS[spec.convention]}{prime}",
-                 ("i", "joint", *DH_COLUMNS),
-                 tuple((str(i), link.joint, link.a, link.alpha,
+                 ("i", *tree.header, "joint", *extra, *DH_COLUMNS),
+                 tuple((str(i), *tree.cells(i), link.joint,
+                        *(getattr(link, key) for key in extra), link.a, link.alpha,
                         link.d + (q_i if link.joint == "prismatic" else 0),
                         link.theta + (q_i if link.joint == "revolute" else 0))
                        for i, (link, q_i) in enumerate(zip(spec.links, q), start=1)))
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """The name and parent columns of a tree's table (none for a chain without names)."""
+
+    spec: RobotSpec
+
+    @property
+    def shown(self) -> bool:
+        return any(link.name is not None or link.parent != i
+                   for i, link in enumerate(self.spec.links))
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        return ("link", "parent") if self.shown else ()
+
+    def cells(self, i: int) -> tuple[str, ...]:
+        if not self.shown:
+            return ()
+        links = self.spec.links
+        parent = links[i - 1].parent
+        return (links[i - 1].name or str(i),
+                "base" if parent == 0 else links[parent - 1].name or str(parent))
+
 
 
 def inertial(spec: RobotSpec) -> Table:

@@ -4,7 +4,15 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import ROBOTS, assert_close, generated_python, random_robot, random_states
+from support import (
+    ROBOTS,
+    assert_close,
+    generated_python,
+    pin_kinematics,
+    random_robot,
+    random_states,
+    random_tree,
+)
 
 import symdyn
 from symdyn.reference import friction_torques, pinocchio_model
@@ -83,6 +91,32 @@ def test_random_robots_match_pinocchio(tmp_path, seed):
                          convention=("standard", "modified")[seed % 2], origin_form=seed == 5,
                          placed=seed >= 3)      # a base high and tilted: its height is in V
     check_against_pinocchio(robot, generated_python(robot, tmp_path), rng)
+
+
+# standard DH gives each link one child at most: its trees are chains
+TREES = [("standard", "deep")] + [(convention, shape) for convention in ("modified", "urdf")
+                                  for shape in ("deep", "wide")]
+
+
+@pytest.mark.parametrize("convention, shape", TREES, ids=[f"{c}-{s}" for c, s in TREES])
+def test_random_trees_match_pinocchio(tmp_path, convention, shape):
+    """Trees in the robot-file form, every quantity of the generated module against Pinocchio
+    built independently from the same file (reference.pinocchio_model), the tool's kinematics
+    included, and Lagrange's inverse dynamics against Newton-Euler's."""
+    rng = np.random.default_rng(len(convention) * 10 + len(shape))
+    robot = random_tree(tmp_path, rng, name=f"{convention}_{shape}", dof=6,
+                        convention=convention, shape=shape)
+    if convention != "standard":
+        assert len(set(robot.parents)) < robot.dof          # a link with two children
+    module = generated_python(robot, tmp_path)
+    check_against_pinocchio(robot, module, rng, count=40)
+    q, qd, qdd = random_states(rng, robot.dof, 20)
+    expected = pin_kinematics(robot, q, qd)
+    for name in ("forward_kinematics", "link_poses", "jacobian"):
+        assert_close(getattr(module, name)(q), expected[name])
+    assert_close(module.jacobian_dot_qd(q, qd), expected["jacobian_dot_qd"])
+    lagrange = symdyn.python_module(symdyn.lagrange(robot), quantities=["inverse_dynamics"])
+    assert_close(lagrange.inverse_dynamics(q, qd, qdd), module.inverse_dynamics(q, qd, qdd))
 
 
 def test_structure_of_M_and_C(tmp_path):

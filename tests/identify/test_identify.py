@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 from click.testing import CliRunner
-from support import ROBOTS
+from support import ROBOTS, random_tree_yaml
 
 import symdyn
 from symdyn.cli import main
@@ -21,16 +21,16 @@ from symdyn.identify.data import periodic_derivatives, read_measurements
 PUMA = ROBOTS / "puma560.yaml"
 
 
-def _measured(trajectory_csv, out, rng, noise=0.02, noisy_q=False):
+def _measured(trajectory_csv, out, rng, noise=0.02, noisy_q=False, robot_file=PUMA):
     """The trajectory's torques by the robot file's model, with noise of ``noise`` times each
     joint's torque spread, written as a measurement file; q noisy too if asked (then qd, qdd
     come from periodic_derivatives). Returns the noise level per joint."""
     rows = list(csv.DictReader(io.StringIO(trajectory_csv.read_text())))
-    n = 6
+    robot = symdyn.load_robot(robot_file)
+    n = robot.dof
     arrays = {kind: np.array([[float(r[f"{kind}{i}"]) for i in range(1, n + 1)] for r in rows])
               for kind in ("q", "qd", "qdd")}
-    module = symdyn.python_module(symdyn.newton_euler(symdyn.load_robot(PUMA)),
-                                  quantities=["inverse_dynamics"])
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["inverse_dynamics"])
     tau = module.inverse_dynamics(arrays["q"], arrays["qd"], arrays["qdd"])
     sigma = noise * tau.std(axis=0)
     tau = tau + rng.normal(0, 1, tau.shape) * sigma
@@ -278,3 +278,31 @@ def test_fit_refuses_a_group_the_robot_does_not_have(tmp_path):
     result = CliRunner().invoke(main, ["identify", str(panda), str(data), "--fit", "coulomb"])
     assert result.exit_code == 2
     assert "panda has no coulomb parameters to estimate" in result.output
+
+
+def test_a_tree_is_identified_and_written_back_as_a_tree(tmp_path):
+    """A hand-like tree (names, parents, gamma and b): excite, measure without noise, identify
+    and --write-robot: the file written keeps the tree and has the original's dynamics."""
+    robot_file = tmp_path / "tree.yaml"
+    robot_file.write_text(random_tree_yaml(np.random.default_rng(3), name="tree", dof=4,
+                                           convention="modified"))
+    runner = CliRunner()
+    trajectory, data = tmp_path / "excite.csv", tmp_path / "data.csv"
+    assert runner.invoke(main, ["excite", str(robot_file), "-o", str(trajectory),
+                                "--iterations", "0", "-q"]).exit_code == 0
+    _measured(trajectory, data, np.random.default_rng(6), noise=0.0, robot_file=robot_file)
+    updated = tmp_path / "identified.yaml"
+    result = runner.invoke(main, ["identify", str(robot_file), str(data), "-o",
+                                  str(tmp_path / "estimates.yaml"), "--write-robot",
+                                  str(updated), "-q"])
+    assert result.exit_code == 0, result.output
+    original, identified = symdyn.load_robot(robot_file), symdyn.load_robot(updated)
+    assert identified.parents == original.parents and len(set(original.parents)) < 4
+    assert [link.gamma for link in identified.spec.links] == [
+        link.gamma for link in original.spec.links]
+    modules = [symdyn.python_module(symdyn.newton_euler(robot), quantities=["inverse_dynamics"])
+               for robot in (original, identified)]
+    q, qd, qdd = np.random.default_rng(7).uniform(-3, 3, (3, 50, 4))
+    expected = modules[0].inverse_dynamics(q, qd, qdd)
+    assert np.abs(modules[1].inverse_dynamics(q, qd, qdd) - expected).max() < 1e-7 * np.abs(
+        expected).max()
