@@ -27,7 +27,8 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
 def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
                 allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
                 source=None) -> tuple[str, RobotSpec]:
-    """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path``, as text, and
+    """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path`` (the whole tree
+    below ``base`` where it branches and no ``tip`` is given), as text, and
     what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
     it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
     of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the URDF came
@@ -35,8 +36,10 @@ def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
                        snap_angles=snap_angles)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
-    imported = (f"URDF {Path(path).name} (robot {chain.robot!r}), chain {chain.base_link} -> "
-                f"{chain.tip_link}, imported by symdyn")
+    tree = any(joint.parent != k for k, joint in enumerate(chain.joints))
+    part = (f"the tree below {chain.base_link}" if tree
+            else f"chain {chain.base_link} -> {chain.tip_link}")
+    imported = f"URDF {Path(path).name} (robot {chain.robot!r}), {part}, imported by symdyn"
     options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,
                "--snap-angles": snap_angles, "--source": source}
     defaults = {"--base": None, "--tip": None, "--name": None, "--form": "auto",

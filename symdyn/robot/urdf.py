@@ -71,17 +71,19 @@ class Joint:
 
 @dataclass(frozen=True)
 class ChainJoint:
-    """A movable joint of the chain, with the body that moves with it (and with no later joint)."""
+    """A movable joint of the model, with the body that moves with it (and with no later joint)."""
 
     name: str
     kind: str                 # revolute | prismatic
-    placement: np.ndarray     # its frame (its child link's) in the previous chain joint's frame
+    placement: np.ndarray     # its frame (its child link's) in its parent joint's frame
     axis: np.ndarray
     body: Inertia             # about the origin of this joint's frame, in its axes
     limits: dict
     viscous: float
     coulomb: float
     actuator: dict | None
+    parent: int               # the movable joint it is placed from (1-based; 0: the base)
+    link: str                 # its child link's name in the URDF
 
 
 @dataclass(frozen=True)
@@ -101,11 +103,14 @@ class Chain:
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
                allow_inconsistent_inertia: bool = False,
                snap_angles: float = QUARTER_TOLERANCE) -> Chain:
-    """The chain from ``base`` (default: the root link) to ``tip`` (default: the only end of
-    the movable joints) of the URDF at ``path``; RobotFileError names element and line.
-    Inertias no rigid body has are errors, or warnings with ``allow_inconsistent_inertia``;
-    angles within ``snap_angles`` of a multiple of pi/2 are taken as that multiple."""
-    return _Tree(Path(path), allow_inconsistent_inertia, snap_angles).chain(base, tip)
+    """The chain from ``base`` (default: the root link) to ``tip`` of the URDF at ``path``, or,
+    without a ``tip`` where the movable joints below ``base`` branch, the whole tree below it
+    (its joints depth first, as Pinocchio numbers them); without a ``tip`` and no branch, the
+    chain to the only end. RobotFileError names element and line. Inertias no rigid body has
+    are errors, or warnings with ``allow_inconsistent_inertia``; angles within
+    ``snap_angles`` of a multiple of pi/2 are taken as that multiple."""
+    tree = _Tree(Path(path), allow_inconsistent_inertia, snap_angles)
+    return tree.chain(base, tip)
 
 
 class _Builder(xml.sax.ContentHandler):
@@ -341,6 +346,8 @@ class _Tree:
             if given is not None and given not in self.links:
                 raise RobotFileError(self.path, f"{option} {given!r} is not a link of the URDF",
                                      expected="one of " + ", ".join(sorted(self.links)))
+        if tip is None and self.branches(base):
+            return self.whole(base)
         tip, other_tips = (tip, ()) if tip else self.default_tip(base)
         path = self.path_between(base, tip)
         for joint in path:
@@ -363,10 +370,45 @@ class _Tree:
             body = self.lumped(joint.child, stop, locked, chain=set(j.name for j in movable))
             chain_joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], placement,
                                            joint.axis, body, joint.limits, joint.viscous,
-                                           joint.coulomb, joint.actuator))
+                                           joint.coulomb, joint.actuator,
+                                           parent=len(chain_joints), link=joint.child))
             placement = np.eye(4)
         return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
                      placement, self.gravity, tuple(locked), other_tips, tuple(self.warnings))
+
+    def branches(self, base: str) -> bool:
+        """Whether the movable joints below ``base`` form more than one chain."""
+        leaves = [link for link in self.below(base) if not self.children[link]]
+        return len({self.last_movable(leaf, base) for leaf in leaves} - {None}) > 1
+
+    def whole(self, base: str) -> Chain:
+        """Every movable joint below ``base``, depth first, siblings in the order of their
+        joints' names (Pinocchio's numbering, which urdfdom's sorted map of joints gives), each
+        placed in its parent movable joint's frame, with the bodies its fixed joints hold."""
+        joints: list[ChainJoint] = []
+        movable = {j.name for j in self.joints.values() if j.kind in MOVABLE}
+
+        def visit(link: str, parent: int, placement: np.ndarray):
+            for joint in sorted(self.children[link], key=lambda j: j.name):
+                self.check_movable(joint, "in the tree")
+                origin = placement @ joint.origin
+                if joint.kind not in MOVABLE:
+                    visit(joint.child, parent, origin)
+                    continue
+                if joint.mimic is not None:
+                    raise self.error(
+                        f"joint {joint.name!r} mimics {joint.mimic!r}: a whole tree with mimic "
+                        "joints is not imported yet", joint,
+                        expected="--tip to import one chain without them")
+                body = self.lumped(joint.child, None, [], chain=movable, whole=True)
+                joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
+                                         body, joint.limits, joint.viscous, joint.coulomb,
+                                         joint.actuator, parent, joint.child))
+                visit(joint.child, len(joints), np.eye(4))
+
+        visit(base, 0, np.eye(4))
+        return Chain(self.robot, base, joints[-1].link, tuple(joints), self.pose_in_root(base),
+                     np.eye(4), self.gravity, (), (), tuple(self.warnings))
 
     def check_movable(self, joint: Joint, where: str):
         if joint.kind in UNSUPPORTED:
@@ -420,16 +462,18 @@ class _Tree:
             link = self.joints[link].parent
         return T
 
-    def lumped(self, link: str, stop: str | None, locked: list, chain: set) -> Inertia:
-        """The bodies of ``link`` and every link below it, except from ``stop`` on, about the
-        origin of ``link``'s frame (joints off the chain held at zero)."""
+    def lumped(self, link: str, stop: str | None, locked: list, chain: set,
+               whole: bool = False) -> Inertia:
+        """The bodies of ``link`` and every link below it, except from ``stop`` on (``whole``:
+        from every movable joint on, each a joint of the model), about the origin of ``link``'s
+        frame (joints off the chain held at zero)."""
         total = no_body()
         stack = [(link, np.eye(4))]
         while stack:
             name, T = stack.pop()
             total = total + seen_from(T, self.body(name))
             for joint in self.children[name]:
-                if joint.child == stop:
+                if joint.child == stop or (whole and joint.kind in MOVABLE):
                     continue
                 self.check_movable(joint, "is lumped into the chain's links, but")
                 if joint.kind in MOVABLE:

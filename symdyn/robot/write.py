@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import sympy
@@ -48,15 +49,19 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
+    tree = any(joint.parent != k for k, joint in enumerate(chain.joints))
+    if tree and form == "modified":
+        raise ValueError("a tree is written as the URDF places its joints, not in modified DH")
     table = None
-    if form != "urdf":
+    if form != "urdf" and not tree:
         tip = _compose(placements) @ chain.tool
         table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
         if table is None and form == "modified":
             raise ValueError("no DH table reproduces these joint axes within 1e-12")
     convention = "urdf" if table is None else "modified"
-    lines = [f"# {name}: imported by symdyn from the URDF robot {_quote(chain.robot)}, the chain "
-             f"{_quote(chain.base_link)} -> {_quote(chain.tip_link)}."
+    part = (f"the whole tree below {_quote(chain.base_link)}" if tree else
+            f"the chain {_quote(chain.base_link)} -> {_quote(chain.tip_link)}")
+    lines = [f"# {name}: imported by symdyn from the URDF robot {_quote(chain.robot)}, {part}."
              + (f"\n# Made by: {_quote(command)}" if command else ""),
              "# " + ("Modified (Craig) DH: a DH table reproduces the URDF's joint axes within "
                      "1e-12." if table else "Joints placed as the URDF places them: no DH table "
@@ -75,11 +80,15 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     lines.append("links:")
     base, tool = chain.base, chain.tool
     if table is None:
-        bodies = [joint.body for joint in chain.joints]
-        for joint, body in zip(chain.joints, bodies):
-            lines += _link(joint, body, [
-                f"origin: {_placement(joint.placement, angle)}",
-                f"axis: {decimals(joint.axis)}"])
+        names = link_names([joint.link for joint in chain.joints]) if tree else None
+        for k, joint in enumerate(chain.joints):
+            place = [f"origin: {_placement(joint.placement, angle)}",
+                     f"axis: {decimals(joint.axis)}"]
+            if tree:
+                place = [f"name: {names[k]}",
+                         f"parent: {names[joint.parent - 1] if joint.parent else 'base'}",
+                         *place]
+            lines += _link(joint, joint.body, place)
     else:
         size = sum(float(np.linalg.norm(p[:3, 3])) for p in placements)
         base = base @ table.base                  # frame {0} in the world
@@ -120,6 +129,22 @@ def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
             entries.append(f"{key}: " + (decimals(value) if isinstance(value, tuple)
                                          else decimal(value)))
     return [("  - " if k == 0 else "    ") + entry for k, entry in enumerate(entries)]
+
+
+def link_names(urdf_names) -> list[str]:
+    """Link names of a robot file for a URDF's link names: letters, digits and _ (the rest
+    made _), not starting with a digit, at most 64 characters, none 'base', all different."""
+    out, taken = [], set()
+    for text in urdf_names:
+        name = re.sub(r"[^A-Za-z0-9_]", "_", text)[:60] or "link"
+        if name[0].isdigit() or name == "base":
+            name = f"l_{name}"[:60]
+        unique, k = name, 2
+        while unique in taken:
+            unique, k = f"{name}_{k}", k + 1
+        taken.add(unique)
+        out.append(unique)
+    return out
 
 
 def _compose(transforms) -> np.ndarray:
