@@ -143,6 +143,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         name=robot.name, dof=robot.dof, parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
+        frames=tuple(frame.name for frame in robot.frames),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))

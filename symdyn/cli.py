@@ -222,7 +222,8 @@ def info(robot_file, snap_angles, method, without, quiet):
                   else f"{spec.convention} DH")
                + (f"\nsource: {spec.source}" if spec.source else ""))
     click.echo("")
-    for shown in (table.geometry(spec), table.inertial(spec)):
+    placed = table.placements(spec)
+    for shown in (table.geometry(spec), table.inertial(spec), *([placed] if placed else [])):
         click.echo(f"{shown.caption}:")
         for line in table.columns([shown.header] + [[table.text(c) for c in row]
                                                     for row in shown.rows]):
@@ -232,10 +233,6 @@ def info(robot_file, snap_angles, method, without, quiet):
     click.echo(f"free symbols: {free}")
     click.echo(f"gravity: [{', '.join(as_text(g) for g in spec.gravity)}]"
                + (" in the world" if spec.base else ""))
-    for what, placement in (("base", spec.base), ("tool", spec.tool)):
-        if placement is not None:
-            click.echo(f"{what}: xyz [{', '.join(as_text(v) for v in placement.xyz)}], "
-                       f"rpy [{', '.join(as_text(v) for v in placement.rpy)}]")
     click.echo("")
     click.echo("operation counts, mul / add (function calls), as derived -> optimized:")
     width = max(len(name) for name in QUANTITIES)

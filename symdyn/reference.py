@@ -17,8 +17,9 @@ def pinocchio_model(spec: RobotSpec, values=None):
     """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x}).
 
     Its root joint is placed at the file's ``base`` (so gravity, given in the world, acts on a
-    tilted robot as it would); its frames "link1".."linkn" are the file's link frames and
-    "tool" is the file's ``tool`` in the last of them.
+    tilted robot as it would); its frames "link1".."linkn" are the file's link frames, the
+    named frames are the file's ``frames``, and "tool" is the frame named tool or the file's
+    ``tool`` in the last link's frame.
     """
     import pinocchio as pin
 
@@ -72,8 +73,16 @@ def pinocchio_model(spec: RobotSpec, values=None):
         model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
     parent = len(spec.links)
-    # The tool, where a tool wrench is given: the file's tool in the last body's frame.
-    model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
+    # The named frames, each in its link's frame as the file places it (the base's: {0}).
+    bodies = [after[0]] + [model.frames[model.getFrameId(f"link{i}")].placement
+                           for i in range(1, parent + 1)]
+    for frame in spec.frames:
+        model.addFrame(pin.Frame(frame.name, frame.parent, bodies[frame.parent]
+                                 * se3(frame.placement), pin.FrameType.OP_FRAME))
+    # The tool, where a tool wrench is given: the file's tool in the last body's frame (unless
+    # a frame is named tool).
+    if not any(frame.name == "tool" for frame in spec.frames):
+        model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
     model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)
                                for link in spec.links])
     if spec.payload is not None:                      # in the last link's frame

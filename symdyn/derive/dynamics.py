@@ -18,6 +18,7 @@ from .quantities import (
     AS_GIVEN,
     COMPOSED,
     FROM_REGRESSOR,
+    NEED_FRAMES,
     NEED_INVERSE_M,
     QUANTITIES,
     WHOLE_OF,
@@ -90,6 +91,8 @@ class Dynamics:
         """Why this robot has no quantity ``name``, or None where it has it."""
         if name in NEED_INVERSE_M and self.singular:
             return self.singular
+        if name in NEED_FRAMES and not self.robot.frames:
+            return "its robot file names no frames (frames:)"
         if name in FROM_REGRESSOR and self.base_problem:
             return self.base_problem
         if name == "center_of_mass" and total_mass(self.robot) == 0:

@@ -86,7 +86,7 @@ def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, symp
 
 def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
     """^wR_tool and ^wp_tool."""
-    R, p = (frames or world_frames(robot, b))[-1]
+    R, p = (frames or world_frames(robot, b))[robot.tool_at - 1]
     return _composed(b, "Rt", R, p, robot.tool)
 
 
@@ -97,19 +97,38 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     joints that move the tool's link; zero for the others."""
     frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
-    moving = set(robot.support(robot.dof))
+    return point_jacobian(robot, b, frames, robot.tool_at, p_tool)
+
+
+def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
+                   name: str = "") -> sympy.Matrix:
+    """The geometric Jacobian, world axes, of a frame of link ``link`` whose origin is at
+    ``point``: the columns of the joints that move that link, zero for the others; steps named
+    with the prefix ``name``."""
+    moving = set(robot.support(link))
     columns = []
-    for link, (R, p) in zip(robot.links, frames):
+    for joint, (R, p) in zip(robot.links, frames):
         z = R[:, 2]
-        if link.index not in moving:
+        if joint.index not in moving:
             columns.append(sympy.zeros(6, 1))
-        elif link.revolute:
-            arm = b.vector(f"r{link.index}", p_tool - p)
+        elif joint.revolute:
+            arm = b.vector(f"{name}r{joint.index}", point - p)
             columns.append(sympy.Matrix.vstack(z.cross(arm), z))
         else:
             columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
     J = sympy.Matrix.hstack(*columns)
-    return sympy.Matrix(6, robot.dof, lambda r, c: b.define(f"J{r + 1}_{c + 1}", J[r, c]))
+    return sympy.Matrix(6, robot.dof,
+                        lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
+
+
+def named_frames(robot: Robot, b: ProgramBuilder, frames) -> list[tuple]:
+    """^wR and ^wp of each named frame: its link's frame (or the base), then its placement."""
+    out = []
+    for k, frame in enumerate(robot.frames, start=1):
+        R, p = (frames[frame.link - 1] if frame.link
+                else (robot.base[:3, :3], robot.base[:3, 3]))
+        out.append(_composed(b, f"Rn{k}", R, p, frame.placement))
+    return out
 
 
 # The kinematic quantities' outputs (see quantities.QUANTITIES), each a list of row-major lists.
@@ -140,6 +159,29 @@ def body_jacobian_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
     body = _times(sympy.diag(R_tool.T, R_tool.T), J)
     return [[b.define(f"Jb{r + 1}_{c + 1}", body[r, c])
              for r in range(6) for c in range(robot.dof)]]
+
+
+def frame_poses_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    poses = named_frames(robot, b, world_frames(robot, b))
+    return [[e for R, p in poses for e in _transform(R, p)]]
+
+
+def _frame_jacobians(robot: Robot, b: ProgramBuilder) -> list[sympy.Matrix]:
+    frames = world_frames(robot, b)
+    return [point_jacobian(robot, b, frames, frame.link, p, f"F{k}_")
+            for k, (frame, (_, p)) in enumerate(zip(robot.frames,
+                                                    named_frames(robot, b, frames)), start=1)]
+
+
+def frame_jacobians_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    return [[e for J in _frame_jacobians(robot, b) for e in J]]
+
+
+def frame_jacobians_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
+    velocity = [b.define(f"F{k}_v{r}", e)
+                for k, J in enumerate(_frame_jacobians(robot, b), start=1)
+                for r, e in enumerate(_times(J, robot.qd))]
+    return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
 
 
 def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:

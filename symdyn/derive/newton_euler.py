@@ -85,8 +85,8 @@ def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=N
          progress=None) -> list[sympy.Expr]:
     """Joint forces for joint velocities ``qd``, accelerations ``qdd`` and ``gravity``.
 
-    ``tip`` is the wrench (f_{n+1}, n_{n+1}) the last link exerts on its environment, in frame
-    {n} about its origin (seed 001's end-effector load). Each intermediate becomes a named step
+    ``tip`` is the wrench (f_{n+1}, n_{n+1}) the tool's link exerts on its environment, in its
+    frame about its origin (seed 001's end-effector load). Each intermediate becomes a named step
     of ``b``; ``steps``, when given, receives the record of each equation for the printouts.
     """
     progress = progress or (lambda message: None)
@@ -141,7 +141,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
 def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                   progress, tip=None) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i with the forces of link i's children, and tau_i
-    (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the last link."""
+    (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link."""
     tau = [sympy.Integer(0)] * robot.dof
     transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
@@ -152,7 +152,7 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
         F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
         N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
         f, n = F, N
-        if tip is not None and i == robot.dof:     # the environment, as a child
+        if tip is not None and i == robot.tool_at:     # the environment, as a child
             f, n = f + tip[0], n + tip[1]
         children = robot.children[i]
         for c in children:

@@ -54,13 +54,15 @@ class Quantity:
     name: str
     inputs: tuple[str, ...]
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
-    doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters'
+    doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters',
+    # "F" for the named frames'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
     kinematic: bool = False         # of the joint frames alone: the same by either route
     as_given: bool = False          # of the robot's parameters as the file gives them
     needs_inverse_m: bool = False   # undefined where M(q) is singular
+    needs_frames: bool = False      # of the named frames: none where the file names none
     from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
@@ -69,7 +71,8 @@ class Quantity:
 
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
-        sizes = {"n": robot.dof, "p": len(standard_parameters(robot)), "b": base}
+        sizes = {"n": robot.dof, "p": len(standard_parameters(robot)), "b": base,
+                 "F": len(robot.frames)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -227,6 +230,22 @@ QUANTITIES = {q.name: q for q in (
              "tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,\n"
              "LOCAL_WORLD_ALIGNED).", (6,),
              builder=_kinematic(kinematics.jacobian_dot_qd_outputs), kinematic=True),
+    _one("frame_poses", ("q",), "T_frames",
+             "The pose of every named frame (FRAMES, in the robot file's order) in the world:\n"
+             "F homogeneous transforms, F x 4 x 4.", ("F", 4, 4),
+             builder=_kinematic(kinematics.frame_poses_outputs), kinematic=True,
+             needs_frames=True),
+    _one("frame_jacobians", ("q",), "J_frames",
+             "The geometric Jacobian of every named frame, F x 6 x n: rows [linear velocity of\n"
+             "the frame's origin; angular velocity], in world axes (LOCAL_WORLD_ALIGNED), as\n"
+             "jacobian is the tool's.", ("F", 6, "n"),
+             builder=_kinematic(kinematics.frame_jacobians_outputs), kinematic=True,
+             needs_frames=True),
+    _one("frame_jacobians_dot_qd", ("q", "qd"), "Jdot_qd_frames",
+             "dJ/dt qd of every named frame, F x 6, in world axes: each frame's classical\n"
+             "acceleration when qdd = 0, as jacobian_dot_qd is the tool's.", ("F", 6),
+             builder=_kinematic(kinematics.frame_jacobians_dot_qd_outputs), kinematic=True,
+             needs_frames=True),
     Quantity("inverse_dynamics_derivatives", ("q", "qd", "qdd"),
              (("dtau_dq", ("n", "n")), ("dtau_dqd", ("n", "n"))),
              "The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;\n"
@@ -280,6 +299,7 @@ QUANTITIES = {q.name: q for q in (
 )}
 # The registry's flags, gathered for those who ask by name.
 NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
+NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}

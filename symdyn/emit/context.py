@@ -125,6 +125,7 @@ class Module:
     dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text, or
                                       # (joint, origin xyz, origin rpy, axis) in convention urdf
     tree: tuple[tuple[str, ...], ...]  # a tree's (link, parent, gamma, b) per link; () a chain's
+    frames: tuple[str, ...]            # the named frames' names, in order
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
@@ -176,6 +177,7 @@ class Header:
     convention: str
     dh: tuple[tuple[str, ...], ...]        # as Module.dh
     tree: tuple[tuple[str, ...], ...]      # as Module.tree
+    frames: tuple[str, ...]                # as Module.frames
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
     limits: tuple                          # each link's {lower, upper, velocity, effort} or None
@@ -263,6 +265,7 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         name=header.name, dof=header.dof, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
+        frames=header.frames,
         gravity=header.gravity, placements=header.placements,
         limits=_limits(header.limits, printer, backend.infinity),
         **_standard_parameters(header.standard, printer),

@@ -27,7 +27,16 @@ from . import angles
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
 from .reading import read_text
 from .shapes import AXES, KINDS, Solid, combined
-from .spec import CONVENTIONS, DH_COLUMNS, JOINTS, LinkSpec, PayloadSpec, PlacementSpec, RobotSpec
+from .spec import (
+    CONVENTIONS,
+    DH_COLUMNS,
+    JOINTS,
+    FrameSpec,
+    LinkSpec,
+    PayloadSpec,
+    PlacementSpec,
+    RobotSpec,
+)
 from .validity import actuator_problem, body_problem, numeric
 
 # A robot's name heads its file names and C identifiers: at most 64 characters, as C99 keeps
@@ -55,7 +64,9 @@ MAX_LINKS = 64
 MAX_INTEGER_DIGITS = 30
 
 TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
-            "allow_inconsistent_inertia", "base", "tool"}
+            "allow_inconsistent_inertia", "base", "tool", "frames"}
+FRAME_KEYS = {"name", "parent", "xyz", "rpy"}
+MAX_FRAMES = 256
 PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
@@ -177,11 +188,15 @@ class _Reader:
         payload = self.payload(top["payload"]) if "payload" in top else None
         base, tool = (self.placement(top[key], key) if key in top else None
                       for key in ("base", "tool"))
+        frames = self.frames(top["frames"], links) if "frames" in top else ()
+        if tool is not None and any(frame.name == "tool" for frame in frames):
+            raise self.error("the tool is given twice: as tool and as the frame named tool",
+                             top["tool"], "tool", "one of them")
         self.check_all_parameters_used()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
-                         warnings=tuple(self.warnings), base=base, tool=tool,
+                         warnings=tuple(self.warnings), base=base, tool=tool, frames=frames,
                          angle_readings=tuple(self.angles))
 
     def compose(self):
@@ -475,6 +490,47 @@ class _Reader:
             children.setdefault(parents[k], k)
         return tuple(replace(link, parent=parents[k]) for k, link in enumerate(links, start=1))
 
+    def frames(self, node, links) -> tuple[FrameSpec, ...]:
+        """Named frames: each {name, parent: a link's name or number, or base; xyz, rpy in
+        that link's frame}, names all different."""
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            raise self.error("must be a non-empty list of frames", node, "frames",
+                             "entries such as {name: foot, parent: shank, xyz: [0, 0, -0.3]}")
+        if len(node.value) > MAX_FRAMES:
+            raise self.error(f"{len(node.value)} frames are more than {MAX_FRAMES}", node,
+                             "frames")
+        position = {link.name: k for k, link in enumerate(links, start=1) if link.name}
+        out, names = [], set()
+        for k, item in enumerate(node.value):
+            field = f"frames[{k}]"
+            keys = self.mapping(item, field, FRAME_KEYS)
+            name = self.scalar(self.require(keys, "name", item, field), f"{field}.name")
+            if not isinstance(name, str) or not LINK_NAME.match(name) or name == BASE:
+                raise self.error(f"{name!r} is not a valid frame name", keys["name"],
+                                 f"{field}.name", "at most 64 letters, digits and _, not "
+                                 f"starting with a digit, other than {BASE!r}")
+            if name in names:
+                raise self.error(f"the frame name {name!r} is given twice", keys["name"],
+                                 f"{field}.name")
+            names.add(name)
+            parent_node = self.require(keys, "parent", item, field)
+            parent = self.scalar(parent_node, f"{field}.parent")
+            if parent == BASE:
+                parent = 0
+            elif isinstance(parent, str) and parent in position:
+                parent = position[parent]
+            elif not (isinstance(parent, int) and not isinstance(parent, bool)
+                      and 1 <= parent <= len(links)):
+                raise self.error(f"{parent!r} names no link", parent_node, f"{field}.parent",
+                                 f"{BASE!r}, a link's name or its number, 1 to {len(links)}")
+            if name == "tool" and parent == 0:
+                raise self.error("the tool is fixed to the base", parent_node,
+                                 f"{field}.parent", "the link that carries it")
+            placement = self.placement(item, field, keys={k: v for k, v in keys.items()
+                                                           if k in PLACEMENT_KEYS})
+            out.append(FrameSpec(name, parent, placement))
+        return tuple(out)
+
     @staticmethod
     def circle_or_order(k, parents, links) -> str:
         """Why link k's parent, listed after it, is refused: a circle, named, or the order."""
@@ -588,8 +644,8 @@ class _Reader:
             raise self.error(problem, node, field, "a rigid body's inertial data (or, for "
                              "published data that is not, allow_inconsistent_inertia: true)")
 
-    def placement(self, node, field) -> PlacementSpec:
-        keys = self.mapping(node, field, PLACEMENT_KEYS)
+    def placement(self, node, field, keys=None) -> PlacementSpec:
+        keys = self.mapping(node, field, PLACEMENT_KEYS) if keys is None else keys
         zeros = (sympy.Integer(0),) * 3
         return PlacementSpec(*(self.vector(keys[key], f"{field}.{key}", 3, kind) if key in keys
                                else zeros for key, kind in (("xyz", None), ("rpy", angles.ANGLE))))

@@ -78,6 +78,15 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """A named frame fixed to link ``link`` (0: the base frame {0}), placed in its joint frame."""
+
+    name: str
+    link: int
+    placement: sympy.ImmutableMatrix      # ^{link}T_frame, 4 x 4
+
+
+@dataclass(frozen=True)
 class Robot:
     """The constant model: DH table as given, links in joint frames, gravity, free symbols."""
 
@@ -86,6 +95,8 @@ class Robot:
     gravity: sympy.ImmutableMatrix      # gravitational acceleration in the base frame {0}
     tool: sympy.ImmutableMatrix         # ^{n}T_tool: the tool frame in joint frame {n}
     base: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))   # ^{world}T_0
+    frames: tuple["Frame", ...] = ()    # the named frames, in the file's order
+    tool_link: int = 0                  # the link the tool is fixed to (0: the last)
 
     @property
     def name(self) -> str:
@@ -94,6 +105,11 @@ class Robot:
     @property
     def dof(self) -> int:
         return len(self.links)
+
+    @property
+    def tool_at(self) -> int:
+        """The link the tool is fixed to: the frame named tool's, or the last link."""
+        return self.tool_link or self.dof
 
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
@@ -186,17 +202,26 @@ class Robot:
                               viscous=G**2 * row.viscous_friction,
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
                               file_frame=folded(sympy.ImmutableMatrix(frame))))
-        # The file's frame {n} in joint frame {n}, then the tool in the file's frame {n}.
-        tool = sympy.Matrix(links[-1].file_frame)
-        if spec.tool is not None:
-            tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
+        # Each frame in its link's joint frame: the file's link frame there, then the frame in
+        # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
+        frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(
+            (sympy.Matrix(links[f.parent - 1].file_frame) if f.parent else sympy.eye(4))
+            * pose(f.placement.xyz, f.placement.rpy)))) for f in spec.frames)
+        named_tool = [frame for frame in frames if frame.name == "tool"]
+        if named_tool:
+            tool, tool_link = named_tool[0].placement, named_tool[0].link
+        else:
+            tool, tool_link = sympy.Matrix(links[-1].file_frame), len(links)
+            if spec.tool is not None:
+                tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
         gravity = sympy.Matrix(spec.gravity)      # in the world, which is {0} unless placed
         base = sympy.eye(4)
         if spec.base is not None:
             base = pose(spec.base.xyz, spec.base.rpy)
             gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
         return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
-                   folded(sympy.ImmutableMatrix(tool)), folded(sympy.ImmutableMatrix(base)))
+                   folded(sympy.ImmutableMatrix(tool)), folded(sympy.ImmutableMatrix(base)),
+                   frames, tool_link)
 
 
 def _placement(alpha, a, theta, d):

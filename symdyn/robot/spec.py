@@ -68,6 +68,16 @@ class LinkSpec:
 
 
 @dataclass(frozen=True)
+class FrameSpec:
+    """A named frame fixed to a link (a sensor, a foot, a fingertip, the tool): its placement
+    in the link's frame as the robot file's convention places it (0: the base frame {0})."""
+
+    name: str
+    parent: int
+    placement: PlacementSpec
+
+
+@dataclass(frozen=True)
 class PayloadSpec:
     """A load rigidly fixed to the last link, given in the last link's frame (about its COM)."""
 
@@ -92,6 +102,7 @@ class RobotSpec:
     warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
     base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
     tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
+    frames: tuple[FrameSpec, ...] = ()  # named frames; one named "tool" is the tool
     omitted: tuple[str, ...] = ()       # parts a variant leaves out (see variant.py)
     # Numbers of angle fields near a special angle (see angles.py): those read as the angle
     # have ``exact`` set, the others are near misses kept as written.

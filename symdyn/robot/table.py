@@ -92,11 +92,18 @@ def inertial(spec: RobotSpec) -> Table:
 
 
 def placements(spec: RobotSpec) -> Table | None:
-    """The base's and the tool's placements, or None where the file gives neither."""
+    """The base's, the tool's and the named frames' placements, or None where the file gives
+    none."""
+    def link(i):
+        return "the base frame {0}" if i == 0 else \
+            f"link {spec.links[i - 1].name or i}'s frame"
+
     rows = tuple((what, tuple(p.xyz), tuple(p.rpy))
                  for what, p in (("base: frame {0} in the world", spec.base),
                                  ("tool: in the last link's frame {n}", spec.tool))
-                 if p is not None)
+                 if p is not None) + tuple(
+        (f"{frame.name}: in {link(frame.parent)}", tuple(frame.placement.xyz),
+         tuple(frame.placement.rpy)) for frame in spec.frames)
     return Table("Placements (xyz, then R = Rz(yaw) Ry(pitch) Rx(roll))", ("frame", "xyz", "rpy"),
                  rows) if rows else None
 

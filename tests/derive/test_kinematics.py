@@ -5,13 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import ROBOTS, assert_close, pin_kinematics, pin_model, random_robot
+from support import ROBOTS, TOOL_KINEMATICS, assert_close, pin_kinematics, pin_model, random_robot
 
 import symdyn
-from symdyn.derive.quantities import KINEMATICS
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
-
 
 def _robots(tmp_path_factory):
     yield from (symdyn.load_robot(path) for path in ROBOT_FILES
@@ -27,7 +25,7 @@ def cases(tmp_path_factory):
     rng = np.random.default_rng(5)
     found = []
     for robot in _robots(tmp_path_factory):
-        module = symdyn.python_module(symdyn.newton_euler(robot), quantities=KINEMATICS)
+        module = symdyn.python_module(symdyn.newton_euler(robot), quantities=TOOL_KINEMATICS)
         q, qd = rng.uniform(-3, 3, (120, robot.dof)), rng.uniform(-2, 2, (120, robot.dof))
         params = [np.ones(len(robot.parameters))] if robot.parameters else []
         found.append((robot, module, q, qd, params, pin_kinematics(robot, q, qd)))

@@ -60,7 +60,7 @@ def wrapper_source(dynamics, out):
     """The CPython wrapper symdyn.compile builds for the robot, written beside its C."""
     robot, c = dynamics.robot, BACKENDS["c"]
     module = module_code(robot, [symdyn.optimize(dynamics.program(name))
-                                 for name in dynamics.QUANTITIES], c)
+                                 for name in dynamics.available], c)
     source = render(module, c)
     (path, text), = render(module, c, WRAPPER_FILES,
                            extension=extension_name(robot.name, source)).items()
@@ -81,7 +81,7 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code, dynamics)
     undefined = {line.split()[-1] for line in symbols if len(line.split()) == 2}
     # One global function; no variables (data, bss, common), only the compiler's literal pool.
     assert {n: t for n, t in defined.items() if t.isupper()} == {
-        f"{robot.name}_{name}": "T" for name in symdyn.Dynamics.QUANTITIES}
+        f"{robot.name}_{name}": "T" for name in dynamics.available}
     assert not [n for n, t in defined.items() if t in "dDbBCgG"]
     assert undefined <= {"sin", "cos", "sincos", "sqrt", "fabs"}     # libm only: no malloc
     header = (out / f"{robot.name}.h").read_text()
@@ -97,7 +97,7 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code, dynamics)
 
 
 @needs_gcc
-def test_compiled_module_matches_python_and_pinocchio(robot_code, compiled):
+def test_compiled_module_matches_python_and_pinocchio(robot_code, dynamics, compiled):
     """Every function, batched and one state at a time, against the generated Python."""
     robot, out = robot_code
     python = import_file(out / f"{robot.name}.py", f"c_reference_{robot.name}")
@@ -107,7 +107,7 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, compiled):
     q, qd, qdd = arrays["q"], arrays["qd"], arrays["qdd"]
     params = (rng.uniform(0.5, 2, len(robot.parameters)),) if robot.parameters else ()
     qd[:7] = 0.0                    # sign(0) of friction
-    for name in symdyn.Dynamics.QUANTITIES:
+    for name in dynamics.available:
         args = [arrays[i] for i in QUANTITIES[name].inputs] + list(params)
         batch = getattr(compiled, name)(*args)
         assert_close(batch, getattr(python, name)(*args), rtol=1e-12)

@@ -170,3 +170,82 @@ def test_a_tree_in_c_equals_pinocchio(tmp_path):
         np.testing.assert_allclose(compiled.jacobian(q[k]), pin.computeFrameJacobian(
             model, data, q[k], frame, pin.LOCAL_WORLD_ALIGNED), atol=1e-10)
     assert not M[:, 4, :4].any() and not M[:, 1:3, 3].any()     # other branches: exact zeros
+
+
+FRAMED = TREE + """\
+frames:
+  - {name: index_tip, parent: tip, xyz: [0.02, 0, 0], rpy: [0.1, 0.2, 0.3]}
+  - {name: thumb_tip, parent: 4, xyz: [0.03, 0.01, 0]}
+  - {name: camera, parent: base, xyz: [0.3, 0, 0.5], rpy: [0, 0.5, 0]}
+  - {name: tool, parent: index, xyz: [0, 0, 0.05]}
+"""
+
+
+@pytest.mark.parametrize("language", ["python", "c"])
+def test_named_frames_and_a_tool_on_a_branch_equal_pinocchio(tmp_path, language):
+    """frame_poses, frame_jacobians and frame_jacobians_dot_qd of every named frame (on a
+    link by name or number, or on the base), and the tool as the frame named tool on a middle
+    link: its pose, Jacobian and the joint forces of a wrench there (J^T f)."""
+    path = write(tmp_path, FRAMED)
+    robot = symdyn.load_robot(path)
+    quantities = ["frame_poses", "frame_jacobians", "frame_jacobians_dot_qd",
+                  "forward_kinematics", "jacobian", "tool_wrench_torques"]
+    module = (symdyn.python_module(symdyn.newton_euler(robot), quantities=quantities)
+              if language == "python" else
+              symdyn.compile(path, quantities=quantities, cache=tmp_path / "cache"))
+    assert tuple(module.FRAMES) == ("index_tip", "thumb_tip", "camera", "tool")
+    model = pinocchio_model(robot.spec)
+    data = model.createData()
+    rng = np.random.default_rng(8)
+    q, qd = rng.uniform(-2, 2, (2, 20, robot.dof))
+    wrench = rng.uniform(-5, 5, (20, 6))
+    T, J, a = (module.frame_poses(q), module.frame_jacobians(q),
+               module.frame_jacobians_dot_qd(q, qd))
+    assert T.shape == (20, 4, 4, 4) and J.shape == (20, 4, 6, 5) and a.shape == (20, 4, 6)
+    world = pin.LOCAL_WORLD_ALIGNED
+    for k in range(20):
+        pin.forwardKinematics(model, data, q[k], qd[k], np.zeros(robot.dof))
+        pin.updateFramePlacements(model, data)
+        pin.computeJointJacobians(model, data, q[k])
+        for f, name in enumerate(module.FRAMES):
+            frame = model.getFrameId(name)
+            np.testing.assert_allclose(T[k, f], data.oMf[frame].homogeneous, atol=1e-12)
+            np.testing.assert_allclose(J[k, f], pin.getFrameJacobian(model, data, frame, world),
+                                       atol=1e-12)
+            acceleration = pin.getFrameClassicalAcceleration(model, data, frame, world)
+            np.testing.assert_allclose(a[k, f], np.r_[acceleration.linear, acceleration.angular],
+                                       atol=1e-10)
+        tool = model.getFrameId("tool")
+        np.testing.assert_allclose(module.forward_kinematics(q[k]), data.oMf[tool].homogeneous,
+                                   atol=1e-12)
+        J_tool = pin.getFrameJacobian(model, data, tool, world)
+        np.testing.assert_allclose(module.jacobian(q[k]), J_tool, atol=1e-12)
+        # the wrench in the tool's own axes, about its origin: J_body^T f
+        J_body = pin.getFrameJacobian(model, data, tool, pin.LOCAL)
+        np.testing.assert_allclose(module.tool_wrench_torques(q[k], wrench[k]),
+                                   J_body.T @ wrench[k], atol=1e-11)
+    assert not J[:, 1, :, 1:3].any() and not J[:, 0, :, 3:].any()    # other branches: zero
+
+
+FRAME_ERRORS = [
+    ("  - {name: a, parent: nowhere}", "frames[0].parent", "'nowhere' names no link"),
+    ("  - {name: a, parent: 9}", "frames[0].parent", "9 names no link"),
+    ("  - {name: a, parent: 1}\n  - {name: a, parent: 2}", "frames[1].name", "given twice"),
+    ("  - {name: tool, parent: base}", "frames[0].parent", "the tool is fixed to the base"),
+    ("  - {name: 1st, parent: 1}", "frames[0].name", "not a valid frame name"),
+    ("  - {name: a, parent: 1, size: 2}", "frames[0].size", "unknown key"),
+]
+
+
+@pytest.mark.parametrize("frames, field, words", FRAME_ERRORS, ids=[e[2] for e in FRAME_ERRORS])
+def test_bad_frames_get_one_located_line(tmp_path, frames, field, words):
+    path = write(tmp_path, TREE + "frames:\n" + frames + "\n", "bad.yaml")
+    with pytest.raises(symdyn.RobotFileError) as info:
+        symdyn.load_robot(path)
+    assert words in str(info.value) and info.value.field == field, str(info.value)
+
+
+def test_a_tool_given_twice_is_refused(tmp_path):
+    path = write(tmp_path, FRAMED + "tool: {xyz: [0, 0, 0.1]}\n", "bad.yaml")
+    with pytest.raises(symdyn.RobotFileError, match="the tool is given twice"):
+        symdyn.load_robot(path)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import assert_close, pin_kinematics, pin_model
+from support import TOOL_KINEMATICS, assert_close, pin_kinematics, pin_model
 
 import symdyn
-from symdyn.derive.quantities import KINEMATICS
 
 ROBOT = """\
 name: gen
@@ -24,14 +23,13 @@ links:
      com: [0.05, 0, 0.01], inertia: [0.01, 0.01, 0.01, 0, 0, 0]}
 """
 
-
 def test_a_robot_placed_as_in_urdf_matches_pinocchio(tmp_path):
     """Oblique, negative and non-unit axes, rotated origins, a placed base and tool."""
     path = tmp_path / "gen.yaml"
     path.write_text(ROBOT)
     robot = symdyn.load_robot(path)
     quantities = ["inverse_dynamics", "mass_matrix", "gravity_torques", "forward_dynamics",
-                  *KINEMATICS]
+                  *TOOL_KINEMATICS]
     module = symdyn.python_module(symdyn.newton_euler(robot), quantities=quantities)
     model = pin_model(robot.spec)
     data = model.createData()
