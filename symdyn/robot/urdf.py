@@ -98,6 +98,9 @@ class Chain:
     locked: tuple[str, ...] = field(default=())   # movable joints off the chain, held at zero
     other_tips: tuple[str, ...] = field(default=())   # leaves on fixed joints past the tip
     warnings: tuple[str, ...] = field(default=())     # inconsistent inertias, when allowed
+    # A whole tree's links on fixed joints (sensors, fingertips): (URDF link, the movable joint
+    # it is fixed to, 1-based, 0 the base; its pose in that joint's child link frame)
+    frames: tuple[tuple[str, int, np.ndarray], ...] = field(default=())
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
@@ -386,6 +389,7 @@ class _Tree:
         joints' names (Pinocchio's numbering, which urdfdom's sorted map of joints gives), each
         placed in its parent movable joint's frame, with the bodies its fixed joints hold."""
         joints: list[ChainJoint] = []
+        frames: list[tuple[str, int, np.ndarray]] = []
         movable = {j.name for j in self.joints.values() if j.kind in MOVABLE}
 
         def visit(link: str, parent: int, placement: np.ndarray):
@@ -393,6 +397,7 @@ class _Tree:
                 self.check_movable(joint, "in the tree")
                 origin = placement @ joint.origin
                 if joint.kind not in MOVABLE:
+                    frames.append((joint.child, parent, origin))
                     visit(joint.child, parent, origin)
                     continue
                 if joint.mimic is not None:
@@ -408,7 +413,7 @@ class _Tree:
 
         visit(base, 0, np.eye(4))
         return Chain(self.robot, base, joints[-1].link, tuple(joints), self.pose_in_root(base),
-                     np.eye(4), self.gravity, (), (), tuple(self.warnings))
+                     np.eye(4), self.gravity, (), (), tuple(self.warnings), tuple(frames))
 
     def check_movable(self, joint: Joint, where: str):
         if joint.kind in UNSUPPORTED:

@@ -100,6 +100,13 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     for key, placement in (("base", base), ("tool", tool)):
         if not _is_identity(placement):
             lines.append(f"{key}: {_placement(placement, angle)}")
+    if chain.frames:
+        lines.append("frames:     # the URDF's links on fixed joints")
+        frame_names = link_names([link for link, _, _ in chain.frames])
+        for name, (link, parent, placement) in zip(frame_names, chain.frames):
+            where = names[parent - 1] if parent else "base"
+            lines.append(f"  - {{name: {name}, parent: {where}, "
+                         f"{_placement_fields(placement, angle)}}}   # {_quote(link)}")
     if near:
         lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
                      f"({', '.join(sorted(near))}): kept as the URDF gives them, which costs "
@@ -159,7 +166,11 @@ def _is_identity(T) -> bool:
 
 
 def _placement(T, angle) -> str:
-    return f"{{xyz: {decimals(T[:3, 3])}, rpy: [{', '.join(angle(a) for a in rpy(T[:3, :3]))}]}}"
+    return f"{{{_placement_fields(T, angle)}}}"
+
+
+def _placement_fields(T, angle) -> str:
+    return f"xyz: {decimals(T[:3, 3])}, rpy: [{', '.join(angle(a) for a in rpy(T[:3, :3]))}]"
 
 
 def decimals(values, scale=0.0) -> str:

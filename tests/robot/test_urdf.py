@@ -416,6 +416,29 @@ def test_whole_trees_match_pinocchio(tmp_path, relative):
     assert symdyn.Robot.from_spec(spec).parents == tuple(model.parents)[1:]
     assert "the whole tree below" in Path(spec.path).read_text()
     assert_matches_pinocchio(spec, path, states=30)
+    assert_frames_match_pinocchio(spec, path)
+
+
+def assert_frames_match_pinocchio(spec, path, states=10):
+    """Each link on a fixed joint, a named frame of the import: its pose and Jacobian are
+    Pinocchio's body frame of that link (the URDF's name, noted beside each frame)."""
+    links = [line.split("#", 1)[1].strip().strip('"') for line in
+             Path(spec.path).read_text().split("frames:", 1)[1].splitlines()[1:]]
+    assert len(links) == len(spec.frames) > 0
+    robot = symdyn.Robot.from_spec(spec)
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["frame_poses", "frame_jacobians"])
+    model, configuration = pinocchio_chain(path, spec)
+    data = model.createData()
+    for q in np.random.default_rng(2).uniform(-np.pi, np.pi, (states, robot.dof)):
+        T, J = module.frame_poses(q), module.frame_jacobians(q)
+        pin.computeJointJacobians(model, data, configuration(q))
+        pin.updateFramePlacements(model, data)
+        for k, link in enumerate(links):
+            frame = model.getFrameId(link, pin.BODY)
+            np.testing.assert_allclose(T[k], data.oMf[frame].homogeneous, atol=1e-12)
+            np.testing.assert_allclose(J[k], pin.getFrameJacobian(
+                model, data, frame, pin.LOCAL_WORLD_ALIGNED), atol=1e-12)
 
 
 def test_a_branching_urdf_is_imported_whole(tmp_path):
@@ -427,7 +450,9 @@ def test_a_branching_urdf_is_imported_whole(tmp_path):
                                                   "finger_b"]
     assert symdyn.Robot.from_spec(spec).parents == (0, 0, 2, 3, 3)
     assert spec.convention == "urdf" and "the whole tree below" in Path(spec.path).read_text()
+    assert [frame.name for frame in spec.frames] == ["palm"]     # on a fixed joint
     assert_matches_pinocchio(spec, tmp_path / "tree.urdf")
+    assert_frames_match_pinocchio(spec, tmp_path / "tree.urdf")
 
 
 def test_a_whole_tree_with_mimic_joints_is_refused_in_one_line(tmp_path):
