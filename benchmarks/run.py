@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
 from symdyn.api import python_module  # noqa: E402
-from symdyn.derive.quantities import KINEMATICS  # noqa: E402
+from symdyn.derive.quantities import TOOL_KINEMATICS  # noqa: E402
 from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
@@ -156,8 +156,9 @@ PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=
 def users_robots(folder: Path) -> list[Path]:
     """The robots of the per-call tables, as users write them: the shipped PUMA 560 and Panda;
     the Panda with its twists as floats, as the Robotics Toolbox stores them (1.5707963267948966,
-    read as pi/2: the same code); the UR5 imported from its URDF with import's defaults; and a
-    chain of 7 joints of generic geometry (chain_yaml)."""
+    read as pi/2: the same code); the UR5 imported from its URDF with import's defaults; a
+    chain of 7 joints of generic geometry (chain_yaml); and the Allegro hand imported whole, a
+    tree of four fingers (16 joints)."""
     shipped = [ROOT / "robots" / f"{name}.yaml" for name in ("puma560", "panda")]
     floats = folder / "panda_floats.yaml"
     floats.write_text(re.sub(r"(-?)pi/2", lambda m: repr(-math.pi / 2 if m[1] else math.pi / 2),
@@ -168,7 +169,10 @@ def users_robots(folder: Path) -> list[Path]:
                                tip="tool0", name="ur5_import")[0])
     chain = folder / "chain7_generic.yaml"
     chain.write_text(chain_yaml(7, "generic").replace("name: chain7\n", "name: chain7_generic\n"))
-    return [*shipped, floats, ur5, chain]
+    hand = folder / "allegro_import.yaml"
+    hand.write_text(import_urdf(example_robot(TREE_URDFS["allegro_right_hand"]),
+                                name="allegro_import", allow_inconsistent_inertia=True)[0])
+    return [*shipped, floats, ur5, chain, hand]
 
 
 def without_friction(robot):
@@ -196,7 +200,8 @@ def cpp_joints(model) -> str:
         kind = model.joints[jid].shortname()            # JointModelRZ or JointModelPZ
         lines += [
             f"    R << {numbers(placement.rotation)}; p << {numbers(placement.translation)};",
-            f"    parent = model.addJoint(parent, {kind}(), SE3(R, p), \"j{jid}\");",
+            f"    parent = model.addJoint({model.parents[jid]}, {kind}(), SE3(R, p), "
+            f"\"j{jid}\");",
             f"    c << {numbers(inertia.lever)}; I << {numbers(inertia.inertia)};",
             f"    model.appendBodyToJoint(parent, Inertia({float(inertia.mass)!r}, c, I));",
         ]
@@ -495,7 +500,7 @@ def section_ops():
         dynamics = symdyn.newton_euler(robot)
         programs = {quantity: dynamics.program(quantity) for quantity in (
             "inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
-            "forward_dynamics", *KINEMATICS, "regressor", "base_regressor",
+            "forward_dynamics", *TOOL_KINEMATICS, "regressor", "base_regressor",
             "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "all_terms")}
         programs["tau in base parameters"] = base_parameter_tau(dynamics)
         optimized = optimize_all(programs.values())       # as generate optimizes them
@@ -511,7 +516,7 @@ def section_ops():
     with tempfile.TemporaryDirectory() as tmp:
         start = time.process_time()
         panda = symdyn.newton_euler(symdyn.load_robot(ROOT / "robots" / "panda.yaml"))
-        symdyn.generate(panda, ["python", "c"], tmp, quantities=KINEMATICS)
+        symdyn.generate(panda, ["python", "c"], tmp, quantities=TOOL_KINEMATICS)
         print(f"Every kinematic quantity of the Panda (7 joints), derived, optimized and written "
               f"as Python and C: {(time.process_time() - start) * 1e3:.0f} ms CPU (M and h "
               "included: the tool's pose, Jacobian and dJ/dt qd are optimized with them, as "
@@ -587,7 +592,7 @@ GROUPS = {
     "M": ("mass_matrix",),
     "C": ("coriolis_matrix",),
     "qdd": ("forward_dynamics",),
-    "kinematics": KINEMATICS,
+    "kinematics": TOOL_KINEMATICS,
     "ID derivatives": ("inverse_dynamics_derivatives",),
     "FD derivatives": ("forward_dynamics_derivatives",),
     "Y, Y_b, beta": ("regressor", "base_regressor", "base_parameters"),
@@ -621,6 +626,64 @@ def lagrange_times() -> dict:
         start = time.process_time()
         symdyn.generate(lagrange, ["python", "c"], tmp)
         return {"seconds": time.process_time() - start, "quantities": len(lagrange.available)}
+
+
+TREE_URDFS = {"allegro_right_hand": "allegro_hand_description/urdf/allegro_right_hand.urdf",
+              "alex_nub_hands": "alex_description/urdf/alex_nub_hands.urdf",
+              "tiago": "tiago_description/robots/tiago.urdf"}
+
+
+def tree_times(name: str) -> dict:
+    """CPU seconds of importing a tree of example-robot-data whole (TREE_URDFS) and of
+    generating every quantity it has as Python and C, in this process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.process_time()
+        text, _ = import_urdf(example_robot(TREE_URDFS[name]), name=name,
+                              allow_inconsistent_inertia=True)
+        path = Path(tmp) / f"{name}.yaml"
+        path.write_text(text)
+        imported = time.process_time() - start
+        dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+        symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out")
+        robot = dynamics.robot
+        return {"import": imported, "generate": time.process_time() - start - imported,
+                "joints": robot.dof, "frames": len(robot.frames),
+                "quantities": len(dynamics.available)}
+
+
+def as_a_chain(robot):
+    """The same links, each the child of the one before: the densest tree of them."""
+    return replace(robot, links=tuple(replace(link, parent=link.index - 1)
+                                      for link in robot.links))
+
+
+def section_trees(quick):
+    print("## 7. Trees: robots imported whole\n")
+    names = ["allegro_right_hand"] if quick else list(TREE_URDFS)
+    print("Each URDF of example-robot-data imported whole (`symdyn import` without `--tip`) and "
+          "every quantity it has generated as Python and C, in a fresh process (CPU time). "
+          "M of the tree against the same links chained one after the other (each link's "
+          "parent the link before it, the densest tree of them): the entries of links on "
+          "different branches are zeros, never computed.\n")
+    print("| robot | joints | frames | quantities | import | generate | M, tree | M, as a "
+          "chain | zeros of M |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in names:
+        times = in_fresh_process("tree_times", name)
+        text, spec = import_urdf(example_robot(TREE_URDFS[name]), name=name,
+                                 allow_inconsistent_inertia=True)
+        tree = symdyn.Robot.from_spec(spec)
+        counts = []
+        for robot in (tree, as_a_chain(tree)):
+            (done,) = optimize_all([symdyn.newton_euler(robot).program("mass_matrix")])
+            counts.append(symdyn.op_count(done))
+        n = tree.dof
+        zeros = n * n - sum(len(tree.support(i)) * 2 - 1 for i in range(1, n + 1))
+        print(f"| {name} | {times['joints']} | {times['frames']} | {times['quantities']} | "
+              f"{times['import']:.1f} s | {times['generate']:.1f} s | "
+              f"{counts[0].mul}/{counts[0].add} | {counts[1].mul}/{counts[1].add} | "
+              f"{zeros} of {n * n} |", flush=True)
+    print()
 
 
 def in_fresh_process(job: str, *args) -> dict:
@@ -820,16 +883,18 @@ def example_robot(relative: str) -> Path:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
-    parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer"],
+    parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
+                                           "trees"],
                         action="append", help="run only these sections")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
     if args.job:
         job, *values = args.job
-        print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times}[job](
+        print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times,
+                          "tree_times": tree_times}[job](
             *(int(v) if v.isdigit() else v for v in values))))
         return
-    sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer"])
+    sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees"])
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -847,6 +912,8 @@ def main():
             section_commands(args.quick)
         if "peer" in sections:
             section_peer(robots[:2], args.quick)
+        if "trees" in sections:
+            section_trees(args.quick)
 
 if __name__ == "__main__":
     main()

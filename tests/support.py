@@ -10,14 +10,12 @@ import pinocchio as pin
 import sympy
 
 import symdyn
-from symdyn.derive.quantities import KINEMATICS, NEED_FRAMES
+from symdyn.derive.quantities import KINEMATICS
 from symdyn.derive.regressor import standard_parameters
 from symdyn.reference import friction_torques, pinocchio_model
 
 ROOT = Path(__file__).resolve().parent.parent
 ROBOTS = ROOT / "robots"
-# the kinematics of the tool (and the links), which every robot has; named frames need frames:
-TOOL_KINEMATICS = tuple(q for q in KINEMATICS if q not in NEED_FRAMES)
 
 
 # -- random robots -----------------------------------------------------------------------------

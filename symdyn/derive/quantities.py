@@ -315,6 +315,8 @@ def parts_of(whole: str) -> tuple[str, ...]:
 # The composed quantity each quantity is a part of (the composed ones, of themselves).
 WHOLE_OF = {name: whole for whole in COMPOSED for name in (whole, *parts_of(whole))}
 KINEMATICS = tuple(name for name, q in QUANTITIES.items() if q.kinematic)
+# Those every robot has: of the tool and the links, not of named frames.
+TOOL_KINEMATICS = tuple(name for name in KINEMATICS if name not in NEED_FRAMES)
 # Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
 # link's mass where the file puts it, where regrouping moves or drops constant parts.
 AS_GIVEN = tuple(name for name, q in QUANTITIES.items() if q.as_given)

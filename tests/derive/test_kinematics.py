@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import ROBOTS, TOOL_KINEMATICS, assert_close, pin_kinematics, pin_model, random_robot
+from support import ROBOTS, assert_close, pin_kinematics, pin_model, random_robot
 
 import symdyn
+from symdyn.derive.quantities import TOOL_KINEMATICS
 
 ROBOT_FILES = sorted(ROBOTS.glob("*.yaml"))
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import TOOL_KINEMATICS, assert_close, pin_kinematics, pin_model
+from support import assert_close, pin_kinematics, pin_model
 
 import symdyn
+from symdyn.derive.quantities import TOOL_KINEMATICS
 
 ROBOT = """\
 name: gen
