@@ -167,6 +167,27 @@ def _symbolic_rows(routes, progress) -> list[Row]:
     return rows
 
 
+def _frame_rows(pin, model, data, ne, q_pin, q, qd) -> list[Row]:
+    """frame_poses, frame_jacobians and frame_jacobians_dot_qd of every named frame against
+    Pinocchio's frame of the same name."""
+    frames = [model.getFrameId(name) for name in ne.FRAMES]
+    world = pin.LOCAL_WORLD_ALIGNED
+    poses, jacobians, accelerations = [], [], []
+    for qi, vi in zip(q_pin, qd):
+        pin.forwardKinematics(model, data, qi, vi, np.zeros(model.nv))
+        pin.updateFramePlacements(model, data)
+        pin.computeJointJacobians(model, data, qi)
+        poses.append([data.oMf[f].homogeneous.copy() for f in frames])
+        jacobians.append([pin.getFrameJacobian(model, data, f, world).copy() for f in frames])
+        accelerations.append([np.r_[a.linear, a.angular] for a in (
+            pin.getFrameClassicalAcceleration(model, data, f, world) for f in frames)])
+    return [_numeric("frame_poses = Pinocchio frame placements", ne.frame_poses(q), poses),
+            _numeric("frame_jacobians = Pinocchio frame Jacobians (world axes)",
+                     ne.frame_jacobians(q), jacobians),
+            _numeric("frame_jacobians_dot_qd = Pinocchio classical accelerations",
+                     ne.frame_jacobians_dot_qd(q, qd), accelerations)]
+
+
 def _plain_numbers(expr) -> bool:
     """Whether simplification can work on ``expr`` quickly: its numbers are integers or short
     fractions, and no sine or cosine is of a number (pi/2 is folded before; 0.1234 is not)."""
@@ -230,6 +251,8 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
                            ne.forward_kinematics(q), poses),
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
                            ne.jacobian(q), jacobians)]
+    if robot.frames and urdf is None:       # the named frames, by the file's names
+        kinematics += _frame_rows(pin, model, data, ne, q_pin, q, qd)
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])

@@ -249,3 +249,15 @@ def test_a_tool_given_twice_is_refused(tmp_path):
     path = write(tmp_path, FRAMED + "tool: {xyz: [0, 0, 0.1]}\n", "bad.yaml")
     with pytest.raises(symdyn.RobotFileError, match="the tool is given twice"):
         symdyn.load_robot(path)
+
+
+def test_check_compares_a_tree_and_its_frames_with_pinocchio(tmp_path):
+    """symdyn check on a tree with named frames: both routes, Pinocchio's model of the same
+    tree, and every named frame's pose, Jacobian and classical acceleration; all ok."""
+    result = CliRunner().invoke(main, ["check", str(write(tmp_path, FRAMED)), "--states", "20"])
+    assert result.exit_code == 0, result.output
+    for row in ("frame_poses = Pinocchio", "frame_jacobians = Pinocchio",
+                "frame_jacobians_dot_qd = Pinocchio", "mass_matrix = Pinocchio crba",
+                "inverse_dynamics_derivatives = Pinocchio"):
+        line = next(line for line in result.output.splitlines() if row in line)
+        assert line.rstrip().endswith("ok"), line
