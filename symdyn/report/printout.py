@@ -11,7 +11,7 @@ import sympy
 
 from ..derive.dynamics import Dynamics
 from ..robot import table
-from ..robot.dh import link_transform
+from ..robot.dh import link_transform, rot_z, trans_z
 from ..robot.table import Table
 from . import model
 from .model import Block, Equation, Lhs
@@ -87,18 +87,20 @@ def _robot_tables(robot) -> tuple[Table, ...]:
 def _transforms(robot, notation) -> Block:
     spec = robot.spec
     equations = []
-    parent_frame = sympy.eye(4)
     for i, (row, link) in enumerate(zip(spec.links, robot.links), start=1):
         theta = row.theta + (link.q if link.revolute else 0)
         d = row.d + (0 if link.revolute else link.q)
         if spec.convention == "urdf":      # link to link, through the joint frames
             joint = sympy.eye(4)
             joint[:3, :3], joint[:3, 3] = link.rotation, link.position
+            parent_frame = (sympy.Matrix(robot.links[link.parent - 1].file_frame)
+                            if link.parent else sympy.eye(4))
             T = (parent_frame.inv() * joint * link.file_frame).applyfunc(sympy.simplify)
-            parent_frame = sympy.Matrix(link.file_frame)
         else:
             T = link_transform(spec.convention, a=row.a, alpha=row.alpha, d=d, theta=theta)
-        equations.append(Equation(Lhs("T", "T", pre=str(i - 1), pre_sub=str(i)),
+            if row.gamma != 0 or row.b != 0:        # Khalil and Kleinfinger's, first
+                T = rot_z(row.gamma) * trans_z(row.b) * T
+        equations.append(Equation(Lhs("T", "T", pre=str(link.parent), pre_sub=str(i)),
                                   notation.readable(T)))
     note = ("The recursion below runs in Craig's joint frames, z along each joint axis; a "
             "standard table is rewritten into them exactly (Tx(a_i) Rx(alpha_i) moves to the next "
@@ -118,14 +120,22 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
 
     poses = dynamics.program("link_poses").outputs[0].values
     tool = dynamics.program("forward_kinematics").outputs[0].values
-    general = [(r"{}^{0}T_{n} = {}^{0}T_{1}\,{}^{1}T_{2} \cdots {}^{n-1}T_{n},\quad "
-                r"{}^{0}T_{tool} = {}^{0}T_{n}\,{}^{n}T_{tool}",
-                "0T_n = 0T_1 1T_2 ... (n-1)T_n, 0T_tool = 0T_n nT_tool")]
+    k = robot.tool_at
+    if robot.parents == tuple(range(n)):
+        general = [(r"{}^{0}T_{n} = {}^{0}T_{1}\,{}^{1}T_{2} \cdots {}^{n-1}T_{n},\quad "
+                    r"{}^{0}T_{tool} = {}^{0}T_{n}\,{}^{n}T_{tool}",
+                    "0T_n = 0T_1 1T_2 ... (n-1)T_n, 0T_tool = 0T_n nT_tool")]
+    else:                   # a tree: each link from its parent p(i), out from the base
+        general = [(r"{}^{0}T_{i} = {}^{0}T_{p(i)}\,{}^{p(i)}T_{i},\quad "
+                    rf"{{}}^{{0}}T_{{tool}} = {{}}^{{0}}T_{{{k}}}\,{{}}^{{{k}}}T_{{tool}}",
+                    f"0T_i = 0T_p(i) p(i)T_i (p(i): link i's parent), 0T_tool = 0T_{k} "
+                    f"{k}T_tool")]
     if world == "w":
         general.append((r"{}^{w}T_{i} = {}^{w}T_{0}\,{}^{0}T_{i}",
                         "wT_i = wT_0 0T_i: the base placed in the world"))
     pose = Block("Forward kinematics", tuple(general), "", (
-        Equation(Lhs("T", "T", pre=world, pre_sub=str(n)), show(poses[-16:], 4, 4)),
+        Equation(Lhs("T", "T", pre=world, pre_sub=str(k)),
+                 show(poses[16 * (k - 1):16 * k], 4, 4)),
         Equation(Lhs("T", "T", pre=world, pre_sub="tool"), show(tool, 4, 4))))
     j, p = ("i-1", "i-1") if standard else ("i", "i")
     axis = ("z_{i-1}, p_{i-1}: axis and origin of frame {i-1}" if standard

@@ -261,3 +261,15 @@ def test_check_compares_a_tree_and_its_frames_with_pinocchio(tmp_path):
                 "inverse_dynamics_derivatives = Pinocchio"):
         line = next(line for line in result.output.splitlines() if row in line)
         assert line.rstrip().endswith("ok"), line
+
+
+def test_the_derivation_printout_shows_the_tree(tmp_path):
+    """Each link transform is from its parent's frame (gamma and b included), and the forward
+    kinematics composes along the tree to the tool's link."""
+    path = write(tmp_path, FRAMED)
+    text = CliRunner().invoke(main, ["derive", str(path)]).output
+    assert "¹₄T = [0, 0, -1, 0; c4, -s4, 0, 0.03; -s4, -c4, 0, 0.02; 0, 0, 0, 1]" in text
+    assert "0T_i = 0T_p(i) p(i)T_i (p(i): link i's parent), 0T_tool = 0T_2 2T_tool" in text
+    robot = symdyn.load_robot(path)
+    thumb = robot.links[3]                       # the same transform as the model's
+    assert thumb.rotation.subs(thumb.q, 0) == sympy.Matrix([[0, 0, -1], [1, 0, 0], [0, -1, 0]])
