@@ -666,8 +666,8 @@ def section_trees(quick):
           "parent the link before it, the densest tree of them): the entries of links on "
           "different branches are zeros, never computed.\n")
     print("| robot | joints | frames | quantities | import | generate | M, tree | M, as a "
-          "chain | zeros of M |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "chain | zeros of M | forward_dynamics, tree (L^T D L) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         times = in_fresh_process("tree_times", name)
         text, spec = import_urdf(example_robot(TREE_URDFS[name]), name=name,
@@ -677,12 +677,14 @@ def section_trees(quick):
         for robot in (tree, as_a_chain(tree)):
             (done,) = optimize_all([symdyn.newton_euler(robot).program("mass_matrix")])
             counts.append(symdyn.op_count(done))
+        (solved,) = optimize_all([symdyn.newton_euler(tree).program("forward_dynamics")])
+        fd = symdyn.op_count(solved)
         n = tree.dof
         zeros = n * n - sum(len(tree.support(i)) * 2 - 1 for i in range(1, n + 1))
         print(f"| {name} | {times['joints']} | {times['frames']} | {times['quantities']} | "
               f"{times['import']:.1f} s | {times['generate']:.1f} s | "
               f"{counts[0].mul}/{counts[0].add} | {counts[1].mul}/{counts[1].add} | "
-              f"{zeros} of {n * n} |", flush=True)
+              f"{zeros} of {n * n} | {fd.mul}/{fd.add} |", flush=True)
     print()
 
 

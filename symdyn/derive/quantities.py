@@ -399,8 +399,12 @@ def _square(values: list) -> sympy.Matrix:
 
 
 def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT, list]:
-    """M's LDL^T and qdd = M^-1 (tau - h - friction), of the included programs of M and h."""
-    factors = LDLT.factor(b, _square(part("mass_matrix")[0]))
+    """M's factors and qdd = M^-1 (tau - h - friction), of the included programs of M and h:
+    a chain's M is dense, and LDL^T as good as any; a tree's has zeros where neither link
+    supports the other, which Featherstone's L^T D L keeps (LDL^T would fill them in)."""
+    M = _square(part("mass_matrix")[0])
+    factors = (LDLT.factor(b, M) if robot.parents == tuple(range(robot.dof))
+               else LTDL.factor(b, M, robot.parents))
     h = part("nonlinear_effects")[0]
     residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
     return factors, factors.solve(b, residual)
@@ -489,6 +493,85 @@ class LDLT:
             x[i] = define(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
                 L[k][i] * x[k] for k in range(i + 1, n))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
+
+
+@dataclass(frozen=True)
+class LTDL:
+    """M = L^T D L for a tree's M (Featherstone, "Efficient factorization of the joint-space
+    inertia matrix for branched kinematic trees", IJRR 2005; RBDA Section 6.3): L unit lower
+    triangular with L_kj nonzero only where j supports k, the same pattern as M's, so that no
+    zero of M is filled in. Held as symengine's expressions, as LDLT's are."""
+
+    L: dict          # (k, j) -> L_kj for j an ancestor of k, 0-based
+    inv_d: list
+    parents: tuple   # 0-based parent of each link, -1 for the base
+
+    @classmethod
+    def factor(cls, b: ProgramBuilder, M: sympy.Matrix, parents) -> "LTDL":
+        """From the last link to the first: its pivot, then its row of L, taken out of the
+        entries of its ancestors (one division per joint, no square roots)."""
+        n, M = M.rows, Matrix(M)
+        up = tuple(p - 1 for p in parents)
+        H = {(k, j): M[k, j] for k in range(n) for j in _ancestors(up, k, True)}
+        L, inv_d = {}, [None] * n
+        for k in reversed(range(n)):
+            # row k is final once the links it supports are done: named, so that the updates
+            # of its ancestors' entries below read symbols, not sums
+            for j in _ancestors(up, k):
+                H[k, j] = define(b, f"H{k + 1}_{j + 1}", H[k, j])
+            d = define(b, f"D{k + 1}", H[k, k])
+            inv_d[k] = define(b, f"iD{k + 1}", 1 / d)
+            for i in _ancestors(up, k):
+                L[k, i] = define(b, f"L{k + 1}_{i + 1}", H[k, i] * inv_d[k])
+                for j in _ancestors(up, i, True):
+                    H[i, j] = H[i, j] - L[k, i] * H[k, j]
+        return cls(L, inv_d, up)
+
+    def inverse(self, b: ProgramBuilder) -> list[list]:
+        """M^-1 = W D^-1 W^T with W = L^-1, which has L's pattern: (M^-1)_ij sums
+        W_ik (1/D_k) W_jk over the links k that support both i and j."""
+        n, up = len(self.inv_d), self.parents
+        W = {}
+        for k in range(n):
+            W[k, k] = symengine.Integer(1)
+            for j in _ancestors(up, k):
+                W[k, j] = define(b, f"W{k + 1}_{j + 1}", -symengine.Add(*(
+                    self.L[k, m] * W[m, j] for m in _ancestors(up, k) if (m, j) in W)))
+        U = {(i, k): define(b, f"U{i + 1}_{k + 1}", w * self.inv_d[k])
+             for (i, k), w in W.items()}
+        inverse = [[None] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(i, n):
+                common = set(_ancestors(up, i, True)) & set(_ancestors(up, j, True))
+                inverse[i][j] = inverse[j][i] = define(b, f"Minv{i + 1}_{j + 1}", symengine.Add(
+                    *(U[i, k] * W[j, k] for k in sorted(common))))
+        return inverse
+
+    def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
+        """x with M x = rhs: L^T y = rhs from the leaves in, y / D, then L x = y / D from the
+        base out (RBDA Table 6.4)."""
+        n, up = len(self.inv_d), self.parents
+        y = [symengine.sympify(r) for r in rhs]
+        for k in reversed(range(n)):
+            y[k] = define(b, f"y{k + 1}", y[k])
+            for j in _ancestors(up, k):
+                y[j] = y[j] - self.L[k, j] * y[k]
+        x = [None] * n
+        for k in range(n):
+            x[k] = define(b, f"qdd{k + 1}_out", y[k] * self.inv_d[k] - symengine.Add(*(
+                self.L[k, j] * x[j] for j in _ancestors(up, k))))
+        return [to_sympy(v) for v in x]
+
+
+def _ancestors(parents, k: int, itself: bool = False) -> list[int]:
+    """The links that support link k (0-based, parents[-1] for the base), nearest first; k
+    too, first, with ``itself``."""
+    out = [k] if itself else []
+    k = parents[k]
+    while k >= 0:
+        out.append(k)
+        k = parents[k]
+    return out
 
 
 def _tau_symbols(robot: Robot):

@@ -258,7 +258,8 @@ def test_check_compares_a_tree_and_its_frames_with_pinocchio(tmp_path):
     assert result.exit_code == 0, result.output
     for row in ("frame_poses = Pinocchio", "frame_jacobians = Pinocchio",
                 "frame_jacobians_dot_qd = Pinocchio", "mass_matrix = Pinocchio crba",
-                "inverse_dynamics_derivatives = Pinocchio"):
+                "inverse_dynamics_derivatives = Pinocchio", "forward_dynamics = Pinocchio aba",
+                "forward_dynamics_derivatives = Pinocchio computeABADerivatives"):
         line = next(line for line in result.output.splitlines() if row in line)
         assert line.rstrip().endswith("ok"), line
 
