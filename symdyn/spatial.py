@@ -62,20 +62,26 @@ def _same(step: Callable | None) -> Callable:
 
 
 @dataclass(frozen=True)
-class Motion:
-    """A spatial motion (angular, linear) about a frame's origin, in its axes."""
+class _Pair:
+    """Six numbers as (angular, linear) vectors, which add and scale as a vector space: a
+    motion with motions, a force with forces."""
 
     angular: Any
     linear: Any
 
-    def __add__(self, other: "Motion") -> "Motion":
-        return Motion(self.angular + other.angular, self.linear + other.linear)
+    def __add__(self, other):
+        return type(self)(self.angular + other.angular, self.linear + other.linear)
 
-    def __sub__(self, other: "Motion") -> "Motion":
-        return Motion(self.angular - other.angular, self.linear - other.linear)
+    def __sub__(self, other):
+        return type(self)(self.angular - other.angular, self.linear - other.linear)
 
-    def __mul__(self, scalar) -> "Motion":
-        return Motion(self.angular * scalar, self.linear * scalar)
+    def __mul__(self, scalar):
+        return type(self)(self.angular * scalar, self.linear * scalar)
+
+
+@dataclass(frozen=True)
+class Motion(_Pair):
+    """A spatial motion (angular, linear) about a frame's origin, in its axes."""
 
     def cross(self, other: "Motion") -> "Motion":
         """self x other: the rate of ``other`` carried along by this motion."""
@@ -89,21 +95,9 @@ class Motion:
 
 
 @dataclass(frozen=True)
-class Force:
+class Force(_Pair):
     """A spatial force (angular, linear): a moment about a frame's origin and a force, in its
     axes."""
-
-    angular: Any
-    linear: Any
-
-    def __add__(self, other: "Force") -> "Force":
-        return Force(self.angular + other.angular, self.linear + other.linear)
-
-    def __sub__(self, other: "Force") -> "Force":
-        return Force(self.angular - other.angular, self.linear - other.linear)
-
-    def __mul__(self, scalar) -> "Force":
-        return Force(self.angular * scalar, self.linear * scalar)
 
     def dot(self, motion: Motion):
         """The power of this force on ``motion``."""
