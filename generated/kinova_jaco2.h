@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x364aeb23cdc3734
+#define KINOVA_JACO2_CODE_SET 0x693e896fbab0472
 
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
@@ -168,6 +168,11 @@ void kinova_jaco2_potential_energy(const double q[6], double V[1]);
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 75 multiplications, 46 additions, 12 function calls. */
 void kinova_jaco2_center_of_mass(const double q[6], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 234 multiplications, 131 additions, 12 function calls. */
+void kinova_jaco2_com_jacobian(const double q[6], double J_com[18]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

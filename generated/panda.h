@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xa5d54475c28d35f
+#define PANDA_CODE_SET 0xce067e7f21c1d48
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -161,6 +161,11 @@ void panda_potential_energy(const double q[7], double V[1]);
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 129 multiplications, 91 additions, 14 function calls. */
 void panda_center_of_mass(const double q[7], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 517 multiplications, 337 additions, 14 function calls. */
+void panda_com_jacobian(const double q[7], double J_com[21]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x6c20f8dd7279060
+#if PLANAR2_CODE_SET != 0xbe3914358f9b53f
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -933,6 +933,42 @@ void planar2_center_of_mass(const double q[2], const double params[5], double co
     com[0] = com_x;
     com[1] = com_y;
     com[2] = 0;
+}
+
+void planar2_com_jacobian(const double q[2], const double params[5], double J_com[6])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double p_m1 = params[0];
+    const double p_m2 = params[1];
+    const double p_l1 = params[2];
+    const double p_l2 = params[3];
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t2 = C1*p_l1;
+    const double inverse_mass = 1.0/(p_m1 + p_m2);
+    const double t3 = -p_l1*t0;
+    const double R2_xx_dq1 = symdyn_fma(-C2, t0, -C1*t1);
+    const double R2_xx_dq2 = symdyn_fma(-C2, t0, -C1*t1);
+    const double t4 = C1*C2;
+    const double R2_yx_dq1 = symdyn_fma(-t0, t1, t4);
+    const double R2_yx_dq2 = symdyn_fma(-t0, t1, t4);
+    const double t5 = inverse_mass*p_m1;
+    const double t6 = inverse_mass*p_m2;
+    const double t7 = p_l2*t6;
+    const double com_x_dq1 = symdyn_fma(t3, t6, symdyn_fma(t3, t5, R2_xx_dq1*t7));
+    const double com_x_dq2 = R2_xx_dq2*t7;
+    const double com_y_dq1 = symdyn_fma(t2, t6, symdyn_fma(t2, t5, R2_yx_dq1*t7));
+    const double com_y_dq2 = R2_yx_dq2*t7;
+    J_com[0] = com_x_dq1;
+    J_com[1] = com_x_dq2;
+    J_com[2] = com_y_dq1;
+    J_com[3] = com_y_dq2;
+    J_com[4] = 0;
+    J_com[5] = 0;
 }
 
 void planar2_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y[40])

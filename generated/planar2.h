@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x6c20f8dd7279060
+#define PLANAR2_CODE_SET 0xbe3914358f9b53f
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
@@ -147,6 +147,11 @@ void planar2_potential_energy(const double q[2], const double params[5], double 
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 16 multiplications, 7 additions, 4 function calls. */
 void planar2_center_of_mass(const double q[2], const double params[5], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 21 multiplications, 9 additions, 4 function calls. */
+void planar2_com_jacobian(const double q[2], const double params[5], double J_com[6]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x480405979cc9c5a
+#if PUMA560_CODE_SET != 0x1c5a0ce48550a26
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -4139,6 +4139,133 @@ void puma560_center_of_mass(const double q[6], double com[3])
     com[0] = com_x;
     com[1] = com_y;
     com[2] = com_z;
+}
+
+void puma560_com_jacobian(const double q[6], double J_com[18])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double symdyn_angle[5] = {q1, q2, q3, q4, q5};
+    double symdyn_sin[5], symdyn_cos[5];
+    symdyn_sincos_all(5, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t4 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double t12 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double t15 = symdyn_sin[4], C5 = symdyn_cos[4];
+    const double t2 = C1*C2;
+    const double R2_xy = -C1*t1;
+    const double t3 = C2*t0;
+    const double R2_yy = -t0*t1;
+    const double t5 = C3*t2;
+    const double R3_xx = symdyn_fma(R2_xy, t4, t5);
+    const double t6 = C3*R2_xy;
+    const double R3_xy = symdyn_fma(-t2, t4, t6);
+    const double t7 = C3*t3;
+    const double R3_yx = symdyn_fma(R2_yy, t4, t7);
+    const double t8 = C3*R2_yy;
+    const double R3_yy = symdyn_fma(-t3, t4, t8);
+    const double t9 = C3*t1;
+    const double t10 = C2*t4;
+    const double R3_zx = t10 + t9;
+    const double t11 = C2*C3;
+    const double R3_zy = symdyn_fma(-t1, t4, t11);
+    const double t13 = C4*R3_xx;
+    const double R4_xx = symdyn_fma(-t0, t12, t13);
+    const double t14 = C1*t12;
+    const double R4_yx = symdyn_fma(C4, R3_yx, t14);
+    const double R4_zx = C4*R3_zx;
+    const double R2_xx_dq1 = -C2*t0;
+    const double R2_xx_dq2 = -C1*t1;
+    const double R2_xy_dq1 = t0*t1;
+    const double R2_yx_dq2 = -t0*t1;
+    const double p3_x_dq1 = symdyn_fma(0.15005, C1, 0.4318*R2_xx_dq1);
+    const double p3_x_dq2 = 0.4318*R2_xx_dq2;
+    const double p3_y_dq1 = symdyn_fma(0.15005, t0, 0.4318*t2);
+    const double p3_y_dq2 = 0.4318*R2_yx_dq2;
+    const double p3_z_dq2 = 0.4318*C2;
+    const double R3_xx_dq1 = symdyn_fma(R2_xy_dq1, t4, C3*R2_xx_dq1);
+    const double R3_xx_dq2 = symdyn_fma(-t2, t4, C3*R2_xx_dq2);
+    const double R3_xx_dq3 = symdyn_fma(-t2, t4, t6);
+    const double R3_xy_dq1 = symdyn_fma(-R2_xx_dq1, t4, C3*R2_xy_dq1);
+    const double R3_xy_dq2 = symdyn_fma(-R2_xx_dq2, t4, -C3*t2);
+    const double R3_xy_dq3 = symdyn_fma(-R2_xy, t4, -t5);
+    const double R3_yx_dq2 = symdyn_fma(-t3, t4, C3*R2_yx_dq2);
+    const double R3_yx_dq3 = symdyn_fma(-t3, t4, t8);
+    const double R3_yy_dq2 = symdyn_fma(-R2_yx_dq2, t4, -C3*t3);
+    const double R3_yy_dq3 = symdyn_fma(-R2_yy, t4, -t7);
+    const double R3_zx_dq2 = symdyn_fma(-t1, t4, t11);
+    const double R3_zx_dq3 = symdyn_fma(-t1, t4, t11);
+    const double R3_zy_dq2 = symdyn_fma(-C3, t1, -t10);
+    const double R3_zy_dq3 = symdyn_fma(-C2, t4, -t9);
+    const double p4_x_dq1 = symdyn_fma(0.4318, R3_xy_dq1, symdyn_fma(0.0203, R3_xx_dq1, p3_x_dq1));
+    const double p4_x_dq2 = symdyn_fma(0.4318, R3_xy_dq2, symdyn_fma(0.0203, R3_xx_dq2, p3_x_dq2));
+    const double p4_x_dq3 = symdyn_fma(0.4318, R3_xy_dq3, 0.0203*R3_xx_dq3);
+    const double p4_y_dq1 = symdyn_fma(0.4318, R3_xy, symdyn_fma(0.0203, R3_xx, p3_y_dq1));
+    const double p4_y_dq2 = symdyn_fma(0.4318, R3_yy_dq2, symdyn_fma(0.0203, R3_yx_dq2, p3_y_dq2));
+    const double p4_y_dq3 = symdyn_fma(0.4318, R3_yy_dq3, 0.0203*R3_yx_dq3);
+    const double p4_z_dq2 = symdyn_fma(0.4318, R3_zy_dq2, symdyn_fma(0.0203, R3_zx_dq2, p3_z_dq2));
+    const double p4_z_dq3 = symdyn_fma(0.4318, R3_zy_dq3, 0.0203*R3_zx_dq3);
+    const double R4_xx_dq1 = symdyn_fma(C4, R3_xx_dq1, -t14);
+    const double R4_xx_dq2 = C4*R3_xx_dq2;
+    const double R4_xx_dq3 = C4*R3_xx_dq3;
+    const double R4_xx_dq4 = symdyn_fma(-R3_xx, t12, -C4*t0);
+    const double R4_yx_dq1 = symdyn_fma(-t0, t12, t13);
+    const double R4_yx_dq2 = C4*R3_yx_dq2;
+    const double R4_yx_dq3 = C4*R3_yx_dq3;
+    const double R4_yx_dq4 = symdyn_fma(-R3_yx, t12, C1*C4);
+    const double R4_zx_dq2 = C4*R3_zx_dq2;
+    const double R4_zx_dq3 = C4*R3_zx_dq3;
+    const double R4_zx_dq4 = -R3_zx*t12;
+    const double R5_xy_dq1 = symdyn_fma(-R4_xx_dq1, t15, C5*R3_xy_dq1);
+    const double R5_xy_dq2 = symdyn_fma(-R4_xx_dq2, t15, C5*R3_xy_dq2);
+    const double R5_xy_dq3 = symdyn_fma(-R4_xx_dq3, t15, C5*R3_xy_dq3);
+    const double R5_xy_dq4 = -R4_xx_dq4*t15;
+    const double R5_xy_dq5 = symdyn_fma(-R3_xy, t15, -C5*R4_xx);
+    const double R5_yy_dq1 = symdyn_fma(-R4_yx_dq1, t15, C5*R3_xy);
+    const double R5_yy_dq2 = symdyn_fma(-R4_yx_dq2, t15, C5*R3_yy_dq2);
+    const double R5_yy_dq3 = symdyn_fma(-R4_yx_dq3, t15, C5*R3_yy_dq3);
+    const double R5_yy_dq4 = -R4_yx_dq4*t15;
+    const double R5_yy_dq5 = symdyn_fma(-R3_yy, t15, -C5*R4_yx);
+    const double R5_zy_dq2 = symdyn_fma(-R4_zx_dq2, t15, C5*R3_zy_dq2);
+    const double R5_zy_dq3 = symdyn_fma(-R4_zx_dq3, t15, C5*R3_zy_dq3);
+    const double R5_zy_dq4 = -R4_zx_dq4*t15;
+    const double R5_zy_dq5 = symdyn_fma(-R3_zy, t15, -C5*R4_zx);
+    const double com_x_dq1 = symdyn_fma(0.17169211087420042, C1, symdyn_fma(0.01499275053304904, R3_xy_dq1, symdyn_fma(0.050456289978678036, R2_xx_dq1, symdyn_fma(0.004452025586353945, R2_xy_dq1, symdyn_fma(0.2046908315565032, p3_x_dq1, symdyn_fma(0.00012281449893390193, R5_xy_dq1, 0.053304904051172705*p4_x_dq1))))));
+    const double com_x_dq2 = symdyn_fma(0.01499275053304904, R3_xy_dq2, symdyn_fma(0.050456289978678036, R2_xx_dq2, symdyn_fma(0.2046908315565032, p3_x_dq2, symdyn_fma(0.00012281449893390193, R5_xy_dq2, symdyn_fma(0.053304904051172705, p4_x_dq2, -0.004452025586353945*t2)))));
+    const double com_x_dq3 = symdyn_fma(0.01499275053304904, R3_xy_dq3, symdyn_fma(0.00012281449893390193, R5_xy_dq3, 0.053304904051172705*p4_x_dq3));
+    const double com_x_dq4 = 0.00012281449893390193*R5_xy_dq4;
+    const double com_x_dq5 = 0.00012281449893390193*R5_xy_dq5;
+    const double com_y_dq1 = symdyn_fma(0.17169211087420042, t0, symdyn_fma(0.01499275053304904, R3_xy, symdyn_fma(0.050456289978678036, t2, symdyn_fma(0.004452025586353945, R2_xy, symdyn_fma(0.2046908315565032, p3_y_dq1, symdyn_fma(0.00012281449893390193, R5_yy_dq1, 0.053304904051172705*p4_y_dq1))))));
+    const double com_y_dq2 = symdyn_fma(0.01499275053304904, R3_yy_dq2, symdyn_fma(0.050456289978678036, R2_yx_dq2, symdyn_fma(0.2046908315565032, p3_y_dq2, symdyn_fma(0.00012281449893390193, R5_yy_dq2, symdyn_fma(0.053304904051172705, p4_y_dq2, -0.004452025586353945*t3)))));
+    const double com_y_dq3 = symdyn_fma(0.01499275053304904, R3_yy_dq3, symdyn_fma(0.00012281449893390193, R5_yy_dq3, 0.053304904051172705*p4_y_dq3));
+    const double com_y_dq4 = 0.00012281449893390193*R5_yy_dq4;
+    const double com_y_dq5 = 0.00012281449893390193*R5_yy_dq5;
+    const double com_z_dq2 = symdyn_fma(0.01499275053304904, R3_zy_dq2, symdyn_fma(0.050456289978678036, C2, symdyn_fma(0.2046908315565032, p3_z_dq2, symdyn_fma(0.00012281449893390193, R5_zy_dq2, symdyn_fma(0.053304904051172705, p4_z_dq2, -0.004452025586353945*t1)))));
+    const double com_z_dq3 = symdyn_fma(0.01499275053304904, R3_zy_dq3, symdyn_fma(0.00012281449893390193, R5_zy_dq3, 0.053304904051172705*p4_z_dq3));
+    const double com_z_dq4 = 0.00012281449893390193*R5_zy_dq4;
+    const double com_z_dq5 = 0.00012281449893390193*R5_zy_dq5;
+    J_com[0] = com_x_dq1;
+    J_com[1] = com_x_dq2;
+    J_com[2] = com_x_dq3;
+    J_com[3] = com_x_dq4;
+    J_com[4] = com_x_dq5;
+    J_com[5] = 0;
+    J_com[6] = com_y_dq1;
+    J_com[7] = com_y_dq2;
+    J_com[8] = com_y_dq3;
+    J_com[9] = com_y_dq4;
+    J_com[10] = com_y_dq5;
+    J_com[11] = 0;
+    J_com[12] = 0;
+    J_com[13] = com_z_dq2;
+    J_com[14] = com_z_dq3;
+    J_com[15] = com_z_dq4;
+    J_com[16] = com_z_dq5;
+    J_com[17] = 0;
 }
 
 void puma560_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[504])

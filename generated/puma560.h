@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x480405979cc9c5a
+#define PUMA560_CODE_SET 0x1c5a0ce48550a26
 
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
@@ -160,6 +160,11 @@ void puma560_potential_energy(const double q[6], double V[1]);
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 58 multiplications, 38 additions, 10 function calls. */
 void puma560_center_of_mass(const double q[6], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 153 multiplications, 85 additions, 10 function calls. */
+void puma560_com_jacobian(const double q[6], double J_com[18]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

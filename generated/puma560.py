@@ -4281,6 +4281,144 @@ def center_of_mass(q):
     return com
 
 
+def com_jacobian(q):
+    """The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+    jacobianCenterOfMass): its velocity is J_com qd.
+
+    153 multiplications, 85 additions, 10 function calls.
+    """
+    (q, ), batch = _states(
+        (q, 6, "q"),
+    )
+    q1 = q[..., 0]
+    q2 = q[..., 1]
+    q3 = q[..., 2]
+    q4 = q[..., 3]
+    q5 = q[..., 4]
+    t0 = np.sin(q1)
+    C1 = np.cos(q1)
+    t1 = np.sin(q2)
+    C2 = np.cos(q2)
+    t4 = np.sin(q3)
+    C3 = np.cos(q3)
+    t12 = np.sin(q4)
+    C4 = np.cos(q4)
+    t15 = np.sin(q5)
+    C5 = np.cos(q5)
+    t2 = C1*C2
+    R2_xy = -C1*t1
+    t3 = C2*t0
+    R2_yy = -t0*t1
+    t5 = C3*t2
+    R3_xx = t5 + R2_xy*t4
+    t6 = C3*R2_xy
+    R3_xy = t6 - t2*t4
+    t7 = C3*t3
+    R3_yx = t7 + R2_yy*t4
+    t8 = C3*R2_yy
+    R3_yy = t8 - t3*t4
+    t9 = C3*t1
+    t10 = C2*t4
+    R3_zx = t10 + t9
+    t11 = C2*C3
+    R3_zy = t11 - t1*t4
+    t13 = C4*R3_xx
+    R4_xx = t13 - t0*t12
+    t14 = C1*t12
+    R4_yx = t14 + C4*R3_yx
+    R4_zx = C4*R3_zx
+    R2_xx_dq1 = -C2*t0
+    R2_xx_dq2 = -C1*t1
+    R2_xy_dq1 = t0*t1
+    R2_yx_dq2 = -t0*t1
+    p3_x_dq1 = 0.4318*R2_xx_dq1 + 0.15005*C1
+    p3_x_dq2 = 0.4318*R2_xx_dq2
+    p3_y_dq1 = 0.4318*t2 + 0.15005*t0
+    p3_y_dq2 = 0.4318*R2_yx_dq2
+    p3_z_dq2 = 0.4318*C2
+    R3_xx_dq1 = C3*R2_xx_dq1 + R2_xy_dq1*t4
+    R3_xx_dq2 = C3*R2_xx_dq2 - t2*t4
+    R3_xx_dq3 = t6 - t2*t4
+    R3_xy_dq1 = C3*R2_xy_dq1 - R2_xx_dq1*t4
+    R3_xy_dq2 = -C3*t2 - R2_xx_dq2*t4
+    R3_xy_dq3 = -t5 - R2_xy*t4
+    R3_yx_dq2 = C3*R2_yx_dq2 - t3*t4
+    R3_yx_dq3 = t8 - t3*t4
+    R3_yy_dq2 = -C3*t3 - R2_yx_dq2*t4
+    R3_yy_dq3 = -t7 - R2_yy*t4
+    R3_zx_dq2 = t11 - t1*t4
+    R3_zx_dq3 = t11 - t1*t4
+    R3_zy_dq2 = -t10 - C3*t1
+    R3_zy_dq3 = -t9 - C2*t4
+    p4_x_dq1 = p3_x_dq1 + 0.0203*R3_xx_dq1 + 0.4318*R3_xy_dq1
+    p4_x_dq2 = p3_x_dq2 + 0.0203*R3_xx_dq2 + 0.4318*R3_xy_dq2
+    p4_x_dq3 = 0.0203*R3_xx_dq3 + 0.4318*R3_xy_dq3
+    p4_y_dq1 = p3_y_dq1 + 0.0203*R3_xx + 0.4318*R3_xy
+    p4_y_dq2 = p3_y_dq2 + 0.0203*R3_yx_dq2 + 0.4318*R3_yy_dq2
+    p4_y_dq3 = 0.0203*R3_yx_dq3 + 0.4318*R3_yy_dq3
+    p4_z_dq2 = p3_z_dq2 + 0.0203*R3_zx_dq2 + 0.4318*R3_zy_dq2
+    p4_z_dq3 = 0.0203*R3_zx_dq3 + 0.4318*R3_zy_dq3
+    R4_xx_dq1 = -t14 + C4*R3_xx_dq1
+    R4_xx_dq2 = C4*R3_xx_dq2
+    R4_xx_dq3 = C4*R3_xx_dq3
+    R4_xx_dq4 = -C4*t0 - R3_xx*t12
+    R4_yx_dq1 = t13 - t0*t12
+    R4_yx_dq2 = C4*R3_yx_dq2
+    R4_yx_dq3 = C4*R3_yx_dq3
+    R4_yx_dq4 = C1*C4 - R3_yx*t12
+    R4_zx_dq2 = C4*R3_zx_dq2
+    R4_zx_dq3 = C4*R3_zx_dq3
+    R4_zx_dq4 = -R3_zx*t12
+    R5_xy_dq1 = C5*R3_xy_dq1 - R4_xx_dq1*t15
+    R5_xy_dq2 = C5*R3_xy_dq2 - R4_xx_dq2*t15
+    R5_xy_dq3 = C5*R3_xy_dq3 - R4_xx_dq3*t15
+    R5_xy_dq4 = -R4_xx_dq4*t15
+    R5_xy_dq5 = -C5*R4_xx - R3_xy*t15
+    R5_yy_dq1 = C5*R3_xy - R4_yx_dq1*t15
+    R5_yy_dq2 = C5*R3_yy_dq2 - R4_yx_dq2*t15
+    R5_yy_dq3 = C5*R3_yy_dq3 - R4_yx_dq3*t15
+    R5_yy_dq4 = -R4_yx_dq4*t15
+    R5_yy_dq5 = -C5*R4_yx - R3_yy*t15
+    R5_zy_dq2 = C5*R3_zy_dq2 - R4_zx_dq2*t15
+    R5_zy_dq3 = C5*R3_zy_dq3 - R4_zx_dq3*t15
+    R5_zy_dq4 = -R4_zx_dq4*t15
+    R5_zy_dq5 = -C5*R4_zx - R3_zy*t15
+    com_x_dq1 = 0.053304904051172705*p4_x_dq1 + 0.00012281449893390193*R5_xy_dq1 + 0.2046908315565032*p3_x_dq1 + 0.004452025586353945*R2_xy_dq1 + 0.050456289978678036*R2_xx_dq1 + 0.01499275053304904*R3_xy_dq1 + 0.17169211087420042*C1
+    com_x_dq2 = -0.004452025586353945*t2 + 0.053304904051172705*p4_x_dq2 + 0.00012281449893390193*R5_xy_dq2 + 0.2046908315565032*p3_x_dq2 + 0.050456289978678036*R2_xx_dq2 + 0.01499275053304904*R3_xy_dq2
+    com_x_dq3 = 0.053304904051172705*p4_x_dq3 + 0.00012281449893390193*R5_xy_dq3 + 0.01499275053304904*R3_xy_dq3
+    com_x_dq4 = 0.00012281449893390193*R5_xy_dq4
+    com_x_dq5 = 0.00012281449893390193*R5_xy_dq5
+    com_y_dq1 = 0.053304904051172705*p4_y_dq1 + 0.00012281449893390193*R5_yy_dq1 + 0.2046908315565032*p3_y_dq1 + 0.004452025586353945*R2_xy + 0.050456289978678036*t2 + 0.01499275053304904*R3_xy + 0.17169211087420042*t0
+    com_y_dq2 = -0.004452025586353945*t3 + 0.053304904051172705*p4_y_dq2 + 0.00012281449893390193*R5_yy_dq2 + 0.2046908315565032*p3_y_dq2 + 0.050456289978678036*R2_yx_dq2 + 0.01499275053304904*R3_yy_dq2
+    com_y_dq3 = 0.053304904051172705*p4_y_dq3 + 0.00012281449893390193*R5_yy_dq3 + 0.01499275053304904*R3_yy_dq3
+    com_y_dq4 = 0.00012281449893390193*R5_yy_dq4
+    com_y_dq5 = 0.00012281449893390193*R5_yy_dq5
+    com_z_dq2 = -0.004452025586353945*t1 + 0.053304904051172705*p4_z_dq2 + 0.00012281449893390193*R5_zy_dq2 + 0.2046908315565032*p3_z_dq2 + 0.050456289978678036*C2 + 0.01499275053304904*R3_zy_dq2
+    com_z_dq3 = 0.053304904051172705*p4_z_dq3 + 0.00012281449893390193*R5_zy_dq3 + 0.01499275053304904*R3_zy_dq3
+    com_z_dq4 = 0.00012281449893390193*R5_zy_dq4
+    com_z_dq5 = 0.00012281449893390193*R5_zy_dq5
+    J_com = np.empty(batch + (18,))
+    J_com[..., 0] = com_x_dq1
+    J_com[..., 1] = com_x_dq2
+    J_com[..., 2] = com_x_dq3
+    J_com[..., 3] = com_x_dq4
+    J_com[..., 4] = com_x_dq5
+    J_com[..., 5] = 0
+    J_com[..., 6] = com_y_dq1
+    J_com[..., 7] = com_y_dq2
+    J_com[..., 8] = com_y_dq3
+    J_com[..., 9] = com_y_dq4
+    J_com[..., 10] = com_y_dq5
+    J_com[..., 11] = 0
+    J_com[..., 12] = 0
+    J_com[..., 13] = com_z_dq2
+    J_com[..., 14] = com_z_dq3
+    J_com[..., 15] = com_z_dq4
+    J_com[..., 16] = com_z_dq5
+    J_com[..., 17] = 0
+    return J_com.reshape(batch + (3, 6))
+
+
 def regressor(q, qd, qdd):
     """The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
     (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

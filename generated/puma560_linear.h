@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x33886d32deb9a21
+#define PUMA560_LINEAR_CODE_SET 0x274eb854ca9da6a
 
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
@@ -155,6 +155,11 @@ void puma560_linear_potential_energy(const double q[6], const double params[60],
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 147 multiplications, 96 additions, 12 function calls. */
 void puma560_linear_center_of_mass(const double q[6], const double params[60], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 412 multiplications, 272 additions, 12 function calls. */
+void puma560_linear_com_jacobian(const double q[6], const double params[60], double J_com[18]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xb35969e60cbae28
+#if UR5_CODE_SET != 0xf51e384c79eb783
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3967,6 +3967,120 @@ void ur5_center_of_mass(const double q[6], double com[3])
     com[0] = com_x;
     com[1] = com_y;
     com[2] = com_z;
+}
+
+void ur5_com_jacobian(const double q[6], double J_com[18])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double symdyn_angle[4] = {q1, q2, q3, q4};
+    double symdyn_sin[4], symdyn_cos[4];
+    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double t4 = symdyn_sin[2], C3 = symdyn_cos[2];
+    const double t12 = symdyn_sin[3], C4 = symdyn_cos[3];
+    const double t2 = C1*C2;
+    const double R2_xy = -C1*t1;
+    const double t3 = C2*t0;
+    const double R2_yy = -t0*t1;
+    const double p3_x = 0.425*t2;
+    const double t5 = C3*t2;
+    const double R3_xx = symdyn_fma(R2_xy, t4, t5);
+    const double t6 = C3*R2_xy;
+    const double R3_xy = symdyn_fma(-t2, t4, t6);
+    const double t7 = C3*t3;
+    const double R3_yx = symdyn_fma(R2_yy, t4, t7);
+    const double t8 = C3*R2_yy;
+    const double R3_yy = symdyn_fma(-t3, t4, t8);
+    const double t9 = C3*t1;
+    const double t10 = C2*t4;
+    const double R3_zx = -t10 - t9;
+    const double t11 = -C2*C3;
+    const double R3_zy = symdyn_fma(t1, t4, t11);
+    const double R4_xy = symdyn_fma(-R3_xx, t12, C4*R3_xy);
+    const double R2_xx_dq1 = -C2*t0;
+    const double R2_xx_dq2 = -C1*t1;
+    const double R2_xy_dq1 = t0*t1;
+    const double R2_yx_dq2 = -t0*t1;
+    const double p3_x_dq1 = 0.425*R2_xx_dq1;
+    const double p3_x_dq2 = 0.425*R2_xx_dq2;
+    const double p3_y_dq2 = 0.425*R2_yx_dq2;
+    const double p3_z_dq2 = -0.425*C2;
+    const double R3_xx_dq1 = symdyn_fma(R2_xy_dq1, t4, C3*R2_xx_dq1);
+    const double R3_xx_dq2 = symdyn_fma(-t2, t4, C3*R2_xx_dq2);
+    const double R3_xx_dq3 = symdyn_fma(-t2, t4, t6);
+    const double R3_xy_dq1 = symdyn_fma(-R2_xx_dq1, t4, C3*R2_xy_dq1);
+    const double R3_xy_dq2 = symdyn_fma(-R2_xx_dq2, t4, -C3*t2);
+    const double R3_xy_dq3 = symdyn_fma(-R2_xy, t4, -t5);
+    const double R3_yx_dq2 = symdyn_fma(-t3, t4, C3*R2_yx_dq2);
+    const double R3_yx_dq3 = symdyn_fma(-t3, t4, t8);
+    const double R3_yy_dq2 = symdyn_fma(-R2_yx_dq2, t4, -C3*t3);
+    const double R3_yy_dq3 = symdyn_fma(-R2_yy, t4, -t7);
+    const double R3_zx_dq2 = symdyn_fma(t1, t4, t11);
+    const double R3_zx_dq3 = symdyn_fma(t1, t4, t11);
+    const double R3_zy_dq2 = symdyn_fma(C3, t1, t10);
+    const double R3_zy_dq3 = symdyn_fma(C2, t4, t9);
+    const double p4_x_dq1 = symdyn_fma(0.39225, R3_xx_dq1, symdyn_fma(-0.10915, C1, p3_x_dq1));
+    const double p4_x_dq2 = symdyn_fma(0.39225, R3_xx_dq2, p3_x_dq2);
+    const double p4_x_dq3 = 0.39225*R3_xx_dq3;
+    const double p4_y_dq1 = symdyn_fma(0.39225, R3_xx, symdyn_fma(-0.10915, t0, p3_x));
+    const double p4_y_dq2 = symdyn_fma(0.39225, R3_yx_dq2, p3_y_dq2);
+    const double p4_y_dq3 = 0.39225*R3_yx_dq3;
+    const double p4_z_dq2 = symdyn_fma(0.39225, R3_zx_dq2, p3_z_dq2);
+    const double p4_z_dq3 = 0.39225*R3_zx_dq3;
+    const double R4_xy_dq1 = symdyn_fma(-R3_xx_dq1, t12, C4*R3_xy_dq1);
+    const double R4_xy_dq2 = symdyn_fma(-R3_xx_dq2, t12, C4*R3_xy_dq2);
+    const double R4_xy_dq3 = symdyn_fma(-R3_xx_dq3, t12, C4*R3_xy_dq3);
+    const double R4_xy_dq4 = symdyn_fma(-R3_xy, t12, -C4*R3_xx);
+    const double R4_yy_dq2 = symdyn_fma(-R3_yx_dq2, t12, C4*R3_yy_dq2);
+    const double R4_yy_dq3 = symdyn_fma(-R3_yx_dq3, t12, C4*R3_yy_dq3);
+    const double R4_yy_dq4 = symdyn_fma(-R3_yy, t12, -C4*R3_yx);
+    const double R4_zy_dq2 = symdyn_fma(-R3_zx_dq2, t12, C4*R3_zy_dq2);
+    const double R4_zy_dq3 = symdyn_fma(-R3_zx_dq3, t12, C4*R3_zy_dq3);
+    const double R4_zy_dq4 = symdyn_fma(-R3_zy, t12, -C4*R3_zx);
+    const double p5_x_dq1 = symdyn_fma(0.09465, R4_xy_dq1, p4_x_dq1);
+    const double p5_x_dq2 = symdyn_fma(0.09465, R4_xy_dq2, p4_x_dq2);
+    const double p5_x_dq3 = symdyn_fma(0.09465, R4_xy_dq3, p4_x_dq3);
+    const double p5_x_dq4 = 0.09465*R4_xy_dq4;
+    const double p5_y_dq1 = symdyn_fma(0.09465, R4_xy, p4_y_dq1);
+    const double p5_y_dq2 = symdyn_fma(0.09465, R4_yy_dq2, p4_y_dq2);
+    const double p5_y_dq3 = symdyn_fma(0.09465, R4_yy_dq3, p4_y_dq3);
+    const double p5_y_dq4 = 0.09465*R4_yy_dq4;
+    const double p5_z_dq2 = symdyn_fma(0.09465, R4_zy_dq2, p4_z_dq2);
+    const double p5_z_dq3 = symdyn_fma(0.09465, R4_zy_dq3, p4_z_dq3);
+    const double p5_z_dq4 = 0.09465*R4_zy_dq4;
+    const double com_x_dq1 = symdyn_fma(0.07173162134648314, p4_x_dq1, symdyn_fma(0.1338715656794497, p3_x_dq1, symdyn_fma(0.03346789141986242, R3_xx_dq1, symdyn_fma(0.1382872677843226, R2_xx_dq1, symdyn_fma(0.08278853000194188, p5_x_dq1, symdyn_fma(-0.00678939796044463, R4_xy_dq1, -0.06258500403085814*C1))))));
+    const double com_x_dq2 = symdyn_fma(0.07173162134648314, p4_x_dq2, symdyn_fma(0.1338715656794497, p3_x_dq2, symdyn_fma(0.03346789141986242, R3_xx_dq2, symdyn_fma(0.1382872677843226, R2_xx_dq2, symdyn_fma(0.08278853000194188, p5_x_dq2, -0.00678939796044463*R4_xy_dq2)))));
+    const double com_x_dq3 = symdyn_fma(0.07173162134648314, p4_x_dq3, symdyn_fma(0.03346789141986242, R3_xx_dq3, symdyn_fma(0.08278853000194188, p5_x_dq3, -0.00678939796044463*R4_xy_dq3)));
+    const double com_x_dq4 = symdyn_fma(0.08278853000194188, p5_x_dq4, -0.00678939796044463*R4_xy_dq4);
+    const double com_y_dq1 = symdyn_fma(0.07173162134648314, p4_y_dq1, symdyn_fma(0.1338715656794497, p3_x, symdyn_fma(0.03346789141986242, R3_xx, symdyn_fma(0.1382872677843226, t2, symdyn_fma(0.08278853000194188, p5_y_dq1, symdyn_fma(-0.00678939796044463, R4_xy, -0.06258500403085814*t0))))));
+    const double com_y_dq2 = symdyn_fma(0.07173162134648314, p4_y_dq2, symdyn_fma(0.1338715656794497, p3_y_dq2, symdyn_fma(0.03346789141986242, R3_yx_dq2, symdyn_fma(0.1382872677843226, R2_yx_dq2, symdyn_fma(0.08278853000194188, p5_y_dq2, -0.00678939796044463*R4_yy_dq2)))));
+    const double com_y_dq3 = symdyn_fma(0.07173162134648314, p4_y_dq3, symdyn_fma(0.03346789141986242, R3_yx_dq3, symdyn_fma(0.08278853000194188, p5_y_dq3, -0.00678939796044463*R4_yy_dq3)));
+    const double com_y_dq4 = symdyn_fma(0.08278853000194188, p5_y_dq4, -0.00678939796044463*R4_yy_dq4);
+    const double com_z_dq2 = symdyn_fma(0.07173162134648314, p4_z_dq2, symdyn_fma(0.1338715656794497, p3_z_dq2, symdyn_fma(0.03346789141986242, R3_zx_dq2, symdyn_fma(0.08278853000194188, p5_z_dq2, symdyn_fma(-0.1382872677843226, C2, -0.00678939796044463*R4_zy_dq2)))));
+    const double com_z_dq3 = symdyn_fma(0.07173162134648314, p4_z_dq3, symdyn_fma(0.03346789141986242, R3_zx_dq3, symdyn_fma(0.08278853000194188, p5_z_dq3, -0.00678939796044463*R4_zy_dq3)));
+    const double com_z_dq4 = symdyn_fma(0.08278853000194188, p5_z_dq4, -0.00678939796044463*R4_zy_dq4);
+    J_com[0] = com_x_dq1;
+    J_com[1] = com_x_dq2;
+    J_com[2] = com_x_dq3;
+    J_com[3] = com_x_dq4;
+    J_com[4] = 0;
+    J_com[5] = 0;
+    J_com[6] = com_y_dq1;
+    J_com[7] = com_y_dq2;
+    J_com[8] = com_y_dq3;
+    J_com[9] = com_y_dq4;
+    J_com[10] = 0;
+    J_com[11] = 0;
+    J_com[12] = 0;
+    J_com[13] = com_z_dq2;
+    J_com[14] = com_z_dq3;
+    J_com[15] = com_z_dq4;
+    J_com[16] = 0;
+    J_com[17] = 0;
 }
 
 void ur5_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360])

@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xb35969e60cbae28
+#define UR5_CODE_SET 0xf51e384c79eb783
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -167,6 +167,11 @@ void ur5_potential_energy(const double q[6], double V[1]);
  * payload's, weighted by their masses (Pinocchio's centerOfMass).
  * 53 multiplications, 36 additions, 8 function calls. */
 void ur5_center_of_mass(const double q[6], double com[3]);
+
+/* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
+ * jacobianCenterOfMass): its velocity is J_com qd.
+ * 138 multiplications, 85 additions, 8 function calls. */
+void ur5_com_jacobian(const double q[6], double J_com[18]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).

@@ -254,7 +254,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     if robot.frames and urdf is None:       # the named frames, by the file's names
         kinematics += _frame_rows(pin, model, data, ne, q_pin, q, qd)
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
-                           "daba", "kinetic", "potential", "com")}
+                           "daba", "kinetic", "potential", "com", "com_jacobian")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
     friction = friction_torques(robot.spec, qd, symbols)
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd, qdd, tau, friction, wrench):
@@ -267,6 +267,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
                               + 0.5 * model.armature @ vi**2)
         ref["potential"].append(pin.computePotentialEnergy(model, data, qi))
         ref["com"].append(pin.centerOfMass(model, data, qi).copy())
+        ref["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi).copy())
         M = pin.crba(model, data, qi)
         ref["crba"].append(np.triu(M) + np.triu(M, 1).T)
         ref["coriolis"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
@@ -350,4 +351,6 @@ def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:
                              f"the chain, the chain {ours:g} kg"))
     else:
         rows.append(_numeric(name, ne.center_of_mass(q), ref["com"]))
+        rows.append(_numeric("com_jacobian = Pinocchio jacobianCenterOfMass",
+                             ne.com_jacobian(q), ref["com_jacobian"]))
     return rows

@@ -95,7 +95,7 @@ class Dynamics:
             return "its robot file names no frames (frames:)"
         if name in FROM_REGRESSOR and self.base_problem:
             return self.base_problem
-        if name == "center_of_mass" and total_mass(self.robot) == 0:
+        if name in ("center_of_mass", "com_jacobian") and total_mass(self.robot) == 0:
             return "its links have no mass, so it has no centre of mass"
         return None
 

@@ -17,6 +17,7 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder, is_trivial
+from ..program.derivative import directional_derivatives
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
@@ -163,6 +164,15 @@ def _center_of_mass(c: Build) -> list[list]:
     return [energy.center_of_mass(c.robot, c.b)]
 
 
+def _com_jacobian(c: Build) -> list[list]:
+    """d com / dq: the centre of mass's program differentiated along each q_j (forward mode,
+    program/derivative.py), one column per joint."""
+    com = energy.center_of_mass(c.robot, c.b)
+    columns = directional_derivatives(c.b, com, [{q: 1} for q in c.robot.q],
+                                      [f"_dq{j + 1}" for j in range(c.robot.dof)])
+    return [[column[r] for r in range(3) for column in columns]]
+
+
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
     """The builder of a kinematic quantity: kinematics.py's ``outputs`` of the robot."""
     return lambda c: outputs(c.robot, c.b)
@@ -282,6 +292,10 @@ QUANTITIES = {q.name: q for q in (
              "The robot's centre of mass in the world, [x, y, z] (m): the links' and the\n"
              "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,),
              builder=_center_of_mass, as_given=True),
+    _one("com_jacobian", ("q",), "J_com",
+             "The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's\n"
+             "jacobianCenterOfMass): its velocity is J_com qd.", (3, "n"),
+             builder=_com_jacobian, as_given=True),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",

@@ -27,7 +27,7 @@ def pin_quantities(model, q, qd, qdd, tau):
     bodies = model.copy()
     bodies.armature = np.zeros(model.nv)
     bodies_data = bodies.createData()
-    out = {k: [] for k in ("M", "C", "g", "h", "aba", "rnea", "K", "V", "com")}
+    out = {k: [] for k in ("M", "C", "g", "h", "aba", "rnea", "K", "V", "com", "Jcom")}
     for state in zip(q, qd, qdd, tau):
         qi, vi, ai, ti = state
         M = pin.crba(model, data, qi).copy()
@@ -41,6 +41,7 @@ def pin_quantities(model, q, qd, qdd, tau):
                         + 0.5 * model.armature @ vi**2)
         out["V"].append(pin.computePotentialEnergy(model, data, qi))
         out["com"].append(pin.centerOfMass(model, data, qi).copy())
+        out["Jcom"].append(pin.jacobianCenterOfMass(model, data, qi).copy())
     return {k: np.array(v) for k, v in out.items()}
 
 
@@ -66,6 +67,7 @@ def check_against_pinocchio(robot, module, rng, params=(), count=100):
     assert_close(K, ref["K"])
     assert_close(module.potential_energy(q, *extra), ref["V"])
     assert_close(module.center_of_mass(q, *extra), ref["com"])
+    assert_close(module.com_jacobian(q, *extra), ref["Jcom"])
     one = module.kinetic_energy(q[0], qd[0], *extra)
     assert one.shape == () and float(one) == pytest.approx(ref["K"][0], rel=1e-12)
 
