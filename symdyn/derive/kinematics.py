@@ -86,7 +86,7 @@ def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, symp
 
 def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
     """^wR_tool and ^wp_tool."""
-    R, p = (frames or world_frames(robot, b))[robot.tool_at - 1]
+    R, p = (frames or world_frames(robot, b))[robot.tool_link - 1]
     return _composed(b, "Rt", R, p, robot.tool)
 
 
@@ -97,7 +97,7 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     joints that move the tool's link; zero for the others."""
     frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
-    return point_jacobian(robot, b, frames, robot.tool_at, p_tool)
+    return point_jacobian(robot, b, frames, robot.tool_link, p_tool)
 
 
 def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,

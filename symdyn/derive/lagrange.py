@@ -112,12 +112,12 @@ class Lagrange:
         """J^T w, with J the Jacobian of the tool frame (the file's last frame)."""
         robot = self.robot
         frames = forward_kinematics(robot, b)
-        R_n, p_n = frames[robot.tool_at - 1]
+        R_n, p_n = frames[robot.tool_link - 1]
         R_tool, p_tool = robot.tool[:3, :3], robot.tool[:3, 3]
         p = b.vector("p_tool", p_n + R_n * p_tool)
         f0 = b.vector("f0", R_n * R_tool * sympy.Matrix(force))
         n0 = b.vector("n0", R_n * R_tool * sympy.Matrix(moment))
-        torques, moving = [], set(robot.support(robot.tool_at))
+        torques, moving = [], set(robot.support(robot.tool_link))
         for link, (R, p_j) in zip(robot.links, frames):
             z = R[:, 2]
             torques.append(sympy.Integer(0) if link.index not in moving else

@@ -152,7 +152,7 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
         F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
         N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
         f, n = F, N
-        if tip is not None and i == robot.tool_at:     # the environment, as a child
+        if tip is not None and i == robot.tool_link:     # the environment, as a child
             f, n = f + tip[0], n + tip[1]
         children = robot.children[i]
         for c in children:

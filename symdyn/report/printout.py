@@ -120,7 +120,7 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
 
     poses = dynamics.program("link_poses").outputs[0].values
     tool = dynamics.program("forward_kinematics").outputs[0].values
-    k = robot.tool_at
+    k = robot.tool_link
     if robot.parents == tuple(range(n)):
         general = [(r"{}^{0}T_{n} = {}^{0}T_{1}\,{}^{1}T_{2} \cdots {}^{n-1}T_{n},\quad "
                     r"{}^{0}T_{tool} = {}^{0}T_{n}\,{}^{n}T_{tool}",

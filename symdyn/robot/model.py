@@ -93,10 +93,10 @@ class Robot:
     spec: RobotSpec
     links: tuple[Link, ...]
     gravity: sympy.ImmutableMatrix      # gravitational acceleration in the base frame {0}
-    tool: sympy.ImmutableMatrix         # ^{n}T_tool: the tool frame in joint frame {n}
+    tool: sympy.ImmutableMatrix         # the tool frame in its link's joint frame
+    tool_link: int                      # that link: the frame named tool's, or the last
     base: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))   # ^{world}T_0
     frames: tuple["Frame", ...] = ()    # the named frames, in the file's order
-    tool_link: int = 0                  # the link the tool is fixed to (0: the last)
 
     @property
     def name(self) -> str:
@@ -105,11 +105,6 @@ class Robot:
     @property
     def dof(self) -> int:
         return len(self.links)
-
-    @property
-    def tool_at(self) -> int:
-        """The link the tool is fixed to: the frame named tool's, or the last link."""
-        return self.tool_link or self.dof
 
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
@@ -220,8 +215,8 @@ class Robot:
             base = pose(spec.base.xyz, spec.base.rpy)
             gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
         return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
-                   folded(sympy.ImmutableMatrix(tool)), folded(sympy.ImmutableMatrix(base)),
-                   frames, tool_link)
+                   folded(sympy.ImmutableMatrix(tool)), tool_link,
+                   folded(sympy.ImmutableMatrix(base)), frames)
 
 
 def _placement(alpha, a, theta, d):
