@@ -588,7 +588,7 @@ def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
                                   "left_wrist", "--states", "20", "-q"])
     assert result.exit_code == 0, result.output
     compared = [line for line in result.stdout.splitlines() if "(baxter.urdf)" in line]
-    assert len(compared) == 13 and all(line.rstrip().endswith("ok") for line in compared)
+    assert len(compared) == 14 and all(line.rstrip().endswith("ok") for line in compared)
     # Baxter's URDF gives pi/2 as 1.57079632679: the import took it as pi/2, which moves the
     # model from the URDF as written by about as much (a row reports how much)
     (snapped,) = [line for line in result.stdout.splitlines()
