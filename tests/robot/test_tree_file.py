@@ -274,3 +274,27 @@ def test_the_derivation_printout_shows_the_tree(tmp_path):
     robot = symdyn.load_robot(path)
     thumb = robot.links[3]                       # the same transform as the model's
     assert thumb.rotation.subs(thumb.q, 0) == sympy.Matrix([[0, 0, -1], [1, 0, 0], [0, -1, 0]])
+
+
+@pytest.mark.parametrize("convention", ["modified", "urdf"])
+def test_a_tree_exported_and_imported_keeps_its_dynamics(tmp_path, convention):
+    """import(export-urdf(tree)), the tree taken whole: the same parents and, at random
+    states, the same inverse dynamics and mass matrix."""
+    rng = np.random.default_rng(21)
+    path = write(tmp_path, random_tree_yaml(rng, name="round", dof=6, convention=convention),
+                 "round.yaml")
+    urdf, back = tmp_path / "round.urdf", tmp_path / "back.yaml"
+    runner = CliRunner()
+    assert runner.invoke(main, ["export-urdf", str(path), "-o", str(urdf)]).exit_code == 0
+    result = runner.invoke(main, ["import", str(urdf), "-o", str(back)])
+    assert result.exit_code == 0, result.output
+    original, imported = symdyn.load_robot(path), symdyn.load_robot(back)
+    assert imported.parents == original.parents
+    modules = [symdyn.python_module(symdyn.newton_euler(robot),
+                                    quantities=["inverse_dynamics", "mass_matrix"])
+               for robot in (original, imported)]
+    q, qd, qdd = rng.uniform(-2, 2, (3, 30, original.dof))
+    for name, args in (("inverse_dynamics", (q, qd, qdd)), ("mass_matrix", (q,))):
+        expected = getattr(modules[0], name)(*args)
+        np.testing.assert_allclose(getattr(modules[1], name)(*args), expected,
+                                   rtol=1e-12, atol=1e-12 * np.abs(expected).max())
