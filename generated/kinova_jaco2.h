@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x693e896fbab0472
+#define KINOVA_JACO2_CODE_SET 0x09a6dc7d3914871
 
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
@@ -91,7 +91,7 @@ void kinova_jaco2_nonlinear_effects(const double q[6], const double qd[6], doubl
 void kinova_jaco2_friction_torques(const double qd[6], double tau_f[6]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 42 multiplications, 25 additions, 10 function calls. */
 void kinova_jaco2_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);

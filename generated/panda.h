@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xce067e7f21c1d48
+#define PANDA_CODE_SET 0x1828070174d4bfb
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -84,7 +84,7 @@ void panda_nonlinear_effects(const double q[7], const double qd[7], double h[7])
 void panda_friction_torques(const double qd[7], double tau_f[7]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 51 multiplications, 31 additions, 12 function calls. */
 void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double tau_ext[7]);

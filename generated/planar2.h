@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0xbe3914358f9b53f
+#define PLANAR2_CODE_SET 0xd09f60e13cd89d0
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
@@ -70,7 +70,7 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
 void planar2_friction_torques(const double qd[2], const double params[5], double tau_f[2]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 3 multiplications, 2 additions, 2 function calls. */
 void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const double params[5], double tau_ext[2]);

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x1c5a0ce48550a26
+#define PUMA560_CODE_SET 0xd65d233e5bd8cf1
 
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
@@ -83,7 +83,7 @@ void puma560_nonlinear_effects(const double q[6], const double qd[6], double h[6
 void puma560_friction_torques(const double qd[6], double tau_f[6]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 41 multiplications, 25 additions, 10 function calls. */
 void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);

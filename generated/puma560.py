@@ -1037,7 +1037,7 @@ def friction_torques(qd):
 
 def tool_wrench_torques(q, f_ext):
     """The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
-    exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+    exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
     Add them to inverse_dynamics for a robot in contact.
 
     41 multiplications, 25 additions, 10 function calls.

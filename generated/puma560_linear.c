@@ -20,7 +20,7 @@
  */
 
 #include "puma560_linear.h"
-#if PUMA560_LINEAR_CODE_SET != 0x274eb854ca9da6a
+#if PUMA560_LINEAR_CODE_SET != 0x6e2613a6bc5a6c8
 #error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x274eb854ca9da6a
+#define PUMA560_LINEAR_CODE_SET 0x6e2613a6bc5a6c8
 
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
@@ -78,7 +78,7 @@ void puma560_linear_nonlinear_effects(const double q[6], const double qd[6], con
 void puma560_linear_friction_torques(const double qd[6], const double params[60], double tau_f[6]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 45 multiplications, 27 additions, 10 function calls. */
 void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6], const double params[60], double tau_ext[6]);

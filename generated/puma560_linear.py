@@ -1699,7 +1699,7 @@ def friction_torques(qd, params):
 
 def tool_wrench_torques(q, f_ext, params):
     """The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
-    exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+    exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
     Add them to inverse_dynamics for a robot in contact.
 
     45 multiplications, 27 additions, 10 function calls.

@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xf51e384c79eb783
+#define UR5_CODE_SET 0x5222e3d025520d8
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -90,7 +90,7 @@ void ur5_nonlinear_effects(const double q[6], const double qd[6], double h[6]);
 void ur5_friction_torques(const double qd[6], double tau_f[6]);
 
 /* The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
- * exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+ * exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
  * Add them to inverse_dynamics for a robot in contact.
  * 42 multiplications, 26 additions, 10 function calls. */
 void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);

@@ -932,7 +932,7 @@ def friction_torques(qd):
 
 def tool_wrench_torques(q, f_ext):
     """The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool
-    exerts on its environment (in the last link's frame, about its origin): J^T f_ext.
+    exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.
     Add them to inverse_dynamics for a robot in contact.
 
     42 multiplications, 26 additions, 10 function calls.

@@ -217,12 +217,6 @@ class Inertia:
         return Force(self.inertia_origin @ motion.angular + cross(h, motion.linear),
                      motion.linear * self.mass - cross(h, motion.angular))
 
-    def applied(self, f: Callable) -> "Inertia":
-        """Each entry mapped by ``f`` (sympy's expand, a fold of constants): of symbolic
-        matrices, which have applyfunc."""
-        return Inertia(f(self.mass), self.first_moment.applyfunc(f),
-                       self.inertia_origin.applyfunc(f))
-
     def com(self):
         """The centre of mass, c = h / m (the origin for a body without mass)."""
         return self.first_moment / self.mass if self.mass else self.first_moment * 0

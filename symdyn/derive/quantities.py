@@ -206,7 +206,7 @@ QUANTITIES = {q.name: q for q in (
              builder=_friction_torques),
     _one("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
              "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool\n"
-             "exerts on its environment (in the last link's frame, about its origin): J^T f_ext.\n"
+             "exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.\n"
              "Add them to inverse_dynamics for a robot in contact.",
              builder=_tool_wrench_torques),
     _one("forward_dynamics", ("q", "qd", "tau"), "qdd",

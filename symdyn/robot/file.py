@@ -468,7 +468,7 @@ class _Reader:
                                      f"links[{k - 1}].parent",
                                      f"{BASE!r} or the name of a link of this file")
                 parents[k] = 0 if name == BASE else position[name]
-        children: dict = {}
+        has_child = set()
         path = [0]            # the base and the links from it out to the link before this one
         for k, link in enumerate(links, start=1):
             field, node = f"links[{k - 1}].parent", self.link_nodes[k].get("parent")
@@ -481,13 +481,13 @@ class _Reader:
                     field, "Pinocchio's order of joints, which URDF import writes")
             del path[path.index(parents[k]) + 1:]
             path.append(k)
-            if convention == "standard" and parents[k] in children:
+            if convention == "standard" and parents[k] in has_child:
                 raise self.error(
                     f"standard DH cannot place a second child on link {parents[k]}: each "
                     "link's frame is placed by the next row's a and alpha, which a row gives "
                     "once", node, field, "convention modified with gamma and b (Khalil and "
                     "Kleinfinger), or convention urdf")
-            children.setdefault(parents[k], k)
+            has_child.add(parents[k])
         return tuple(replace(link, parent=parents[k]) for k, link in enumerate(links, start=1))
 
     def frames(self, node, links) -> tuple[FrameSpec, ...]:

@@ -390,28 +390,31 @@ class _Tree:
         placed in its parent movable joint's frame, with the bodies its fixed joints hold."""
         joints: list[ChainJoint] = []
         frames: list[tuple[str, int, np.ndarray]] = []
-        movable = {j.name for j in self.joints.values() if j.kind in MOVABLE}
 
-        def visit(link: str, parent: int, placement: np.ndarray):
-            for joint in sorted(self.children[link], key=lambda j: j.name):
-                self.check_movable(joint, "in the tree")
-                origin = placement @ joint.origin
-                if joint.kind not in MOVABLE:
-                    frames.append((joint.child, parent, origin))
-                    visit(joint.child, parent, origin)
-                    continue
-                if joint.mimic is not None:
-                    raise self.error(
-                        f"joint {joint.name!r} mimics {joint.mimic!r}: a whole tree with mimic "
-                        "joints is not imported yet", joint,
-                        expected="--tip to import one chain without them")
-                body = self.lumped(joint.child, None, [], chain=movable, whole=True)
-                joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
-                                         body, joint.limits, joint.viscous, joint.coulomb,
-                                         joint.actuator, parent, joint.child))
-                visit(joint.child, len(joints), np.eye(4))
+        def below(link: str, parent: int, placement: np.ndarray) -> list:
+            # pushed last first, so that they are popped in the order of their names
+            return [(joint, parent, placement) for joint in sorted(
+                self.children[link], key=lambda j: j.name, reverse=True)]
 
-        visit(base, 0, np.eye(4))
+        stack = below(base, 0, np.eye(4))     # a stack, not recursion: a URDF may be deep
+        while stack:
+            joint, parent, placement = stack.pop()
+            self.check_movable(joint, "in the tree")
+            origin = placement @ joint.origin
+            if joint.kind not in MOVABLE:
+                frames.append((joint.child, parent, origin))
+                stack += below(joint.child, parent, origin)
+                continue
+            if joint.mimic is not None:
+                raise self.error(
+                    f"joint {joint.name!r} mimics {joint.mimic!r}: a whole tree with mimic "
+                    "joints is not imported yet", joint,
+                    expected="--tip to import one chain without them")
+            body = self.lumped(joint.child, None, [], chain=set(), whole=True)
+            joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
+                                     body, joint.limits, joint.viscous, joint.coulomb,
+                                     joint.actuator, parent, joint.child))
+            stack += below(joint.child, len(joints), np.eye(4))
         return Chain(self.robot, base, joints[-1].link, tuple(joints), self.pose_in_root(base),
                      np.eye(4), self.gravity, (), (), tuple(self.warnings), tuple(frames))
 
