@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x9b395e7fba1b789
+#define KINOVA_JACO2_CODE_SET 0xa824b7ddcdc0f23
 
 #define KINOVA_JACO2_DOF 6
 #define KINOVA_JACO2_NUM_PARAMETERS 0
@@ -107,7 +107,8 @@ void kinova_jaco2_forward_dynamics(const double q[6], const double qd[6], const 
 void kinova_jaco2_forward_kinematics(const double q[6], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 58 multiplications, 28 additions, 12 function calls. */
 void kinova_jaco2_link_poses(const double q[6], double T_links[96]);
 

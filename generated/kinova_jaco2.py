@@ -1819,7 +1819,8 @@ def forward_kinematics(q):
 
 def link_poses(q):
     """The pose of every link frame {1}..{n} (the frames of the robot file's DH
-    convention) in the world: n homogeneous transforms, n x 4 x 4.
+    convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+    but for mimic joints, which have links but no coordinates).
 
     58 multiplications, 28 additions, 12 function calls.
     """

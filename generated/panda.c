@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0xc697883ce352e7b
+#if PANDA_CODE_SET != 0x93788baf12267a8
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xc697883ce352e7b
+#define PANDA_CODE_SET 0x93788baf12267a8
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -100,7 +100,8 @@ void panda_forward_dynamics(const double q[7], const double qd[7], const double 
 void panda_forward_kinematics(const double q[7], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 77 multiplications, 41 additions, 14 function calls. */
 void panda_link_poses(const double q[7], double T_links[112]);
 

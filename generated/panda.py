@@ -2470,7 +2470,8 @@ def forward_kinematics(q):
 
 def link_poses(q):
     """The pose of every link frame {1}..{n} (the frames of the robot file's DH
-    convention) in the world: n homogeneous transforms, n x 4 x 4.
+    convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+    but for mimic joints, which have links but no coordinates).
 
     77 multiplications, 41 additions, 14 function calls.
     """

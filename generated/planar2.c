@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x214f5210b379c23
+#if PLANAR2_CODE_SET != 0xd977b9b43d54183
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x214f5210b379c23
+#define PLANAR2_CODE_SET 0xd977b9b43d54183
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5
@@ -86,7 +86,8 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
 void planar2_forward_kinematics(const double q[2], const double params[5], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 6 multiplications, 3 additions, 4 function calls. */
 void planar2_link_poses(const double q[2], const double params[5], double T_links[32]);
 

@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x3be8a640ecc7a6f
+#if PUMA560_CODE_SET != 0x471c39d0c491fc8
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x3be8a640ecc7a6f
+#define PUMA560_CODE_SET 0x471c39d0c491fc8
 
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
@@ -99,7 +99,8 @@ void puma560_forward_dynamics(const double q[6], const double qd[6], const doubl
 void puma560_forward_kinematics(const double q[6], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 61 multiplications, 31 additions, 12 function calls. */
 void puma560_link_poses(const double q[6], double T_links[96]);
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x5606eb09d85ebc6
+#define PUMA560_LINEAR_CODE_SET 0xa3cbe4bced035d2
 
 #define PUMA560_LINEAR_DOF 6
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
@@ -94,7 +94,8 @@ void puma560_linear_forward_dynamics(const double q[6], const double qd[6], cons
 void puma560_linear_forward_kinematics(const double q[6], const double params[60], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 63 multiplications, 32 additions, 12 function calls. */
 void puma560_linear_link_poses(const double q[6], const double params[60], double T_links[96]);
 

@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xf5514214d498ce0
+#if UR5_CODE_SET != 0x3c5bdecc4497a89
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

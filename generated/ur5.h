@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xf5514214d498ce0
+#define UR5_CODE_SET 0x3c5bdecc4497a89
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -106,7 +106,8 @@ void ur5_forward_dynamics(const double q[6], const double qd[6], const double ta
 void ur5_forward_kinematics(const double q[6], double T[16]);
 
 /* The pose of every link frame {1}..{n} (the frames of the robot file's DH
- * convention) in the world: n homogeneous transforms, n x 4 x 4.
+ * convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n
+ * but for mimic joints, which have links but no coordinates).
  * 61 multiplications, 31 additions, 12 function calls. */
 void ur5_link_poses(const double q[6], double T_links[96]);
 

@@ -140,16 +140,19 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                                                    for key in extra))
                      for row, link in zip(rows, spec.links))
     return context.Header(
-        name=robot.name, dof=robot.dof, parameters=robot.parameters,
+        name=robot.name, dof=robot.dof, joints=table.joints(spec), parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
+        mimics=tuple((table.link_name(spec, i), table.link_name(spec, link.mimic),
+                      table.text(link.multiplier), table.text(link.offset))
+                     for i, link in enumerate(spec.links, start=1) if link.mimic is not None),
         frames=tuple(frame.name for frame in robot.frames),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))
                          for what, placement in (("base", spec.base), ("tool", spec.tool))
                          if placement is not None),
-        limits=tuple(link.limits for link in spec.links),
+        limits=tuple(spec.links[i - 1].limits for i in robot.coordinates),
         standard=tuple((name, sympy.sympify(v).subs(values or {}))
                        for name, v in standard_parameters(robot)) if columns else (),
         variant=_variant(spec), angles=_exact_angles(spec),

@@ -167,18 +167,18 @@ def _symbolic_rows(routes, progress) -> list[Row]:
     return rows
 
 
-def _frame_rows(pin, model, data, ne, q_pin, q, qd) -> list[Row]:
+def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
     """frame_poses, frame_jacobians and frame_jacobians_dot_qd of every named frame against
-    Pinocchio's frame of the same name."""
+    Pinocchio's frame of the same name (``G``: see _pinocchio_rows)."""
     frames = [model.getFrameId(name) for name in ne.FRAMES]
     world = pin.LOCAL_WORLD_ALIGNED
     poses, jacobians, accelerations = [], [], []
-    for qi, vi in zip(q_pin, qd):
+    for qi, vi in zip(q_pin, qd @ G.T):
         pin.forwardKinematics(model, data, qi, vi, np.zeros(model.nv))
         pin.updateFramePlacements(model, data)
         pin.computeJointJacobians(model, data, qi)
         poses.append([data.oMf[f].homogeneous.copy() for f in frames])
-        jacobians.append([pin.getFrameJacobian(model, data, f, world).copy() for f in frames])
+        jacobians.append([pin.getFrameJacobian(model, data, f, world) @ G for f in frames])
         accelerations.append([np.r_[a.linear, a.angular] for a in (
             pin.getFrameClassicalAcceleration(model, data, f, world) for f in frames)])
     return [_numeric("frame_poses = Pinocchio frame placements", ne.frame_poses(q), poses),
@@ -207,6 +207,16 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
 
     symbols = {p: values[str(p)] for p in robot.parameters}
     q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
+    # Mimic joints: Pinocchio's model has each joint free, its functions are evaluated at the
+    # links' joint variables (q_links = G q + c) and their forces and matrices taken to the
+    # coordinates by G (G^T tau, G^T M G, J G): Pinocchio 4.1 refuses mimic joints in most
+    # of these algorithms (and its computeCoriolisMatrix with them gives a C whose C qd is not
+    # h - g). _mimic_rows compares with its own mimic model where it takes it.
+    G = np.array(robot.coupling_matrix.subs(symbols), dtype=float)
+    coupled = bool(robot.coupling)
+    offsets = np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
+        {**symbols, **{x: 0 for x in robot.q}})) for s in robot.link_q])
+    q_links, qd_links, qdd_links = q @ G.T + offsets, qd @ G.T, qdd @ G.T
     if urdf is not None:
         progress(f"comparing with Pinocchio's model of {urdf[0]}")
         try:
@@ -215,15 +225,16 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
             return [Row.skip("Pinocchio", f"cannot build its model of {urdf[0]}: {exc}")]
         if "gravity" in robot.spec.omitted:     # a variant: the URDF's robot, in free fall
             model.gravity.setZero()
-        if model.nv != robot.dof:
+        if model.nv != len(robot.links):
             return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} joints, "
-                        f"the robot file {robot.dof}")]
+                        f"the robot file {len(robot.links)}")]
         name = f" ({Path(urdf[0]).name})"
-        snapping = _snapping_rows(urdf, model, configuration(q), qd, qdd) if urdf[3] else []
+        snapping = (_snapping_rows(urdf, model, configuration(q_links), qd_links, qdd_links)
+                    if urdf[3] else [])
     else:
         progress("comparing with Pinocchio")
         try:
-            model = pinocchio_model(robot.spec, symbols)
+            model = pinocchio_model(robot.spec, symbols, mimic=False)
         except (RuntimeError, ValueError) as exc:     # Pinocchio refuses a non-physical body
             return [Row.skip("Pinocchio", f"{exc} (free symbols drawn at random need not "
                              "describe a physical body)")]
@@ -240,48 +251,62 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     frame = model.getFrameId("tool")
     tool = model.frames[frame].placement
     tool_joint = model.frames[frame].parentJoint
-    q_pin = configuration(q)
+    q_pin = configuration(q_links)
     poses, jacobians = [], []
     for qi in q_pin:
         pin.framesForwardKinematics(model, data, qi)
         poses.append(data.oMf[frame].homogeneous.copy())
         jacobians.append(pin.computeFrameJacobian(model, data, qi, frame,
-                                                  pin.LOCAL_WORLD_ALIGNED).copy())
+                                                  pin.LOCAL_WORLD_ALIGNED) @ G)
     kinematics = [_numeric(f"forward_kinematics = Pinocchio frame placement{name}",
                            ne.forward_kinematics(q), poses),
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
                            ne.jacobian(q), jacobians)]
     if robot.frames and urdf is None:       # the named frames, by the file's names
-        kinematics += _frame_rows(pin, model, data, ne, q_pin, q, qd)
+        kinematics += _frame_rows(pin, model, data, ne, q_pin, q, qd, G)
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
-    friction = friction_torques(robot.spec, qd, symbols)
-    for qi, vi, ai, ti, fi, wi in zip(q_pin, qd, qdd, tau, friction, wrench):
-        ref["rnea"].append(pin.rnea(model, data, qi, vi, ai) + fi)
+    friction = friction_torques(robot.spec, qd_links, symbols)
+    for qi, vi, ai, ti, fi, wi in zip(q_pin, qd_links, qdd_links, tau, friction, wrench):
+        ref["rnea"].append(G.T @ (pin.rnea(model, data, qi, vi, ai) + fi))
         fext = [pin.Force.Zero() for _ in range(model.njoints)]
         fext[tool_joint] = -tool.act(pin.Force(wi[:3], wi[3:]))  # the tool's on the world
-        ref["fext"].append(pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
-                           - pin.computeGeneralizedGravity(model, data, qi))
+        ref["fext"].append(G.T @ (pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
+                                  - pin.computeGeneralizedGravity(model, data, qi)))
         ref["kinetic"].append(pin.computeKineticEnergy(bodies, bodies_data, qi, vi)
                               + 0.5 * model.armature @ vi**2)
         ref["potential"].append(pin.computePotentialEnergy(model, data, qi))
         ref["com"].append(pin.centerOfMass(model, data, qi).copy())
-        ref["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi).copy())
+        ref["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi) @ G)
         M = pin.crba(model, data, qi)
-        ref["crba"].append(np.triu(M) + np.triu(M, 1).T)
-        ref["coriolis"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
-        ref["gravity"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
+        M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
+        ref["crba"].append(M)
+        ref["coriolis"].append(G.T @ pin.computeCoriolisMatrix(model, data, qi, vi) @ G)
+        ref["gravity"].append(G.T @ pin.computeGeneralizedGravity(model, data, qi))
         pin.computeRNEADerivatives(model, data, qi, vi, ai)
-        ref["drnea"].append((data.dtau_dq.copy(), data.dtau_dv + viscous))
-        if not singular:
+        ref["drnea"].append((G.T @ data.dtau_dq @ G, G.T @ (data.dtau_dv + viscous) @ G))
+        if singular:
+            continue
+        if not coupled:
             ref["aba"].append(pin.aba(model, data, qi, vi, ti - fi).copy())
             pin.computeABADerivatives(model, data, qi, vi, ti - fi)
             Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
             ref["daba"].append((data.ddq_dq.copy(), data.ddq_dv - Minv @ viscous, Minv))
+        else:       # M qdd = tau - h - friction in the coordinates, and its derivatives there
+            Minv = np.linalg.inv(M)
+            h = G.T @ (pin.rnea(model, data, qi, vi, 0 * vi) + fi)
+            acceleration = Minv @ (ti - h)
+            ref["aba"].append(acceleration)
+            pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
+            ref["daba"].append((-Minv @ G.T @ data.dtau_dq @ G,
+                                -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
     forward = [] if singular else [
-        _numeric("forward_dynamics = Pinocchio aba", ne.forward_dynamics(q, qd, tau), ref["aba"]),
-        _numeric("forward_dynamics_derivatives = Pinocchio computeABADerivatives",
+        _numeric("forward_dynamics = Pinocchio aba" if not coupled else
+                 "forward_dynamics = Pinocchio crba and rnea solved",
+                 ne.forward_dynamics(q, qd, tau), ref["aba"]),
+        _numeric("forward_dynamics_derivatives = Pinocchio computeABADerivatives" if not coupled
+                 else "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
                  ne.forward_dynamics_derivatives(q, qd, tau),
                  tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9)]
     rows = forward + [
@@ -300,7 +325,43 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     ]
     mass = sum(float(sympy.sympify(link.inertia.mass).subs(symbols)) for link in robot.links)
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
+    if coupled:
+        rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
+    """inverse_dynamics (friction aside), mass_matrix and the tool's Jacobian against
+    Pinocchio's own model with mimic joints: buildModelFromUrdf(..., mimic=True) of the URDF,
+    or the robot file's joints made mimic joints (transformJointIntoMimic)."""
+    import pinocchio as pin
+
+    from .reference import pinocchio_model, urdf_mimic_model
+
+    names = ("inverse_dynamics - friction_torques = Pinocchio rnea, mimic joints",
+             "mass_matrix = Pinocchio crba, mimic joints",
+             "jacobian = Pinocchio frame Jacobian, mimic joints")
+    try:
+        model = (urdf_mimic_model(urdf[0], urdf[3]) if urdf is not None
+                 else pinocchio_model(robot.spec, symbols))
+    except (RuntimeError, ValueError) as exc:       # a mimic joint before the one it follows
+        return [Row.skip(name, f"Pinocchio has no model of these mimic joints: {exc}")
+                for name in names]
+    frame = model.getFrameId("tool") if model.existFrame("tool") else None
+    tau, M, J = [], [], []
+    for qi, vi, ai in zip(q, qd, qdd):
+        tau.append(pin.rnea(model, model.createData(), qi, vi, ai).copy())
+        # its crba adds the mimic joints' terms into data.M without clearing it: fresh data
+        full = pin.crba(model, model.createData(), qi)
+        M.append(np.triu(full) + np.triu(full, 1).T)
+        if frame is not None:
+            J.append(pin.computeFrameJacobian(model, model.createData(), qi, frame,
+                                              pin.LOCAL_WORLD_ALIGNED).copy())
+    rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - ne.friction_torques(qd), tau),
+            _numeric(names[1], ne.mass_matrix(q), M)]
+    if frame is not None:
+        rows.append(_numeric(names[2], ne.jacobian(q), J))
+    return rows
 
 
 def _snapping_rows(urdf, snapped, q, qd, qdd) -> list[Row]:

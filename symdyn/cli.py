@@ -98,7 +98,7 @@ def _snapping_saves(robot, robot_file, without, misses) -> str:
 
 def _derive(robot_file, progress, method="newton-euler", without=(), snap_angles=0.0):
     robot = _load(robot_file, without, snap_angles)
-    progress(f"{robot.name} ({robot.dof} joints) by {method}")
+    progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
     return robot, METHODS[method](robot, progress=progress)
 
 
@@ -136,7 +136,8 @@ METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="new
 @click.version_option(__version__, prog_name="symdyn")
 @click.pass_context
 def main(ctx):
-    """Symbolic equations of motion for serial robot arms, from a DH table to Python and C."""
+    """Symbolic equations of motion for robot arms, hands and other fixed-base trees, from a
+    DH table or a URDF to Python and C."""
     ctx.with_resource(_warnings_as_lines())
 
 
@@ -180,7 +181,7 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
         check_names(out_dir, [f"{robot.name}.{ext}" for ext in ("py", "h", "c")])
     except SymdynError as exc:
         raise UserError(str(exc)) from None
-    progress(f"{robot.name} ({robot.dof} joints) by {method}")
+    progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
     dynamics = METHODS[method](robot, progress=progress)
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
@@ -217,7 +218,7 @@ def info(robot_file, snap_angles, method, without, quiet):
     """Show ROBOT's DH table, free symbols and the operation count of its dynamics."""
     robot, dynamics = _derive(robot_file, Progress(quiet=True), method, without, snap_angles)
     spec = robot.spec
-    click.echo(f"{spec.name}: {robot.dof} joints, "
+    click.echo(f"{spec.name}: {table.joints(spec)}, "
                + ("joints placed as in URDF" if spec.convention == "urdf"
                   else f"{spec.convention} DH")
                + (f"\nsource: {spec.source}" if spec.source else ""))
@@ -310,7 +311,8 @@ def check(robot_file, snap_angles, states, seed, urdf, base, tip, without, quiet
                        base=base, tip=tip, snap_angles=QUARTER_TOLERANCE if snap_angles is None
                        else snap_angles)
     width = max(len(row.check) for row in rows)
-    click.echo(f"{robot.name}: {robot.dof} joints, {states} random states; each row: the largest "
+    click.echo(f"{robot.name}: {table.joints(robot.spec)}, {states} random states; each row: the "
+               "largest "
                "relative difference and the tolerance it must keep")
     for row in rows:
         error = "" if row.error is None else f"{row.error:9.1e} <= {row.tolerance:g}"
@@ -521,8 +523,9 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
               help="Write the robot file here instead of to standard output.")
 @QUIET
 def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, output, quiet):
-    """Write a robot file for the serial chain of a URDF: joints, inertias (lumped over fixed
-    joints), limits, friction, base and tool."""
+    """Write a robot file for a URDF: the whole tree below --base (its mimic joints kept, its
+    links on fixed joints as named frames), or the chain to --tip; joints, inertias (lumped over
+    fixed joints), limits, friction, base and tool."""
     if name is not None and not NAME.match(name):
         raise UserError(f"--name {name[:60]!r}: at most 64 lower-case letters, digits and _, "
                         "starting with a letter")
@@ -538,7 +541,7 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
         click.echo(f"warning: {warning}", err=True)
     form_used = "modified DH" if spec.convention == "modified" else "URDF joint placements"
     if not quiet:
-        click.echo(f"{spec.name}: {len(spec.links)} joints, written in {form_used}"
+        click.echo(f"{spec.name}: {table.joints(spec)}, written in {form_used}"
                    + (f" to {output}" if output else ""), err=True)
     if output is None:
         click.echo(text, nl=False)

@@ -13,8 +13,11 @@ from .robot import angles
 from .robot.spec import RobotSpec
 
 
-def pinocchio_model(spec: RobotSpec, values=None):
+def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     """A ``pinocchio.Model`` of the robot, its free symbols replaced by ``values`` ({symbol: x}).
+    Its mimic joints are Pinocchio's mimic joints, or, with ``mimic`` false, joints of their
+    own (for the algorithms Pinocchio 4.1 refuses mimic joints in: their derivatives, the
+    regressor, the energies).
 
     Its root joint is placed at the file's ``base`` (so gravity, given in the world, acts on a
     tilted robot as it would); its frames "link1".."linkn" are the file's link frames, the
@@ -83,13 +86,22 @@ def pinocchio_model(spec: RobotSpec, values=None):
     # a frame is named tool).
     if not any(frame.name == "tool" for frame in spec.frames):
         model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
-    model.armature = np.array([num(link.gear_ratio) ** 2 * num(link.motor_inertia)
-                               for link in spec.links])
+    armature = [num(link.gear_ratio) ** 2 * num(link.motor_inertia) for link in spec.links]
     if spec.payload is not None:                      # in the last link's frame
         load = spec.payload
         inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
                               _matrix([num(v) for v in load.inertia]))
         model.appendBodyToJoint(parent, body.act(inertia), pin.SE3.Identity())
+    # Mimic joints as Pinocchio makes them of a URDF's (buildModelFromUrdf(..., mimic=True)).
+    # Pinocchio's armature is the coordinates' alone: a mimic joint's rotor, which turns
+    # m times as fast as the followed joint's, adds m^2 times its inertia to that one's.
+    for i, link in enumerate(spec.links, start=1):
+        if link.mimic is not None and mimic:
+            m = num(link.multiplier)
+            armature[link.mimic - 1] += m * m * armature[i - 1]
+            model = pin.transformJointIntoMimic(model, link.mimic, i, m, num(link.offset))
+    model.armature = np.array([a for link, a in zip(spec.links, armature)
+                               if link.mimic is None or not mimic])
     return model
 
 
@@ -127,6 +139,25 @@ def urdf_model(path, base=None, tip=None, snap_angles=0.0):
     if [j.idx_v for j in joints] != list(range(model.nv)):
         raise ValueError(f"{path}: Pinocchio orders the chain's joints otherwise")
     return model, configuration
+
+
+def urdf_mimic_model(path, snap_angles=0.0):
+    """Pinocchio's own model of a whole URDF with its mimic joints
+    (``buildModelFromUrdf(path, mimic=True)``), the angles snapped as urdf_model snaps them,
+    with a frame "tool" at symdyn's tool (the last joint's child link). Its configuration is
+    symdyn's q where no joint is continuous."""
+    import pinocchio as pin
+
+    from .robot.urdf import read_chain
+
+    chain = read_chain(path, allow_inconsistent_inertia=True, snap_angles=0.0)
+    model = (pin.buildModelFromXML(snapped_urdf(path, snap_angles), mimic=True) if snap_angles
+             else pin.buildModelFromUrdf(str(path), mimic=True))
+    if model.nq != model.nv:
+        raise ValueError("a continuous joint's configuration is its cosine and sine")
+    frame = model.frames[model.getFrameId(chain.tip_link)]
+    model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
+    return model
 
 
 def snapped_urdf(path, tolerance: float) -> str:

@@ -65,13 +65,16 @@ def random_robot_yaml(rng, name="random", dof=None, convention=None, origin_form
     return "\n".join(lines) + "\n"
 
 
-def random_tree_yaml(rng, name="tree", dof=None, convention=None, shape=None) -> str:
+def random_tree_yaml(rng, name="tree", dof=None, convention=None, shape=None,
+                     mimics=0) -> str:
     """A random tree in the robot-file form: links named l1..ln in depth-first order, each with
     a parent on the path out to the link before it (``shape``: "deep" mostly that link, "wide"
     any), the
     last a sibling of the one before it, so that some link has two children; revolute and
     prismatic joints, gamma and b in modified DH, origins and oblique axes in convention
-    urdf. Standard DH gives each link one child at most, as it must."""
+    urdf. Standard DH gives each link one child at most, as it must. ``mimics`` of the links
+    (never the first) follow another joint of their kind, anywhere in the tree, with a
+    random multiplier and offset."""
     dof = dof or int(rng.integers(2, 9))
     convention = convention or str(rng.choice(["standard", "modified", "urdf"]))
     shape = shape or str(rng.choice(["deep", "wide"]))
@@ -79,6 +82,7 @@ def random_tree_yaml(rng, name="tree", dof=None, convention=None, shape=None) ->
              f"gravity: [{', '.join(repr(float(g)) for g in rng.uniform(-10, 10, 3))}]",
              "links:"]
     taken, parents, path = set(), [None], [0]      # path: the base out to the last link
+    joints = []
 
     def r(low, high):
         return repr(float(rng.uniform(low, high)))
@@ -112,6 +116,15 @@ def random_tree_yaml(rng, name="tree", dof=None, convention=None, shape=None) ->
         lines += [f"    mass: {r(0.2, 5)}",
                   f"    com: [{r(-.3, .3)}, {r(-.3, .3)}, {r(-.3, .3)}]",
                   f"    inertia: [{', '.join(repr(float(v)) for v in inertia)}]"]
+        joints.append(joint)
+    followers = [int(k) for k in rng.permutation(range(2, dof + 1))][:mimics] if mimics else []
+    for k in followers:
+        options = [j for j in range(1, dof + 1)
+                   if j not in followers and joints[j - 1] == joints[k - 1]]
+        if options:
+            j = int(rng.choice(options))
+            lines.insert(lines.index(f"  - name: l{k}") + 1,
+                         f"    mimic: l{j}\n    multiplier: {r(-2, 2)}\n    offset: {r(-1, 1)}")
     return "\n".join(lines) + "\n"
 
 

@@ -148,7 +148,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     """pi_R: the standard parameters with each link's invariant part moved to its parent (the
     rule of robot/regroup.py). Held as lists of the ten parameters in symengine: toward the
     base they are long sums, which sympy's sums and matrices would rebuild at every step."""
-    n = robot.dof
+    n = len(robot.links)
     bodies = [[symengine.Symbol(s.name) for s in standard[10 * i:10 * i + 10]]
               for i in range(n)]
     move = _mover()

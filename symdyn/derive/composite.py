@@ -194,7 +194,7 @@ def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies,
     to the parent as a _Turn where the joint is revolute; with ``any_twist`` false only behind
     twists of quarter turns. (Measured on generic chains: turning the rates D by double angles
     behind other twists costs their forces' carries more products than it saves.)"""
-    composites = [None] * robot.dof
+    composites = [None] * len(robot.links)
     for link in reversed(robot.links):
         i = link.index
         body = bodies[i - 1]
@@ -208,7 +208,7 @@ def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies,
 
 def _composite_forces(robot: Robot, b: ProgramBuilder, placements, name: str, forces) -> list:
     """The sums over each link's subtree of ``forces``, each about O_i in {i}."""
-    composites = [None] * robot.dof
+    composites = [None] * len(robot.links)
     for link in reversed(robot.links):
         i = link.index
         force = forces[i - 1]
@@ -242,7 +242,7 @@ def _scaled(x, c):
 def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
     """M from the composite inertias: column j is the force moving composite body j alone, its
     entries those of the links that support j (zero elsewhere: a tree's M is sparse)."""
-    n = robot.dof
+    n = len(robot.links)
     M = sympy.zeros(n, n)
     for link, body in zip(robot.links, composite):
         j = link.index
@@ -261,7 +261,7 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix: half of
     d(C qd)/dqd."""
-    n = robot.dof
+    n = len(robot.links)
     moving = _Moving.of(robot, b, qd)
     C = sympy.zeros(n, n)
     for link in robot.links:
@@ -277,7 +277,7 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
 def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
     """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction), by the module
     docstring's formulas."""
-    n = robot.dof
+    n = len(robot.links)
     moving = _Moving.of(robot, b, qd)
     rows = _rows(robot, b, moving)
     accelerations = _accelerations(robot, b, moving, qd, qdd, gravity)

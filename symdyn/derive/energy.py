@@ -23,11 +23,10 @@ from .kinematics import forward_kinematics, world_frames
 def kinetic_energy(robot: Robot, route, b: ProgramBuilder) -> sympy.Expr:
     """1/2 qd^T (M qd), with M qd the inverse dynamics of the accelerations qd at rest and
     without gravity: one recursion of the route, no matrix."""
-    n = robot.dof
-    rest = [sympy.Integer(0)] * n
-    momentum = route.inverse_dynamics(b, rest, list(robot.qd), [0, 0, 0])
+    rest = [sympy.Integer(0)] * len(robot.links)
+    momentum = route.inverse_dynamics(b, rest, list(robot.link_qd), [0, 0, 0])
     return sympy.Rational(1, 2) * sum(
-        (qd * (p + link.armature * qd) for qd, p, link in zip(robot.qd, momentum, robot.links)),
+        (link.qd * (p + link.armature * link.qd) for p, link in zip(momentum, robot.links)),
         sympy.Integer(0))
 
 

@@ -117,6 +117,8 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
         else:
             columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
     J = sympy.Matrix.hstack(*columns)
+    if robot.coupling:          # a coordinate's column: its joints' columns, by G
+        J = J * robot.coupling_matrix
     return sympy.Matrix(6, robot.dof,
                         lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
 
@@ -181,10 +183,10 @@ def frame_jacobians_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list
     velocity = [b.define(f"F{k}_v{r}", e)
                 for k, J in enumerate(_frame_jacobians(robot, b), start=1)
                 for r, e in enumerate(_times(J, robot.qd))]
-    return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
+    return [directional_derivative(b, velocity, dict(zip(robot.link_q, robot.link_qd)), "_dt")]
 
 
 def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
     J = jacobian(robot, b)
     velocity = [b.define(f"v{k}", e) for k, e in enumerate(_times(J, robot.qd))]
-    return [directional_derivative(b, velocity, dict(zip(robot.q, robot.qd)), "_dt")]
+    return [directional_derivative(b, velocity, dict(zip(robot.link_q, robot.link_qd)), "_dt")]

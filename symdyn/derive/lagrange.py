@@ -41,7 +41,7 @@ class Lagrange:
     def inverse_dynamics(self, b, qd, qdd, gravity, steps=None, progress=None) -> list:
         """M(q) qdd + C(q, qd) qd + g(q), each part only where it is not zero."""
         progress = progress or (lambda message: None)
-        n = self.robot.dof
+        n = len(self.robot.links)
         steps = [] if steps is None else steps
         tau = sympy.zeros(n, 1)
         moving, accelerating = any(v != 0 for v in qd), any(a != 0 for a in qdd)
@@ -58,7 +58,7 @@ class Lagrange:
         return [b.define(f"tau{k + 1}", tau[k]) for k in range(n)]
 
     def mass_matrix(self, b: ProgramBuilder, steps=None) -> sympy.Matrix:
-        robot, n = self.robot, self.robot.dof
+        robot, n = self.robot, len(self.robot.links)
         steps = [] if steps is None else steps
         frames = forward_kinematics(robot, b)
         M = sympy.zeros(n, n)
@@ -88,8 +88,8 @@ class Lagrange:
 
     def _christoffel(self, b: ProgramBuilder, M, qd, steps) -> sympy.Matrix:
         """C_kj = sum_i c_ijk qd_i, the c_ijk from the derivatives of M's program."""
-        robot, n = self.robot, self.robot.dof
-        dM_dq = jacobian(b, list(M), robot.q, "q")         # column i: M's entries by q_i
+        robot, n = self.robot, len(self.robot.links)
+        dM_dq = jacobian(b, list(M), robot.link_q, "q")         # column i: M's entries by q_i
         dM = [dM_dq[:, i].reshape(n, n) for i in range(n)]
         C = sympy.zeros(n, n)
         for i in range(n):
@@ -106,7 +106,8 @@ class Lagrange:
     def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd, gravity):
         """Forward-mode derivatives of this route's inverse dynamics program."""
         tau = self.inverse_dynamics(b, qd, qdd, gravity)
-        return jacobian(b, tau, self.robot.q, "dq"), jacobian(b, tau, self.robot.qd, "dqd")
+        robot = self.robot
+        return jacobian(b, tau, robot.link_q, "dq"), jacobian(b, tau, robot.link_qd, "dqd")
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list:
         """J^T w, with J the Jacobian of the tool frame (the file's last frame)."""
@@ -128,7 +129,7 @@ class Lagrange:
         robot = self.robot
         steps = [] if steps is None else steps
         V = potential_energy(robot, b, gravity)
-        torques = list(jacobian(b, [V], robot.q, "q"))
+        torques = list(jacobian(b, [V], robot.link_q, "q"))
         steps += [Step("V", 0, sympy.ImmutableMatrix([V])),
                   Step("g", 0, sympy.ImmutableMatrix(torques))]
         return torques
@@ -136,7 +137,7 @@ class Lagrange:
 
 def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
     """J_v and J_w of link i's frame origin, 3 x n, zero but for the joints that move it."""
-    n = robot.dof
+    n = len(robot.links)
     p_i = frames[i - 1][1]
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
     for j in (k - 1 for k in robot.support(i)):

@@ -61,7 +61,8 @@ class NewtonEuler:
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
-        robot, n = self.robot, self.robot.dof
+        robot = self.robot
+        n = len(robot.links)
         R, p = Matrix(robot.tool[:3, :3]), Matrix(robot.tool[:3, 3])   # frame {n} of the file
         f_tip = vector(b, "f_tip", R * Matrix(force))
         n_tip = vector(b, "n_tip", R * Matrix(moment) + p.cross(f_tip))
@@ -106,7 +107,7 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
     for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
         i = link.index
         parent = motions[link.parent - 1] if link.parent else base
-        progress(f"outward recursion, link {i}/{robot.dof}")
+        progress(f"outward recursion, link {i}/{len(robot.links)}")
         R, P = placement(link, b)
         qd_i, qdd_i = symengine.sympify(qd_i), symengine.sympify(qdd_i)
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
@@ -142,11 +143,11 @@ def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
                   progress, tip=None) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i with the forces of link i's children, and tau_i
     (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link."""
-    tau = [sympy.Integer(0)] * robot.dof
+    tau = [sympy.Integer(0)] * len(robot.links)
     transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
-        progress(f"inward recursion, link {i}/{robot.dof}")
+        progress(f"inward recursion, link {i}/{len(robot.links)}")
         m, MS, J = (symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
                     Matrix(link.inertia.inertia_origin))
         F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)

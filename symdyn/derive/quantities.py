@@ -18,6 +18,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder, is_trivial
 from ..program.derivative import directional_derivatives
+from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
@@ -55,8 +56,8 @@ class Quantity:
     name: str
     inputs: tuple[str, ...]
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
-    doc: str          # in a shape, "n" stands for the number of joints, "p" for the parameters',
-    # "F" for the named frames'
+    doc: str          # in a shape, "n" stands for the number of coordinates (the joints, less
+    # the mimic ones), "L" for the links', "p" for the parameters', "F" for the named frames'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
@@ -72,8 +73,8 @@ class Quantity:
 
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
-        sizes = {"n": robot.dof, "p": len(standard_parameters(robot)), "b": base,
-                 "F": len(robot.frames)}
+        sizes = {"n": robot.dof, "L": len(robot.links), "p": len(standard_parameters(robot)),
+                 "b": base, "F": len(robot.frames)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -89,50 +90,53 @@ class Build:
     steps: list | None = None       # receives inverse dynamics' recorded equations
     progress: Callable[[str], None] | None = None
 
+    # The derivations run over every link's own joint variables; ``build`` writes a mimic
+    # joint's in the coordinates at the end, and the builders give the coordinates' forces.
     @property
     def qd(self) -> list:
-        return list(self.robot.qd)
+        return list(self.robot.link_qd)
 
     @property
     def qdd(self) -> list:
-        return list(self.robot.qdd)
+        return list(self.robot.link_qdd)
 
     @property
     def zeros(self) -> list:
-        return [sympy.Integer(0)] * self.robot.dof
+        return [sympy.Integer(0)] * len(self.robot.links)
 
 
 # -- the builders ---------------------------------------------------------------------------------
 def _inverse_dynamics(c: Build) -> list[list]:
     robot = c.robot
     rigid = c.route.inverse_dynamics(c.b, c.qd, c.qdd, robot.gravity, c.steps, c.progress)
-    return [[c.b.define(f"tau{i + 1}_total", rigid[i] + robot.links[i].armature * robot.qdd[i]
-                        + f) for i, f in enumerate(friction(robot))]]
+    return [forces(robot, [c.b.define(f"tau{i + 1}_total", rigid[i] + link.armature * link.qdd
+                                      + f)
+                           for i, (link, f) in enumerate(zip(robot.links, friction(robot)))])]
 
 
 def _mass_matrix(c: Build) -> list[list]:
-    return [list(with_armature(c.robot, c.route.mass_matrix(c.b)))]
+    return [list(congruent(c.robot, with_armature(c.robot, c.route.mass_matrix(c.b))))]
 
 
 def _coriolis_matrix(c: Build) -> list[list]:
-    return [list(c.route.coriolis_matrix(c.b, c.qd))]
+    return [list(congruent(c.robot, c.route.coriolis_matrix(c.b, c.qd)))]
 
 
 def _gravity_torques(c: Build) -> list[list]:
-    return [c.route.inverse_dynamics(c.b, c.zeros, c.zeros, c.robot.gravity)]
+    return [forces(c.robot, c.route.inverse_dynamics(c.b, c.zeros, c.zeros, c.robot.gravity))]
 
 
 def _nonlinear_effects(c: Build) -> list[list]:
-    return [c.route.inverse_dynamics(c.b, c.qd, c.zeros, c.robot.gravity)]
+    return [forces(c.robot, c.route.inverse_dynamics(c.b, c.qd, c.zeros, c.robot.gravity))]
 
 
 def _friction_torques(c: Build) -> list[list]:
-    return [friction(c.robot)]
+    return [forces(c.robot, friction(c.robot))]
 
 
 def _tool_wrench_torques(c: Build) -> list[list]:
     wrench = _f_ext_symbols()
-    return [c.route.tool_wrench_torques(c.b, wrench[:3], wrench[3:])]
+    return [forces(c.robot, c.route.tool_wrench_torques(c.b, wrench[:3], wrench[3:]))]
 
 
 def _forward_dynamics_outputs(c: Build) -> list[list]:
@@ -149,7 +153,7 @@ def _forward_dynamics_derivative_outputs(c: Build) -> list[list]:
 
 
 def _regressor(c: Build) -> list[list]:
-    return [list(regressor(c.robot, c.route, c.b))]
+    return [list(forces(c.robot, regressor(c.robot, c.route, c.b)))]
 
 
 def _kinetic_energy(c: Build) -> list[list]:
@@ -165,11 +169,16 @@ def _center_of_mass(c: Build) -> list[list]:
 
 
 def _com_jacobian(c: Build) -> list[list]:
-    """d com / dq: the centre of mass's program differentiated along each q_j (forward mode,
-    program/derivative.py), one column per joint."""
-    com = energy.center_of_mass(c.robot, c.b)
-    columns = directional_derivatives(c.b, com, [{q: 1} for q in c.robot.q],
-                                      [f"_dq{j + 1}" for j in range(c.robot.dof)])
+    """d com / dq: the centre of mass's program differentiated along each coordinate
+    (forward mode, program/derivative.py): each joint's variable moving as the coordinate's
+    column of the coupling G says (its own alone, without mimic joints)."""
+    robot = c.robot
+    com = energy.center_of_mass(robot, c.b)
+    G = robot.coupling_matrix
+    columns = directional_derivatives(
+        c.b, com, [{q: G[j, k] for j, q in enumerate(robot.link_q) if G[j, k] != 0}
+                   for k in range(robot.dof)],
+        [f"_dq{j + 1}" for j in range(robot.dof)])
     return [[column[r] for r in range(3) for column in columns]]
 
 
@@ -219,7 +228,8 @@ QUANTITIES = {q.name: q for q in (
              builder=_kinematic(kinematics.forward_kinematics_outputs), kinematic=True),
     _one("link_poses", ("q",), "T_links",
              "The pose of every link frame {1}..{n} (the frames of the robot file's DH\n"
-             "convention) in the world: n homogeneous transforms, n x 4 x 4.", ("n", 4, 4),
+             "convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n\n"
+             "but for mimic joints, which have links but no coordinates).", ("L", 4, 4),
              builder=_kinematic(kinematics.link_poses_outputs), kinematic=True),
     _one("jacobian", ("q",), "J",
              "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
@@ -371,6 +381,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     outs = quantity.builder(Build(robot, route, b, part, steps, progress))
     program = b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values,
                                        shape in zip(names, outs, quantity.dims(robot))])
+    if robot.coupling:      # the mimic joints' variables, in the coordinates the inputs hold
+        program = substitute(program, robot.coupling)
     if steps is None:
         parts[name] = b, program
     return program
@@ -380,7 +392,8 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     """dtau/dq and dtau/dqd: the route's rigid-body ones and the viscous friction's; the rotors'
     G^2 Jm qdd depends on neither, and Coulomb friction's derivative is zero where it exists."""
     dq, dqd = route.inverse_dynamics_derivatives(b, qd, qdd, robot.gravity)
-    return dq, dqd + sympy.diag(*(link.viscous for link in robot.links))
+    return (congruent(robot, dq),
+            congruent(robot, dqd + sympy.diag(*(link.viscous for link in robot.links))))
 
 
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
@@ -394,7 +407,8 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
     outs = []
-    derivatives = part("inverse_dynamics_derivatives", dict(zip(robot.qdd, qdd)))
+    derivatives = part("inverse_dynamics_derivatives",
+                       dict(zip(robot.link_qdd, robot.coupling_matrix * sympy.Matrix(qdd))))
     for wrt, d in zip(("q", "qd"), derivatives):
         # named, so that each product reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
@@ -417,10 +431,12 @@ def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT,
     a chain's M is dense, and LDL^T as good as any; a tree's has zeros where neither link
     supports the other, which Featherstone's L^T D L keeps (LDL^T would fill them in)."""
     M = _square(part("mass_matrix")[0])
-    factors = (LDLT.factor(b, M) if robot.parents == tuple(range(robot.dof))
-               else LTDL.factor(b, M, robot.parents))
+    tree = robot.coordinate_parents
+    factors = (LDLT.factor(b, M) if tree is None or tree == tuple(range(-1, robot.dof - 1))
+               else LTDL.factor(b, M, tree))
     h = part("nonlinear_effects")[0]
-    residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f) for i, f in enumerate(friction(robot))]
+    residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f)
+                for i, f in enumerate(forces(robot, friction(robot)))]
     return factors, factors.solve(b, residual)
 
 
@@ -440,6 +456,27 @@ def friction(robot: Robot) -> list[sympy.Expr]:
 
 def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
     return M + sympy.diag(*(link.armature for link in robot.links))
+
+
+def forces(robot: Robot, tau):
+    """G^T tau: the generalized forces on the coordinates of the links' joint forces ``tau``
+    (a list, or a matrix with a row per link), the virtual work of each coordinate's motion
+    (robot.coupling_matrix). ``tau`` itself without mimic joints."""
+    if not robot.coupling:
+        return tau
+    G = robot.coupling_matrix
+    if isinstance(tau, list):
+        return list(G.T * sympy.Matrix(tau))
+    return G.T * tau
+
+
+def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:
+    """G^T A G: a links x links matrix (M, C, a derivative of the joint forces by the joint
+    variables) in the coordinates."""
+    if not robot.coupling:
+        return A
+    G = robot.coupling_matrix
+    return G.T * A * G
 
 
 @dataclass(frozen=True)
@@ -522,10 +559,11 @@ class LTDL:
 
     @classmethod
     def factor(cls, b: ProgramBuilder, M: sympy.Matrix, parents) -> "LTDL":
-        """From the last link to the first: its pivot, then its row of L, taken out of the
-        entries of its ancestors (one division per joint, no square roots)."""
+        """From the last coordinate to the first: its pivot, then its row of L, taken out of
+        the entries of its ancestors (one division per joint, no square roots). ``parents``:
+        robot.coordinate_parents, 0-based, -1 for the base."""
         n, M = M.rows, Matrix(M)
-        up = tuple(p - 1 for p in parents)
+        up = tuple(parents)
         H = {(k, j): M[k, j] for k in range(n) for j in _ancestors(up, k, True)}
         L, inv_d = {}, [None] * n
         for k in reversed(range(n)):

@@ -48,7 +48,7 @@ def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
 
 def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
     """Y, n x p, by derivatives of ``route``'s inverse dynamics (a route of ``robot``)."""
-    n = robot.dof
+    n = len(robot.links)
     symbols = {}
 
     def parametric(link):
@@ -56,8 +56,8 @@ def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
         ten = [symbols.setdefault(s, sympy.Dummy(s)) for s in names]
         return replace(link, inertia=Inertia.from_parameters(ten, sympy.ImmutableMatrix))
     bodies = replace(robot, links=tuple(parametric(link) for link in robot.links))
-    tau = replace(route, robot=bodies).inverse_dynamics(b, list(robot.qd), list(robot.qdd),
-                                                        robot.gravity)
+    tau = replace(route, robot=bodies).inverse_dynamics(
+        b, list(robot.link_qd), list(robot.link_qdd), robot.gravity)
     columns = directional_derivatives(b, tau, [{symbol: 1} for symbol in symbols.values()],
                                       [f"_d{name.removeprefix('pi_')}" for name in symbols])
     Y = sympy.Matrix([[column[i] for column in columns] for i in range(n)])
@@ -72,4 +72,4 @@ def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
     link = robot.links[i]
     s = sympy.sign(link.qd)
     entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
-    return sympy.Matrix(robot.dof, 4, lambda r, c: entries[c] if r == i else 0)
+    return sympy.Matrix(len(robot.links), 4, lambda r, c: entries[c] if r == i else 0)

@@ -116,6 +116,7 @@ class Module:
 
     name: str
     dof: int
+    joints: str              # "7 joints", "6 joints and 2 mimic joints"
     parameters: tuple[str, ...]
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str              # where the file says its numbers come from
@@ -125,6 +126,8 @@ class Module:
     dh: tuple[tuple[str, ...], ...]   # (joint, a, alpha, d, theta) of each link, as text, or
                                       # (joint, origin xyz, origin rpy, axis) in convention urdf
     tree: tuple[tuple[str, ...], ...]  # a tree's (link, parent, gamma, b) per link; () a chain's
+    mimics: tuple[tuple[str, ...], ...]  # (link, followed link, multiplier, offset) of each
+                                         # mimic joint
     frames: tuple[str, ...]            # the named frames' names, in order
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
@@ -170,6 +173,7 @@ class Header:
 
     name: str
     dof: int
+    joints: str                            # as Module.joints
     parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str
@@ -177,6 +181,7 @@ class Header:
     convention: str
     dh: tuple[tuple[str, ...], ...]        # as Module.dh
     tree: tuple[tuple[str, ...], ...]      # as Module.tree
+    mimics: tuple[tuple[str, ...], ...]    # as Module.mimics
     frames: tuple[str, ...]                # as Module.frames
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
@@ -262,10 +267,10 @@ def module_code(header: Header, programs, backend: Backend, values=None,
     programs = [rename(p, names) for p in programs]
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     return Module(
-        name=header.name, dof=header.dof, parameters=parameters,
+        name=header.name, dof=header.dof, joints=header.joints, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
-        frames=header.frames,
+        mimics=header.mimics, frames=header.frames,
         gravity=header.gravity, placements=header.placements,
         limits=_limits(header.limits, printer, backend.infinity),
         **_standard_parameters(header.standard, printer),

@@ -106,10 +106,9 @@ def _motion(coefficients, q0, period, t):
 
 
 def _bounds(robot):
-    """q0, the half range about it and the speed each joint may use."""
+    """q0, the half range about it and the speed each coordinate may use."""
     q0, half, speed = [], [], []
-    for link in robot.spec.links:
-        limits = {k: float(v) for k, v in (link.limits or {}).items()}
+    for limits in _coordinate_limits(robot):
         if "lower" in limits:
             q0.append((limits["lower"] + limits["upper"]) / 2)
             half.append(MARGIN * (limits["upper"] - limits["lower"]) / 2)
@@ -118,3 +117,25 @@ def _bounds(robot):
             half.append(DEFAULT_RANGE)
         speed.append(MARGIN * limits.get("velocity", DEFAULT_SPEED / MARGIN))
     return np.array(q0), np.array(half), np.array(speed)
+
+
+def _coordinate_limits(robot) -> list[dict]:
+    """Each coordinate's position and speed limits: its own joint's, narrowed by those of the
+    mimic joints that follow it (q_j = m q + c within [lower_j, upper_j] bounds q by
+    (lower_j - c) / m and (upper_j - c) / m; |qd_j| <= v_j bounds |qd| by v_j / |m|)."""
+    column = {link: k for k, link in enumerate(robot.coordinates)}
+    out = [{k: float(v) for k, v in (robot.spec.links[i - 1].limits or {}).items()}
+           for i in robot.coordinates]
+    for row in robot.spec.links:
+        m = float(row.multiplier)
+        if row.mimic is None or not row.limits or m == 0:
+            continue
+        own, c = out[column[row.mimic]], float(row.offset)
+        limits = {k: float(v) for k, v in row.limits.items()}
+        if "lower" in limits:
+            ends = sorted(((limits["lower"] - c) / m, (limits["upper"] - c) / m))
+            own["lower"] = max(own.get("lower", ends[0]), ends[0])
+            own["upper"] = min(own.get("upper", ends[1]), ends[1])
+        if "velocity" in limits:
+            own["velocity"] = min(own.get("velocity", np.inf), limits["velocity"] / abs(m))
+    return out

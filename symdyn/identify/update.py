@@ -105,7 +105,7 @@ def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: 
         if placement is not None:
             lines.append(f"{key}: {{xyz: {vec(placement.xyz)}, rpy: {vec(placement.rpy)}}}")
     lines.append("links:")
-    n = robot.dof
+    n = len(robot.links)
     for i, (row, link) in enumerate(zip(spec.links, robot.links)):
         body = Inertia.from_parameters([sympy.Float(x) for x in pi[10 * i:10 * i + 10]],
                                        sympy.ImmutableMatrix)
@@ -120,6 +120,9 @@ def _text(robot: Robot, pi: np.ndarray, values: dict, estimate: Estimate, data: 
         if row.parent != i:           # not the link before it (i is the 0-based position)
             lines.append("    parent: " + (spec.links[row.parent - 1].name if row.parent
                                            else "base"))
+        if row.mimic is not None:
+            lines += [f"    mimic: {spec.links[row.mimic - 1].name or row.mimic}",
+                      f"    multiplier: {num(row.multiplier)}", f"    offset: {num(row.offset)}"]
         if spec.convention == "urdf":
             lines.append(f"    origin: {{xyz: {vec(row.origin.xyz)}, "
                          f"rpy: {vec(row.origin.rpy)}}}")

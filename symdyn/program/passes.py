@@ -2,9 +2,9 @@
 
 Each pass keeps the program's meaning and does one thing:
 
-* ``fold_parameters``: free parameters fixed to numbers are substituted and dropped from the
-  inputs; sympy folds the constants as it rebuilds each expression, so products with 0 vanish,
-  factors 1 disappear and signs merge;
+* ``fold_parameters``: free parameters fixed to numbers are substituted (``substitute``) and
+  dropped from the inputs; sympy folds the constants as it rebuilds each expression, so
+  products with 0 vanish, factors 1 disappear and signs merge;
 * ``propagate_copies``: assignments of a number, a symbol or a negated symbol are substituted
   into their uses (a derivation leaves them where an expression folds, ``x = 0``);
 * ``rename``: symbols get other names (the emitters' identifiers);
@@ -35,9 +35,15 @@ def fold_parameters(program: Program, values) -> Program:
         Argument.vector(arg.name, [s for s in arg.values if s not in values])
         if arg.name == "params" else arg
         for arg in program.inputs)
-    body = [Assignment(a.lhs, a.rhs.xreplace(values)) for a in program.assignments]
-    folded = program.with_body(body, _map_outputs(program, lambda e: e.xreplace(values)))
+    folded = substitute(program, values)
     return replace(folded, inputs=tuple(arg for arg in inputs if arg.values))
+
+
+def substitute(program: Program, values: dict) -> Program:
+    """``values`` (symbols -> expressions) written into every step and output: a free
+    parameter's number, or a mimic joint's variable in the coordinates (derive/quantities)."""
+    body = [Assignment(a.lhs, a.rhs.xreplace(values)) for a in program.assignments]
+    return program.with_body(body, _map_outputs(program, lambda e: e.xreplace(values)))
 
 
 def rename(program: Program, names: dict) -> Program:

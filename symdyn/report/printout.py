@@ -80,7 +80,8 @@ def printout(dynamics: Dynamics) -> Printout:
 def _robot_tables(robot) -> tuple[Table, ...]:
     """The robot file's tables (robot/table.py), the joint variables in the DH table."""
     spec = robot.spec
-    tables = (table.geometry(spec, robot.q), table.inertial(spec), table.placements(spec))
+    tables = (table.geometry(spec, [robot.coupling.get(q, q) for q in robot.link_q]),
+              table.inertial(spec), table.placements(spec))
     return tuple(t for t in tables if t is not None)
 
 
@@ -121,7 +122,7 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
     poses = dynamics.program("link_poses").outputs[0].values
     tool = dynamics.program("forward_kinematics").outputs[0].values
     k = robot.tool_link
-    if robot.parents == tuple(range(n)):
+    if robot.parents == tuple(range(len(robot.links))):
         general = [(r"{}^{0}T_{n} = {}^{0}T_{1}\,{}^{1}T_{2} \cdots {}^{n-1}T_{n},\quad "
                     r"{}^{0}T_{tool} = {}^{0}T_{n}\,{}^{n}T_{tool}",
                     "0T_n = 0T_1 1T_2 ... (n-1)T_n, 0T_tool = 0T_n nT_tool")]
@@ -218,7 +219,7 @@ def _newton_euler(dynamics: Dynamics, show):
             Equation(Lhs("F", "F", str(i), str(i)), show(F)),
             Equation(Lhs("N", "N", str(i), str(i)), show(N_c)),
         )))
-    n = robot.dof
+    n = len(robot.links)
     for link in reversed(robot.links):
         i = link.index
         f, nn = sympy.Matrix(record.value("f", i)), sympy.Matrix(record.value("n", i))
@@ -317,7 +318,7 @@ def _lagrange(dynamics: Dynamics, show):
          r"\;\text{(revolute; } z_j,\ 0 \text{ for a prismatic joint)}",
          "Jv(i) = [z(j) x (p(i) - p(j))], Jw(i) = [z(j)] for j <= i"),), "", tuple(jacobians)))
     M = sympy.Matrix(record.value("d", 0))
-    n = robot.dof
+    n = len(robot.links)
     blocks.append(Block("Kinetic energy and the inertia matrix", (
         (r"K = \tfrac12 \dot q^T D(q)\,\dot q,\quad D(q) = \sum_i m_i J_{v_{C_i}}^T J_{v_{C_i}} + "
          r"J_{\omega_i}^T R_i I_i R_i^T J_{\omega_i}",

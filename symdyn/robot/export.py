@@ -9,9 +9,9 @@ Each link carries its body (the payload in the last) about its centre of mass. W
 element for is kept in symdyn's own namespace, which other tools skip: the gravity
 (<symdyn:gravity>) and the actuator on the motor side (<symdyn:actuator>: rotor inertia, gear
 ratio, viscous and asymmetric Coulomb friction); <dynamics> carries the joint-side damping and,
-where it is symmetric, friction, for the tools that read it. Importing the export gives back the
-same dynamics (tests/robot/test_urdf.py). Names come from the robot file's name only, which is
-validated, and every attribute is XML-escaped all the same.
+where it is symmetric, friction, for the tools that read it; <mimic> a mimic joint's coupling.
+Importing the export gives back the same dynamics (tests/robot/test_urdf.py). Names come from
+the robot file's name only, which is validated, and every attribute is XML-escaped all the same.
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
         name, parent = f"link{link.index}", f"link{link.parent}" if link.parent else "base_link"
         out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
         out += _link(name, link, num, visual, placement)
-    out += _fixed("tool_joint", f"link{robot.dof}", "tool", num.matrix(robot.tool))
+    out += _fixed("tool_joint", f"link{robot.tool_link}", "tool", num.matrix(robot.tool))
     out += ['  <link name="tool"/>', "</robot>", ""]
     return "\n".join(out)
 
@@ -103,6 +103,10 @@ def _joint(name, link, row, parent, child, placement, num) -> list[str]:
                          if k in limits)
         lines.append(f'    <limit{bounds} effort="{decimal(limits.get("effort", 0))}" '
                      f'velocity="{decimal(limits.get("velocity", 0))}"/>')
+    if link.mimic is not None:
+        followed, multiplier, offset = link.mimic
+        lines.append(f'    <mimic joint="joint{followed}" multiplier="{decimal(num(multiplier))}" '
+                     f'offset="{decimal(num(offset))}"/>')
     viscous = num(link.viscous)
     plus, minus = (num(c) for c in link.coulomb)
     friction = f' friction="{decimal(plus)}"' if plus == -minus else ""

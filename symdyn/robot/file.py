@@ -71,7 +71,8 @@ PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
-             "axis", "name", "parent", "gamma", "b"} | ACTUATOR_KEYS
+             "axis", "name", "parent", "gamma", "b", "mimic", "multiplier",
+             "offset"} | ACTUATOR_KEYS
 # A link's name: it names frames and, later, the generated code's joints (a C identifier).
 LINK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 BASE = "base"          # the parent of a link fixed to the base
@@ -112,6 +113,18 @@ def shipped_robot(name) -> Path | None:
 def robot_spec_from_text(text: str, path, snap_angles: float = 0.0) -> RobotSpec:
     """Validate a robot file's ``text`` as if read from ``path`` (what an importer writes)."""
     return _Reader(Path(path), text, snap_angles).spec(hashlib.sha256(text.encode()).hexdigest())
+
+
+def _disjoint(mimic: LinkSpec, followed: LinkSpec) -> bool:
+    """Whether a mimic joint's position limits, taken back to the followed joint's coordinate
+    by its multiplier and offset, miss the followed joint's own."""
+    values = [mimic.multiplier, mimic.offset] + [
+        (link.limits or {}).get(k) for link in (mimic, followed) for k in ("lower", "upper")]
+    if any(v is None or not sympy.sympify(v).is_number for v in values) or mimic.multiplier == 0:
+        return False
+    m, c, low, high, own_low, own_high = (float(v) for v in values)
+    ends = sorted(((low - c) / m, (high - c) / m))
+    return ends[0] > own_high or ends[1] < own_low
 
 
 class _Loader(yaml.SafeLoader):
@@ -184,7 +197,7 @@ class _Reader:
             raise self.error(f"{len(links_node.value)} links are more than symdyn derives "
                              f"({MAX_LINKS})", links_node, "links")
         links = tuple(self.link(node, i, convention) for i, node in enumerate(links_node.value))
-        links = self.tree(links, convention)
+        links = self.mimics(self.tree(links, convention))
         payload = self.payload(top["payload"]) if "payload" in top else None
         base, tool = (self.placement(top[key], key) if key in top else None
                       for key in ("base", "tool"))
@@ -439,6 +452,15 @@ class _Reader:
                 raise self.error(f"{name!r} is not a valid link name", keys["name"],
                                  f"{field}.name", "at most 64 letters, digits and _, not "
                                  f"starting with a digit, other than {BASE!r}")
+        for key in ("multiplier", "offset"):
+            if key in keys:
+                if "mimic" not in keys:
+                    raise self.error(f"{key} belongs to a mimic joint, and this one mimics "
+                                     "none", keys[key], f"{field}.{key}",
+                                     "mimic: <the followed joint's link name> beside it")
+                read = self.angle if key == "offset" and joint == "revolute" else \
+                    self.expression
+                values[key] = read(keys[key], f"{field}.{key}")
         return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits,
                         name=name, parent=index)
 
@@ -489,6 +511,41 @@ class _Reader:
                     "Kleinfinger), or convention urdf")
             has_child.add(parents[k])
         return tuple(replace(link, parent=parents[k]) for k, link in enumerate(links, start=1))
+
+    def mimics(self, links) -> tuple[LinkSpec, ...]:
+        """Each mimic joint's followed joint: another link's name or number, which mimics none
+        (Pinocchio's rule: a coordinate is a joint's own or follows one that has its own)."""
+        position = {link.name: k for k, link in enumerate(links, start=1) if link.name}
+        out = []
+        for k, link in enumerate(links, start=1):
+            node = self.link_nodes[k].get("mimic")
+            if node is None:
+                out.append(link)
+                continue
+            field = f"links[{k - 1}].mimic"
+            name = self.scalar(node, field)
+            followed = position.get(name) if isinstance(name, str) else (
+                name if isinstance(name, int) and not isinstance(name, bool)
+                and 1 <= name <= len(links) else None)
+            if followed is None:
+                raise self.error(f"{name!r} names no link", node, field,
+                                 f"the name of a link of this file, or its number, 1 to "
+                                 f"{len(links)}")
+            if followed == k:
+                raise self.error("a joint cannot mimic itself", node, field,
+                                 "another joint's link")
+            if "mimic" in self.link_nodes[followed]:
+                raise self.error(
+                    f"{name!r} is a mimic joint itself: a mimic of a mimic is not taken", node,
+                    field, "the joint it mimics, with the multipliers multiplied and the "
+                    "offsets composed")
+            if _disjoint(link, links[followed - 1]):
+                raise self.error(
+                    f"its limits leave {name!r} no position: multiplier q + offset never lies "
+                    "between the lower and upper limits while q lies between those of "
+                    f"{name!r}", node, field, "limits the coupled joints can keep together")
+            out.append(replace(link, mimic=followed))
+        return tuple(out)
 
     def frames(self, node, links) -> tuple[FrameSpec, ...]:
         """Named frames: each {name, parent: a link's name or number, or base; xyz, rpy in

@@ -71,6 +71,8 @@ class Link:
     coulomb: tuple                    # |G| Tc+ (applied when qd > 0), |G| Tc- (when qd < 0)
     # ^{i}T_{i'}: the link frame as the robot file's convention places it, in joint frame {i}
     file_frame: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))
+    # A mimic joint's (followed link, multiplier, offset): q_i = multiplier q_followed + offset
+    mimic: tuple | None = None
 
     @property
     def revolute(self) -> bool:
@@ -104,7 +106,14 @@ class Robot:
 
     @property
     def dof(self) -> int:
-        return len(self.links)
+        """The number of coordinates: one per joint, but none for a mimic joint."""
+        return len(self.coordinates)
+
+    @cached_property
+    def coordinates(self) -> tuple[int, ...]:
+        """The links whose joints have coordinates of their own, in link order (q's order,
+        Pinocchio's with mimic joints)."""
+        return tuple(link.index for link in self.links if link.mimic is None)
 
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
@@ -120,7 +129,7 @@ class Robot:
     @cached_property
     def children(self) -> tuple[tuple[int, ...], ...]:
         """children[i]: the links whose parent is i (0: the base), in link order."""
-        out = [[] for _ in range(self.dof + 1)]
+        out = [[] for _ in range(len(self.links) + 1)]
         for link in self.links:
             out[link.parent].append(link.index)
         return tuple(tuple(c) for c in out)
@@ -143,15 +152,88 @@ class Robot:
 
     @cached_property
     def q(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(link.q for link in self.links)
+        """The coordinates: the generated functions' q."""
+        return tuple(self.links[i - 1].q for i in self.coordinates)
 
     @cached_property
     def qd(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(link.qd for link in self.links)
+        return tuple(self.links[i - 1].qd for i in self.coordinates)
 
     @cached_property
     def qdd(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(self.links[i - 1].qdd for i in self.coordinates)
+
+    # Each link's own joint variables, which the derivations treat as independent; a mimic
+    # joint's follow the coordinates by ``coupling``.
+    @cached_property
+    def link_q(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(link.q for link in self.links)
+
+    @cached_property
+    def link_qd(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(link.qd for link in self.links)
+
+    @cached_property
+    def link_qdd(self) -> tuple[sympy.Symbol, ...]:
         return tuple(link.qdd for link in self.links)
+
+    @cached_property
+    def coupling_matrix(self) -> sympy.ImmutableMatrix:
+        """G, links x coordinates: the links' joint velocities are G qd (a column per
+        coordinate, its own link's 1 and its mimic joints' multipliers), and the generalized
+        forces on the coordinates G^T tau of the links' joint forces tau. The identity
+        without mimic joints."""
+        column = {link: k for k, link in enumerate(self.coordinates)}
+        G = sympy.zeros(len(self.links), self.dof)
+        for link in self.links:
+            if link.mimic is None:
+                G[link.index - 1, column[link.index]] = 1
+            else:
+                G[link.index - 1, column[link.mimic[0]]] = link.mimic[1]
+        return sympy.ImmutableMatrix(G)
+
+    @cached_property
+    def coupling(self) -> dict:
+        """A mimic joint's variables in the coordinates: q_j -> m q_i + c, qd_j -> m qd_i,
+        qdd_j -> m qdd_i (empty without mimic joints)."""
+        out = {}
+        for link in self.links:
+            if link.mimic is not None:
+                followed, m, c = link.mimic
+                source = self.links[followed - 1]
+                out.update({link.q: m * source.q + c, link.qd: m * source.qd,
+                            link.qdd: m * source.qdd})
+        return out
+
+    @cached_property
+    def coordinate_parents(self) -> tuple[int, ...] | None:
+        """The coordinates' tree (0-based parents, -1 the base) in which M(q)'s nonzero
+        entries are those of a coordinate and its ancestors, as in the links' tree: the links'
+        own without mimic joints; None where coupling joints across branches fills M in."""
+        column = {link: k for k, link in enumerate(self.coordinates)}
+
+        def coordinate(i):      # the coordinate that moves link i's joint (-1: the base)
+            if i == 0:
+                return -1
+            link = self.links[i - 1]
+            return column[link.index if link.mimic is None else link.mimic[0]]
+
+        def ancestors(i):       # the coordinates that move the links supporting link i
+            return {coordinate(j) for j in self.support(i)}
+
+        parents = [coordinate(self.links[i - 1].parent) for i in self.coordinates]
+        if any(p >= k for k, p in enumerate(parents)):     # a joint follows one outward of it
+            return None
+
+        def chain(k):
+            out = set()
+            while k >= 0:
+                out.add(k)
+                k = parents[k]
+            return out
+        if all(ancestors(link.index) <= chain(coordinate(link.index)) for link in self.links):
+            return tuple(parents)
+        return None
 
     @classmethod
     def from_spec(cls, spec: RobotSpec) -> "Robot":
@@ -196,7 +278,9 @@ class Robot:
                               armature=G**2 * row.motor_inertia,
                               viscous=G**2 * row.viscous_friction,
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
-                              file_frame=folded(sympy.ImmutableMatrix(frame))))
+                              file_frame=folded(sympy.ImmutableMatrix(frame)),
+                              mimic=None if row.mimic is None else (row.mimic, row.multiplier,
+                                                                   row.offset)))
         # Each frame in its link's joint frame: the file's link frame there, then the frame in
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(

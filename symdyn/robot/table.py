@@ -67,16 +67,36 @@ class _Tree:
                    for i, link in enumerate(self.spec.links))
 
     @property
+    def mimics(self) -> bool:
+        return any(link.mimic is not None for link in self.spec.links)
+
+    @property
     def header(self) -> tuple[str, ...]:
-        return ("link", "parent") if self.shown else ()
+        return (("link", "parent") if self.shown else ()) + (("mimics",) if self.mimics else ())
 
     def cells(self, i: int) -> tuple[str, ...]:
-        if not self.shown:
-            return ()
-        links = self.spec.links
-        parent = links[i - 1].parent
-        return (links[i - 1].name or str(i),
-                "base" if parent == 0 else links[parent - 1].name or str(parent))
+        link = self.spec.links[i - 1]
+        out = ()
+        if self.shown:
+            out = (link_name(self.spec, i),
+                   "base" if link.parent == 0 else link_name(self.spec, link.parent))
+        if self.mimics:
+            out += ("" if link.mimic is None else
+                    f"{link_name(self.spec, link.mimic)} (q = {text(link.multiplier)} q_"
+                    f"{link_name(self.spec, link.mimic)} + {text(link.offset)})",)
+        return out
+
+
+def joints(spec: RobotSpec) -> str:
+    """"7 joints", or "6 joints and 2 mimic joints": the coordinates', then the others'."""
+    mimics = sum(link.mimic is not None for link in spec.links)
+    own = f"{len(spec.links) - mimics} joint{'s' if len(spec.links) - mimics != 1 else ''}"
+    return own + (f" and {mimics} mimic joint{'s' if mimics > 1 else ''}" if mimics else "")
+
+
+def link_name(spec: RobotSpec, i: int) -> str:
+    """Link i's name, or its number where the file gives none."""
+    return spec.links[i - 1].name or str(i)
 
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import io
 import math
 import xml.sax
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import defusedxml
@@ -65,7 +65,7 @@ class Joint:
     viscous: float            # <dynamics damping>, joint side
     coulomb: float            # <dynamics friction>, joint side, both directions
     actuator: dict | None     # <symdyn:actuator>: motor-side data, exact
-    mimic: str | None         # the joint this one follows
+    mimic: tuple | None       # <mimic>: (the joint this one follows, multiplier, offset)
     line: int
 
 
@@ -84,6 +84,7 @@ class ChainJoint:
     actuator: dict | None
     parent: int               # the movable joint it is placed from (1-based; 0: the base)
     link: str                 # its child link's name in the URDF
+    mimic: tuple | None = None    # a mimic joint's (followed joint, 1-based; multiplier, offset)
 
 
 @dataclass(frozen=True)
@@ -292,9 +293,12 @@ class _Tree:
                 raise self.error(f"joint {name!r}: damping and friction cannot be negative",
                                  dynamics)
         mimic = self.only(element, "mimic")
+        if mimic is not None:
+            mimic = (mimic.attrs.get("joint", ""), self.number(mimic, "multiplier", 1.0),
+                     self.number(mimic, "offset", 0.0))
         return Joint(name, kind, links["parent"], links["child"], self.origin(element), axis,
-                     limits, viscous, coulomb, self.actuator(element, name),
-                     None if mimic is None else mimic.attrs.get("joint", ""), element.line)
+                     limits, viscous, coulomb, self.actuator(element, name), mimic,
+                     element.line)
 
     def actuator(self, joint_element, name) -> dict | None:
         element = self.only(joint_element, ACTUATOR)
@@ -356,7 +360,7 @@ class _Tree:
         for joint in path:
             self.check_movable(joint, "in the chain")
             if joint.mimic is not None and joint.kind in MOVABLE:
-                raise self.error(f"joint {joint.name!r} in the chain mimics {joint.mimic!r}",
+                raise self.error(f"joint {joint.name!r} in the chain mimics {joint.mimic[0]!r}",
                                  joint, expected="a chain of independent joints; choose "
                                  "another with --base and --tip")
         movable = [joint for joint in path if joint.kind in MOVABLE]
@@ -405,18 +409,38 @@ class _Tree:
                 frames.append((joint.child, parent, origin))
                 stack += below(joint.child, parent, origin)
                 continue
-            if joint.mimic is not None:
-                raise self.error(
-                    f"joint {joint.name!r} mimics {joint.mimic!r}: a whole tree with mimic "
-                    "joints is not imported yet", joint,
-                    expected="--tip to import one chain without them")
             body = self.lumped(joint.child, None, [], chain=set(), whole=True)
             joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
                                      body, joint.limits, joint.viscous, joint.coulomb,
                                      joint.actuator, parent, joint.child))
             stack += below(joint.child, len(joints), np.eye(4))
+        joints = self.coupled(joints, base)
         return Chain(self.robot, base, joints[-1].link, tuple(joints), self.pose_in_root(base),
                      np.eye(4), self.gravity, (), (), tuple(self.warnings), tuple(frames))
+
+    def coupled(self, joints: list[ChainJoint], base: str) -> list[ChainJoint]:
+        """The model's joints with each mimic joint's coupling to the joint it follows (by
+        its place in the model), which must be one of the model's and follow none."""
+        place = {joint.name: k for k, joint in enumerate(joints, start=1)}
+        out = []
+        for chain_joint in joints:
+            mimic = self.joints[chain_joint.link].mimic
+            if mimic is not None:
+                name, multiplier, offset = mimic
+                urdf_joint = self.joints[chain_joint.link]
+                if name not in place:
+                    raise self.error(
+                        f"joint {chain_joint.name!r} mimics {name!r}, which is not a movable "
+                        f"joint below {base!r}", urdf_joint,
+                        expected="a mimic of a joint of the imported tree (--base)")
+                if self.joints[joints[place[name] - 1].link].mimic is not None:
+                    raise self.error(
+                        f"joint {chain_joint.name!r} mimics {name!r}, a mimic joint itself: a "
+                        "mimic of a mimic is not taken", urdf_joint,
+                        expected="mimic joints that follow independent joints")
+                chain_joint = replace(chain_joint, mimic=(place[name], multiplier, offset))
+            out.append(chain_joint)
+        return out
 
     def check_movable(self, joint: Joint, where: str):
         if joint.kind in UNSUPPORTED:
@@ -485,8 +509,8 @@ class _Tree:
                     continue
                 self.check_movable(joint, "is lumped into the chain's links, but")
                 if joint.kind in MOVABLE:
-                    if joint.mimic in chain:
-                        raise self.error(f"joint {joint.name!r} mimics {joint.mimic!r} of the "
+                    if joint.mimic is not None and joint.mimic[0] in chain:
+                        raise self.error(f"joint {joint.name!r} mimics {joint.mimic[0]!r} of the "
                                          "chain", joint,
                                          expected="a chain of independent joints")
                     locked.append(joint.name)

@@ -88,6 +88,11 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
                 place = [f"name: {names[k]}",
                          f"parent: {names[joint.parent - 1] if joint.parent else 'base'}",
                          *place]
+            if joint.mimic is not None:      # only in a tree: a chain refuses mimic joints
+                followed, multiplier, offset = joint.mimic
+                place += [f"mimic: {names[followed - 1]}", f"multiplier: {decimal(multiplier)}",
+                          "offset: " + (angle(offset) if joint.kind == "revolute"
+                                        else decimal(offset))]
             lines += _link(joint, joint.body, place)
     else:
         size = sum(float(np.linalg.norm(p[:3, 3])) for p in placements)

@@ -96,7 +96,7 @@ def test_check_passes_on_the_puma():
 
 def test_check_of_random_parameters_that_are_not_a_body_says_so(monkeypatch):
     """Random values for a linear parametrization may not be physical: no traceback, a note."""
-    def refuse(spec, values=None):
+    def refuse(spec, values=None, **options):
         raise RuntimeError("The 3d inertia should be positive.")
 
     monkeypatch.setattr("symdyn.reference.pinocchio_model", refuse)

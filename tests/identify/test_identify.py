@@ -280,12 +280,14 @@ def test_fit_refuses_a_group_the_robot_does_not_have(tmp_path):
     assert "panda has no coulomb parameters to estimate" in result.output
 
 
-def test_a_tree_is_identified_and_written_back_as_a_tree(tmp_path):
-    """A hand-like tree (names, parents, gamma and b): excite, measure without noise, identify
-    and --write-robot: the file written keeps the tree and has the original's dynamics."""
+@pytest.mark.parametrize("mimics", [0, 1])
+def test_a_tree_is_identified_and_written_back_as_a_tree(tmp_path, mimics):
+    """A hand-like tree (names, parents, gamma and b; a mimic joint): excite, measure without
+    noise, identify and --write-robot: the file written keeps the tree and the coupling, and
+    has the original's dynamics."""
     robot_file = tmp_path / "tree.yaml"
     robot_file.write_text(random_tree_yaml(np.random.default_rng(3), name="tree", dof=4,
-                                           convention="modified"))
+                                           convention="modified", mimics=mimics))
     runner = CliRunner()
     trajectory, data = tmp_path / "excite.csv", tmp_path / "data.csv"
     assert runner.invoke(main, ["excite", str(robot_file), "-o", str(trajectory),
@@ -300,9 +302,11 @@ def test_a_tree_is_identified_and_written_back_as_a_tree(tmp_path):
     assert identified.parents == original.parents and len(set(original.parents)) < 4
     assert [link.gamma for link in identified.spec.links] == [
         link.gamma for link in original.spec.links]
+    assert identified.coupling_matrix == original.coupling_matrix
+    assert original.dof == 4 - mimics
     modules = [symdyn.python_module(symdyn.newton_euler(robot), quantities=["inverse_dynamics"])
                for robot in (original, identified)]
-    q, qd, qdd = np.random.default_rng(7).uniform(-3, 3, (3, 50, 4))
+    q, qd, qdd = np.random.default_rng(7).uniform(-3, 3, (3, 50, original.dof))
     expected = modules[0].inverse_dynamics(q, qd, qdd)
     assert np.abs(modules[1].inverse_dynamics(q, qd, qdd) - expected).max() < 1e-7 * np.abs(
         expected).max()

@@ -322,7 +322,12 @@ BAD = [
     ("external entity", EXTERNAL, [], "DTD or an entity"),
     ("not xml", "robot: yaml\n", [], "not well-formed XML"),
     ("not a robot", '<?xml version="1.0"?><sdf/>', [], "root element is <sdf>"),
-    ("a tree with a mimic joint", TREE, [], "'finger_b' mimics 'finger_a': a whole tree"),
+    ("mimic of a joint outside", _swap('<mimic joint="finger_a"/>', '<mimic joint="left"/>',
+                                       TREE), ["--base", "right1"],
+     "'finger_b' mimics 'left', which is not a movable joint below 'right1'"),
+    ("mimic of a mimic", _swap('<child link="finger_a"/>',
+                               '<child link="finger_a"/><mimic joint="elbow"/>', TREE), [],
+     "'finger_b' mimics 'finger_a', a mimic joint itself"),
     ("unknown tip", ONE_JOINT, ["--tip", "hand"], "--tip 'hand' is not a link"),
     ("base below tip", ONE_JOINT, ["--base", "l1", "--tip", "base"], "not below 'l1'"),
     ("nothing moves", robot(link("a"), joint("f", "fixed", "a", "b"), link("b")), [],
@@ -455,11 +460,60 @@ def test_a_branching_urdf_is_imported_whole(tmp_path):
     assert_frames_match_pinocchio(spec, tmp_path / "tree.urdf")
 
 
-def test_a_whole_tree_with_mimic_joints_is_refused_in_one_line(tmp_path):
-    result = CliRunner().invoke(main, ["import", str(example_robot(
-        "panda_description/urdf/panda.urdf")), "-o", str(tmp_path / "panda.yaml")])
-    assert result.exit_code == 2 and "mimics 'panda_finger_joint1'" in result.output
-    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "panda.yaml").exists()
+def test_a_tree_with_a_mimic_joint_is_imported_whole_with_it(tmp_path):
+    """finger_b follows finger_a: a link of its own, no coordinate, the coupling written in
+    the robot file; the dynamics are those of Pinocchio's model with mimic joints."""
+    spec, output = imported(tmp_path, TREE, name="tree.urdf")
+    assert [link.mimic for link in spec.links] == [None, None, None, None, 4]
+    assert "4 joints and 1 mimic joint" in output
+    assert "mimic: finger_a" in Path(spec.path).read_text()
+    assert_matches_pinocchio_with_mimic_joints(spec, tmp_path / "tree.urdf")
+
+
+def assert_matches_pinocchio_with_mimic_joints(spec, urdf_path, states=100, seed=0):
+    """Against Pinocchio's own model with mimic joints (buildModelFromUrdf(..., mimic=True)):
+    inverse dynamics (Pinocchio's has no friction: a mimic joint's damping acts in symdyn's,
+    through G^T), M, g and the tool's Jacobian; forward dynamics by its round trip. Pinocchio
+    4.1's crba adds into data.M a mimic joint's terms without clearing it: fresh data each."""
+    robot = symdyn.Robot.from_spec(spec)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        *DYNAMICS, "friction_torques", "jacobian"])
+    model = pin.buildModelFromXML(snapped_urdf(urdf_path, QUARTER_TOLERANCE), mimic=True)
+    assert model.nv == robot.dof < len(robot.links)
+    widths = [model.joints[i].nq for i in range(1, model.njoints) if model.joints[i].nq]
+
+    def configuration(q):
+        return np.concatenate([[np.cos(x), np.sin(x)] if w == 2 else [x]
+                               for x, w in zip(q, widths)])
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = (rng.uniform(-lim, lim, (states, robot.dof)) for lim in (np.pi, 3, 5))
+    pq = [configuration(x) for x in q]
+    assert_close(module.inverse_dynamics(q, qd, qdd) - module.friction_torques(qd),
+                 [pin.rnea(model, model.createData(), *s) for s in zip(pq, qd, qdd)])
+    assert_close(module.mass_matrix(q),
+                 [_symmetric(pin.crba(model, model.createData(), x)) for x in pq])
+    assert_close(module.gravity_torques(q),
+                 [pin.computeGeneralizedGravity(model, model.createData(), x) for x in pq])
+    tip = model.getFrameId(spec.links[-1].name, pin.BODY)    # the tool: the last link
+    assert_close(module.jacobian(q), [pin.computeFrameJacobian(
+        model, model.createData(), x, tip, pin.LOCAL_WORLD_ALIGNED) for x in pq])
+    tau = module.inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(module.forward_dynamics(q, qd, tau), qdd, rtol=1e-8, atol=1e-8)
+
+
+MIMIC_TREES = ["panda_description/urdf/panda.urdf",      # the fingers: one follows the other
+               "baxter_description/urdf/baxter.urdf",    # two arms, mimic grippers
+               "pr2_description/urdf/pr2.urdf",
+               "tiago_pro_description/robots/tiago_pro.urdf"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relative", MIMIC_TREES, ids=[Path(r).stem for r in MIMIC_TREES])
+def test_whole_trees_with_mimic_joints_match_pinocchio(tmp_path, relative):
+    path = example_robot(relative)
+    spec, _ = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
+    assert any(link.mimic is not None for link in spec.links)
+    assert_matches_pinocchio_with_mimic_joints(spec, path, states=30)
 
 
 # -- export --------------------------------------------------------------------------------------
