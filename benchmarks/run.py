@@ -108,6 +108,28 @@ WORK = {
         " + data.ddq_dv(n - 1, n - 1) + data.Minv(n - 1, n - 1);"),
 }
 
+# Pinocchio 4.1 computes rnea, crba, nonLinearEffects and frame Jacobians for a model with mimic
+# joints, and refuses the rest (aba, computeAllTerms, the derivatives; its computeCoriolisMatrix
+# runs but gives a C whose C qd is not h - g). For such a robot, its forward dynamics is what a
+# Pinocchio user writes: crba, nonLinearEffects and Eigen's LDL^T; the others are left out.
+MIMIC_WORK = {
+    "qdd (aba)": "crba(model, data, q[k]); nonLinearEffects(model, data, q[k], v[k]); "
+                 "data.M.triangularView<Eigen::StrictlyLower>() = data.M.transpose()"
+                 ".triangularView<Eigen::StrictlyLower>(); ddq = data.M.ldlt().solve(a[k] - "
+                 "data.nle); sink += ddq[n - 1];",
+    "tau (rnea)": WORK["tau (rnea)"][2], "M (crba)": WORK["M (crba)"][2],
+    "tool pose + Jacobian": WORK["tool pose + Jacobian"][2],
+}
+
+
+def robot_work(robot) -> dict:
+    """WORK for ``robot``: with mimic joints, Pinocchio's side as MIMIC_WORK says."""
+    if not robot.coupling:
+        return WORK
+    return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in WORK.items()
+            if kind in MIMIC_WORK}
+
+
 # Issue #13's targets: the speed-up over Pinocchio each quantity is to reach.
 TARGETS = {kind: 5 if "derivatives" in kind else 10 for kind in WORK}
 
@@ -157,8 +179,9 @@ def users_robots(folder: Path) -> list[Path]:
     """The robots of the per-call tables, as users write them: the shipped PUMA 560 and Panda;
     the Panda with its twists as floats, as the Robotics Toolbox stores them (1.5707963267948966,
     read as pi/2: the same code); the UR5 imported from its URDF with import's defaults; a
-    chain of 7 joints of generic geometry (chain_yaml); and the Allegro hand imported whole, a
-    tree of four fingers (16 joints)."""
+    chain of 7 joints of generic geometry (chain_yaml); the Allegro hand imported whole, a
+    tree of four fingers (16 joints); and Baxter imported whole, two arms with mimic grippers
+    (17 coordinates, 19 joints)."""
     shipped = [ROOT / "robots" / f"{name}.yaml" for name in ("puma560", "panda")]
     floats = folder / "panda_floats.yaml"
     floats.write_text(re.sub(r"(-?)pi/2", lambda m: repr(-math.pi / 2 if m[1] else math.pi / 2),
@@ -172,7 +195,10 @@ def users_robots(folder: Path) -> list[Path]:
     hand = folder / "allegro_import.yaml"
     hand.write_text(import_urdf(example_robot(TREE_URDFS["allegro_right_hand"]),
                                 name="allegro_import", allow_inconsistent_inertia=True)[0])
-    return [*shipped, floats, ur5, chain, hand]
+    baxter = folder / "baxter_import.yaml"
+    baxter.write_text(import_urdf(example_robot(TREE_URDFS["baxter"]), name="baxter_import",
+                                  allow_inconsistent_inertia=True)[0])
+    return [*shipped, floats, ur5, chain, hand, baxter]
 
 
 def without_friction(robot):
@@ -193,7 +219,9 @@ def numbers(values) -> str:
     return ", ".join(repr(float(v)) for v in np.ravel(values))
 
 
-def cpp_joints(model) -> str:
+def cpp_joints(model, spec) -> str:
+    """The C++ that builds ``model`` (every joint free) joint by joint, then makes the robot
+    file's mimic joints Pinocchio's mimic joints."""
     lines = []
     for jid in range(1, model.njoints):
         placement, inertia = model.jointPlacements[jid], model.inertias[jid]
@@ -205,6 +233,11 @@ def cpp_joints(model) -> str:
             f"    c << {numbers(inertia.lever)}; I << {numbers(inertia.inertia)};",
             f"    model.appendBodyToJoint(parent, Inertia({float(inertia.mass)!r}, c, I));",
         ]
+    for i, link in enumerate(spec.links, start=1):
+        if link.mimic is not None:
+            lines.append(f"    {{ Model coupled; transformJointIntoMimic(model, {link.mimic}, {i}, "
+                         f"{float(link.multiplier)!r}, {float(link.offset)!r}, coupled); "
+                         "model = coupled; }")
     return "\n".join(lines)
 
 
@@ -223,14 +256,16 @@ def quantities_of(work) -> tuple[str, ...]:
 
 def compile_harnesses(robot, work: Path):
     """The C and C++ harnesses, each timing every WORK on the same states."""
-    quantities = list(dict.fromkeys(q for entry, _, _ in WORK.values()
+    works = robot_work(robot)
+    quantities = list(dict.fromkeys(q for entry, _, _ in works.values()
                                     for q in quantities_of(entry)))
     symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=quantities)
     n = robot.dof
-    c_works = "".join(fill(C_WORK, I=i, WORK=ours) for i, (_, ours, _) in enumerate(WORK.values()))
+    c_works = "".join(fill(C_WORK, I=i, WORK=ours)
+                      for i, (_, ours, _) in enumerate(works.values()))
     (work / "bench_symdyn.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(WORK))), INCLUDE=f'"{robot.name}.h"', NAME=robot.name,
+            f"work{i}" for i in range(len(works))), INCLUDE=f'"{robot.name}.h"', NAME=robot.name,
         N=n, STATES=STATES))
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
@@ -240,14 +275,15 @@ def compile_harnesses(robot, work: Path):
         INCLUDE=f'"{robot.name}.c"', NAME=robot.name, N=n, STATES=STATES))
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_floor.c"),
                     "-o", str(work / "floor"), "-lm"], check=True)
-    model = pinocchio_model(robot.spec)
+    model = pinocchio_model(robot.spec, mimic=False)
     tool = model.frames[model.getFrameId("tool")].placement
     cpp_works = "".join(fill(CPP_WORK, I=i, WORK=theirs)
-                        for i, (_, _, theirs) in enumerate(WORK.values()))
+                        for i, (_, _, theirs) in enumerate(works.values()))
     (work / "bench_pin.cpp").write_text(fill(
         CPP_HARNESS, UNIFORM=STATES_C, WORKS=cpp_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(WORK))), GRAVITY=numbers(model.gravity.linear),
-        JOINTS=cpp_joints(model), ARMATURE=numbers(model.armature), TOOL_R=numbers(tool.rotation),
+            f"work{i}" for i in range(len(works))), GRAVITY=numbers(model.gravity.linear),
+        JOINTS=cpp_joints(model, robot.spec),
+        ARMATURE=numbers(pinocchio_model(robot.spec).armature), TOOL_R=numbers(tool.rotation),
         TOOL_P=numbers(tool.translation), STATES=STATES))
     prefix = pinocchio_prefix()
     subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
@@ -349,13 +385,18 @@ def section_c(robots, quick):
                   f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
                   "| | | | | |", flush=True)
             dynamics = symdyn.newton_euler(robot)
-            names = list(dict.fromkeys(q for entry, _, _ in WORK.values()
+            works = robot_work(robot)
+            names = list(dict.fromkeys(q for entry, _, _ in works.values()
                                        for q in quantities_of(entry)))
             counts = dict(zip(names, (symdyn.op_count(done).mul for done in optimize_all(
                 dynamics.program(name) for name in names))))
             multiplications = [sum(counts[q] for q in quantities_of(entry))
-                               for entry, _, _ in WORK.values()]
-            for index, kind in enumerate(WORK):
+                               for entry, _, _ in works.values()]
+            if works is not WORK:
+                print(f"| {robot.name} ({robot.dof} joints) | the rest: Pinocchio 4.1 has none "
+                      "for mimic joints (qdd: crba, nonLinearEffects and Eigen's LDL^T) "
+                      "| | | | | | |", flush=True)
+            for index, kind in enumerate(works):
                 print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
                 ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
                 ours_smooth, theirs_smooth = run_alternately(binaries, index, rounds, True,
@@ -630,7 +671,11 @@ def lagrange_times() -> dict:
 
 TREE_URDFS = {"allegro_right_hand": "allegro_hand_description/urdf/allegro_right_hand.urdf",
               "alex_nub_hands": "alex_description/urdf/alex_nub_hands.urdf",
-              "tiago": "tiago_description/robots/tiago.urdf"}
+              "tiago": "tiago_description/robots/tiago.urdf",
+              "panda_fingers": "panda_description/urdf/panda.urdf",
+              "baxter": "baxter_description/urdf/baxter.urdf",
+              "pr2": "pr2_description/urdf/pr2.urdf",
+              "tiago_pro": "tiago_pro_description/robots/tiago_pro.urdf"}
 
 
 def tree_times(name: str) -> dict:
@@ -673,18 +718,19 @@ def section_trees(quick):
         text, spec = import_urdf(example_robot(TREE_URDFS[name]), name=name,
                                  allow_inconsistent_inertia=True)
         tree = symdyn.Robot.from_spec(spec)
-        counts = []
+        counts, zeros = [], []
         for robot in (tree, as_a_chain(tree)):
             (done,) = optimize_all([symdyn.newton_euler(robot).program("mass_matrix")])
             counts.append(symdyn.op_count(done))
+            zeros.append(sum(v == 0 for v in done.outputs[0].values))
         (solved,) = optimize_all([symdyn.newton_euler(tree).program("forward_dynamics")])
         fd = symdyn.op_count(solved)
         n = tree.dof
-        zeros = n * n - sum(len(tree.support(i)) * 2 - 1 for i in range(1, n + 1))
-        print(f"| {name} | {times['joints']} | {times['frames']} | {times['quantities']} | "
+        joints = f"{n}" + (f" (+{len(tree.links) - n} mimic)" if tree.coupling else "")
+        print(f"| {name} | {joints} | {times['frames']} | {times['quantities']} | "
               f"{times['import']:.1f} s | {times['generate']:.1f} s | "
               f"{counts[0].mul}/{counts[0].add} | {counts[1].mul}/{counts[1].add} | "
-              f"{zeros} of {n * n} | {fd.mul}/{fd.add} |", flush=True)
+              f"{zeros[0]} of {n * n} | {fd.mul}/{fd.add} |", flush=True)
     print()
 
 

@@ -5,6 +5,7 @@
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
+#include <pinocchio/algorithm/model.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <cmath>
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
     const long reps = std::atol(argv[2]);
     std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+    Eigen::VectorXd ddq = zero;
     unsigned long long seed = 42;
     for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
         q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
