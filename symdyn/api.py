@@ -15,9 +15,9 @@ from typing import Callable
 
 import sympy
 
-from .derive.dynamics import Dynamics
+from .derive.dynamics import Dynamics, frame_function
 from .derive.newton_euler import newton_euler
-from .derive.quantities import FROM_REGRESSOR, QUANTITIES
+from .derive.quantities import FROM_REGRESSOR, PER_FRAME, QUANTITIES
 from .derive.regressor import standard_parameters
 from .emit import build, context
 from .emit.backends import WRAPPER, Backend
@@ -156,7 +156,10 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         standard=tuple((name, sympy.sympify(v).subs(values or {}))
                        for name, v in standard_parameters(robot)) if columns else (),
         variant=_variant(spec), angles=_exact_angles(spec),
-        docs={name: quantity.doc for name, quantity in QUANTITIES.items()})
+        docs={**{name: quantity.doc for name, quantity in QUANTITIES.items()},
+              **{frame_function(name, frame.name):
+                 QUANTITIES[name].frame_doc.format(frame=frame.name)
+                 for name in PER_FRAME for frame in robot.frames}})
 
 
 def _variant(spec) -> str:
@@ -188,7 +191,8 @@ def _optimized(dynamics, quantities, values, progress, passes=optimize_all):
         why = dynamics.unavailable(name)
         if why:
             raise EmitError(f"no {name} for {dynamics.robot.name}: {why}")
-    programs = [dynamics.program(name) for name in quantities or dynamics.available]
+    programs = [program for name in quantities or dynamics.available
+                for program in dynamics.programs(name)]
     return values, passes(programs, values, progress)
 
 

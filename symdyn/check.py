@@ -14,6 +14,7 @@ import sympy
 
 from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
+from .derive.dynamics import frame_function
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
@@ -129,6 +130,13 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     alone = (M, ne.nonlinear_effects(q, qd), *ne.pose_and_jacobian(q), ne.jacobian_dot_qd(q, qd))
     rows.append(Row("all_terms = M, h, T, J, Jdot_qd of their own functions, bit for bit", None,
                     all(np.array_equal(a, b) for a, b in zip(together, alone))))
+    if robot.frames:
+        T, J = ne.frame_poses(q), ne.frame_jacobians(q)
+        alone = [getattr(ne, frame_function("frame_pose_and_jacobian", name))(q)
+                 for name in ne.FRAMES]
+        rows.append(Row("pose_and_jacobian_<frame> = frame_poses, frame_jacobians, bit for bit",
+                        None, all(np.array_equal(T_f, T[:, k]) and np.array_equal(J_f, J[:, k])
+                                  for k, (T_f, J_f) in enumerate(alone))))
     rows.append(Row("M symmetric", None, bool(np.array_equal(M, np.swapaxes(M, 1, 2)))))
     eigenvalues = np.linalg.eigvalsh(M)
     if singular:

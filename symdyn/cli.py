@@ -236,12 +236,13 @@ def info(robot_file, snap_angles, method, without, quiet):
                + (" in the world" if spec.base else ""))
     click.echo("")
     click.echo("operation counts, mul / add (function calls), as derived -> optimized:")
-    width = max(len(name) for name in QUANTITIES)
     programs, derived = [], []
     for name in dynamics.available:
         start = time.perf_counter()
-        programs.append(dynamics.program(name))
-        derived.append(time.perf_counter() - start)
+        made = dynamics.programs(name)
+        programs += made
+        derived += [time.perf_counter() - start] + [0.0] * (len(made) - 1)
+    width = max(len(program.name) for program in programs)
     start = time.perf_counter()
     optimized = optimize_all(programs)      # as generate optimizes them
     optimizing = time.perf_counter() - start

@@ -1,6 +1,7 @@
 """Dynamics: what a derivation returns -- the model's quantities as programs, made on demand."""
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from functools import cached_property
 
@@ -9,7 +10,7 @@ import sympy
 
 from ..errors import DerivationError
 from ..program.evaluate import evaluate
-from ..program.program import Program, compose, view
+from ..program.program import Argument, Program, compose, view
 from ..robot.model import Robot
 from ..robot.regroup import regrouped
 from .base_parameters import BaseParameters, base_parameters, base_program
@@ -20,6 +21,7 @@ from .quantities import (
     FROM_REGRESSOR,
     NEED_FRAMES,
     NEED_INVERSE_M,
+    PER_FRAME,
     QUANTITIES,
     WHOLE_OF,
     Route,
@@ -28,6 +30,12 @@ from .quantities import (
     parts_of,
 )
 from .record import Record, Step
+
+
+def frame_function(quantity: str, frame: str) -> str:
+    """The name of a per-frame quantity's function for one frame: pose_and_jacobian_<frame>
+    (frame_pose_and_jacobian's), which no other quantity's name begins with."""
+    return quantity.removeprefix("frame_") + "_" + frame
 
 
 class Dynamics:
@@ -125,6 +133,26 @@ class Dynamics:
                                 progress=self.progress, parts=self._parts)
             self._programs[name] = program
         return self._programs[name]
+
+    def programs(self, name: str) -> list[Program]:
+        """The programs of quantity ``name``: its program, or for a quantity of each named
+        frame (PER_FRAME), one per frame, each the part of the composed program that its
+        frame's share of the outputs reads (see frame_function)."""
+        if name not in PER_FRAME:
+            return [self.program(name)]
+        whole = self.program(name)
+        quantity, n = QUANTITIES[name], self.robot.dof
+        programs = []
+        for k, frame in enumerate(self.robot.frames):
+            outputs = []
+            for (out, shape), source in zip(quantity.outputs, quantity.frame_outputs):
+                size = math.prod(n if d == "n" else d for d in shape)
+                values = whole.output(source).values[k * size:(k + 1) * size]
+                outputs.append(Argument(out, values, tuple(n if d == "n" else d
+                                                           for d in shape)))
+            programs.append(view(whole, frame_function(name, frame.name),
+                                 inputs(self.robot, name), outputs))
+        return programs
 
     def _compose(self, whole: str) -> None:
         """The program of ``whole`` (COMPOSED), and its parts as views of it: the quantities

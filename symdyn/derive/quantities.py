@@ -70,6 +70,11 @@ class Quantity:
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
     composed_of: tuple[str, ...] = ()
     view_of: tuple[str, ...] = ()   # its outputs are those of these quantities, together
+    # One function per named frame, of one frame's share of its composition's outputs
+    # (Dynamics.programs); ``frame_outputs`` gives the output each of its outputs is cut from.
+    per_frame: bool = False
+    frame_outputs: tuple[str, ...] = ()
+    frame_doc: str = ""             # each frame's function's doc, of "{frame}"
 
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
@@ -261,6 +266,17 @@ QUANTITIES = {q.name: q for q in (
              "jacobian is the tool's.", ("F", 6, "n"),
              builder=_kinematic(kinematics.frame_jacobians_outputs), kinematic=True,
              needs_frames=True),
+    Quantity("frame_pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
+             "One named frame's pose T (4 x 4, in the world) and geometric Jacobian J (6 x n,\n"
+             "world axes), one function per frame of FRAMES: pose_and_jacobian_<frame>(q)\n"
+             "computes what that frame needs alone (its branch of the tree), and gives bit for\n"
+             "bit that frame's entries of frame_poses and frame_jacobians.",
+             kinematic=True, needs_frames=True, per_frame=True,
+             composed_of=("frame_poses", "frame_jacobians"),
+             frame_outputs=("T_frames", "J_frames"),
+             frame_doc="The frame {frame}'s pose T (4 x 4, in the world) and geometric Jacobian J\n"
+                       "(6 x n, world axes), computing what that frame needs alone: bit for bit\n"
+                       "its entries of frame_poses and frame_jacobians."),
     _one("frame_jacobians_dot_qd", ("q", "qd"), "Jdot_qd_frames",
              "dJ/dt qd of every named frame, F x 6, in world axes: each frame's classical\n"
              "acceleration when qdd = 0, as jacobian_dot_qd is the tool's.", ("F", 6),
@@ -327,6 +343,7 @@ NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
+PER_FRAME = tuple(name for name, q in QUANTITIES.items() if q.per_frame)
 
 
 def parts_of(whole: str) -> tuple[str, ...]:

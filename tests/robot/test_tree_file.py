@@ -13,6 +13,7 @@ from support import random_tree_yaml
 
 import symdyn
 from symdyn.cli import main
+from symdyn.program import optimize_all
 from symdyn.reference import pinocchio_model
 
 TREE = """\
@@ -189,7 +190,8 @@ def test_named_frames_and_a_tool_on_a_branch_equal_pinocchio(tmp_path, language)
     path = write(tmp_path, FRAMED)
     robot = symdyn.load_robot(path)
     quantities = ["frame_poses", "frame_jacobians", "frame_jacobians_dot_qd",
-                  "forward_kinematics", "jacobian", "tool_wrench_torques"]
+                  "forward_kinematics", "jacobian", "tool_wrench_torques",
+                  "frame_pose_and_jacobian"]
     module = (symdyn.python_module(symdyn.newton_euler(robot), quantities=quantities)
               if language == "python" else
               symdyn.compile(path, quantities=quantities, cache=tmp_path / "cache"))
@@ -225,6 +227,25 @@ def test_named_frames_and_a_tool_on_a_branch_equal_pinocchio(tmp_path, language)
         np.testing.assert_allclose(module.tool_wrench_torques(q[k], wrench[k]),
                                    J_body.T @ wrench[k], atol=1e-11)
     assert not J[:, 1, :, 1:3].any() and not J[:, 0, :, 3:].any()    # other branches: zero
+    for f, name in enumerate(module.FRAMES):      # one frame's function: bit for bit
+        T_f, J_f = getattr(module, f"pose_and_jacobian_{name}")(q)
+        assert np.array_equal(T_f, T[:, f]) and np.array_equal(J_f, J[:, f])
+
+
+def test_one_frames_function_pays_for_its_branch_alone(tmp_path):
+    """pose_and_jacobian_<frame>: the thumb's function computes no step of the index finger,
+    and fewer multiplications than all frames' functions together."""
+    robot = symdyn.load_robot(write(tmp_path, FRAMED))
+    dynamics = symdyn.newton_euler(robot)
+    programs = dynamics.programs("frame_pose_and_jacobian")
+    assert [p.name for p in programs] == [f"pose_and_jacobian_{f.name}" for f in robot.frames]
+    passed = optimize_all(programs + [dynamics.program(name) for name in (
+        "frame_poses", "frame_jacobians")])
+    counts = [symdyn.op_count(p).mul for p in passed]
+    thumb = passed[1]
+    assert {s.name for s in thumb.input_symbols if s.name in ("q2", "q3")} & {
+        str(x) for a in thumb.assignments for x in a.rhs.free_symbols} == set()
+    assert counts[1] < counts[0] and counts[1] * 3 < counts[-2] + counts[-1]
 
 
 FRAME_ERRORS = [
