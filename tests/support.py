@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
+import pytest
 import sympy
 
 import symdyn
@@ -242,3 +243,20 @@ def assert_close(actual, expected, rtol=1e-10):
         return
     scale = max(1.0, float(np.max(np.abs(expected))))
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale)
+
+
+def assert_refused_in_one_line(tmp_path, path, field, words, line):
+    """The robot file at ``path`` raises RobotFileError at ``field`` and ``line`` saying
+    ``words``; ``symdyn generate`` of it exits 2 with one line and writes nothing."""
+    from click.testing import CliRunner
+
+    from symdyn.cli import main
+
+    with pytest.raises(symdyn.RobotFileError) as info:
+        symdyn.load_robot(path)
+    error = info.value
+    assert words in str(error) and error.field == field and error.line == line, str(error)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["generate", str(path), "--out", str(out), "-q"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output and not out.exists()
