@@ -35,8 +35,12 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-import sympy
+# One OpenBLAS thread, as symdyn's command line runs (see symdyn/__init__.py): set before numpy
+# is imported, which this script does before symdyn.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import sympy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -1,4 +1,4 @@
-"""symdyn: symbolic equations of motion for serial robot arms.
+"""symdyn: symbolic equations of motion for robot arms, hands and other fixed-base trees.
 
 >>> import symdyn, sympy
 >>> robot = symdyn.load_robot("robots/planar2.yaml")
@@ -12,6 +12,14 @@ g*l2*m2*cos(q1 + q2)
 >>> print(symdyn.op_count(symdyn.optimize(dynamics.program("gravity_torques"))))
 14 mul, 5 add, 4 calls
 """
+import os
+
+# symdyn's linear algebra is on small matrices (the base parameters' QR of a 33-link tree's
+# stacked regressor, 1600 x 460), where OpenBLAS's threads only spin: that QR took 3.6 s of CPU
+# on two threads and 0.07 s on one. Before numpy is first imported (the command line, a script
+# that imports symdyn first); a setting of the user's own stands.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from .api import compile as compile  # noqa: E402  (re-exported, see __all__)
 from .api import generate, python_module  # noqa: E402
 from .derive import Dynamics, lagrange, newton_euler  # noqa: E402
