@@ -81,6 +81,9 @@ def test(*pytest_args):
     ``--fast`` leaves out the tests marked slow (the docs build, the tutorials, the real robots),
     for the edit-and-test loop: the README's command, and CI, run everything."""
     workers = str(min(os.cpu_count() or 1, 4))
+    # the workers take the cores; OpenBLAS's own threads on top of them only spin (symdyn sets
+    # this when it is imported first, and the tests import numpy before it)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if "--fast" in pytest_args:
         pytest_args = ("-m", "not slow", *(a for a in pytest_args if a != "--fast"))
     return run(PYTHON, "-m", "pytest", "-n", workers, *pytest_args)
