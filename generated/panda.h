@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x93788baf12267a8
+#define PANDA_CODE_SET 0x809a8ab8faa3680
 
 #define PANDA_DOF 7
 #define PANDA_NUM_PARAMETERS 0
@@ -63,12 +63,12 @@ extern "C" {
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 207 multiplications, 177 additions, 12 function calls. */
+ * 222 multiplications, 184 additions, 12 function calls. */
 void panda_mass_matrix(const double q[7], double M[49]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 892 multiplications, 792 additions, 12 function calls. */
+ * 915 multiplications, 801 additions, 12 function calls. */
 void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49]);
 
 /* The gravity torques g(q).
@@ -91,7 +91,7 @@ void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 699 multiplications, 560 additions, 12 function calls. */
+ * 713 multiplications, 567 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -129,13 +129,13 @@ void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 1765 multiplications, 1560 additions, 12 function calls. */
+ * 1801 multiplications, 1562 additions, 12 function calls. */
 void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], const double qdd[7], double dtau_dq[49], double dtau_dqd[49]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2956 multiplications, 2575 additions, 12 function calls. */
+ * 2988 multiplications, 2577 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -144,7 +144,7 @@ void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], c
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 836 multiplications, 681 additions, 14 function calls. */
+ * 851 multiplications, 688 additions, 14 function calls. */
 void panda_all_terms(const double q[7], const double qd[7], double M[49], double h[7], double T[16], double J[42], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2

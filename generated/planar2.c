@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0xd977b9b43d54183
+#if PLANAR2_CODE_SET != 0xca1dfc95fddb7f6
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -205,8 +205,8 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
     const double C2 = cos(q2);
     const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2t_x = C2*t2;
-    const double t3 = c2t_x*p_l1;
+    const double c2r_x = C2*t2;
+    const double t3 = c2r_x*p_l1;
     const double t4 = p_l1*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t3;
@@ -354,9 +354,9 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t0 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2t_x = C2*t0;
+    const double c2r_x = C2*t0;
     const double t1 = p_l1*p_l1;
-    const double t2 = c2t_x*p_l1;
+    const double t2 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t1, symdyn_fma(p_m1, t1, symdyn_fma(2, t2, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t2;
     const double iD1 = 1.0/Jc1_zz;
@@ -619,16 +619,16 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
     const double u2_y = qd1*t1;
     const double w2_z = qd1 + qd2;
     const double t2 = p_l2*p_m2;
-    const double c2t_x = C2*t2;
+    const double c2r_x = C2*t2;
     const double t3 = S2*t2;
-    const double MSc1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, c2t_x));
+    const double MSc1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, c2r_x));
     const double t4 = p_m2*u2_x;
     const double t5 = p_m2*u2_y;
     const double MSd2_y = symdyn_fma(t2, w2_z, t5);
     const double t6 = 2*u2_x;
     const double Jd2_yy = t2*t6;
-    const double d2t_x = symdyn_fma(-MSd2_y, S2, C2*t4);
-    const double Jd1_zz = symdyn_fma(2*d2t_x, p_l1, Jd2_yy);
+    const double d2r_x = symdyn_fma(-MSd2_y, S2, C2*t4);
+    const double Jd1_zz = symdyn_fma(2*d2r_x, p_l1, Jd2_yy);
     const double ap1u_x = S1*p_g;
     const double ap1u_y = C1*p_g;
     const double ap2u_x = symdyn_fma(qdd1, t0, symdyn_fma(S2, ap1u_y, C2*ap1u_x));
@@ -651,7 +651,7 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
     const double Dqd2u_x = symdyn_fma(2, t5, -2*MSd2_y);
     dtau_dq[0] = Dq1w_z;
     dtau_dq[1] = symdyn_fma(Dq2u_y, t1, symdyn_fma(Dq2u_x, t0, Dq2w_z));
-    dtau_dq[2] = symdyn_fma(-ap1u_y, t3, -ap1u_x*c2t_x);
+    dtau_dq[2] = symdyn_fma(-ap1u_y, t3, -ap1u_x*c2r_x);
     dtau_dq[3] = Dq2w_z;
     dtau_dqd[0] = Jd1_zz;
     dtau_dqd[1] = symdyn_fma(Dqd2u_x, t0, Dqd2w_z);
@@ -679,12 +679,12 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t0 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2t_x = C2*t0;
+    const double c2r_x = C2*t0;
     const double t1 = S2*t0;
     const double t2 = p_l1*p_m1;
-    const double MSc1_x = symdyn_fma(p_l1, p_m2, c2t_x + t2);
+    const double MSc1_x = symdyn_fma(p_l1, p_m2, c2r_x + t2);
     const double t3 = p_l1*p_l1;
-    const double t4 = c2t_x*p_l1;
+    const double t4 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t3, symdyn_fma(p_m1, t3, symdyn_fma(2, t4, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t4;
     const double iD1 = 1.0/Jc1_zz;
@@ -723,8 +723,8 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double MSd2_y = symdyn_fma(t0, w2_z, t12);
     const double t13 = 2*u2_x;
     const double Jd2_yy = t0*t13;
-    const double d2t_x = symdyn_fma(-MSd2_y, S2, C2*t11);
-    const double Jd1_zz = symdyn_fma(2*d2t_x, p_l1, Jd2_yy);
+    const double d2r_x = symdyn_fma(-MSd2_y, S2, C2*t11);
+    const double Jd1_zz = symdyn_fma(2*d2r_x, p_l1, Jd2_yy);
     const double ap2u_x = symdyn_fma(qdd1_out, t9, symdyn_fma(C2, dv1_x, t5));
     const double ap2u_y = symdyn_fma(-S2, dv1_x, symdyn_fma(qdd1_out, t10, t6));
     const double a2w_z = qdd1_out + qdd2_out;
@@ -744,7 +744,7 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double Dqd2w_z = symdyn_fma(-t0, t13, Jd2_yy);
     const double Dqd2u_x = symdyn_fma(2, t12, -2*MSd2_y);
     const double dtau_dq1_2 = symdyn_fma(Dq2u_y, t10, symdyn_fma(Dq2u_x, t9, Dq2w_z));
-    const double dtau_dq2_1 = symdyn_fma(-dv1_y, t1, -c2t_x*dv1_x);
+    const double dtau_dq2_1 = symdyn_fma(-dv1_y, t1, -c2r_x*dv1_x);
     const double dqdd_dq1_1 = symdyn_fma(-U2_1, dtau_dq2_1, -Dq1w_z*Minv1_1);
     const double dqdd_dq1_2 = symdyn_fma(-Minv1_1, dtau_dq1_2, -Dq2w_z*U2_1);
     const double dqdd_dq2_1 = symdyn_fma(-dtau_dq2_1, iD2, -Dq1w_z*U2_1);
@@ -786,8 +786,8 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2t_x = C2*t2;
-    const double t3 = c2t_x*p_l1;
+    const double c2r_x = C2*t2;
+    const double t3 = c2r_x*p_l1;
     const double t4 = p_l1*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t3;

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0xd977b9b43d54183
+#define PLANAR2_CODE_SET 0xca1dfc95fddb7f6
 
 #define PLANAR2_DOF 2
 #define PLANAR2_NUM_PARAMETERS 5

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x471c39d0c491fc8
+#define PUMA560_CODE_SET 0x6306ab907ac0896
 
 #define PUMA560_DOF 6
 #define PUMA560_NUM_PARAMETERS 0
@@ -62,12 +62,12 @@ extern "C" {
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 97 multiplications, 83 additions, 8 function calls. */
+ * 109 multiplications, 84 additions, 8 function calls. */
 void puma560_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 467 multiplications, 361 additions, 10 function calls. */
+ * 484 multiplications, 363 additions, 10 function calls. */
 void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -90,7 +90,7 @@ void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], doubl
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 414 multiplications, 290 additions, 16 function calls. */
+ * 426 multiplications, 291 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -128,13 +128,13 @@ void puma560_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 860 multiplications, 717 additions, 10 function calls. */
+ * 875 multiplications, 713 additions, 10 function calls. */
 void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1607 multiplications, 1310 additions, 16 function calls. */
+ * 1628 multiplications, 1306 additions, 16 function calls. */
 void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -143,7 +143,7 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 456 multiplications, 321 additions, 12 function calls. */
+ * 468 multiplications, 322 additions, 12 function calls. */
 void puma560_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2

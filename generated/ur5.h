@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0x3c5bdecc4497a89
+#define UR5_CODE_SET 0x41ce09da3f75a11
 
 #define UR5_DOF 6
 #define UR5_NUM_PARAMETERS 0
@@ -69,12 +69,12 @@ extern "C" {
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 86 multiplications, 64 additions, 10 function calls. */
+ * 96 multiplications, 62 additions, 10 function calls. */
 void ur5_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 394 multiplications, 289 additions, 10 function calls. */
+ * 417 multiplications, 292 additions, 10 function calls. */
 void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -97,7 +97,7 @@ void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double ta
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 358 multiplications, 229 additions, 10 function calls. */
+ * 367 multiplications, 227 additions, 10 function calls. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -135,13 +135,13 @@ void ur5_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
  * zero wherever it exists (qd != 0) and is left out.
- * 678 multiplications, 555 additions, 10 function calls. */
+ * 708 multiplications, 557 additions, 10 function calls. */
 void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1374 multiplications, 1096 additions, 10 function calls. */
+ * 1407 multiplications, 1098 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -150,7 +150,7 @@ void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], con
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 486 multiplications, 335 additions, 12 function calls. */
+ * 496 multiplications, 333 additions, 12 function calls. */
 void ur5_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2

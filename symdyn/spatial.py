@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-import sympy
 
 # Pinocchio's order of a body's ten parameters (its dynamic parameters, and the columns of
 # computeJointTorqueRegressor): m, h = m c, then J_O's xx, xy, yy, xz, yz, zz.
@@ -169,49 +168,6 @@ class Placement:
         R, p = self.rotation, self.translation
         rows = [[R[r, c] for c in range(3)] + [p[r]] for r in range(3)] + [[0, 0, 0, 1]]
         return like(R, rows)
-
-
-def turned(J, axis: int, cos, sin, step: Callable | None = None):
-    """R J R^T, for a symmetric J and R the turn by an angle t about axis ``axis`` (0, 1, 2:
-    x, y, z), given cos t and sin t.
-
-    Written with the double angle, as for Mohr's circle. With (i, j, k) the axes in cyclic
-    order ending with the turn's, D = J_ii - J_jj and e = -D sin^2 t - J_ij sin 2t,
-
-        J'_ii = J_ii + e,   J'_jj = J_jj - e,   J'_ij = D sin t cos t + J_ij cos 2t,
-        J'_ik = J_ik cos t - J_jk sin t,   J'_jk = J_ik sin t + J_jk cos t,   J'_kk = J_kk:
-
-    eight products where the two matrix products take eighteen, and no sin^2 t + cos^2 t = 1
-    left for a simplifier to find. ``step(tag, value)`` may name the angle's sin^2 t ("ss"),
-    sin t cos t ("sc"), sin 2t ("s2") and cos 2t ("c2"), which every turn by it shares, and D
-    ("D") and e ("e"), which two entries read each."""
-    step = _same(step)
-    i, j, k = (axis + 1) % 3, (axis + 2) % 3, axis
-    ss, sc = step("ss", sin * sin), step("sc", sin * cos)
-    s2, c2 = step("s2", sc * 2), step("c2", 1 - ss * 2)
-    D = step("D", J[i, i] - J[j, j])
-    e = step("e", -D * ss - J[i, j] * s2)
-    rows = [[None] * 3 for _ in range(3)]
-    for (r, c), value in {(i, i): J[i, i] + e, (j, j): J[j, j] - e, (k, k): J[k, k],
-                          (i, j): D * sc + J[i, j] * c2,
-                          (i, k): J[i, k] * cos - J[j, k] * sin,
-                          (j, k): J[i, k] * sin + J[j, k] * cos}.items():
-        rows[r][c] = rows[c][r] = value
-    return like(J, rows)
-
-
-def euler_turns(R) -> list[tuple[int, Any, Any]]:
-    """``R`` as turns (axis, cos, sin), to be applied in order: R = Rz(a) Rx(b) Rz(c) gives
-    [(2, cos c, sin c), (0, cos b, sin b), (2, cos a, sin a)], turns by no angle left out.
-    Exact for sympy's exact entries (a quarter turn keeps its 0 and 1)."""
-    sqrt = np.sqrt if isinstance(R, np.ndarray) else sympy.sqrt
-    sb = sqrt(R[0, 2] ** 2 + R[1, 2] ** 2)
-    if sb == 0:      # R = Rz(a) diag(1, cb, cb): b is no turn or a half turn
-        angles = [(0, R[2, 2], 0), (2, R[0, 0], R[1, 0])]
-    else:
-        angles = [(2, R[2, 1] / sb, R[2, 0] / sb), (0, R[2, 2], sb),
-                  (2, -R[1, 2] / sb, R[0, 2] / sb)]
-    return [(axis, c, s) for axis, c, s in angles if not (c == 1 and s == 0)]
 
 
 @dataclass(frozen=True)

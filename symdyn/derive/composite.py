@@ -62,7 +62,7 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from ..spatial import Force, Inertia, Motion, Placement, euler_turns, skew, turned
+from ..spatial import Force, Inertia, Motion, Placement, skew
 from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
@@ -85,83 +85,15 @@ def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
                          for row in range(3) for col in range(3)])
 
 
-@dataclass(frozen=True)
-class _Turn:
-    """A revolute joint's placement in two parts, as Pinocchio keeps a joint's placement apart
-    from its joint model: the turn Rz(t) by the joint's angle, then the constant placement at
-    q_i = 0, whose rotation R_0 is kept as the turns about coordinate axes it is made of."""
-
-    index: int
-    cos: symengine.Expr      # of t, named steps
-    sin: symengine.Expr
-    rotation: Matrix         # R_0
-    turns: list              # R_0 as spatial.euler_turns
-    translation: Matrix
-
-    @property
-    def quarter_turns(self) -> bool:
-        """R_0 only permutes axes (the usual DH twists)."""
-        return all(c * s == 0 for _, c, s in self.turns)
-
-
-def _turn(link, b: ProgramBuilder, X: Placement) -> _Turn | None:
-    """``X`` as a _Turn, for a revolute joint whose rotation is R_0 Rz(t) (every joint frame's
-    is: see robot.model), checked; None otherwise."""
-    trig = {f.func: f for f in link.rotation.atoms(sympy.sin, sympy.cos) if f.has(link.q)}
-    if not link.revolute or set(trig) != {sympy.sin, sympy.cos} \
-            or trig[sympy.sin].args != trig[sympy.cos].args:
-        return None
-    R0 = sympy.Matrix(link.rotation).xreplace({trig[sympy.sin]: 0, trig[sympy.cos]: 1})
-    turns = euler_turns(R0)
-    rebuilt = sympy.eye(3)
-    for axis, c, s in turns:
-        rebuilt = _about(axis, c, s) * rebuilt
-    if any(abs(x) > 1e-15 for x in (rebuilt - R0).evalf()) \
-            or (R0 * _about(2, trig[sympy.cos], trig[sympy.sin]) - link.rotation).expand() \
-            != sympy.zeros(3, 3):
-        return None
-    i = link.index
-    return _Turn(i, define(b, f"C{i}", trig[sympy.cos]), define(b, f"S{i}", trig[sympy.sin]),
-                 Matrix(R0), [(axis, symengine.sympify(c), symengine.sympify(s))
-                              for axis, c, s in turns], X.translation)
-
-
-def _about(axis: int, c, s) -> sympy.Matrix:
-    R = sympy.eye(3)
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
-    return R
-
-
-def _to_parent(b: ProgramBuilder, name: str, X: Placement | _Turn, body: Inertia) -> Inertia:
+def _to_parent(b: ProgramBuilder, name: str, X: Placement, body: Inertia) -> Inertia:
     """``X.act_inertia`` with R MS and J R^T named (``{name}r``, ``{name}JR_xy``), so that no
-    entry of R J R^T expands into many terms. A _Turn turns J by double angles
-    (spatial.turned): about z by the joint, then by R_0's turns (none, or quarter turns that
-    only permute entries, for the usual twists)."""
-    if not isinstance(X, _Turn):
-        def step(tag, value):
-            if tag == "h":
-                return vector(b, f"{name}r", value)
-            return Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}",
-                                        value[row, col])
-                                 for row in range(3) for col in range(3)])
-        return X.act_inertia(body, step)
-    joint = Matrix(_about(2, X.cos, X.sin))
-    h = X.rotation * vector(b, f"{name}t", joint * body.first_moment)
-    J = body.inertia_origin
-    for k, (axis, c, s) in enumerate([(2, X.cos, X.sin)] + X.turns):
-        def named(tag, value, k=k, quarter=k > 0 and c * s == 0):
-            if quarter:      # entries only swap places: nothing to share
-                return value
-            if tag in ("D", "e"):
-                return define(b, f"{name}{tag}{k}", value)
-            if k == 0:       # the joint angle's own, shared by every turn by it
-                return define(b, {"ss": "SS", "sc": "SC", "s2": "S2q",
-                                  "c2": "C2q"}[tag] + str(X.index), value)
-            return value
-        J = _symmetric(b, f"{name}T{k}", turned(J, axis, c, s, named))
-    shifted = Placement(symengine.eye(3), X.translation)
-    return shifted.act_inertia(Inertia(body.mass, vector(b, f"{name}r", h), J))
+    entry of R J R^T expands into many terms."""
+    def step(tag, value):
+        if tag == "h":
+            return vector(b, f"{name}r", value)
+        return Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", value[row, col])
+                             for row in range(3) for col in range(3)])
+    return X.act_inertia(body, step)
 
 
 def _force_to_parent(b: ProgramBuilder, name: str, X: Placement, force: Force) -> Force:
@@ -188,20 +120,14 @@ def _inward(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, forc
             for i, f in _carried(robot, b, name, placements, j, force)}
 
 
-def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies,
-                any_twist: bool = True) -> list[Inertia]:
-    """The sums over each link's subtree of ``bodies``, each in the link's frame {i}, carried
-    to the parent as a _Turn where the joint is revolute; with ``any_twist`` false only behind
-    twists of quarter turns. (Measured on generic chains: turning the rates D by double angles
-    behind other twists costs their forces' carries more products than it saves.)"""
+def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Inertia]:
+    """The sums over each link's subtree of ``bodies``, each in the link's frame {i}."""
     composites = [None] * len(robot.links)
     for link in reversed(robot.links):
         i = link.index
         body = bodies[i - 1]
         for c in robot.children[i]:
-            turn = _turn(robot.links[c - 1], b, placements[c])
-            X = turn if turn and (any_twist or turn.quarter_turns) else placements[c]
-            body = body + _to_parent(b, f"{name}{c}", X, composites[c - 1])
+            body = body + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
         composites[i - 1] = _named_inertia(b, f"{name}{i}", body)
     return composites
 
@@ -358,7 +284,7 @@ class _Moving:
                    velocities,
                    [_named(b, f"z{link.index}", _axis(link).cross(v))
                     for link, v in zip(robot.links, velocities)],
-                   _composites(robot, b, placements, "d", rates, any_twist=False),
+                   _composites(robot, b, placements, "d", rates),
                    _composite_forces(robot, b, placements, "h", momenta))
 
     def twice_b(self, j: int, s: Motion) -> Force:

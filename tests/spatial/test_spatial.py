@@ -7,7 +7,7 @@ import pytest
 import symengine
 import sympy
 
-from symdyn.spatial import PARAMETERS, Force, Inertia, Motion, Placement, euler_turns, skew, turned
+from symdyn.spatial import PARAMETERS, Force, Inertia, Motion, Placement, skew
 
 RNG = np.random.default_rng(7)
 
@@ -112,42 +112,3 @@ def test_symbols_stay_symbols():
     assert identity == sympy.eye(3)
     v = sympy.Matrix(sympy.symbols("a b c"))
     assert (skew(v) * v).applyfunc(sympy.expand) == sympy.zeros(3, 1)
-
-
-def _turn(axis, angle):
-    R = np.eye(3)
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    c, s = np.cos(angle), np.sin(angle)
-    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
-    return R
-
-
-@pytest.mark.parametrize("axis", [0, 1, 2])
-def test_turned_by_double_angles_equals_r_j_rt(axis):
-    J = pin.Inertia.Random().inertia
-    for angle in RNG.uniform(-4, 4, 5):
-        R = _turn(axis, angle)
-        np.testing.assert_allclose(turned(J, axis, np.cos(angle), np.sin(angle)), R @ J @ R.T,
-                                   atol=1e-14)
-
-
-def test_euler_turns_rebuild_any_rotation_and_keep_quarter_turns_exact():
-    def rebuilt(turns, kind):
-        R = np.eye(3) if kind is np else sympy.eye(3)
-        for axis, c, s in turns:
-            T = sympy.eye(3) if kind is sympy else np.eye(3)
-            i, j = (axis + 1) % 3, (axis + 2) % 3
-            T[i, i], T[i, j], T[j, i], T[j, j] = c, -s, s, c
-            R = T * R if kind is sympy else T @ R
-        return R
-
-    for _ in range(20):
-        R = pin.SE3.Random().rotation
-        np.testing.assert_allclose(rebuilt(euler_turns(R), np), R, atol=1e-13)
-    for R in (sympy.eye(3), sympy.diag(1, -1, -1), sympy.Matrix([[0, -1, 0], [1, 0, 0], [0, 0, 1]]),
-              sympy.Matrix([[1, 0, 0], [0, 0, -1], [0, 1, 0]]),         # Rx(pi/2): a DH twist
-              sympy.Matrix([[0, 0, 1], [1, 0, 0], [0, 1, 0]])):
-        turns = euler_turns(R)
-        assert rebuilt(turns, sympy) == R
-        assert all(c * s == 0 for _, c, s in turns)       # quarter turns: only permutations
-    assert euler_turns(sympy.eye(3)) == []
