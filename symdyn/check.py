@@ -186,7 +186,8 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
         pin.updateFramePlacements(model, data)
         pin.computeJointJacobians(model, data, qi)
         poses.append([data.oMf[f].homogeneous.copy() for f in frames])
-        jacobians.append([pin.getFrameJacobian(model, data, f, world) @ G for f in frames])
+        jacobians.append([_columns(pin.getFrameJacobian(model, data, f, world), 6) @ G
+                          for f in frames])
         accelerations.append([np.r_[a.linear, a.angular] for a in (
             pin.getFrameClassicalAcceleration(model, data, f, world) for f in frames)])
     return [_numeric("frame_poses = Pinocchio frame placements", ne.frame_poses(q), poses),
@@ -194,6 +195,11 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
                      ne.frame_jacobians(q), jacobians),
             _numeric("frame_jacobians_dot_qd = Pinocchio classical accelerations",
                      ne.frame_jacobians_dot_qd(q, qd), accelerations)]
+
+
+def _columns(J, rows: int) -> np.ndarray:
+    """A Jacobian as rows x joints (Pinocchio's of a one-joint model comes as a vector)."""
+    return np.reshape(J, (rows, -1))
 
 
 def _plain_numbers(expr) -> bool:
@@ -264,8 +270,8 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     for qi in q_pin:
         pin.framesForwardKinematics(model, data, qi)
         poses.append(data.oMf[frame].homogeneous.copy())
-        jacobians.append(pin.computeFrameJacobian(model, data, qi, frame,
-                                                  pin.LOCAL_WORLD_ALIGNED) @ G)
+        jacobians.append(_columns(pin.computeFrameJacobian(model, data, qi, frame,
+                                                           pin.LOCAL_WORLD_ALIGNED), 6) @ G)
     kinematics = [_numeric(f"forward_kinematics = Pinocchio frame placement{name}",
                            ne.forward_kinematics(q), poses),
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
@@ -286,7 +292,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
                               + 0.5 * model.armature @ vi**2)
         ref["potential"].append(pin.computePotentialEnergy(model, data, qi))
         ref["com"].append(pin.centerOfMass(model, data, qi).copy())
-        ref["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi) @ G)
+        ref["com_jacobian"].append(_columns(pin.jacobianCenterOfMass(model, data, qi), 3) @ G)
         M = pin.crba(model, data, qi)
         M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
         ref["crba"].append(M)
