@@ -140,16 +140,16 @@ class Dynamics:
         frame's share of the outputs reads (see frame_function)."""
         if name not in PER_FRAME:
             return [self.program(name)]
-        whole = self.program(name)
-        quantity, n = QUANTITIES[name], self.robot.dof
+        whole, quantity = self.program(name), QUANTITIES[name]
         programs = []
         for k, frame in enumerate(self.robot.frames):
             outputs = []
-            for (out, shape), source in zip(quantity.outputs, quantity.frame_outputs):
-                size = math.prod(n if d == "n" else d for d in shape)
-                values = whole.output(source).values[k * size:(k + 1) * size]
-                outputs.append(Argument(out, values, tuple(n if d == "n" else d
-                                                           for d in shape)))
+            for (out, _), shape, source in zip(quantity.outputs, quantity.dims(self.robot),
+                                               quantity.frame_outputs):
+                size = math.prod(shape)
+                outputs.append(Argument(out, whole.output(source).values[k * size:
+                                                                         (k + 1) * size],
+                                        shape))
             programs.append(view(whole, frame_function(name, frame.name),
                                  inputs(self.robot, name), outputs))
         return programs
