@@ -508,6 +508,24 @@ MIMIC_TREES = ["panda_description/urdf/panda.urdf",      # the fingers: one foll
 
 
 @pytest.mark.slow
+def test_check_compares_every_quantity_of_the_panda_with_its_fingers(tmp_path):
+    """symdyn check --urdf of the Panda imported whole (its second finger a mimic joint): every
+    quantity against Pinocchio's model of the URDF, and rnea, crba and the Jacobian against its
+    model with mimic joints; every row ok."""
+    path = example_robot(MIMIC_TREES[0])
+    spec, _ = imported_file(tmp_path, path)
+    result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
+                                       "20"])
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
+                "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
+                "coriolis_matrix = Pinocchio computeCoriolisMatrix",
+                "mass_matrix = Pinocchio crba, mimic joints",
+                "com_jacobian = Pinocchio jacobianCenterOfMass"):
+        assert row in result.output
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("relative", MIMIC_TREES, ids=[Path(r).stem for r in MIMIC_TREES])
 def test_whole_trees_with_mimic_joints_match_pinocchio(tmp_path, relative):
     path = example_robot(relative)
