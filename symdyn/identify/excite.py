@@ -127,15 +127,13 @@ def _coordinate_limits(robot) -> list[dict]:
     out = [{k: float(v) for k, v in (robot.spec.links[i - 1].limits or {}).items()}
            for i in robot.coordinates]
     for row in robot.spec.links:
-        m = float(row.multiplier)
-        if row.mimic is None or not row.limits or m == 0:
+        if row.mimic is None or not row.limits or row.multiplier == 0:
             continue
-        own, c = out[column[row.mimic]], float(row.offset)
-        limits = {k: float(v) for k, v in row.limits.items()}
-        if "lower" in limits:
-            ends = sorted(((limits["lower"] - c) / m, (limits["upper"] - c) / m))
+        own, ends = out[column[row.mimic]], row.followed_range()
+        if ends is not None:
             own["lower"] = max(own.get("lower", ends[0]), ends[0])
             own["upper"] = min(own.get("upper", ends[1]), ends[1])
-        if "velocity" in limits:
-            own["velocity"] = min(own.get("velocity", np.inf), limits["velocity"] / abs(m))
+        if "velocity" in row.limits:
+            own["velocity"] = min(own.get("velocity", np.inf),
+                                  float(row.limits["velocity"]) / abs(float(row.multiplier)))
     return out

@@ -116,15 +116,21 @@ def robot_spec_from_text(text: str, path, snap_angles: float = 0.0) -> RobotSpec
 
 
 def _disjoint(mimic: LinkSpec, followed: LinkSpec) -> bool:
-    """Whether a mimic joint's position limits, taken back to the followed joint's coordinate
-    by its multiplier and offset, miss the followed joint's own."""
-    values = [mimic.multiplier, mimic.offset] + [
-        (link.limits or {}).get(k) for link in (mimic, followed) for k in ("lower", "upper")]
-    if any(v is None or not sympy.sympify(v).is_number for v in values) or mimic.multiplier == 0:
-        return False
-    m, c, low, high, own_low, own_high = (float(v) for v in values)
-    ends = sorted(((low - c) / m, (high - c) / m))
-    return ends[0] > own_high or ends[1] < own_low
+    """Whether a mimic joint's position limits, taken back to the followed joint's coordinate,
+    miss the followed joint's own."""
+    ends, own = mimic.followed_range(), followed.limits or {}
+    return ends is not None and (ends[0] > float(own.get("upper", math.inf))
+                                 or ends[1] < float(own.get("lower", -math.inf)))
+
+
+def _numbered(name, position: dict, count: int) -> int | None:
+    """The 1-based link a reference in the file names: a link's name (``position``), or its
+    number, 1 to ``count``."""
+    if isinstance(name, str):
+        return position.get(name)
+    if isinstance(name, int) and not isinstance(name, bool) and 1 <= name <= count:
+        return name
+    return None
 
 
 class _Loader(yaml.SafeLoader):
@@ -524,9 +530,7 @@ class _Reader:
                 continue
             field = f"links[{k - 1}].mimic"
             name = self.scalar(node, field)
-            followed = position.get(name) if isinstance(name, str) else (
-                name if isinstance(name, int) and not isinstance(name, bool)
-                and 1 <= name <= len(links) else None)
+            followed = _numbered(name, position, len(links))
             if followed is None:
                 raise self.error(f"{name!r} names no link", node, field,
                                  f"the name of a link of this file, or its number, 1 to "
@@ -539,12 +543,13 @@ class _Reader:
                     f"{name!r} is a mimic joint itself: a mimic of a mimic is not taken", node,
                     field, "the joint it mimics, with the multipliers multiplied and the "
                     "offsets composed")
+            link = replace(link, mimic=followed)
             if _disjoint(link, links[followed - 1]):
                 raise self.error(
                     f"its limits leave {name!r} no position: multiplier q + offset never lies "
                     "between the lower and upper limits while q lies between those of "
                     f"{name!r}", node, field, "limits the coupled joints can keep together")
-            out.append(replace(link, mimic=followed))
+            out.append(link)
         return tuple(out)
 
     def frames(self, node, links) -> tuple[FrameSpec, ...]:
@@ -574,10 +579,9 @@ class _Reader:
             parent = self.scalar(parent_node, f"{field}.parent")
             if parent == BASE:
                 parent = 0
-            elif isinstance(parent, str) and parent in position:
-                parent = position[parent]
-            elif not (isinstance(parent, int) and not isinstance(parent, bool)
-                      and 1 <= parent <= len(links)):
+            elif _numbered(parent, position, len(links)) is not None:
+                parent = _numbered(parent, position, len(links))
+            else:
                 raise self.error(f"{parent!r} names no link", parent_node, f"{field}.parent",
                                  f"{BASE!r}, a link's name or its number, 1 to {len(links)}")
             if name == "tool" and parent == 0:

@@ -1,7 +1,8 @@
 """A robot file's content as validated plain data: RobotSpec and its parts.
 
 Every reader (the YAML reader in file.py, and through it the importers) produces a RobotSpec;
-the model (model.py) is built from one. Nothing here reads or derives.
+the model (model.py) is built from one. Nothing here reads, and nothing derives beyond
+restating a link's own fields (LinkSpec.followed_range).
 """
 from __future__ import annotations
 
@@ -70,6 +71,18 @@ class LinkSpec:
     mimic: int | None = None
     multiplier: sympy.Expr = sympy.Integer(1)
     offset: sympy.Expr = sympy.Integer(0)
+
+    def followed_range(self) -> tuple[float, float] | None:
+        """A mimic joint's position limits as the followed joint's coordinate sees them,
+        (lower - offset) / multiplier to (upper - offset) / multiplier in order; None without
+        numeric limits (or a multiplier of 0, which no coordinate's range bounds)."""
+        values = [self.multiplier, self.offset, *((self.limits or {}).get(k)
+                                                  for k in ("lower", "upper"))]
+        if self.mimic is None or any(v is None or not sympy.sympify(v).is_number
+                                     for v in values) or self.multiplier == 0:
+            return None
+        m, c, low, high = (float(v) for v in values)
+        return tuple(sorted(((low - c) / m, (high - c) / m)))
 
 
 @dataclass(frozen=True)
