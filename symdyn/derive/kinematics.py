@@ -118,7 +118,8 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
             columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
     J = sympy.Matrix.hstack(*columns)
     if robot.coupling:          # a coordinate's column: its joints' columns, by G
-        J = J * robot.coupling_matrix
+        J = sympy.Matrix.hstack(*(sum((J[:, j] * m for j, m in links), sympy.zeros(6, 1))
+                                  for links in robot.coordinate_links))
     return sympy.Matrix(6, robot.dof,
                         lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
 

@@ -481,7 +481,7 @@ def forces(robot: Robot, tau):
     (robot.coupling_matrix). ``tau`` itself without mimic joints."""
     if not robot.coupling:
         return tau
-    moved = _moved(robot)
+    moved = robot.coordinate_links
     if isinstance(tau, list):
         return [sympy.Add(*(m * tau[j] for j, m in links)) for links in moved]
     return sympy.Matrix([[sympy.Add(*(m * tau[j, c] for j, m in links))
@@ -493,17 +493,7 @@ def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:
     variables) in the coordinates."""
     if not robot.coupling:
         return A
-    moved = _moved(robot)
-    return sympy.Matrix(len(moved), len(moved), lambda k, c: sympy.Add(*(
-        m * n * A[i, j] for i, m in moved[k] for j, n in moved[c])))
-
-
-def _moved(robot: Robot) -> list[list[tuple]]:
-    """G's nonzero entries by column: the (link, multiplier) pairs each coordinate moves. G
-    is sparse (a column holds its own link's 1 and its mimic joints'), and sympy's dense
-    products of it cost seconds on a 30-link tree."""
-    G = robot.coupling_matrix
-    return [[(j, G[j, k]) for j in range(G.rows) if G[j, k] != 0] for k in range(G.cols)]
+    return forces(robot, forces(robot, A).T).T
 
 
 @dataclass(frozen=True)

@@ -193,6 +193,15 @@ class Robot:
         return sympy.ImmutableMatrix(G)
 
     @cached_property
+    def coordinate_links(self) -> tuple[tuple[tuple[int, sympy.Expr], ...], ...]:
+        """G's nonzero entries by column: for each coordinate, the (0-based link, multiplier)
+        pairs it moves, its own link's 1 and its mimic joints'. Products by G are sums over
+        these: sympy's dense products of the nearly diagonal G cost seconds on 30 links."""
+        G = self.coupling_matrix
+        return tuple(tuple((j, G[j, k]) for j in range(G.rows) if G[j, k] != 0)
+                     for k in range(G.cols))
+
+    @cached_property
     def coupling(self) -> dict:
         """A mimic joint's variables in the coordinates: q_j -> m q_i + c, qd_j -> m qd_i,
         qdd_j -> m qdd_i (empty without mimic joints)."""
