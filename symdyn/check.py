@@ -177,8 +177,19 @@ def _symbolic_rows(routes, progress) -> list[Row]:
 
 def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
     """frame_poses, frame_jacobians and frame_jacobians_dot_qd of every named frame against
-    Pinocchio's frame of the same name (``G``: see _pinocchio_rows)."""
-    frames = [model.getFrameId(name) for name in ne.FRAMES]
+    Pinocchio's frame of the same name (``G``: see _pinocchio_rows). A model of a URDF has a
+    frame per URDF link: an import's frames, named after those links, are compared; a frame
+    the robot file adds or renames has none, and the rows say how many were compared."""
+    picked = [k for k, name in enumerate(ne.FRAMES) if model.existFrame(name)]
+    checks = ("frame_poses = Pinocchio frame placements",
+              "frame_jacobians = Pinocchio frame Jacobians (world axes)",
+              "frame_jacobians_dot_qd = Pinocchio classical accelerations")
+    if not picked:
+        return [Row.skip(check, "no named frame has a frame of its name in Pinocchio's model")
+                for check in checks]
+    some = (f" ({len(picked)} of {len(ne.FRAMES)} frames, by name)"
+            if len(picked) < len(ne.FRAMES) else "")
+    frames = [model.getFrameId(ne.FRAMES[k]) for k in picked]
     world = pin.LOCAL_WORLD_ALIGNED
     poses, jacobians, accelerations = [], [], []
     for qi, vi in zip(q_pin, qd @ G.T):
@@ -190,11 +201,9 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
                           for f in frames])
         accelerations.append([np.r_[a.linear, a.angular] for a in (
             pin.getFrameClassicalAcceleration(model, data, f, world) for f in frames)])
-    return [_numeric("frame_poses = Pinocchio frame placements", ne.frame_poses(q), poses),
-            _numeric("frame_jacobians = Pinocchio frame Jacobians (world axes)",
-                     ne.frame_jacobians(q), jacobians),
-            _numeric("frame_jacobians_dot_qd = Pinocchio classical accelerations",
-                     ne.frame_jacobians_dot_qd(q, qd), accelerations)]
+    ours = (ne.frame_poses(q), ne.frame_jacobians(q), ne.frame_jacobians_dot_qd(q, qd))
+    return [_numeric(check + some, value[:, picked], reference) for check, value, reference
+            in zip(checks, ours, (poses, jacobians, accelerations))]
 
 
 def _columns(J, rows: int) -> np.ndarray:
@@ -276,8 +285,9 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
                            ne.forward_kinematics(q), poses),
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
                            ne.jacobian(q), jacobians)]
-    if robot.frames and urdf is None:       # the named frames, by the file's names
-        kinematics += _frame_rows(pin, model, data, ne, q_pin, q, qd, G)
+    if robot.frames:        # the named frames, by their names
+        kinematics += [replace(row, check=row.check + name)
+                       for row in _frame_rows(pin, model, data, ne, q_pin, q, qd, G)]
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian")}
     viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
@@ -356,14 +366,14 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
              "mass_matrix = Pinocchio crba, mimic joints",
              "jacobian = Pinocchio frame Jacobian, mimic joints")
     try:
-        model = (urdf_mimic_model(urdf[0], urdf[3]) if urdf is not None
-                 else pinocchio_model(robot.spec, symbols))
+        model, configuration = (urdf_mimic_model(urdf[0], urdf[3]) if urdf is not None
+                                else (pinocchio_model(robot.spec, symbols), np.atleast_2d))
     except (RuntimeError, ValueError) as exc:       # a mimic joint before the one it follows
         return [Row.skip(name, f"Pinocchio has no model of these mimic joints: {exc}")
                 for name in names]
     frame = model.getFrameId("tool") if model.existFrame("tool") else None
     tau, M, J = [], [], []
-    for qi, vi, ai in zip(q, qd, qdd):
+    for qi, vi, ai in zip(configuration(q), qd, qdd):
         tau.append(pin.rnea(model, model.createData(), qi, vi, ai).copy())
         # its crba adds the mimic joints' terms into data.M without clearing it: fresh data
         full = pin.crba(model, model.createData(), qi)

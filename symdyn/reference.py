@@ -126,16 +126,7 @@ def urdf_model(path, base=None, tip=None, snap_angles=0.0):
     frame = model.frames[model.getFrameId(chain.tip_link)]
     model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
     joints = [model.joints[model.getJointId(name)] for name in keep]
-
-    def configuration(q):
-        q = np.atleast_2d(q)
-        out = np.zeros((len(q), model.nq))
-        for k, joint in enumerate(joints):
-            if joint.nq == 2:           # continuous: (cos, sin)
-                out[:, joint.idx_q], out[:, joint.idx_q + 1] = np.cos(q[:, k]), np.sin(q[:, k])
-            else:
-                out[:, joint.idx_q] = q[:, k]
-        return out
+    configuration = _configuration(joints, model.nq)
     if [j.idx_v for j in joints] != list(range(model.nv)):
         raise ValueError(f"{path}: Pinocchio orders the chain's joints otherwise")
     return model, configuration
@@ -144,8 +135,8 @@ def urdf_model(path, base=None, tip=None, snap_angles=0.0):
 def urdf_mimic_model(path, snap_angles=0.0):
     """Pinocchio's own model of a whole URDF with its mimic joints
     (``buildModelFromUrdf(path, mimic=True)``), the angles snapped as urdf_model snaps them,
-    with a frame "tool" at symdyn's tool (the last joint's child link). Its configuration is
-    symdyn's q where no joint is continuous."""
+    with a frame "tool" at symdyn's tool (the last joint's child link). Returns the model and a
+    function from symdyn's coordinates (N, n) to its configurations, as urdf_model's."""
     import pinocchio as pin
 
     from .robot.urdf import read_chain
@@ -153,11 +144,25 @@ def urdf_mimic_model(path, snap_angles=0.0):
     chain = read_chain(path, allow_inconsistent_inertia=True, snap_angles=0.0)
     model = (pin.buildModelFromXML(snapped_urdf(path, snap_angles), mimic=True) if snap_angles
              else pin.buildModelFromUrdf(str(path), mimic=True))
-    if model.nq != model.nv:
-        raise ValueError("a continuous joint's configuration is its cosine and sine")
     frame = model.frames[model.getFrameId(chain.tip_link)]
     model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
-    return model
+    return model, _configuration([model.joints[i] for i in range(1, model.njoints)
+                                  if model.joints[i].nv], model.nq)
+
+
+def _configuration(joints, nq):
+    """The function from symdyn's coordinates (N, n), one per joint of ``joints`` in order, to
+    Pinocchio's configurations: a continuous joint's is its cosine and sine."""
+    def configuration(q):
+        q = np.atleast_2d(q)
+        out = np.zeros((len(q), nq))
+        for k, joint in enumerate(joints):
+            if joint.nq == 2:
+                out[:, joint.idx_q], out[:, joint.idx_q + 1] = np.cos(q[:, k]), np.sin(q[:, k])
+            else:
+                out[:, joint.idx_q] = q[:, k]
+        return out
+    return configuration
 
 
 def snapped_urdf(path, tolerance: float) -> str:

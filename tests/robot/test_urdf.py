@@ -508,20 +508,29 @@ MIMIC_TREES = ["panda_description/urdf/panda.urdf",      # the fingers: one foll
 
 
 @pytest.mark.slow
-def test_check_compares_every_quantity_of_the_panda_with_its_fingers(tmp_path):
-    """symdyn check --urdf of the Panda imported whole (its second finger a mimic joint): every
-    quantity against Pinocchio's model of the URDF, and rnea, crba and the Jacobian against its
-    model with mimic joints; every row ok."""
-    path = example_robot(MIMIC_TREES[0])
-    spec, _ = imported_file(tmp_path, path)
+@pytest.mark.parametrize("relative", MIMIC_TREES, ids=[Path(r).stem for r in MIMIC_TREES])
+def test_check_compares_every_quantity_of_the_whole_trees_with_mimic_joints(tmp_path, relative):
+    """symdyn check --urdf of each robot imported whole with its mimic joints: every quantity
+    against Pinocchio's model of the URDF (every joint free, projected by G), rnea, crba and
+    the Jacobian against its model with mimic joints, and every named frame (the URDF's links
+    on fixed joints) against its frame of that name; every row ok, none skipped but the
+    closed forms."""
+    path = example_robot(relative)
+    spec, _ = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
     result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
-                                       "20"])
+                                       "10"])
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    skipped = [line for line in result.output.splitlines() if "skipped" in line]
+    assert all("simplifies to 0" in line for line in skipped), skipped
+    assert "frames, by name" not in result.output          # every frame has Pinocchio's
     for row in ("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
                 "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
                 "coriolis_matrix = Pinocchio computeCoriolisMatrix",
                 "mass_matrix = Pinocchio crba, mimic joints",
-                "com_jacobian = Pinocchio jacobianCenterOfMass"):
+                "com_jacobian = Pinocchio jacobianCenterOfMass",
+                "frame_poses = Pinocchio frame placements (",
+                "frame_jacobians = Pinocchio frame Jacobians (world axes) (",
+                "frame_jacobians_dot_qd = Pinocchio classical accelerations ("):
         assert row in result.output
 
 
