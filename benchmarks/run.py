@@ -938,6 +938,10 @@ def main():
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
                                            "trees"],
                         action="append", help="run only these sections")
+    parser.add_argument("--robot", action="append", metavar="NAME",
+                        help="time only these robots of the per-call tables (users_robots' "
+                             "names: puma560, panda, panda_floats, ur5_import, chain7_generic, "
+                             "allegro_import, baxter_import)")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
     if args.job:
@@ -950,7 +954,10 @@ def main():
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     with tempfile.TemporaryDirectory() as tmp:
-        robots = [without_friction(symdyn.load_robot(path)) for path in users_robots(Path(tmp))]
+        robots = [without_friction(symdyn.load_robot(path)) for path in users_robots(Path(tmp))
+                  if not args.robot or path.stem in args.robot]
+        if not robots:
+            parser.error(f"no robot of the per-call tables is named {', '.join(args.robot)}")
         if "c" in sections:
             section_c(robots, args.quick)
         if "python" in sections:
