@@ -23,7 +23,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x461b2ee72d68d82
+#if KINOVA_JACO2_CODE_SET != 0x46464087e653536
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -31,14 +31,30 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x461b2ee72d68d82
+#define KINOVA_JACO2_CODE_SET 0x46464087e653536
 
 #define KINOVA_JACO2_DOF 6
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define KINOVA_JACO2_NQ 6
+#define KINOVA_JACO2_NV 6
+#define KINOVA_JACO2_IDX_Q_joint1 0
+#define KINOVA_JACO2_IDX_V_joint1 0
+#define KINOVA_JACO2_IDX_Q_joint2 1
+#define KINOVA_JACO2_IDX_V_joint2 1
+#define KINOVA_JACO2_IDX_Q_joint3 2
+#define KINOVA_JACO2_IDX_V_joint3 2
+#define KINOVA_JACO2_IDX_Q_joint4 3
+#define KINOVA_JACO2_IDX_V_joint4 3
+#define KINOVA_JACO2_IDX_Q_joint5 4
+#define KINOVA_JACO2_IDX_V_joint5 4
+#define KINOVA_JACO2_IDX_Q_joint6 5
+#define KINOVA_JACO2_IDX_V_joint6 5
 #define KINOVA_JACO2_NUM_PARAMETERS 0
 
 /* The joints' limits from the robot file (HUGE_VAL, from <math.h>, where it gives none):
  * position (rad or m), speed (rad/s or m/s), force or torque (N or N m); initializers, as in
- * static const double q_min[KINOVA_JACO2_DOF] = KINOVA_JACO2_Q_MIN; */
+ * static const double q_min[KINOVA_JACO2_NQ] = KINOVA_JACO2_Q_MIN; */
 #define KINOVA_JACO2_Q_MIN {-HUGE_VAL, 0.820304748437, 0.331612557879, -HUGE_VAL, 0.523598775598, -HUGE_VAL}
 #define KINOVA_JACO2_Q_MAX {HUGE_VAL, 5.46288055874, 5.9515727493, HUGE_VAL, 5.75958653158, HUGE_VAL}
 #define KINOVA_JACO2_QD_MAX {0.628318530718, 0.628318530718, 0.628318530718, 0.837758040957, 0.837758040957, 0.837758040957}

@@ -32,9 +32,27 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x809a8ab8faa3680
+#define PANDA_CODE_SET 0x9dbab64dfe36f8a
 
 #define PANDA_DOF 7
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define PANDA_NQ 7
+#define PANDA_NV 7
+#define PANDA_IDX_Q_joint1 0
+#define PANDA_IDX_V_joint1 0
+#define PANDA_IDX_Q_joint2 1
+#define PANDA_IDX_V_joint2 1
+#define PANDA_IDX_Q_joint3 2
+#define PANDA_IDX_V_joint3 2
+#define PANDA_IDX_Q_joint4 3
+#define PANDA_IDX_V_joint4 3
+#define PANDA_IDX_Q_joint5 4
+#define PANDA_IDX_V_joint5 4
+#define PANDA_IDX_Q_joint6 5
+#define PANDA_IDX_V_joint6 5
+#define PANDA_IDX_Q_joint7 6
+#define PANDA_IDX_V_joint7 6
 #define PANDA_NUM_PARAMETERS 0
 
 /* The regressor's columns (tau = Y pi), in this order:

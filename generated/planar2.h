@@ -25,9 +25,17 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0xca1dfc95fddb7f6
+#define PLANAR2_CODE_SET 0xd4dbcf2dc5689da
 
 #define PLANAR2_DOF 2
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define PLANAR2_NQ 2
+#define PLANAR2_NV 2
+#define PLANAR2_IDX_Q_joint1 0
+#define PLANAR2_IDX_V_joint1 0
+#define PLANAR2_IDX_Q_joint2 1
+#define PLANAR2_IDX_V_joint2 1
 #define PLANAR2_NUM_PARAMETERS 5
 
 /* The regressor's columns (tau = Y pi), in this order:

@@ -36,6 +36,11 @@ if "__file__" in globals():
     _refuse_a_half_written_folder()
 
 DOF = 2
+# The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
+NQ, NV = 2, 2
+JOINTS = ("joint1", "joint2",)
+IDX_Q = (0, 1,)
+IDX_V = (0, 1,)
 # Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ("m1", "m2", "l1", "l2", "g",)
 # The regressor's columns: per link m, m c_x, m c_y, m c_z and the inertia about the joint

@@ -29,9 +29,25 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x6306ab907ac0896
+#define PUMA560_CODE_SET 0x721517e5cd39f16
 
 #define PUMA560_DOF 6
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define PUMA560_NQ 6
+#define PUMA560_NV 6
+#define PUMA560_IDX_Q_joint1 0
+#define PUMA560_IDX_V_joint1 0
+#define PUMA560_IDX_Q_joint2 1
+#define PUMA560_IDX_V_joint2 1
+#define PUMA560_IDX_Q_joint3 2
+#define PUMA560_IDX_V_joint3 2
+#define PUMA560_IDX_Q_joint4 3
+#define PUMA560_IDX_V_joint4 3
+#define PUMA560_IDX_Q_joint5 4
+#define PUMA560_IDX_V_joint5 4
+#define PUMA560_IDX_Q_joint6 5
+#define PUMA560_IDX_V_joint6 5
 #define PUMA560_NUM_PARAMETERS 0
 
 /* The regressor's columns (tau = Y pi), in this order:

@@ -41,6 +41,11 @@ if "__file__" in globals():
     _refuse_a_half_written_folder()
 
 DOF = 6
+# The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
+NQ, NV = 6, 6
+JOINTS = ("joint1", "joint2", "joint3", "joint4", "joint5", "joint6",)
+IDX_Q = (0, 1, 2, 3, 4, 5,)
+IDX_V = (0, 1, 2, 3, 4, 5,)
 # Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ()
 # The regressor's columns: per link m, m c_x, m c_y, m c_z and the inertia about the joint

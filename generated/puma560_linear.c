@@ -20,7 +20,7 @@
  */
 
 #include "puma560_linear.h"
-#if PUMA560_LINEAR_CODE_SET != 0x638fd7c01463ed6
+#if PUMA560_LINEAR_CODE_SET != 0x929bd053b9799dc
 #error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,9 +29,25 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x638fd7c01463ed6
+#define PUMA560_LINEAR_CODE_SET 0x929bd053b9799dc
 
 #define PUMA560_LINEAR_DOF 6
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define PUMA560_LINEAR_NQ 6
+#define PUMA560_LINEAR_NV 6
+#define PUMA560_LINEAR_IDX_Q_joint1 0
+#define PUMA560_LINEAR_IDX_V_joint1 0
+#define PUMA560_LINEAR_IDX_Q_joint2 1
+#define PUMA560_LINEAR_IDX_V_joint2 1
+#define PUMA560_LINEAR_IDX_Q_joint3 2
+#define PUMA560_LINEAR_IDX_V_joint3 2
+#define PUMA560_LINEAR_IDX_Q_joint4 3
+#define PUMA560_LINEAR_IDX_V_joint4 3
+#define PUMA560_LINEAR_IDX_Q_joint5 4
+#define PUMA560_LINEAR_IDX_V_joint5 4
+#define PUMA560_LINEAR_IDX_Q_joint6 5
+#define PUMA560_LINEAR_IDX_V_joint6 5
 #define PUMA560_LINEAR_NUM_PARAMETERS 60
 
 /* The regressor's columns (tau = Y pi), in this order:

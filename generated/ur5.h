@@ -30,14 +30,30 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0x41ce09da3f75a11
+#define UR5_CODE_SET 0x97ecab13d2f9574
 
 #define UR5_DOF 6
+/* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
+ * in q and in qd. */
+#define UR5_NQ 6
+#define UR5_NV 6
+#define UR5_IDX_Q_joint1 0
+#define UR5_IDX_V_joint1 0
+#define UR5_IDX_Q_joint2 1
+#define UR5_IDX_V_joint2 1
+#define UR5_IDX_Q_joint3 2
+#define UR5_IDX_V_joint3 2
+#define UR5_IDX_Q_joint4 3
+#define UR5_IDX_V_joint4 3
+#define UR5_IDX_Q_joint5 4
+#define UR5_IDX_V_joint5 4
+#define UR5_IDX_Q_joint6 5
+#define UR5_IDX_V_joint6 5
 #define UR5_NUM_PARAMETERS 0
 
 /* The joints' limits from the robot file (HUGE_VAL, from <math.h>, where it gives none):
  * position (rad or m), speed (rad/s or m/s), force or torque (N or N m); initializers, as in
- * static const double q_min[UR5_DOF] = UR5_Q_MIN; */
+ * static const double q_min[UR5_NQ] = UR5_Q_MIN; */
 #define UR5_Q_MIN {-6.28318530718, -6.28318530718, -3.14159265359, -6.28318530718, -6.28318530718, -6.28318530718}
 #define UR5_Q_MAX {6.28318530718, 6.28318530718, 3.14159265359, 6.28318530718, 6.28318530718, 6.28318530718}
 #define UR5_QD_MAX {3.15, 3.15, 3.15, 3.2, 3.2, 3.2}

@@ -140,7 +140,8 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                                                    for key in extra))
                      for row, link in zip(rows, spec.links))
     return context.Header(
-        name=robot.name, dof=robot.dof, joints=table.joints(spec), parameters=robot.parameters,
+        name=robot.name, dof=robot.dof, nq=robot.nq, joints=table.joints(spec),
+        coordinates=_coordinates(robot), parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
         mimics=tuple((table.link_name(spec, i), table.link_name(spec, link.mimic),
@@ -160,6 +161,16 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
               **{frame_function(name, frame.name):
                  QUANTITIES[name].frame_doc.format(frame=frame.name)
                  for name in PER_FRAME for frame in robot.frames}})
+
+
+def _coordinates(robot: Robot) -> tuple[tuple[str, int, int], ...]:
+    """(name, index in q, index in qd) of each joint with a coordinate, a floating base's
+    root_joint first (Pinocchio's name for it); a link without a name is joint<i>."""
+    names = [robot.spec.links[i - 1].name or f"joint{i}" for i in robot.coordinates]
+    if robot.floating:
+        return (("root_joint", 0, 0),) + tuple((name, 7 + k, 6 + k)
+                                               for k, name in enumerate(names))
+    return tuple((name, k, k) for k, name in enumerate(names))
 
 
 def _variant(spec) -> str:

@@ -15,7 +15,7 @@ import sympy
 from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.dynamics import frame_function
-from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
+from .derive.quantities import COMPOSED, FIXED_BASE_ONLY, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
 from .robot.model import Robot
@@ -68,8 +68,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     values = {str(p): float(v) for p, v in zip(robot.parameters,
                                                 rng.uniform(0.5, 1.5, len(robot.parameters)))}
     symbols = {p: values[str(p)] for p in robot.parameters}
-    routes = {"newton-euler": newton_euler(robot, progress=progress),
-              "lagrange": lagrange(robot, progress=progress)}
+    routes = {"newton-euler": newton_euler(robot, progress=progress)}
+    if not robot.floating:      # Lagrange's route takes fixed bases alone
+        routes["lagrange"] = lagrange(robot, progress=progress)
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
     # compare them on small arms); the base parameters' functions are the regressor's.
@@ -79,10 +80,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     compared = [name for name in available
                 if name not in (*SLOW_BY_LAGRANGE, *ROUTE_FREE, *COMPOSED)]
     ne = python_module(routes["newton-euler"], values=values, progress=progress)
-    la = python_module(routes["lagrange"], values=values, quantities=compared,
-                       progress=progress, optimized=False)      # a reference: unoptimized
-    q, qd, qdd = (rng.uniform(-np.pi, np.pi, (states, n)), rng.uniform(-3, 3, (states, n)),
-                  rng.uniform(-5, 5, (states, n)))
+    q = configurations(robot, rng, states)
+    qd, qdd = rng.uniform(-3, 3, (states, n)), rng.uniform(-5, 5, (states, n))
     tau = rng.uniform(-10, 10, (states, n))
     wrench = rng.uniform(-10, 10, (states, 6))
     progress(f"comparing on {states} random states")
@@ -90,18 +89,33 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
 
     rows = []
     singular = routes["newton-euler"].singular
-    for name in compared:
-        inputs = [args[i] for i in QUANTITIES[name].inputs]
-        rows.append(_numeric(f"{name}: Newton-Euler = Lagrange",
-                             getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
-    M, C, g = ne.mass_matrix(q), ne.coriolis_matrix(q, qd), ne.gravity_torques(q)
+    if "lagrange" in routes:
+        la = python_module(routes["lagrange"], values=values, quantities=compared,
+                           progress=progress, optimized=False)      # a reference: unoptimized
+        for name in compared:
+            inputs = [args[i] for i in QUANTITIES[name].inputs]
+            rows.append(_numeric(f"{name}: Newton-Euler = Lagrange",
+                                 getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
+    else:
+        rows.append(Row.skip("Newton-Euler = Lagrange", "the Lagrange route takes fixed bases "
+                             "alone; Pinocchio is the reference"))
+    rows += [Row.skip(name, routes["newton-euler"].unavailable(name))
+             for name in routes["newton-euler"].QUANTITIES if name in FIXED_BASE_ONLY
+             and routes["newton-euler"].unavailable(name)]
+    M, g = ne.mass_matrix(q), ne.gravity_torques(q)
     f = ne.friction_torques(qd)
-    rows.append(_numeric("M qdd + C qd + g + friction = inverse_dynamics",
-                         np.einsum("nij,nj->ni", M, qdd) + np.einsum("nij,nj->ni", C, qd)
-                         + g + f, ne.inverse_dynamics(q, qd, qdd)))
-    pi = np.array([float(sympy.sympify(v).subs(symbols)) for _, v in standard_parameters(robot)])
-    rows.append(_numeric("regressor Y pi = inverse_dynamics",
-                         ne.regressor(q, qd, qdd) @ pi, ne.inverse_dynamics(q, qd, qdd)))
+    rows.append(_numeric("M qdd + h + friction = inverse_dynamics",
+                         np.einsum("nij,nj->ni", M, qdd) + ne.nonlinear_effects(q, qd) + f,
+                         ne.inverse_dynamics(q, qd, qdd)))
+    if "coriolis_matrix" in available:
+        C = ne.coriolis_matrix(q, qd)
+        rows.append(_numeric("C qd + g = h", np.einsum("nij,nj->ni", C, qd) + g,
+                             ne.nonlinear_effects(q, qd)))
+    if "regressor" in available:
+        pi = np.array([float(sympy.sympify(v).subs(symbols))
+                       for _, v in standard_parameters(robot)])
+        rows.append(_numeric("regressor Y pi = inverse_dynamics",
+                             ne.regressor(q, qd, qdd) @ pi, ne.inverse_dynamics(q, qd, qdd)))
     if "base_parameters" in available:
         rows.append(_numeric("base_regressor Y_b beta = inverse_dynamics",
                              ne.base_regressor(q, qd, qdd) @ ne.base_parameters(pi),
@@ -112,19 +126,24 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
         rows.append(_numeric("forward_dynamics(inverse_dynamics(qdd)) = qdd",
                              ne.forward_dynamics(q, qd, ne.inverse_dynamics(q, qd, qdd)), qdd))
     step = 1e-6
-    Mdot = (ne.mass_matrix(q + step * qd) - ne.mass_matrix(q - step * qd)) / (2 * step)
-    skew = Mdot - 2 * C
-    error = float(np.max(np.abs(skew + np.swapaxes(skew, 1, 2)))
-                  / max(1.0, float(np.max(np.abs(Mdot)))))
-    rows.append(Row("dM/dt - 2C skew-symmetric (finite differences)", error, error <= 1e-6,
-                    tolerance=1e-6))
+    if "coriolis_matrix" in available:
+        Mdot = (ne.mass_matrix(q + step * qd) - ne.mass_matrix(q - step * qd)) / (2 * step)
+        skew = Mdot - 2 * C
+        error = float(np.max(np.abs(skew + np.swapaxes(skew, 1, 2)))
+                      / max(1.0, float(np.max(np.abs(Mdot)))))
+        rows.append(Row("dM/dt - 2C skew-symmetric (finite differences)", error, error <= 1e-6,
+                        tolerance=1e-6))
     rows.append(_numeric("kinetic_energy = 1/2 qd^T M qd", ne.kinetic_energy(q, qd),
                          0.5 * np.einsum("ni,nij,nj->n", qd, M, qd)))
-    # dV/dq by central differences along each joint: g(q) is the gradient of the energy
+    # dV/dq by central differences along each joint: g(q) is the gradient of the energy (a
+    # floating base's share of it, along its tangent directions, Pinocchio's rows check)
+    shift = robot.base_velocities
+    joints = np.eye(robot.nq)[robot.nq - n + shift:]
     gradient = np.stack([(ne.potential_energy(q + step * e) - ne.potential_energy(q - step * e))
-                         / (2 * step) for e in np.eye(n)], axis=-1)
-    error = relative(gradient, g)
-    rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)", error,
+                         / (2 * step) for e in joints], axis=-1)
+    error = relative(gradient, g[:, shift:])
+    rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)"
+                    + (", the joints' share" if shift else ""), error,
                     error <= 1e-6, tolerance=1e-6))
     together = ne.all_terms(q, qd)
     alone = (M, ne.nonlinear_effects(q, qd), *ne.pose_and_jacobian(q), ne.jacobian_dot_qd(q, qd))
@@ -147,10 +166,22 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
         # Free parameters get random values, which need not be those of a physical body.
         rows.append(Row("M positive definite", None, definite or bool(robot.parameters),
                         "" if definite else "not at these random parameter values"))
-    rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular,
+    rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                             (urdf, base, tip, snap_angles) if urdf is not None else None)
-    rows += _symbolic_rows(routes, progress)
+    if "lagrange" in routes:
+        rows += _symbolic_rows(routes, progress)
     return rows
+
+
+def configurations(robot: Robot, rng, states: int) -> np.ndarray:
+    """Random configurations q, (states, nq): joint angles in [-pi, pi] (and as many metres);
+    a floating base's position in [-1, 1] m and a unit quaternion, uniform over rotations."""
+    joints = rng.uniform(-np.pi, np.pi, (states, len(robot.coordinates)))
+    if not robot.floating:
+        return joints
+    turn = rng.normal(size=(states, 4))
+    turn /= np.linalg.norm(turn, axis=1, keepdims=True)
+    return np.hstack([rng.uniform(-1, 1, (states, 3)), turn, joints])
 
 
 def _symbolic_rows(routes, progress) -> list[Row]:
@@ -180,7 +211,12 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
     Pinocchio's frame of the same name (``G``: see _pinocchio_rows). A model of a URDF has a
     frame per URDF link: an import's frames, named after those links, are compared; a frame
     the robot file adds or renames has none, and the rows say how many were compared."""
-    picked = [k for k, name in enumerate(ne.FRAMES) if model.existFrame(name)]
+    def frame(name):        # a URDF link's BODY frame (a joint may share its name), or ours
+        kinds = [kind for kind in (pin.FrameType.BODY, pin.FrameType.OP_FRAME)
+                 if model.existFrame(name, kind)]
+        return model.getFrameId(name, kinds[0]) if kinds else None
+
+    picked = [k for k, name in enumerate(ne.FRAMES) if frame(name) is not None]
     checks = ("frame_poses = Pinocchio frame placements",
               "frame_jacobians = Pinocchio frame Jacobians (world axes)",
               "frame_jacobians_dot_qd = Pinocchio classical accelerations")
@@ -189,7 +225,7 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
                 for check in checks]
     some = (f" ({len(picked)} of {len(ne.FRAMES)} frames, by name)"
             if len(picked) < len(ne.FRAMES) else "")
-    frames = [model.getFrameId(ne.FRAMES[k]) for k in picked]
+    frames = [frame(ne.FRAMES[k]) for k in picked]
     world = pin.LOCAL_WORLD_ALIGNED
     poses, jacobians, accelerations = [], [], []
     for qi, vi in zip(q_pin, qd @ G.T):
@@ -221,7 +257,8 @@ def _plain_numbers(expr) -> bool:
     return not any(f.args[0].is_number for f in expr.atoms(sympy.sin, sympy.cos))
 
 
-def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -> list[Row]:
+def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
+                    urdf=None) -> list[Row]:
     try:
         import pinocchio as pin
     except ImportError:
@@ -235,24 +272,32 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     # coordinates by G (G^T tau, G^T M G, J G): Pinocchio 4.1 refuses mimic joints in most
     # of these algorithms (and its computeCoriolisMatrix with them gives a C whose C qd is not
     # h - g). _mimic_rows compares with its own mimic model where it takes it.
+    # A floating base's seven and six lead q and qd in both models, outside G.
+    shift = robot.base_velocities
     G = np.array(robot.coupling_matrix.subs(symbols), dtype=float)
+    G = np.block([[np.eye(shift), np.zeros((shift, G.shape[1]))],
+                  [np.zeros((G.shape[0], shift)), G]])
     coupled = bool(robot.coupling)
     offsets = np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
         {**symbols, **{x: 0 for x in robot.q}})) for s in robot.link_q])
-    q_links, qd_links, qdd_links = q @ G.T + offsets, qd @ G.T, qdd @ G.T
+    head = robot.nq - len(robot.coordinates)        # 7 with a floating base, 0 without
+    q_links = np.hstack([q[:, :head], q[:, head:] @ G[shift:, shift:].T + offsets])
+    qd_links, qdd_links = qd @ G.T, qdd @ G.T
     if urdf is not None:
         progress(f"comparing with Pinocchio's model of {urdf[0]}")
         try:
-            model, configuration = urdf_model(*urdf)
+            model, configuration = urdf_model(*urdf, root=robot.spec.root)
         except (RuntimeError, ValueError) as exc:
             return [Row.skip("Pinocchio", f"cannot build its model of {urdf[0]}: {exc}")]
         if "gravity" in robot.spec.omitted:     # a variant: the URDF's robot, in free fall
             model.gravity.setZero()
-        if model.nv != len(robot.links):
-            return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} joints, "
-                        f"the robot file {len(robot.links)}")]
+        if model.nv != robot.base_velocities + len(robot.links):
+            return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} "
+                        f"velocities, the robot file "
+                        f"{robot.base_velocities + len(robot.links)}")]
         name = f" ({Path(urdf[0]).name})"
-        snapping = (_snapping_rows(urdf, model, configuration(q_links), qd_links, qdd_links)
+        snapping = (_snapping_rows(urdf, robot.spec.root, model, configuration(q_links),
+                                   qd_links, qdd_links)
                     if urdf[3] else [])
     else:
         progress("comparing with Pinocchio")
@@ -275,23 +320,32 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
     tool = model.frames[frame].placement
     tool_joint = model.frames[frame].parentJoint
     q_pin = configuration(q_links)
-    poses, jacobians = [], []
-    for qi in q_pin:
-        pin.framesForwardKinematics(model, data, qi)
+    poses, jacobians, accelerations = [], [], []
+    for qi, vi in zip(q_pin, qd_links):
+        pin.forwardKinematics(model, data, qi, vi, np.zeros(model.nv))
+        pin.updateFramePlacements(model, data)
         poses.append(data.oMf[frame].homogeneous.copy())
+        acceleration = pin.getFrameClassicalAcceleration(model, data, frame,
+                                                         pin.LOCAL_WORLD_ALIGNED)
+        accelerations.append(np.r_[acceleration.linear, acceleration.angular])
         jacobians.append(_columns(pin.computeFrameJacobian(model, data, qi, frame,
                                                            pin.LOCAL_WORLD_ALIGNED), 6) @ G)
     kinematics = [_numeric(f"forward_kinematics = Pinocchio frame placement{name}",
                            ne.forward_kinematics(q), poses),
                   _numeric(f"jacobian = Pinocchio frame Jacobian (world axes){name}",
-                           ne.jacobian(q), jacobians)]
+                           ne.jacobian(q), jacobians),
+                  _numeric(f"jacobian_dot_qd = Pinocchio classical acceleration{name}",
+                           ne.jacobian_dot_qd(q, qd), accelerations)]
     if robot.frames:        # the named frames, by their names
         kinematics += [replace(row, check=row.check + name)
                        for row in _frame_rows(pin, model, data, ne, q_pin, q, qd, G)]
-    ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "aba", "fext", "drnea",
+    ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "nle", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian")}
-    viscous = np.diag([float(sympy.sympify(link.viscous).subs(symbols)) for link in robot.links])
-    friction = friction_torques(robot.spec, qd_links, symbols)
+    viscous = np.diag([0.0] * shift + [float(sympy.sympify(link.viscous).subs(symbols))
+                                       for link in robot.links])
+    friction = np.hstack([np.zeros((len(qd_links), shift)),
+                          friction_torques(robot.spec, qd_links[:, shift:], symbols)])
+    derivatives = "inverse_dynamics_derivatives" in available
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd_links, qdd_links, tau, friction, wrench):
         ref["rnea"].append(G.T @ (pin.rnea(model, data, qi, vi, ai) + fi))
         fext = [pin.Force.Zero() for _ in range(model.njoints)]
@@ -306,48 +360,59 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, urdf=None) -
         M = pin.crba(model, data, qi)
         M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
         ref["crba"].append(M)
-        ref["coriolis"].append(G.T @ pin.computeCoriolisMatrix(model, data, qi, vi) @ G)
         ref["gravity"].append(G.T @ pin.computeGeneralizedGravity(model, data, qi))
-        pin.computeRNEADerivatives(model, data, qi, vi, ai)
-        ref["drnea"].append((G.T @ data.dtau_dq @ G, G.T @ (data.dtau_dv + viscous) @ G))
+        ref["nle"].append(G.T @ pin.nonLinearEffects(model, data, qi, vi))
+        if "coriolis_matrix" in available:
+            ref["coriolis"].append(G.T @ pin.computeCoriolisMatrix(model, data, qi, vi) @ G)
+        if derivatives:
+            pin.computeRNEADerivatives(model, data, qi, vi, ai)
+            ref["drnea"].append((G.T @ data.dtau_dq @ G, G.T @ (data.dtau_dv + viscous) @ G))
         if singular:
             continue
         if not coupled:
             ref["aba"].append(pin.aba(model, data, qi, vi, ti - fi).copy())
-            pin.computeABADerivatives(model, data, qi, vi, ti - fi)
-            Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
-            ref["daba"].append((data.ddq_dq.copy(), data.ddq_dv - Minv @ viscous, Minv))
+            if derivatives:
+                pin.computeABADerivatives(model, data, qi, vi, ti - fi)
+                Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+                ref["daba"].append((data.ddq_dq.copy(), data.ddq_dv - Minv @ viscous, Minv))
         else:       # M qdd = tau - h - friction in the coordinates, and its derivatives there
             Minv = np.linalg.inv(M)
             h = G.T @ (pin.rnea(model, data, qi, vi, 0 * vi) + fi)
             acceleration = Minv @ (ti - h)
             ref["aba"].append(acceleration)
-            pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
-            ref["daba"].append((-Minv @ G.T @ data.dtau_dq @ G,
-                                -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
-    forward = [] if singular else [
+            if derivatives:
+                pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
+                ref["daba"].append((-Minv @ G.T @ data.dtau_dq @ G,
+                                    -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
+    rows = [] if singular else [
         _numeric("forward_dynamics = Pinocchio aba" if not coupled else
                  "forward_dynamics = Pinocchio crba and rnea solved",
-                 ne.forward_dynamics(q, qd, tau), ref["aba"]),
-        _numeric("forward_dynamics_derivatives = Pinocchio computeABADerivatives" if not coupled
-                 else "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
-                 ne.forward_dynamics_derivatives(q, qd, tau),
-                 tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9)]
-    rows = forward + [
-        _numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
-                 ne.inverse_dynamics(q, qd, qdd), ref["rnea"]),
-        _numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
-                 ne.inverse_dynamics_derivatives(q, qd, qdd),
-                 tuple(np.array(part) for part in zip(*ref["drnea"])), 1e-9),
-        _numeric("mass_matrix = Pinocchio crba", ne.mass_matrix(q), ref["crba"]),
-        _numeric("coriolis_matrix = Pinocchio computeCoriolisMatrix",
-                 ne.coriolis_matrix(q, qd), ref["coriolis"]),
-        _numeric("gravity_torques = Pinocchio computeGeneralizedGravity",
-                 ne.gravity_torques(q), ref["gravity"]),
-        _numeric("tool_wrench_torques = Pinocchio rnea with fext",
-                 ne.tool_wrench_torques(q, wrench), ref["fext"]),
-    ]
+                 ne.forward_dynamics(q, qd, tau), ref["aba"])]
+    if derivatives and not singular:
+        rows.append(_numeric(
+            "forward_dynamics_derivatives = Pinocchio computeABADerivatives" if not coupled
+            else "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
+            ne.forward_dynamics_derivatives(q, qd, tau),
+            tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9))
+    rows.append(_numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
+                         ne.inverse_dynamics(q, qd, qdd), ref["rnea"]))
+    if derivatives:
+        rows.append(_numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
+                             ne.inverse_dynamics_derivatives(q, qd, qdd),
+                             tuple(np.array(part) for part in zip(*ref["drnea"])), 1e-9))
+    rows.append(_numeric("mass_matrix = Pinocchio crba", ne.mass_matrix(q), ref["crba"]))
+    if "coriolis_matrix" in available:
+        rows.append(_numeric("coriolis_matrix = Pinocchio computeCoriolisMatrix",
+                             ne.coriolis_matrix(q, qd), ref["coriolis"]))
+    rows += [_numeric("gravity_torques = Pinocchio computeGeneralizedGravity",
+                      ne.gravity_torques(q), ref["gravity"]),
+             _numeric("nonlinear_effects = Pinocchio nonLinearEffects",
+                      ne.nonlinear_effects(q, qd), ref["nle"]),
+             _numeric("tool_wrench_torques = Pinocchio rnea with fext",
+                      ne.tool_wrench_torques(q, wrench), ref["fext"])]
     mass = sum(float(sympy.sympify(link.inertia.mass).subs(symbols)) for link in robot.links)
+    if robot.floating and robot.spec.base_body is not None:
+        mass += float(sympy.sympify(robot.spec.base_body.mass).subs(symbols))
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
@@ -366,7 +431,8 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
              "mass_matrix = Pinocchio crba, mimic joints",
              "jacobian = Pinocchio frame Jacobian, mimic joints")
     try:
-        model, configuration = (urdf_mimic_model(urdf[0], urdf[3]) if urdf is not None
+        model, configuration = (urdf_mimic_model(urdf[0], urdf[3], robot.spec.root)
+                                if urdf is not None
                                 else (pinocchio_model(robot.spec, symbols), np.atleast_2d))
     except (RuntimeError, ValueError) as exc:       # a mimic joint before the one it follows
         return [Row.skip(name, f"Pinocchio has no model of these mimic joints: {exc}")
@@ -388,7 +454,7 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     return rows
 
 
-def _snapping_rows(urdf, snapped, q, qd, qdd) -> list[Row]:
+def _snapping_rows(urdf, root, snapped, q, qd, qdd) -> list[Row]:
     """How far snapping the URDF's angles moves Pinocchio's model: tau, M and the tool's pose of
     the URDF as written against those of the snapped one (no row if nothing was snapped)."""
     import pinocchio as pin
@@ -396,7 +462,7 @@ def _snapping_rows(urdf, snapped, q, qd, qdd) -> list[Row]:
     from .reference import urdf_model
 
     path, base, tip, tolerance = urdf
-    written, _ = urdf_model(path, base, tip)
+    written, _ = urdf_model(path, base, tip, root=root)
     if all(a.isApprox(b, 0.0) for a, b in zip(written.jointPlacements, snapped.jointPlacements)):
         return []
 

@@ -19,6 +19,7 @@ from .api import generate as generate_files
 from .api import resolve_values
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
+from .derive.quantities import FIXED_BASE_ONLY
 from .emit.backends import BACKENDS
 from .emit.cache import CacheWarning
 from .emit.write import check_names, write_files
@@ -36,7 +37,7 @@ from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
 from .robot.rigid import QUARTER_TOLERANCE
-from .robot.urdf import read_chain
+from .robot.urdf import ROOTS, read_chain
 from .robot.write import FORMS
 from .version import __version__
 
@@ -99,7 +100,16 @@ def _snapping_saves(robot, robot_file, without, misses) -> str:
 def _derive(robot_file, progress, method="newton-euler", without=(), snap_angles=0.0):
     robot = _load(robot_file, without, snap_angles)
     progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
-    return robot, METHODS[method](robot, progress=progress)
+    return robot, _route(method, robot, progress)
+
+
+def _route(method, robot, progress):
+    """The robot's Dynamics by ``method``; a route that cannot take the robot (Lagrange's, a
+    floating base) is the user's error."""
+    try:
+        return METHODS[method](robot, progress=progress)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
 
 
 ROBOT = click.argument("robot_file", metavar="ROBOT")   # read (and refused) by load_robot
@@ -182,10 +192,14 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
-    dynamics = METHODS[method](robot, progress=progress)
+    dynamics = _route(method, robot, progress)
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)
+    if robot.floating and not quantities:
+        left = [name for name in FIXED_BASE_ONLY if name in dynamics.QUANTITIES]
+        click.echo(f"note: {robot.name} has a floating base, for which symdyn does not derive "
+                   f"{', '.join(left)} yet: they are left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)
@@ -520,10 +534,16 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
               "that multiple (the default takes the 1.57079632679 of many URDFs as pi/2; 1e-5 "
               "takes 1.5708 too).")
 @click.option("--source", help="Where the URDF comes from, for the file's source field.")
+@click.option("--root", type=click.Choice(ROOTS),
+              help="free_flyer: the URDF's root link floats, a free-flyer's six degrees of "
+                   "freedom ahead of the joints (Pinocchio's JointModelFreeFlyer); fixed: it is "
+                   "fixed to the world. Default: what the URDF's <symdyn:root> says, else "
+                   "fixed.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
 @QUIET
-def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, output, quiet):
+def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, root, output,
+            quiet):
     """Write a robot file for a URDF: the whole tree below --base (its mimic joints kept, its
     links on fixed joints as named frames), or the chain to --tip; joints, inertias (lumped over
     fixed joints), limits, friction, base and tool."""
@@ -533,7 +553,7 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, outp
     try:
         text, spec = import_urdf(urdf_file, base=base, tip=tip, name=name, form=form,
                                  allow_inconsistent_inertia=lenient, snap_angles=snap_angles,
-                                 source=source)
+                                 source=source, root=root)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except SymdynError as exc:

@@ -20,9 +20,10 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     regressor, the energies).
 
     Its root joint is placed at the file's ``base`` (so gravity, given in the world, acts on a
-    tilted robot as it would); its frames "link1".."linkn" are the file's link frames, the
-    named frames are the file's ``frames``, and "tool" is the frame named tool or the file's
-    ``tool`` in the last link's frame.
+    tilted robot as it would), or is a JointModelFreeFlyer carrying the base's body for a
+    floating base (joint i + 1 is then link i); its frames "link1".."linkn" are the file's link
+    frames, the named frames are the file's ``frames``, and "tool" is the frame named tool or
+    the file's ``tool`` in the last link's frame.
     """
     import pinocchio as pin
 
@@ -52,8 +53,17 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     model = pin.Model()
     model.gravity.linear = np.array([num(g) for g in spec.gravity])
     # after[i]: where link i's children are placed from, in its joint's frame; after[0]: the
-    # base. The joints are added in the file's order, so joint i is link i.
+    # base. The joints are added in the file's order, so joint i is link i (i + 1 after a
+    # free-flyer root, joint 1).
     after = [se3(spec.base)]
+    shift = int(spec.floating)
+    if spec.floating:
+        root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root_joint")
+        if spec.base_body is not None:
+            body = spec.base_body
+            model.appendBodyToJoint(root, pin.Inertia(
+                num(body.mass), np.array([num(c) for c in body.com]),
+                _matrix([num(v) for v in body.inertia])), pin.SE3.Identity())
     for i, link in enumerate(spec.links, start=1):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
@@ -72,7 +82,8 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
             joint_placement = placement               # joint i moves about z_{i-1}
             body = rz(theta) * tz(d) * tx(a) * rx(alpha)
         after.append(body)
-        jid = model.addJoint(link.parent, joint, joint_placement, f"joint{i}")
+        jid = model.addJoint(link.parent + shift if link.parent or shift else 0, joint,
+                             joint_placement, f"joint{i}")
         model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
     parent = len(spec.links)
@@ -80,18 +91,20 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     bodies = [after[0]] + [model.frames[model.getFrameId(f"link{i}")].placement
                            for i in range(1, parent + 1)]
     for frame in spec.frames:
-        model.addFrame(pin.Frame(frame.name, frame.parent, bodies[frame.parent]
-                                 * se3(frame.placement), pin.FrameType.OP_FRAME))
+        model.addFrame(pin.Frame(frame.name, frame.parent + shift if frame.parent else shift,
+                                 bodies[frame.parent] * se3(frame.placement),
+                                 pin.FrameType.OP_FRAME))
     # The tool, where a tool wrench is given: the file's tool in the last body's frame (unless
     # a frame is named tool).
     if not any(frame.name == "tool" for frame in spec.frames):
-        model.addFrame(pin.Frame("tool", parent, body * se3(spec.tool), pin.FrameType.OP_FRAME))
+        model.addFrame(pin.Frame("tool", parent + shift, body * se3(spec.tool),
+                                 pin.FrameType.OP_FRAME))
     armature = [num(link.gear_ratio) ** 2 * num(link.motor_inertia) for link in spec.links]
     if spec.payload is not None:                      # in the last link's frame
         load = spec.payload
         inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
                               _matrix([num(v) for v in load.inertia]))
-        model.appendBodyToJoint(parent, body.act(inertia), pin.SE3.Identity())
+        model.appendBodyToJoint(parent + shift, body.act(inertia), pin.SE3.Identity())
     # Mimic joints as Pinocchio makes them of a URDF's (buildModelFromUrdf(..., mimic=True)).
     # Pinocchio's armature is the coordinates' alone: a mimic joint's rotor, which turns
     # m times as fast as the followed joint's, adds m^2 times its inertia to that one's.
@@ -99,40 +112,42 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         if link.mimic is not None and mimic:
             m = num(link.multiplier)
             armature[link.mimic - 1] += m * m * armature[i - 1]
-            model = pin.transformJointIntoMimic(model, link.mimic, i, m, num(link.offset))
-    model.armature = np.array([a for link, a in zip(spec.links, armature)
-                               if link.mimic is None or not mimic])
+            model = pin.transformJointIntoMimic(model, link.mimic + shift, i + shift, m,
+                                                num(link.offset))
+    model.armature = np.array([0.0] * 6 * shift + [a for link, a in zip(spec.links, armature)
+                                                   if link.mimic is None or not mimic])
     return model
 
 
-def urdf_model(path, base=None, tip=None, snap_angles=0.0):
+def urdf_model(path, base=None, tip=None, snap_angles=0.0, root="fixed"):
     """Pinocchio's own model of a URDF (``buildModelFromUrdf``), cut to the chain that symdyn's
     importer takes from ``base`` to ``tip`` (its defaults alike): every joint off the chain
     locked at zero, as the importer holds them, and a frame "tool" at the tip link. Angles
     within ``snap_angles`` of a multiple of pi/12 are first made that multiple in the URDF's
     text, as ``symdyn import --snap-angles`` takes them. Returns the model and a function from
     symdyn's joint angles (N, n) to Pinocchio's configurations (a continuous joint's is its
-    cosine and sine)."""
+    cosine and sine). ``root`` "free_flyer": the model on Pinocchio's JointModelFreeFlyer, whose
+    configuration leads symdyn's q too."""
     import pinocchio as pin
 
     from .robot.urdf import read_chain
 
-    chain = read_chain(path, base, tip, allow_inconsistent_inertia=True, snap_angles=0.0)
-    full = (pin.buildModelFromXML(snapped_urdf(path, snap_angles)) if snap_angles
-            else pin.buildModelFromUrdf(str(path)))
-    keep = [j.name for j in chain.joints]
+    chain = read_chain(path, base, tip, allow_inconsistent_inertia=True, snap_angles=0.0,
+                       root=root)
+    full = _urdf(path, snap_angles, root)
+    keep = ["root_joint"] * (root == "free_flyer") + [j.name for j in chain.joints]
     locked = [full.getJointId(name) for name in full.names[1:] if name not in keep]
     model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
     frame = model.frames[model.getFrameId(chain.tip_link)]
     model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
     joints = [model.joints[model.getJointId(name)] for name in keep]
     configuration = _configuration(joints, model.nq)
-    if [j.idx_v for j in joints] != list(range(model.nv)):
+    if [j.idx_v for j in joints] != [sum(j.nv for j in joints[:k]) for k in range(len(joints))]:
         raise ValueError(f"{path}: Pinocchio orders the chain's joints otherwise")
     return model, configuration
 
 
-def urdf_mimic_model(path, snap_angles=0.0):
+def urdf_mimic_model(path, snap_angles=0.0, root="fixed"):
     """Pinocchio's own model of a whole URDF with its mimic joints
     (``buildModelFromUrdf(path, mimic=True)``), the angles snapped as urdf_model snaps them,
     with a frame "tool" at symdyn's tool (the last joint's child link). Returns the model and a
@@ -141,26 +156,39 @@ def urdf_mimic_model(path, snap_angles=0.0):
 
     from .robot.urdf import read_chain
 
-    chain = read_chain(path, allow_inconsistent_inertia=True, snap_angles=0.0)
-    model = (pin.buildModelFromXML(snapped_urdf(path, snap_angles), mimic=True) if snap_angles
-             else pin.buildModelFromUrdf(str(path), mimic=True))
+    chain = read_chain(path, allow_inconsistent_inertia=True, snap_angles=0.0, root=root)
+    model = _urdf(path, snap_angles, root, mimic=True)
     frame = model.frames[model.getFrameId(chain.tip_link)]
     model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
     return model, _configuration([model.joints[i] for i in range(1, model.njoints)
                                   if model.joints[i].nv], model.nq)
 
 
+def _urdf(path, snap_angles, root, mimic=False):
+    """buildModelFromUrdf of the URDF, its angles snapped (snapped_urdf), on a free-flyer for
+    ``root`` "free_flyer"."""
+    import pinocchio as pin
+
+    floating = [pin.JointModelFreeFlyer()] if root == "free_flyer" else []
+    if snap_angles:
+        return pin.buildModelFromXML(snapped_urdf(path, snap_angles), *floating, mimic=mimic)
+    return pin.buildModelFromUrdf(str(path), *floating, mimic=mimic)
+
+
 def _configuration(joints, nq):
-    """The function from symdyn's coordinates (N, n), one per joint of ``joints`` in order, to
-    Pinocchio's configurations: a continuous joint's is its cosine and sine."""
+    """The function from symdyn's q (N, nq'), the coordinates of ``joints`` in order, to
+    Pinocchio's configurations: a continuous joint's is its cosine and sine, a free-flyer's its
+    seven numbers as they are."""
     def configuration(q):
         q = np.atleast_2d(q)
         out = np.zeros((len(q), nq))
-        for k, joint in enumerate(joints):
+        k = 0
+        for joint in joints:
             if joint.nq == 2:
                 out[:, joint.idx_q], out[:, joint.idx_q + 1] = np.cos(q[:, k]), np.sin(q[:, k])
             else:
-                out[:, joint.idx_q] = q[:, k]
+                out[:, joint.idx_q:joint.idx_q + joint.nq] = q[:, k:k + joint.nq]
+            k += 1 if joint.nq == 2 else joint.nq
         return out
     return configuration
 

@@ -152,8 +152,9 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     bodies = [[symengine.Symbol(s.name) for s in standard[10 * i:10 * i + 10]]
               for i in range(n)]
     move = _mover()
-    bodies = moved_to_parents(robot, bodies, lambda link, ten: invariant_part(ten, link.revolute),
-                              lambda part, link: move(part, resting(link)))
+    bodies, _ = moved_to_parents(robot, bodies,
+                                 lambda link, ten: invariant_part(ten, link.revolute),
+                                 lambda part, link: move(part, resting(link)))
     memo: dict = {}       # to_sympy's
     grouped = [expand(g, memo) for body in bodies for g in body]
     return grouped + list(standard[10 * n:])          # the actuators' columns as they are

@@ -102,16 +102,19 @@ def _force_to_parent(b: ProgramBuilder, name: str, X: Placement, force: Force) -
     return Force(vector(b, f"n{name}", moved.angular), moved.linear)
 
 
-def _carried(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force: Force):
-    """(i, force) for i = j and each link inward of it to the base: the ``force`` of frame {j}
-    in frame {i}."""
+def _carried(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force: Force,
+             to_base: bool = False):
+    """(i, force) for i = j and each link inward of it, the ``force`` of frame {j} in frame
+    {i}; then (0, force in {0}) too with ``to_base``."""
     i = j
     while i:
         yield i, force
         parent = robot.links[i - 1].parent
-        if parent:
+        if parent or to_base:
             force = _force_to_parent(b, f"{name}{parent}_{j}", placements[i], force)
         i = parent
+    if to_base:
+        yield 0, force
 
 
 def _inward(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force) -> dict:
@@ -167,21 +170,49 @@ def _scaled(x, c):
 
 def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
     """M from the composite inertias: column j is the force moving composite body j alone, its
-    entries those of the links that support j (zero elsewhere: a tree's M is sparse)."""
-    n = len(robot.links)
-    M = sympy.zeros(n, n)
+    entries those of the links that support j (zero elsewhere: a tree's M is sparse). A
+    floating base's rows come first: the force carried into {0}, [f; n]."""
+    shift, n = robot.base_velocities, len(robot.links)
+    M = sympy.zeros(shift + n, shift + n)
     for link, body in zip(robot.links, composite):
-        j = link.index
-        for i, value in _inward(robot, b, "M", placements, j, body.times(_axis(link))).items():
-            M[i - 1, j - 1] = M[j - 1, i - 1] = value
+        j = shift + link.index - 1
+        for i, force in _carried(robot, b, "M", placements, link.index,
+                                 body.times(_axis(link)), robot.floating):
+            if i:
+                value = force.angular[2] if robot.links[i - 1].revolute else force.linear[2]
+                M[shift + i - 1, j] = M[j, shift + i - 1] = value
+            else:
+                for r, value in enumerate([*force.linear, *force.angular]):
+                    M[r, j] = M[j, r] = value
     return M
+
+
+def _base_block(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
+    """A floating base's 6 x 6 block of M: the whole robot's inertia in {0}, the base's body
+    and each child's composite body carried into {0}, rows and columns [linear; angular]."""
+    body = robot.root.inertia
+    body = Inertia(symengine.sympify(body.mass), Matrix(body.first_moment),
+                   Matrix(body.inertia_origin))
+    for c in robot.children[0]:
+        body = body + _to_parent(b, f"c{c}", placements[c], composite[c - 1])
+    whole = _named_inertia(b, "c0", body)
+    zero, block = symengine.zeros(3, 1), sympy.zeros(6, 6)
+    for k in range(6):
+        unit = symengine.zeros(3, 1)
+        unit[k % 3] = 1
+        force = whole.times(Motion(zero, unit) if k < 3 else Motion(unit, zero))
+        block[:, k] = sympy.Matrix([*force.linear, *force.angular])
+    return block
 
 
 def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     """M(q) without the rotors' inertia (quantities.py adds it)."""
     placements = _placements(robot, b)
-    return _columns(robot, b, placements,
-                    _composites(robot, b, placements, "c", _inertias(robot)))
+    composite = _composites(robot, b, placements, "c", _inertias(robot))
+    M = _columns(robot, b, placements, composite)
+    if robot.floating:
+        M[:6, :6] = _base_block(robot, b, placements, composite)
+    return M
 
 
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:

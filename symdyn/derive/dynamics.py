@@ -18,6 +18,7 @@ from .energy import total_mass
 from .quantities import (
     AS_GIVEN,
     COMPOSED,
+    FIXED_BASE_ONLY,
     FROM_REGRESSOR,
     NEED_FRAMES,
     NEED_INVERSE_M,
@@ -74,11 +75,10 @@ class Dynamics:
         if self.robot.parameters:
             return None
         program = self.program("mass_matrix")
-        n = self.robot.dof
         rng = np.random.default_rng(0)
         joints = None
         for _ in range(3):
-            M = evaluate(program, dict(zip(self.robot.q, rng.uniform(-3, 3, n))))
+            M = evaluate(program, dict(zip(self.robot.q, rng.uniform(-3, 3, self.robot.nq))))
             eigenvalues, vectors = np.linalg.eigh(M)
             if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):
                 return None
@@ -97,6 +97,8 @@ class Dynamics:
 
     def unavailable(self, name: str) -> str | None:
         """Why this robot has no quantity ``name``, or None where it has it."""
+        if name in FIXED_BASE_ONLY and self.robot.floating:
+            return "not yet derived for a floating base"
         if name in NEED_INVERSE_M and self.singular:
             return self.singular
         if name in NEED_FRAMES and not self.robot.frames:
@@ -110,6 +112,8 @@ class Dynamics:
     @cached_property
     def base_problem(self) -> str | None:
         """Why the base parameters cannot be found, or None."""
+        if self.unavailable("regressor"):
+            return self.unavailable("regressor")
         try:
             self.base
         except DerivationError as exc:
@@ -119,6 +123,8 @@ class Dynamics:
     def program(self, name: str = "inverse_dynamics") -> Program:
         if name not in QUANTITIES:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
+        if name in FIXED_BASE_ONLY and self.unavailable(name):
+            raise DerivationError(f"{self.robot.name} has no {name}: {self.unavailable(name)}")
         if name not in self._programs:
             self.progress(f"deriving {name} by {self.method}")
             if name in WHOLE_OF:
@@ -169,6 +175,9 @@ class Dynamics:
     @cached_property
     def base(self) -> BaseParameters:
         """The base parameters: grouping rules, then Gautier's QR on the regressor."""
+        if self.unavailable("regressor"):
+            raise DerivationError(f"{self.robot.name} has no base parameters: "
+                                  f"{self.unavailable('regressor')}")
         self.progress("base parameters: grouping rules and QR of the stacked regressor")
         return base_parameters(self.robot, self.program("regressor"))
 

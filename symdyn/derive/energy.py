@@ -17,17 +17,19 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot
-from .kinematics import forward_kinematics, world_frames
+from .kinematics import base_frame, forward_kinematics, world_frames
 
 
 def kinetic_energy(robot: Robot, route, b: ProgramBuilder) -> sympy.Expr:
     """1/2 qd^T (M qd), with M qd the inverse dynamics of the accelerations qd at rest and
     without gravity: one recursion of the route, no matrix."""
-    rest = [sympy.Integer(0)] * len(robot.links)
-    momentum = route.inverse_dynamics(b, rest, list(robot.link_qd), [0, 0, 0])
-    return sympy.Rational(1, 2) * sum(
-        (link.qd * (p + link.armature * link.qd) for p, link in zip(momentum, robot.links)),
-        sympy.Integer(0))
+    velocity = robot.slots(robot.link_qd, "velocity")
+    momentum = route.inverse_dynamics(b, [sympy.Integer(0)] * len(velocity), velocity,
+                                      [0, 0, 0])
+    armature = robot.slots(link.armature for link in robot.links)
+    return sympy.Rational(1, 2) * sum((v * (p + a * v) for v, p, a in zip(velocity, momentum,
+                                                                           armature)),
+                                      sympy.Integer(0))
 
 
 def potential_energy(robot: Robot, b: ProgramBuilder, gravity=None) -> sympy.Expr:
@@ -35,22 +37,32 @@ def potential_energy(robot: Robot, b: ProgramBuilder, gravity=None) -> sympy.Exp
     {0}, where the model's gravity g0 is (or ``gravity``, also in {0}), and the base's place in
     the world."""
     g0 = sympy.Matrix(robot.gravity if gravity is None else gravity)
-    height = (robot.base[:3, :3] * g0).dot(robot.base[:3, 3]) * total_mass(robot)
-    return b.define("V", -g0.dot(_moment(robot, forward_kinematics(robot, b))) - height)
+    # g in the world: a floating base's R(q) R(q)^T g0 is the file's g (for a unit quaternion)
+    world = (sympy.Matrix(robot.spec.gravity) if robot.floating and gravity is None
+             else robot.base[:3, :3] * g0)
+    height = world.dot(robot.base[:3, 3]) * total_mass(robot)
+    moment = _moment(robot, forward_kinematics(robot, b), (sympy.eye(3), sympy.zeros(3, 1)))
+    return b.define("V", -g0.dot(moment) - height)
 
 
 def center_of_mass(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
     """sum_i (m_i p_i + R_i MS_i) / sum_i m_i, the link frames in the world."""
-    moment = _moment(robot, world_frames(robot, b))
+    moment = _moment(robot, world_frames(robot, b), base_frame(robot, b))
     inverse = b.define("inverse_mass", 1 / total_mass(robot))
     return [b.define(f"com_{axis}", m * inverse) for axis, m in zip("xyz", moment)]
 
 
-def _moment(robot: Robot, frames) -> sympy.Matrix:
-    """sum_i m_i c_i = sum_i (m_i p_i + R_i MS_i), with (R_i, p_i) link i's frame in ``frames``."""
-    return sum((link.inertia.mass * p + R * link.inertia.first_moment
-                for link, (R, p) in zip(robot.links, frames)), sympy.zeros(3, 1))
+def _moment(robot: Robot, frames, base) -> sympy.Matrix:
+    """sum_i m_i c_i = sum_i (m_i p_i + R_i MS_i), with (R_i, p_i) link i's frame in ``frames``
+    and a floating base's body in its frame ``base``, (R_0, p_0) in the same frame."""
+    bodies = [(link.inertia, frame) for link, frame in zip(robot.links, frames)]
+    if robot.floating:
+        bodies.append((robot.root.inertia, base))
+    return sum((body.mass * p + R * body.first_moment for body, (R, p) in bodies),
+               sympy.zeros(3, 1))
 
 
 def total_mass(robot: Robot) -> sympy.Expr:
-    return sum((link.inertia.mass for link in robot.links), sympy.Integer(0))
+    """The links' masses, and a floating base's."""
+    return sum((link.inertia.mass for link in robot.links),
+               robot.root.inertia.mass if robot.floating else sympy.Integer(0))

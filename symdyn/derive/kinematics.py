@@ -44,9 +44,18 @@ def file_frames(robot: Robot) -> list[sympy.Matrix]:
     return [sympy.Matrix(link.file_frame) for link in robot.links]
 
 
+def base_frame(robot: Robot, b: ProgramBuilder) -> tuple[sympy.Matrix, sympy.Matrix]:
+    """^wR_0 and ^wp_0: the file's base placement, or a floating base's pose, its rotation's
+    entries named once (Rb_xy), from which every frame in the world is composed."""
+    R, p = sympy.Matrix(robot.base[:3, :3]), sympy.Matrix(robot.base[:3, 3])
+    if robot.floating:
+        R = _named(b, "Rb", R)
+    return R, p
+
+
 def world_frames(robot: Robot, b: ProgramBuilder) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
     """^wR_i and ^wp_i of every joint frame: the base placement, then the chain."""
-    base_R, base_p = robot.base[:3, :3], robot.base[:3, 3]
+    base_R, base_p = base_frame(robot, b)
     return [(R, p) if robot.base == sympy.eye(4) else
             (_named(b, f"Rw{i}", _times(base_R, R)),
              b.vector(f"pw{i}", _plus(base_p, _times(base_R, p))))
@@ -107,6 +116,12 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
     with the prefix ``name``."""
     moving = set(robot.support(link))
     columns = []
+    if robot.floating:
+        # [v; omega] of the base in its axes: the point moves by R v + (R omega) x (point - p_0)
+        R0, p0 = base_frame(robot, b)
+        arm = b.vector(f"{name}r0", point - p0)
+        columns = [sympy.Matrix.vstack(R0[:, k], sympy.zeros(3, 1)) for k in range(3)] + [
+            sympy.Matrix.vstack(R0[:, k].cross(arm), R0[:, k]) for k in range(3)]
     for joint, (R, p) in zip(robot.links, frames):
         z = R[:, 2]
         if joint.index not in moving:
@@ -118,8 +133,10 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
             columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
     J = sympy.Matrix.hstack(*columns)
     if robot.coupling:          # a coordinate's column: its joints' columns, by G
-        J = sympy.Matrix.hstack(*(sum((J[:, j] * m for j, m in links), sympy.zeros(6, 1))
-                                  for links in robot.coordinate_links))
+        shift = robot.base_velocities
+        J = sympy.Matrix.hstack(*columns[:shift], *(
+            sum((J[:, shift + j] * m for j, m in links), sympy.zeros(6, 1))
+            for links in robot.coordinate_links))
     return sympy.Matrix(6, robot.dof,
                         lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
 
@@ -128,8 +145,7 @@ def named_frames(robot: Robot, b: ProgramBuilder, frames) -> list[tuple]:
     """^wR and ^wp of each named frame: its link's frame (or the base), then its placement."""
     out = []
     for k, frame in enumerate(robot.frames, start=1):
-        R, p = (frames[frame.link - 1] if frame.link
-                else (robot.base[:3, :3], robot.base[:3, 3]))
+        R, p = frames[frame.link - 1] if frame.link else base_frame(robot, b)
         out.append(_composed(b, f"Rn{k}", R, p, frame.placement))
     return out
 
@@ -184,10 +200,19 @@ def frame_jacobians_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list
     velocity = [b.define(f"F{k}_v{r}", e)
                 for k, J in enumerate(_frame_jacobians(robot, b), start=1)
                 for r, e in enumerate(_times(J, robot.qd))]
-    return [directional_derivative(b, velocity, dict(zip(robot.link_q, robot.link_qd)), "_dt")]
+    return [directional_derivative(b, velocity, rates(robot, b), "_dt")]
 
 
 def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
     J = jacobian(robot, b)
     velocity = [b.define(f"v{k}", e) for k, e in enumerate(_times(J, robot.qd))]
-    return [directional_derivative(b, velocity, dict(zip(robot.link_q, robot.link_qd)), "_dt")]
+    return [directional_derivative(b, velocity, rates(robot, b), "_dt")]
+
+
+def rates(robot: Robot, b: ProgramBuilder) -> dict:
+    """d/dt of each configuration symbol at the velocity qd: each link's joint variable's
+    rate, a floating base's position's and quaternion's (FreeFlyer.rates, named)."""
+    own = dict(zip(robot.link_q, robot.link_qd))
+    if not robot.floating:
+        return own
+    return {**{s: b.define(f"{s}_dt", r) for s, r in robot.root.rates().items()}, **own}

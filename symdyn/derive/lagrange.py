@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
 from ..program.derivative import jacobian
 from ..robot.model import Robot
@@ -152,5 +153,12 @@ def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
 
 
 def lagrange(robot: Robot, *, progress=None) -> Dynamics:
-    """The dynamics of ``robot`` by the Euler-Lagrange route (programs are derived on demand)."""
+    """The dynamics of ``robot`` by the Euler-Lagrange route (programs are derived on demand).
+    A floating base is refused: Lagrange's equations differentiate in q, and a free-flyer's
+    configuration holds a unit quaternion whose rates are not its velocities (they would need
+    Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives it."""
+    if robot.floating:
+        raise DerivationError(f"{robot.name}: the Lagrange route takes fixed bases only (its "
+                              "equations differentiate in q, and a floating base's q holds a "
+                              "quaternion); use the Newton-Euler route")
     return Dynamics(robot, Lagrange(robot), progress=progress)

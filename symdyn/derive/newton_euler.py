@@ -19,6 +19,13 @@ Gravity enters as the base's acceleration dv_0 = -g. ``rnea`` takes the joint ve
 accelerations and the gravity as expressions, so the same recursion gives tau (symbols), g(q)
 (zeros) and M(q) qd (see quantities.py); M itself comes cheaper from composite bodies
 (composite.py).
+
+A floating base (model.FreeFlyer) is body 0 of the recursion: its velocity [v; omega] and
+acceleration [a; domega] (in {0}, the lists' first six entries) start the outward pass, with
+dv_0 = a + omega x v - g_0 (its origin's classical acceleration, gravity g_0 = R^T g in its
+axes), and the inward pass ends with its own force: the wrench [f_0; n_0] the base needs, the
+first six entries of tau (the Newton-Euler equations of the floating base, Handbook of
+Robotics, Section 2.5).
 """
 from __future__ import annotations
 
@@ -62,7 +69,7 @@ class NewtonEuler:
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
         robot = self.robot
-        n = len(robot.links)
+        n = robot.base_velocities + len(robot.links)
         R, p = Matrix(robot.tool[:3, :3]), Matrix(robot.tool[:3, 3])   # frame {n} of the file
         f_tip = vector(b, "f_tip", R * Matrix(force))
         n_tip = vector(b, "n_tip", R * Matrix(moment) + p.cross(f_tip))
@@ -92,19 +99,48 @@ def rnea(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, *, tip=None, steps=N
     """
     progress = progress or (lambda message: None)
     steps = [] if steps is None else steps
-    motions = forward_pass(robot, b, qd, qdd, gravity, steps, progress)
-    return backward_pass(robot, b, motions, steps, progress, tip)
+    base, motions = forward_pass(robot, b, qd, qdd, gravity, steps, progress)
+    return backward_pass(robot, b, base, motions, steps, progress, tip)
+
+
+def base_motion(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps) -> Motion:
+    """The base's motion in {0}: at rest, gravity as its acceleration, for a fixed base; for a
+    floating one, its velocity and acceleration, the first six entries of ``qd`` and ``qdd``."""
+    if not robot.floating:
+        zero = symengine.zeros(3, 1)
+        return Motion(zero, zero, -Matrix(gravity), symengine.zeros(3, 3),
+                      symengine.zeros(3, 3), None, None)
+    v, omega = Matrix(qd[:3]), vector(b, "w0", qd[3:6])
+    domega = vector(b, "dw0", qdd[3:6])
+    dv = vector(b, "dv0", Matrix(qdd[:3]) + omega.cross(v) - Matrix(gravity))
+    steps += [Step("omega", 0, sympy.ImmutableMatrix(omega)),
+              Step("domega", 0, sympy.ImmutableMatrix(domega)),
+              Step("dv", 0, sympy.ImmutableMatrix(dv))]
+    return _moving(b, 0, omega, domega, dv, None, None)
+
+
+def _moving(b: ProgramBuilder, i: int, omega, domega, dv, R, P) -> Motion:
+    """Link i's Motion, with omega omega^T and U named."""
+    products = {(r, c): define(b, f"ww{i}_{'xyz'[r]}{'xyz'[c]}", omega[r] * omega[c])
+                for r in range(3) for c in range(r, 3)}
+    ww = Matrix(3, 3, [products[min(r, c), max(r, c)] for r in range(3) for c in range(3)])
+    # S(omega)^2 = omega omega^T - |omega|^2 I
+    S, trace = skew(domega), ww[0, 0] + ww[1, 1] + ww[2, 2]
+    U = Matrix(3, 3, [define(b, f"U{i}_{'xyz'[r]}{'xyz'[c]}",
+                              S[r, c] + ww[r, c] - (trace if r == c else 0))
+                      for r in range(3) for c in range(3)])
+    return Motion(omega, domega, dv, U, ww, R, P)
 
 
 def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
-                 progress) -> list[Motion]:
+                 progress) -> tuple[Motion, list[Motion]]:
     """Base to tip: omega_i, domega_i, dv_i of each link from its parent's (Craig
-    (6.45)-(6.47)); the links come parents first."""
-    zero = symengine.zeros(3, 1)
-    base = Motion(zero, zero, -Matrix(gravity), symengine.zeros(3, 3), symengine.zeros(3, 3),
-                  None, None)
+    (6.45)-(6.47)); the links come parents first. ``qd`` and ``qdd`` hold a floating base's
+    six first (robot.base_velocities), then one per link."""
+    shift = robot.base_velocities
+    base = base_motion(robot, b, qd, qdd, gravity, steps)
     motions = []
-    for link, qd_i, qdd_i in zip(robot.links, qd, qdd):
+    for link, qd_i, qdd_i in zip(robot.links, qd[shift:], qdd[shift:]):
         i = link.index
         parent = motions[link.parent - 1] if link.parent else base
         progress(f"outward recursion, link {i}/{len(robot.links)}")
@@ -123,51 +159,57 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
             omega = vector(b, f"w{i}", omega_rot)
             domega = vector(b, f"dw{i}", R.T * parent.domega)
             dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(Z * qd_i) * 2 + Z * qdd_i)
-        products = {(r, c): define(b, f"ww{i}_{'xyz'[r]}{'xyz'[c]}", omega[r] * omega[c])
-                    for r in range(3) for c in range(r, 3)}
-        ww = Matrix(3, 3, [products[min(r, c), max(r, c)] for r in range(3) for c in range(3)])
-        # S(omega)^2 = omega omega^T - |omega|^2 I
-        S, trace = skew(domega), ww[0, 0] + ww[1, 1] + ww[2, 2]
-        U = Matrix(3, 3, [define(b, f"U{i}_{'xyz'[r]}{'xyz'[c]}",
-                                  S[r, c] + ww[r, c] - (trace if r == c else 0))
-                          for r in range(3) for c in range(3)])
-        motion = Motion(omega, domega, dv, U, ww, R, P)
+        motion = _moving(b, i, omega, domega, dv, R, P)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
                   Step("dv", i, sympy.ImmutableMatrix(dv))]
         motions.append(motion)
-    return motions
+    return base, motions
 
 
-def backward_pass(robot: Robot, b: ProgramBuilder, motions: list[Motion], steps,
+def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[Motion], steps,
                   progress, tip=None) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i with the forces of link i's children, and tau_i
-    (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link."""
+    (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link. A floating base
+    is body 0: its wrench [f_0; n_0] comes first in the list."""
     tau = [sympy.Integer(0)] * len(robot.links)
     transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
         progress(f"inward recursion, link {i}/{len(robot.links)}")
-        m, MS, J = (symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
-                    Matrix(link.inertia.inertia_origin))
-        F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
-        N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
-        f, n = F, N
-        if tip is not None and i == robot.tool_link:     # the environment, as a child
-            f, n = f + tip[0], n + tip[1]
-        children = robot.children[i]
-        for c in children:
-            f_c, n_c = transmitted.pop(c)
-            child = motions[c - 1]
-            f_rot = vector(b, f"fr{i}" if len(children) == 1 else f"fr{i}_{c}", child.R * f_c)
-            f, n = f + f_rot, n + child.R * n_c + child.P.cross(f_rot)
-        f, n = vector(b, f"f{i}", f), vector(b, f"n{i}", n)
-        transmitted[i] = f, n
+        f, n = _transmitted(robot, b, i, link.inertia, motion, motions, transmitted, steps,
+                            tip)
         tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
-        steps += [Step("F", i, sympy.ImmutableMatrix(F)), Step("N", i, sympy.ImmutableMatrix(N)),
-                  Step("f", i, sympy.ImmutableMatrix(f)), Step("n", i, sympy.ImmutableMatrix(n)),
-                  Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]]))]
-    return tau
+        steps.append(Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]])))
+    if not robot.floating:
+        return tau
+    f, n = _transmitted(robot, b, 0, robot.root.inertia, base, motions, transmitted, steps, tip)
+    return [b.define(f"tau0_{axis}", e) for axis, e in zip(("fx", "fy", "fz", "nx", "ny", "nz"),
+                                                            [*f, *n])] + tau
+
+
+def _transmitted(robot: Robot, b: ProgramBuilder, i: int, body, motion: Motion, motions,
+                 transmitted: dict, steps, tip) -> tuple[Matrix, Matrix]:
+    """f_i and n_i: body i's own force and moment (F_i, N_i) and those its children take from
+    it (popped from ``transmitted``), in frame {i}; kept in ``transmitted`` for its parent."""
+    m, MS, J = (symengine.sympify(body.mass), Matrix(body.first_moment),
+                Matrix(body.inertia_origin))
+    F = vector(b, f"F{i}", motion.dv * m + motion.U * MS)
+    N = vector(b, f"N{i}", euler(J, motion, b, i) + MS.cross(motion.dv), expand=False)
+    f, n = F, N
+    if tip is not None and i == robot.tool_link:     # the environment, as a child
+        f, n = f + tip[0], n + tip[1]
+    children = robot.children[i]
+    for c in children:
+        f_c, n_c = transmitted.pop(c)
+        child = motions[c - 1]
+        f_rot = vector(b, f"fr{i}" if len(children) == 1 else f"fr{i}_{c}", child.R * f_c)
+        f, n = f + f_rot, n + child.R * n_c + child.P.cross(f_rot)
+    f, n = vector(b, f"f{i}", f), vector(b, f"n{i}", n)
+    transmitted[i] = f, n
+    steps += [Step("F", i, sympy.ImmutableMatrix(F)), Step("N", i, sympy.ImmutableMatrix(N)),
+              Step("f", i, sympy.ImmutableMatrix(f)), Step("n", i, sympy.ImmutableMatrix(n))]
+    return f, n
 
 
 def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> Matrix:

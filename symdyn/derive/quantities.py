@@ -95,28 +95,31 @@ class Build:
     steps: list | None = None       # receives inverse dynamics' recorded equations
     progress: Callable[[str], None] | None = None
 
-    # The derivations run over every link's own joint variables; ``build`` writes a mimic
-    # joint's in the coordinates at the end, and the builders give the coordinates' forces.
+    # The derivations run over every link's own joint variables, after a floating base's six
+    # (Robot.slots: the routes' lists); ``build`` writes a mimic joint's in the coordinates at
+    # the end, and the builders give the coordinates' forces.
     @property
     def qd(self) -> list:
-        return list(self.robot.link_qd)
+        return self.robot.slots(self.robot.link_qd, "velocity")
 
     @property
     def qdd(self) -> list:
-        return list(self.robot.link_qdd)
+        return self.robot.slots(self.robot.link_qdd, "acceleration")
 
     @property
     def zeros(self) -> list:
-        return [sympy.Integer(0)] * len(self.robot.links)
+        return [sympy.Integer(0)] * (self.robot.base_velocities + len(self.robot.links))
+
 
 
 # -- the builders ---------------------------------------------------------------------------------
 def _inverse_dynamics(c: Build) -> list[list]:
     robot = c.robot
     rigid = c.route.inverse_dynamics(c.b, c.qd, c.qdd, robot.gravity, c.steps, c.progress)
-    return [forces(robot, [c.b.define(f"tau{i + 1}_total", rigid[i] + link.armature * link.qdd
-                                      + f)
-                           for i, (link, f) in enumerate(zip(robot.links, friction(robot)))])]
+    shift = robot.base_velocities
+    joints = [c.b.define(f"tau{i + 1}_total", rigid[shift + i] + link.armature * link.qdd + f)
+              for i, (link, f) in enumerate(zip(robot.links, friction(robot)[shift:]))]
+    return [forces(robot, rigid[:shift] + joints)]
 
 
 def _mass_matrix(c: Build) -> list[list]:
@@ -179,12 +182,24 @@ def _com_jacobian(c: Build) -> list[list]:
     column of the coupling G says (its own alone, without mimic joints)."""
     robot = c.robot
     com = energy.center_of_mass(robot, c.b)
-    G = robot.coupling_matrix
-    columns = directional_derivatives(
-        c.b, com, [{q: G[j, k] for j, q in enumerate(robot.link_q) if G[j, k] != 0}
-                   for k in range(robot.dof)],
-        [f"_dq{j + 1}" for j in range(robot.dof)])
+    columns = directional_derivatives(c.b, com, tangents(robot, c.b),
+                                      [f"_dq{j + 1}" for j in range(robot.dof)])
     return [[column[r] for r in range(3) for column in columns]]
+
+
+def tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
+    """Each velocity's direction in the configuration, {symbol: rate}: a joint coordinate moves
+    its own link's variable and its mimic joints' (the coupling G's column); a floating base's
+    velocity its position and quaternion (FreeFlyer.rates). The derivative of a program of q
+    along one is the column of its Jacobian that maps that velocity (Pinocchio's tangent-space
+    derivatives)."""
+    G = robot.coupling_matrix
+    joints = [{q: G[j, k] for j, q in enumerate(robot.link_q) if G[j, k] != 0}
+              for k in range(G.cols)]
+    if not robot.floating:
+        return joints
+    return [{s: b.define(f"{s}_d{k + 1}", rate) for s, rate in robot.root.rates(
+        [int(k == r) for r in range(6)]).items()} for k in range(6)] + joints
 
 
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
@@ -341,6 +356,10 @@ QUANTITIES = {q.name: q for q in (
 NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
 NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
+# Not derived for a floating base yet (issue 30): its Coriolis matrix, derivatives and
+# regressor need the base's terms in their recursions.
+FIXED_BASE_ONLY = ("coriolis_matrix", "inverse_dynamics_derivatives",
+                   "forward_dynamics_derivatives", "regressor") + FROM_REGRESSOR
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
 PER_FRAME = tuple(name for name, q in QUANTITIES.items() if q.per_frame)
@@ -458,7 +477,8 @@ def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT,
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:
-    """Viscous and Coulomb friction at each joint, none at rest.
+    """Viscous and Coulomb friction at each joint, none at rest (a Robot.slots list: none on
+    a floating base).
 
     Tc+ for qd > 0 and Tc- for qd < 0 is written (Tc+ - Tc-)/2 sign(qd) + (Tc+ + Tc-)/2
     sign(qd)^2: the same three cases, without a branch for the processor to mispredict.
@@ -468,24 +488,27 @@ def friction(robot: Robot) -> list[sympy.Expr]:
         plus, minus = link.coulomb
         s = sympy.sign(link.qd)
         out.append(link.viscous * link.qd + (plus - minus) / 2 * s + (plus + minus) / 2 * s**2)
-    return out
+    return robot.slots(out)
 
 
 def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
-    return M + sympy.diag(*(link.armature for link in robot.links))
+    return M + sympy.diag(*robot.slots(link.armature for link in robot.links))
 
 
 def forces(robot: Robot, tau):
     """G^T tau: the generalized forces on the coordinates of the links' joint forces ``tau``
-    (a list, or a matrix with a row per link), the virtual work of each coordinate's motion
-    (robot.coupling_matrix). ``tau`` itself without mimic joints."""
+    (a Robot.slots list, or a matrix with a row per entry of one), the virtual work of each
+    coordinate's motion (robot.coupling_matrix); a floating base's wrench is its velocities'
+    own. ``tau`` itself without mimic joints."""
     if not robot.coupling:
         return tau
-    moved = robot.coordinate_links
+    moved, shift = robot.coordinate_links, robot.base_velocities
     if isinstance(tau, list):
-        return [sympy.Add(*(m * tau[j] for j, m in links)) for links in moved]
-    return sympy.Matrix([[sympy.Add(*(m * tau[j, c] for j, m in links))
-                          for c in range(tau.cols)] for links in moved])
+        return tau[:shift] + [sympy.Add(*(m * tau[shift + j] for j, m in links))
+                              for links in moved]
+    return sympy.Matrix([[tau[r, c] for c in range(tau.cols)] for r in range(shift)]
+                        + [[sympy.Add(*(m * tau[shift + j, c] for j, m in links))
+                            for c in range(tau.cols)] for links in moved])
 
 
 def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:

@@ -115,8 +115,12 @@ class Module:
     shown only through the backend's ``text`` filter, which makes it inert in a comment."""
 
     name: str
-    dof: int
+    dof: int                 # nv: the size of qd, qdd and tau
+    nq: int                  # the size of q (nv + 1 with a floating base's quaternion)
     joints: str              # "7 joints", "6 joints and 2 mimic joints"
+    # Each joint with a coordinate, in q's order: (name, first index in q, in qd); a floating
+    # base's is root_joint, 7 numbers of q and 6 of qd.
+    coordinates: tuple[tuple[str, int, int], ...]
     parameters: tuple[str, ...]
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str              # where the file says its numbers come from
@@ -173,7 +177,9 @@ class Header:
 
     name: str
     dof: int
+    nq: int
     joints: str                            # as Module.joints
+    coordinates: tuple[tuple[str, int, int], ...]   # as Module.coordinates
     parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str
@@ -267,12 +273,13 @@ def module_code(header: Header, programs, backend: Backend, values=None,
     programs = [rename(p, names) for p in programs]
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     return Module(
-        name=header.name, dof=header.dof, joints=header.joints, parameters=parameters,
+        name=header.name, dof=header.dof, nq=header.nq, joints=header.joints,
+        coordinates=header.coordinates, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
         mimics=header.mimics, frames=header.frames,
         gravity=header.gravity, placements=header.placements,
-        limits=_limits(header.limits, printer, backend.infinity),
+        limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, header.docs[p.name], printer) for p in programs),
@@ -283,14 +290,21 @@ LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 
           ("TAU_MAX", "effort", 1))
 
 
-def _limits(limits, printer, infinity: str) -> tuple:
+def _limits(limits, printer, infinity: str, floating: bool) -> tuple:
     """The joints' limits as printed arrays, infinite where a link gives none; none at all for
-    a robot file without limits."""
+    a robot file without limits. A floating base's entries lead, as in Pinocchio's model: its
+    position unbounded, its quaternion's within [-1, 1] (Q_MIN and Q_MAX, of size nq), its
+    velocity and wrench unbounded (QD_MAX and TAU_MAX, of size nv)."""
     if all(link is None for link in limits):
         return ()
-    return tuple((name, tuple(printer.doprint(link[key]) if key in (link or {})
-                              else ("-" if sign < 0 else "") + infinity for link in limits))
-                 for name, key, sign in LIMITS)
+
+    def unbounded(sign):
+        return ("-" if sign < 0 else "") + infinity
+    base = {"lower": [unbounded(-1)] * 3 + ["-1.0"] * 4, "upper": [unbounded(1)] * 3 + ["1.0"] * 4,
+            "velocity": [unbounded(1)] * 6, "effort": [unbounded(1)] * 6}
+    return tuple((name, tuple((base[key] if floating else []) + [
+        printer.doprint(link[key]) if key in (link or {}) else unbounded(sign)
+        for link in limits])) for name, key, sign in LIMITS)
 
 
 def _standard_parameters(standard, printer) -> dict:

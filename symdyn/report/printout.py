@@ -193,10 +193,36 @@ INWARD = (
 )
 
 
+FLOATING = (     # a floating base: body 0 of the recursion, moving with its own velocity
+    (r"{}^{0}\omega_{0} = \omega_b,\quad {}^{0}\dot\omega_{0} = \dot\omega_b,\quad "
+     r"{}^{0}\dot v_{0} = a_b + \omega_b \times v_b - {}^{0}_{w}R\,g",
+     "w(0) = w_b, dw(0) = dw_b, dv(0) = a_b + w_b x v_b - R(0,w) g"),
+)
+BASE_WRENCH = (  # and its Newton-Euler equations close the inward recursion
+    (r"\begin{bmatrix} f_b \\ n_b \end{bmatrix} = \begin{bmatrix} {}^{0}f_{0} \\ {}^{0}n_{0} "
+     r"\end{bmatrix},\quad {}^{0}f_{0} = {}^{0}F_{0} + \sum_{c} {}^{0}_{c}R\,{}^{c}f_{c},\quad "
+     r"{}^{0}n_{0} = {}^{0}N_{0} + {}^{0}P_{C_0} \times {}^{0}F_{0} + \sum_{c} \left({}^{0}_{c}R\,"
+     r"{}^{c}n_{c} + {}^{0}P_{c} \times {}^{0}_{c}R\,{}^{c}f_{c}\right)",
+     "[f_b; n_b] = [f(0); n(0)], f(0) = F(0) + sum_c R(0,c) f(c), n(0) = N(0) + Pc(0) x F(0) "
+     "+ sum_c (R(0,c) n(c) + P(c) x R(0,c) f(c))"),
+)
+
+
 def _newton_euler(dynamics: Dynamics, show):
     robot = dynamics.robot
     record = dynamics.record
     blocks = []
+    if robot.floating:
+        motion = [sympy.Matrix(record.value(k, 0)) for k in ("omega", "domega", "dv")]
+        blocks.append(Block(
+            "Floating base: its motion starts the outward recursion", FLOATING,
+            "The base's velocity [v_b; w_b] and acceleration [a_b; dw_b] are in its own axes "
+            "(the first six of qd and qdd); its origin's acceleration carries gravity, R(0,w) g "
+            "being the gravity in the base's axes.", tuple(
+                Equation(Lhs(plain, latex, "0", "0", **accent), show(value))
+                for (plain, latex, accent), value in zip(
+                    (("ω", r"\omega", {}), ("ω", r"\omega", {"accent": "dot"}),
+                     ("v", "v", {"accent": "dot"})), motion))))
     first_prismatic = next((link for link in robot.links if not link.revolute), None)
     for link in robot.links:
         i = link.index
@@ -229,7 +255,20 @@ def _newton_euler(dynamics: Dynamics, show):
             Equation(Lhs("n", "n", str(i), str(i)), show(nn)),
             Equation(Lhs("τ", r"\tau", str(i)), show(tau)),
         )))
-    intro = (f"Recursive Newton-Euler derivation for {robot.name} ({n} joints), in Craig's "
+    if robot.floating:
+        f, nn = sympy.Matrix(record.value("f", 0)), sympy.Matrix(record.value("n", 0))
+        blocks.append(Block(
+            "Floating base: its Newton-Euler equations close the inward recursion", BASE_WRENCH,
+            "The wrench the base needs, force f_b and moment n_b about its origin in its own "
+            "axes, are the first six entries of tau: the Newton-Euler equations of one rigid "
+            "body (Kurfess (ed.), Robotics and Automation Handbook, Ch. 4) for the base with "
+            "the forces its children take from it (Featherstone, Rigid Body Dynamics "
+            "Algorithms, Ch. 9). Nothing actuates the base: tau's first six are zero for a "
+            "motion it can make on its own.", (
+                Equation(Lhs("f", "f", "0", "0"), show(f)),
+                Equation(Lhs("n", "n", "0", "0"), show(nn)))))
+    intro = (f"Recursive Newton-Euler derivation for {robot.name} ({table.joints(robot.spec)}), "
+             "in Craig's "
              "notation: the outward recursion gives each link's velocities and accelerations, "
              "the inward one the forces and torques at each joint (J. J. Craig, Introduction to "
              "Robotics: Mechanics and Control, 3rd ed., Section 6.5, Eqs. (6.45)-(6.53)). "
@@ -240,6 +279,9 @@ def _newton_euler(dynamics: Dynamics, show):
 def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
     """tau_i read as inertial + Coriolis and centrifugal + gravity terms (handbook section 4)."""
     robot = dynamics.robot
+    if dynamics.unavailable("coriolis_matrix"):
+        return [Block("Closed form", (), "Omitted: C(q, qd) of this robot: "
+                      f"{dynamics.unavailable('coriolis_matrix')}.", ())]
     programs = [dynamics.program(q) for q in ("mass_matrix", "coriolis_matrix", "gravity_torques")]
     if any(_too_large(p) for p in programs):
         return [Block("Closed form", (), "Omitted: fully expanded, M(q), C(q, qd) and g(q) of this "

@@ -26,24 +26,25 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
 
 def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
                 allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
-                source=None) -> tuple[str, RobotSpec]:
+                source=None, root=None) -> tuple[str, RobotSpec]:
     """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path`` (the whole tree
     below ``base`` where it branches and no ``tip`` is given), as text, and
     what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
     it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
     of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the URDF came
-    from. Raises RobotFileError for a URDF or a chain symdyn cannot take."""
+    from; ``root``: "fixed", "free_flyer" or None (read_chain). Raises RobotFileError for a
+    URDF or a chain symdyn cannot take."""
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
-                       snap_angles=snap_angles)
+                       snap_angles=snap_angles, root=root)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
     tree = any(joint.parent != k for k, joint in enumerate(chain.joints))
     part = (f"the tree below {chain.base_link}" if tree
             else f"chain {chain.base_link} -> {chain.tip_link}")
     imported = f"URDF {Path(path).name} (robot {chain.robot!r}), {part}, imported by symdyn"
     options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,
-               "--snap-angles": snap_angles, "--source": source}
+               "--snap-angles": snap_angles, "--source": source, "--root": root}
     defaults = {"--base": None, "--tip": None, "--name": None, "--form": "auto",
-                "--snap-angles": QUARTER_TOLERANCE, "--source": None}
+                "--snap-angles": QUARTER_TOLERANCE, "--source": None, "--root": None}
     command = ["symdyn", "import", Path(path).name] + [
         word for key, value in options.items() if value != defaults[key]
         for word in (key, str(value))]

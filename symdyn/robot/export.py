@@ -5,6 +5,10 @@ joint is placed by its transform at q = 0 and turns about (or slides along) z:
 
     world --base_joint--> base_link --joint1--> link1 ... --jointn--> linkn --tool_joint--> tool
 
+A floating base's base_link is the root, with the base's body, and no world: URDF has no
+floating joint, and a reader gives the root its free-flyer (Pinocchio's buildModelFromUrdf with
+JointModelFreeFlyer; <symdyn:root type="free_flyer"/> says so).
+
 Each link carries its body (the payload in the last) about its centre of mass. What URDF has no
 element for is kept in symdyn's own namespace, which other tools skip: the gravity
 (<symdyn:gravity>) and the actuator on the motor side (<symdyn:actuator>: rotor inertia, gear
@@ -46,9 +50,13 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     gravity = num.vector(spec.gravity)
     if not np.allclose(gravity, DEFAULT_GRAVITY, rtol=0, atol=0):
         out.append(f'  <symdyn:gravity xyz="{_words(gravity)}"/>')
-    out.append('  <link name="world"/>')
-    out += _fixed("base_joint", "world", "base_link", num.matrix(robot.base))
-    out.append('  <link name="base_link"/>')
+    if robot.floating:      # the root link moves: a reader adds its free-flyer
+        out.append('  <symdyn:root type="free_flyer"/>')
+        out += _link("base_link", robot.root.inertia, num, False, np.eye(4))
+    else:
+        out.append('  <link name="world"/>')
+        out += _fixed("base_joint", "world", "base_link", num.matrix(robot.base))
+        out.append('  <link name="base_link"/>')
     for link, row in zip(robot.links, spec.links):
         q0 = {link.q: 0}
         placement = np.eye(4)
@@ -56,7 +64,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
         placement[:3, 3] = num.vector(link.position.subs(q0))
         name, parent = f"link{link.index}", f"link{link.parent}" if link.parent else "base_link"
         out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
-        out += _link(name, link, num, visual, placement)
+        out += _link(name, link.inertia, num, visual, placement)
     out += _fixed("tool_joint", f"link{robot.tool_link}", "tool", num.matrix(robot.tool))
     out += ['  <link name="tool"/>', "</robot>", ""]
     return "\n".join(out)
@@ -121,11 +129,11 @@ def _joint(name, link, row, parent, child, placement, num) -> list[str]:
     return lines + ["  </joint>"]
 
 
-def _link(name, link, num, visual, placement) -> list[str]:
-    mass = num(link.inertia.mass)
+def _link(name, inertia, num, visual, placement) -> list[str]:
+    mass = num(inertia.mass)
     lines = [f'  <link name="{name}">']
-    h = num.vector(link.inertia.first_moment)
-    J = num.matrix(link.inertia.inertia_origin)
+    h = num.vector(inertia.first_moment)
+    J = num.matrix(inertia.inertia_origin)
     if mass or J.any():      # published data may give a massless link inertia
         c = h / mass if mass else np.zeros(3)
         about_com = J - mass * (c @ c * np.eye(3) - np.outer(c, c))

@@ -31,9 +31,10 @@ from .spec import (
     CONVENTIONS,
     DH_COLUMNS,
     JOINTS,
+    ROOTS,
+    BodySpec,
     FrameSpec,
     LinkSpec,
-    PayloadSpec,
     PlacementSpec,
     RobotSpec,
 )
@@ -55,7 +56,9 @@ C_HEADERS = {"assert", "complex", "ctype", "errno", "fenv", "float", "inttypes",
              "stdbool", "stddef", "stdint", "stdio", "stdlib", "stdnoreturn", "string", "tgmath",
              "threads", "time", "uchar", "wchar", "wctype", "unistd", "fcntl", "pthread", "alloca",
              "malloc", "memory", "strings", "sched", "termios"}
-JOINT_VARIABLE = re.compile(r"(q|qd|qdd|tau|f_ext)[0-9]+\Z")   # the derivation's own symbols
+# The derivation's own symbols: the joints' variables, and a floating base's (model.FreeFlyer).
+JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
+                            r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz]))\Z")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
 MAX_FILE_BYTES = 1 << 20
@@ -64,7 +67,7 @@ MAX_LINKS = 64
 MAX_INTEGER_DIGITS = 30
 
 TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
-            "allow_inconsistent_inertia", "base", "tool", "frames"}
+            "allow_inconsistent_inertia", "base", "tool", "frames", "root", "base_body"}
 FRAME_KEYS = {"name", "parent", "xyz", "rpy"}
 MAX_FRAMES = 256
 PLACEMENT_KEYS = {"xyz", "rpy"}
@@ -76,7 +79,7 @@ LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
 # A link's name: it names frames and, later, the generated code's joints (a C identifier).
 LINK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 BASE = "base"          # the parent of a link fixed to the base
-PAYLOAD_KEYS = {"mass", "com", "inertia", "shapes"}
+BODY_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
 SHAPE_KEYS = set(KINDS) | {"mass", "density", "xyz", "rpy", "axis"}
 LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
@@ -204,9 +207,19 @@ class _Reader:
                              f"({MAX_LINKS})", links_node, "links")
         links = tuple(self.link(node, i, convention) for i, node in enumerate(links_node.value))
         links = self.mimics(self.tree(links, convention))
-        payload = self.payload(top["payload"]) if "payload" in top else None
+        payload = self.body(top["payload"], "payload") if "payload" in top else None
         base, tool = (self.placement(top[key], key) if key in top else None
                       for key in ("base", "tool"))
+        root = self.choice(top["root"], "root", ROOTS) if "root" in top else "fixed"
+        base_body = self.body(top["base_body"], "base_body") if "base_body" in top else None
+        if root == "fixed" and base_body is not None:
+            raise self.error("a fixed base's body never moves, and no joint force depends on "
+                             "it", top["base_body"], "base_body",
+                             "root: free_flyer for a floating base, or no base_body")
+        if root == "free_flyer" and base is not None:
+            raise self.error("a floating base has no fixed place in the world: its pose is "
+                             "the configuration's first seven numbers", top["base"], "base",
+                             "no base with root: free_flyer")
         frames = self.frames(top["frames"], links) if "frames" in top else ()
         if tool is not None and any(frame.name == "tool" for frame in frames):
             raise self.error("the tool is given twice: as tool and as the frame named tool",
@@ -216,7 +229,7 @@ class _Reader:
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
                          warnings=tuple(self.warnings), base=base, tool=tool, frames=frames,
-                         angle_readings=tuple(self.angles))
+                         angle_readings=tuple(self.angles), root=root, base_body=base_body)
 
     def compose(self):
         """The document's root node, after checks that keep composing it cheap and its errors
@@ -711,24 +724,25 @@ class _Reader:
         return PlacementSpec(*(self.vector(keys[key], f"{field}.{key}", 3, kind) if key in keys
                                else zeros for key, kind in (("xyz", None), ("rpy", angles.ANGLE))))
 
-    def payload(self, node) -> PayloadSpec:
-        keys = self.mapping(node, "payload", PAYLOAD_KEYS)
+    def body(self, node, field) -> BodySpec:
+        """A rigid body: shapes alone, or mass with com and inertia about it."""
+        keys = self.mapping(node, field, BODY_KEYS)
         if "shapes" in keys:
             if keys.keys() - {"shapes"}:
-                raise self.error("give shapes alone, or mass, com and inertia", node, "payload")
-            mass, first, origin = self.shapes(keys["shapes"], "payload.shapes")
-            self.check_body(mass, first, origin, True, keys["shapes"], "payload")
+                raise self.error("give shapes alone, or mass, com and inertia", node, field)
+            mass, first, origin = self.shapes(keys["shapes"], f"{field}.shapes")
+            self.check_body(mass, first, origin, True, keys["shapes"], field)
             com = tuple(sympy.simplify(h / mass) for h in first)
             # back to the centre of mass: I_c = J_O - m (|c|^2 E - c c^T)
             shift = [sum(c**2 for c in com)] * 3
             inertia = tuple(sympy.simplify(j - mass * s) for j, s in zip(origin, (
                 shift[0] - com[0]**2, shift[1] - com[1]**2, shift[2] - com[2]**2,
                 -com[0] * com[1], -com[1] * com[2], -com[0] * com[2])))
-            return PayloadSpec(mass, com, inertia)
-        mass = self.expression(self.require(keys, "mass", node, "payload"), "payload.mass")
-        com = (self.vector(keys["com"], "payload.com", 3) if "com" in keys
+            return BodySpec(mass, com, inertia)
+        mass = self.expression(self.require(keys, "mass", node, field), f"{field}.mass")
+        com = (self.vector(keys["com"], f"{field}.com", 3) if "com" in keys
                else (sympy.Integer(0),) * 3)
-        inertia = (self.vector(keys["inertia"], "payload.inertia", 6) if "inertia" in keys
+        inertia = (self.vector(keys["inertia"], f"{field}.inertia", 6) if "inertia" in keys
                    else (sympy.Integer(0),) * 6)
-        self.check_body(mass, com, inertia, False, keys.get("inertia", keys["mass"]), "payload")
-        return PayloadSpec(mass, com, inertia)
+        self.check_body(mass, com, inertia, False, keys.get("inertia", keys["mass"]), field)
+        return BodySpec(mass, com, inertia)

@@ -80,6 +80,56 @@ class Link:
 
 
 @dataclass(frozen=True)
+class FreeFlyer:
+    """A floating base: the base frame {0} moves freely in the world (Pinocchio's
+    JointModelFreeFlyer, whose conventions these are).
+
+    Its configuration is the position of {0}'s origin in the world and the unit quaternion
+    (x, y, z, w) of its orientation; its velocity is [v; omega], the velocity of {0}'s origin and
+    the angular velocity, both in {0}'s axes (Pinocchio's LOCAL), and its acceleration their
+    spatial rate [dv; domega] (the classical acceleration of the origin is dv + omega x v).
+    Its body is the base link's inertia, about {0}'s origin."""
+
+    inertia: Inertia
+    position: tuple = sympy.symbols("base_x base_y base_z")
+    quaternion: tuple = sympy.symbols("base_qx base_qy base_qz base_qw")
+    velocity: tuple = sympy.symbols("base_vx base_vy base_vz base_wx base_wy base_wz")
+    acceleration: tuple = sympy.symbols("base_ax base_ay base_az base_dwx base_dwy base_dwz")
+
+    @property
+    def configuration(self) -> tuple:
+        return self.position + self.quaternion
+
+    def rotation(self) -> sympy.Matrix:
+        """^world R_0 of the quaternion, by the formula Eigen's toRotationMatrix (and so
+        Pinocchio) uses: a rotation for a unit quaternion; for another, the same matrix
+        Pinocchio computes, which is not a rotation."""
+        x, y, z, w = self.quaternion
+        return sympy.Matrix([
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+    def rates(self, velocity=None) -> dict:
+        """The time derivatives of the configuration's symbols at the base velocity
+        ``velocity`` (its symbols by default): d p/dt = R v and d quat/dt = quat (0, omega) / 2,
+        the directions along which a derivative in the configuration moves (a Jacobian's
+        base columns are these rates for unit velocities)."""
+        v, omega = (sympy.Matrix(part) for part in _halves(velocity or self.velocity))
+        x, y, z, w = self.quaternion
+        wx, wy, wz = omega
+        dp = self.rotation() * v
+        dquat = [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
+                 (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
+        return {s: sympy.expand(r) for s, r in zip(self.configuration, [*dp, *dquat])
+                if sympy.expand(r) != 0}
+
+
+def _halves(six) -> tuple:
+    return tuple(six[:3]), tuple(six[3:])
+
+
+@dataclass(frozen=True)
 class Frame:
     """A named frame fixed to link ``link`` (0: the base frame {0}), placed in its joint frame."""
 
@@ -99,15 +149,43 @@ class Robot:
     tool_link: int                      # that link: the frame named tool's, or the last
     base: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))   # ^{world}T_0
     frames: tuple["Frame", ...] = ()    # the named frames, in the file's order
+    # A floating base, or None for a base fixed in the world. With one, ``base`` is its pose
+    # (in its configuration's symbols) and ``gravity`` is in {0}'s axes: R(q)^T g.
+    root: FreeFlyer | None = None
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     @property
+    def floating(self) -> bool:
+        return self.root is not None
+
+    @property
     def dof(self) -> int:
-        """The number of coordinates: one per joint, but none for a mimic joint."""
-        return len(self.coordinates)
+        """nv, the number of velocities: one per joint, but none for a mimic joint, and six
+        for a floating base."""
+        return len(self.qd)
+
+    @property
+    def nq(self) -> int:
+        """The configuration's size: nv, and one more for a floating base's quaternion."""
+        return len(self.q)
+
+    @property
+    def base_velocities(self) -> int:
+        """How many velocities the base has (6 floating, 0 fixed): the first of q's
+        derivatives, ahead of the joints' coordinates."""
+        return 6 if self.floating else 0
+
+    def slots(self, links, base: str | None = None) -> list:
+        """A list the derivations take and give, one entry per velocity of the bodies: a
+        floating base's six (its ``base`` symbols, "velocity" or "acceleration", or zeros),
+        then ``links``' (one per link, mimic joints' too)."""
+        if not self.floating:
+            return list(links)
+        head = list(getattr(self.root, base)) if base else [sympy.Integer(0)] * 6
+        return head + list(links)
 
     @cached_property
     def coordinates(self) -> tuple[int, ...]:
@@ -152,16 +230,21 @@ class Robot:
 
     @cached_property
     def q(self) -> tuple[sympy.Symbol, ...]:
-        """The coordinates: the generated functions' q."""
-        return tuple(self.links[i - 1].q for i in self.coordinates)
+        """The generated functions' q: a floating base's configuration (seven numbers), then
+        the joints' coordinates."""
+        base = self.root.configuration if self.root else ()
+        return base + tuple(self.links[i - 1].q for i in self.coordinates)
 
     @cached_property
     def qd(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(self.links[i - 1].qd for i in self.coordinates)
+        """Its velocity: a floating base's six, then the coordinates' rates."""
+        base = self.root.velocity if self.root else ()
+        return base + tuple(self.links[i - 1].qd for i in self.coordinates)
 
     @cached_property
     def qdd(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(self.links[i - 1].qdd for i in self.coordinates)
+        base = self.root.acceleration if self.root else ()
+        return base + tuple(self.links[i - 1].qdd for i in self.coordinates)
 
     # Each link's own joint variables, which the derivations treat as independent; a mimic
     # joint's follow the coordinates by ``coupling``.
@@ -184,7 +267,7 @@ class Robot:
         forces on the coordinates G^T tau of the links' joint forces tau. The identity
         without mimic joints."""
         column = {link: k for k, link in enumerate(self.coordinates)}
-        G = sympy.zeros(len(self.links), self.dof)
+        G = sympy.zeros(len(self.links), len(self.coordinates))
         for link in self.links:
             if link.mimic is None:
                 G[link.index - 1, column[link.index]] = 1
@@ -233,6 +316,8 @@ class Robot:
         parents = [coordinate(self.links[i - 1].parent) for i in self.coordinates]
         if any(p >= k for k, p in enumerate(parents)):     # a joint follows one outward of it
             return None
+        if self.floating:       # the base's six, a chain, support every joint: M's first rows
+            parents = [-1, 0, 1, 2, 3, 4] + [p + 6 if p >= 0 else 5 for p in parents]
 
         def chain(k):
             out = set()
@@ -240,7 +325,9 @@ class Robot:
                 out.add(k)
                 k = parents[k]
             return out
-        if all(ancestors(link.index) <= chain(coordinate(link.index)) for link in self.links):
+        shift = self.base_velocities
+        if all({a + shift for a in ancestors(link.index) if a >= 0}
+               <= chain(coordinate(link.index) + shift) for link in self.links):
             return tuple(parents)
         return None
 
@@ -303,13 +390,23 @@ class Robot:
             if spec.tool is not None:
                 tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
         gravity = sympy.Matrix(spec.gravity)      # in the world, which is {0} unless placed
-        base = sympy.eye(4)
+        base, root = sympy.eye(4), None
         if spec.base is not None:
             base = pose(spec.base.xyz, spec.base.rpy)
-            gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
+        if spec.floating:
+            body = spec.base_body
+            root = FreeFlyer(stored(Inertia.from_com(
+                body.mass, sympy.Matrix(body.com), inertia_matrix(*body.inertia)), folded)
+                if body is not None else Inertia(sympy.Integer(0), _ZERO3, _ZERO33))
+            base[:3, :3], base[:3, 3] = root.rotation(), sympy.Matrix(root.position)
+        gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
         return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
                    folded(sympy.ImmutableMatrix(tool)), tool_link,
-                   folded(sympy.ImmutableMatrix(base)), frames)
+                   folded(sympy.ImmutableMatrix(base)), frames, root)
+
+
+_ZERO3 = sympy.ImmutableMatrix.zeros(3, 1)
+_ZERO33 = sympy.ImmutableMatrix.zeros(3, 3)
 
 
 def _placement(alpha, a, theta, d):

@@ -6,7 +6,8 @@ joint it is the mass M_j, the first moment MZ_j along the axis and YY_j on both 
 (giving XXR_j = XX_j - YY_j, MR_{p(j)} = M_{p(j)} + M_j, ...); for a prismatic joint the whole
 rotational inertia (about any point: a body without mass or first moment). Moved into the
 parent's frame by the joint's placement at q_j = 0, tip first so that a part carries what its
-children gave it, it changes no joint force; from a child of the fixed base it vanishes.
+children gave it, it changes no joint force; from a child of the fixed base it vanishes, and a
+floating base's body takes it as any parent does.
 
 The rule is written once, here, and used twice:
 
@@ -37,11 +38,14 @@ def invariant_part(ten, revolute: bool) -> tuple:
     return (0, 0, 0, 0, xx, xy, yy, xz, yz, zz)
 
 
-def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable) -> list[list]:
+def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable,
+                     base=None) -> tuple[list[list], list | None]:
     """``tens`` (each link's ten parameters) with the ``part(link, ten)`` of each link (None:
     nothing) taken from it and, carried by ``move(part, link)`` into the parent's frame, added
-    to the parent's: tip first, over the tree."""
+    to the parent's: tip first, over the tree. ``base``: a floating base's ten, which its
+    children's parts add to (None: a fixed base, where they vanish); returned with the links'."""
     tens = [list(ten) for ten in tens]
+    root = None if base is None else list(base)
     for link in reversed(robot.links):
         piece = part(link, tens[link.index - 1])
         if piece is None:
@@ -50,7 +54,9 @@ def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable) -> list
         if link.parent:
             tens[link.parent - 1] = [g + x for g, x in zip(tens[link.parent - 1],
                                                            move(piece, link))]
-    return tens
+        elif root is not None:
+            root = [g + x for g, x in zip(root, move(piece, link))]
+    return tens, root
 
 
 def resting(link: Link) -> Placement:
@@ -70,8 +76,12 @@ def regrouped(robot: Robot) -> Robot:
         body = Inertia.from_parameters(piece, sympy.Matrix)
         return stored(resting(link).act_inertia(body)).parameters()
 
-    tens = moved_to_parents(robot, (link.inertia.parameters() for link in robot.links),
-                            part, move)
+    tens, base = moved_to_parents(robot, (link.inertia.parameters() for link in robot.links),
+                                  part, move,
+                                  robot.root.inertia.parameters() if robot.floating else None)
     links = tuple(replace(link, inertia=stored(Inertia.from_parameters(ten, sympy.Matrix)))
                   for link, ten in zip(robot.links, tens))
-    return replace(robot, links=links)
+    if base is None:
+        return replace(robot, links=links)
+    body = stored(Inertia.from_parameters(base, sympy.Matrix))
+    return replace(robot, links=links, root=replace(robot.root, inertia=body))

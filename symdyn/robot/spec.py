@@ -15,6 +15,9 @@ from . import angles
 CONVENTIONS = ("standard", "modified", "urdf")
 DH_COLUMNS = ("a", "alpha", "d", "theta")
 JOINTS = ("revolute", "prismatic")
+# The root joint: the base fixed in the world, or a free-flyer (six degrees of freedom, its
+# configuration a position and a unit quaternion, Pinocchio's JointModelFreeFlyer).
+ROOTS = ("fixed", "free_flyer")
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,9 @@ class FrameSpec:
 
 
 @dataclass(frozen=True)
-class PayloadSpec:
-    """A load rigidly fixed to the last link, given in the last link's frame (about its COM)."""
+class BodySpec:
+    """A rigid body about its centre of mass: the payload fixed to the last link (in that
+    link's frame), or a floating base's own body (in the base frame {0})."""
 
     mass: sympy.Expr
     com: tuple
@@ -116,7 +120,7 @@ class RobotSpec:
     parameters: tuple[sympy.Symbol, ...]  # the free symbols, in order of first appearance
     path: str
     digest: str  # sha256 of the file's bytes: generated files say which version they came from
-    payload: PayloadSpec | None = None
+    payload: BodySpec | None = None
     warnings: tuple[str, ...] = ()   # what is odd but accepted, for the user to see
     base: PlacementSpec | None = None   # frame {0} in the world; None: the world is {0}
     tool: PlacementSpec | None = None   # the tool frame in the last link's frame {n}
@@ -125,3 +129,9 @@ class RobotSpec:
     # Numbers of angle fields near a special angle (see angles.py): those read as the angle
     # have ``exact`` set, the others are near misses kept as written.
     angle_readings: tuple[angles.Reading, ...] = ()
+    root: str = "fixed"                 # one of ROOTS
+    base_body: BodySpec | None = None   # a floating base's body; None: none (no mass)
+
+    @property
+    def floating(self) -> bool:
+        return self.root == "free_flyer"

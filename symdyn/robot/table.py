@@ -88,10 +88,12 @@ class _Tree:
 
 
 def joints(spec: RobotSpec) -> str:
-    """"7 joints", or "6 joints and 2 mimic joints": the coordinates', then the others'."""
+    """"7 joints", or "6 joints and 2 mimic joints": the coordinates', then the others'; "a
+    floating base and 12 joints" on a free-flyer."""
     mimics = sum(link.mimic is not None for link in spec.links)
     own = f"{len(spec.links) - mimics} joint{'s' if len(spec.links) - mimics != 1 else ''}"
-    return own + (f" and {mimics} mimic joint{'s' if mimics > 1 else ''}" if mimics else "")
+    return (("a floating base and " if spec.floating else "") + own
+            + (f" and {mimics} mimic joint{'s' if mimics > 1 else ''}" if mimics else ""))
 
 
 def link_name(spec: RobotSpec, i: int) -> str:
@@ -101,14 +103,18 @@ def link_name(spec: RobotSpec, i: int) -> str:
 
 
 def inertial(spec: RobotSpec) -> Table:
-    """Each link's mass, centre of mass (or first moment) and inertia, as the file gives them."""
+    """Each link's mass, centre of mass (or first moment) and inertia, as the file gives them;
+    a floating base's body first, as link 0."""
+    body = spec.base_body
+    base = (("0 (floating base)", body.mass, tuple(body.com), tuple(body.inertia)),) \
+        if spec.floating and body is not None else ()
     return Table("Inertial parameters (link frame {i})",
                  ("i", "mass", "centre of mass / first moment", "inertia"),
-                 tuple((str(i), link.mass,
-                        tuple(link.com if link.com is not None else link.first_moment),
-                        tuple(link.inertia if link.inertia is not None
-                              else link.inertia_origin))
-                       for i, link in enumerate(spec.links, start=1)))
+                 base + tuple((str(i), link.mass,
+                               tuple(link.com if link.com is not None else link.first_moment),
+                               tuple(link.inertia if link.inertia is not None
+                                     else link.inertia_origin))
+                              for i, link in enumerate(spec.links, start=1)))
 
 
 def placements(spec: RobotSpec) -> Table | None:

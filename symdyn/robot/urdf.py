@@ -12,7 +12,9 @@ joints on it are folded into the next joint's placement, or into the tool after 
 Everything that moves with a chain joint and no later one -- links on fixed joints, and subtrees
 on joints that are not in the chain, held at zero as Pinocchio's buildReducedModel holds them --
 is lumped into that joint's body by the parallel-axis theorem. Links before the first joint are
-fixed to the world and do not enter the dynamics.
+fixed to the world and do not enter the dynamics -- but on a floating base (``root``
+"free_flyer", Pinocchio's buildModelFromUrdf with JointModelFreeFlyer), where the URDF's root
+link moves freely and carries, lumped the same way, every link fixed to it.
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
                "planar": "a planar joint (3 degrees of freedom)"}
 ACTUATOR = "symdyn:actuator"    # symdyn's own elements, as export.py writes them
 GRAVITY = "symdyn:gravity"
+ROOT = "symdyn:root"            # <symdyn:root type="free_flyer"/>: an export's floating base
+ROOTS = ("fixed", "free_flyer")
 
 
 @dataclass(frozen=True)
@@ -102,19 +106,36 @@ class Chain:
     # A whole tree's links on fixed joints (sensors, fingertips): (URDF link, the movable joint
     # it is fixed to, 1-based, 0 the base; its pose in that joint's child link frame)
     frames: tuple[tuple[str, int, np.ndarray], ...] = field(default=())
+    # A floating base's body: the root link and every link fixed to it, about the root link's
+    # origin; None for a base fixed to the world.
+    root_body: Inertia | None = None
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
                allow_inconsistent_inertia: bool = False,
-               snap_angles: float = QUARTER_TOLERANCE) -> Chain:
+               snap_angles: float = QUARTER_TOLERANCE, root: str | None = None) -> Chain:
     """The chain from ``base`` (default: the root link) to ``tip`` of the URDF at ``path``, or,
     without a ``tip`` where the movable joints below ``base`` branch, the whole tree below it
     (its joints depth first, as Pinocchio numbers them); without a ``tip`` and no branch, the
     chain to the only end. RobotFileError names element and line. Inertias no rigid body has
     are errors, or warnings with ``allow_inconsistent_inertia``; angles within
-    ``snap_angles`` of a multiple of pi/2 are taken as that multiple."""
+    ``snap_angles`` of a multiple of pi/2 are taken as that multiple. ``root``: "fixed",
+    "free_flyer" (the root link floats), or None for what the URDF's <symdyn:root> says
+    (fixed without one)."""
     tree = _Tree(Path(path), allow_inconsistent_inertia, snap_angles)
-    return tree.chain(base, tip)
+    chain = tree.chain(base, tip)
+    if (root or tree.root) == "fixed":
+        return chain
+    if chain.base_link != tree.root_link:
+        raise RobotFileError(path, f"a floating base moves the URDF's root link "
+                             f"{tree.root_link!r}, not {chain.base_link!r}",
+                             expected="no --base with --root free_flyer")
+    first = chain.joints[0].link if not any(j.parent != k for k, j in enumerate(chain.joints)) \
+        else None
+    locked = list(chain.locked)
+    body = tree.lumped(chain.base_link, first, locked, chain={j.name for j in chain.joints},
+                       whole=first is None)
+    return replace(chain, root_body=body, locked=tuple(locked))
 
 
 class _Builder(xml.sax.ContentHandler):
@@ -143,6 +164,11 @@ class _Tree:
             raise self.error(f"the root element is <{root.tag}>", root,
                              expected="a URDF file, whose root element is <robot>")
         self.robot = root.attrs.get("name", "")
+        floating = self.only(root, ROOT)
+        self.root = "fixed" if floating is None else floating.attrs.get("type")
+        if self.root not in ROOTS:
+            raise self.error(f"<{ROOT}> type {self.root!r} is not known", floating,
+                             expected=" or ".join(ROOTS))
         gravity = self.only(root, GRAVITY)
         self.gravity = (Chain.gravity if gravity is None
                         else tuple(float(g) for g in self.numbers(gravity, "xyz", 3)))
@@ -168,6 +194,11 @@ class _Tree:
         self.children: dict[str, list[Joint]] = {name: [] for name in self.links}
         for joint in self.joints.values():
             self.children[joint.parent].append(joint)
+
+    @property
+    def root_link(self) -> str:
+        """The link no joint has as its child (chain() checks there is one)."""
+        return next(name for name in self.links if name not in self.joints)
 
     # -- XML ---------------------------------------------------------------------------------
     def error(self, message, element=None, expected=None):

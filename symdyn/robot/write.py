@@ -52,8 +52,12 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     tree = any(joint.parent != k for k, joint in enumerate(chain.joints))
     if tree and form == "modified":
         raise ValueError("a tree is written as the URDF places its joints, not in modified DH")
+    floating = chain.root_body is not None
+    if floating and form == "modified":
+        raise ValueError("a floating base is written as the URDF places its joints: its frame "
+                         "{0} is the URDF's root link, which a DH table would move")
     table = None
-    if form != "urdf" and not tree:
+    if form != "urdf" and not tree and not floating:
         tip = _compose(placements) @ chain.tool
         table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
         if table is None and form == "modified":
@@ -77,6 +81,10 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
               f"gravity: {decimals(chain.gravity)}"]
     if chain.warnings:
         lines.append("allow_inconsistent_inertia: true   # as the URDF's data")
+    if floating:
+        lines += ["root: free_flyer", "base_body: {" + ", ".join(
+            entry.strip() for entry in _body(chain.root_body)) + "}   # "
+            + _quote(chain.base_link) + " and the links fixed to it"]
     lines.append("links:")
     base, tool = chain.base, chain.tool
     if table is None:
@@ -119,9 +127,9 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     return "\n".join(lines) + "\n", convention
 
 
-def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
-    entries = [f"joint: {joint.kind}   # {_quote(joint.name)}", *placement_lines,
-               f"mass: {decimal(body.mass)}"]
+def _body(body) -> list[str]:
+    """A body's mass, centre of mass and inertia about it, as a robot file gives them."""
+    entries = [f"mass: {decimal(body.mass)}"]
     if body.mass or body.inertia_origin.any():
         com = body.com()
         tensor = body.inertia_com()
@@ -129,6 +137,11 @@ def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
         # the tensor about the COM is a difference: its noise is next to the one about the origin
         entries += [f"com: {decimals(com)}",
                     f"inertia: {decimals(six, np.abs(body.inertia_origin).max())}"]
+    return entries
+
+
+def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
+    entries = [f"joint: {joint.kind}   # {_quote(joint.name)}", *placement_lines, *_body(body)]
     if joint.limits:
         entries.append("limits: {" + ", ".join(f"{k}: {decimal(v)}"
                                                for k, v in joint.limits.items()) + "}")

@@ -129,10 +129,10 @@ def test_a_cpp_controller_includes_every_header_and_links(tmp_path):
     robots = [symdyn.load_robot(path) for path in sorted(ROBOTS.glob("*.yaml"))]
     calls = []
     for robot in robots:
-        name, n, p = robot.name, robot.dof, len(robot.parameters)
+        name, n, nq, p = robot.name, robot.dof, robot.nq, len(robot.parameters)
         params = f", p_{name}" if p else ""
         declare = f", p_{name}[{p}] = {{{', '.join(['1.0'] * p)}}}" if p else ""
-        calls.append(f"    double tau_{name}[{n}], q_{name}[{n}] = {{0}}{declare};\n"
+        calls.append(f"    double tau_{name}[{n}], q_{name}[{nq}] = {{0}}{declare};\n"
                      f"    {name}_gravity_torques(q_{name}{params}, tau_{name});\n"
                      f"    std::printf(\"%.17g\\n\", tau_{name}[0]);\n")
     includes = "".join(f'#include "{robot.name}.h"\n' for robot in robots)
@@ -154,4 +154,4 @@ def test_a_cpp_controller_includes_every_header_and_links(tmp_path):
     for value, robot in zip(printed, robots):
         python = symdyn.python_module(symdyn.newton_euler(robot), quantities=["gravity_torques"])
         args = [np.ones(len(robot.parameters))] if robot.parameters else []
-        assert float(value) == python.gravity_torques(np.zeros(robot.dof), *args)[0]
+        assert float(value) == python.gravity_torques(np.zeros(robot.nq), *args)[0]

@@ -59,8 +59,8 @@ def compiled(dynamics, tmp_path_factory):
 def wrapper_source(dynamics, out):
     """The CPython wrapper symdyn.compile builds for the robot, written beside its C."""
     robot, c = dynamics.robot, BACKENDS["c"]
-    module = module_code(robot, [symdyn.optimize(dynamics.program(name))
-                                 for name in dynamics.available], c)
+    module = module_code(robot, [symdyn.optimize(program) for name in dynamics.available
+                                 for program in dynamics.programs(name)], c)
     source = render(module, c)
     (path, text), = render(module, c, WRAPPER_FILES,
                            extension=extension_name(robot.name, source)).items()
@@ -81,11 +81,12 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code, dynamics)
     undefined = {line.split()[-1] for line in symbols if len(line.split()) == 2}
     # One global function; no variables (data, bss, common), only the compiler's literal pool.
     assert {n: t for n, t in defined.items() if t.isupper()} == {
-        f"{robot.name}_{name}": "T" for name in dynamics.available}
+        f"{robot.name}_{program.name}": "T" for name in dynamics.available
+        for program in dynamics.programs(name)}
     assert not [n for n, t in defined.items() if t in "dDbBCgG"]
     assert undefined <= {"sin", "cos", "sincos", "sqrt", "fabs"}     # libm only: no malloc
     header = (out / f"{robot.name}.h").read_text()
-    assert f"void {robot.name}_inverse_dynamics(const double q[{robot.dof}]" in header
+    assert f"void {robot.name}_inverse_dynamics(const double q[{robot.nq}]" in header
     assert sorted(p.name for p in out.iterdir() if p.suffix in ".c.h") == [
         f"{robot.name}.c", f"{robot.name}.h"]        # the wrapper is not for the firmware
     wrapper = subprocess.run(
@@ -107,13 +108,14 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, dynamics, comp
     q, qd, qdd = arrays["q"], arrays["qd"], arrays["qdd"]
     params = (rng.uniform(0.5, 2, len(robot.parameters)),) if robot.parameters else ()
     qd[:7] = 0.0                    # sign(0) of friction
-    for name in dynamics.available:
+    for name, function in ((name, program.name) for name in dynamics.available
+                           for program in dynamics.programs(name)):
         args = [arrays[i] for i in QUANTITIES[name].inputs] + list(params)
-        batch = getattr(compiled, name)(*args)
-        assert_close(batch, getattr(python, name)(*args), rtol=1e-12)
+        batch = getattr(compiled, function)(*args)
+        assert_close(batch, getattr(python, function)(*args), rtol=1e-12)
         # The batch goes through the vectorised lane kernels, a single state does not.
         for k in range(len(q)):
-            single = getattr(compiled, name)(*(a[k] if a.ndim == 2 else a for a in args))
+            single = getattr(compiled, function)(*(a[k] if a.ndim == 2 else a for a in args))
             for one, many in zip(*((x,) if not isinstance(x, tuple) else x
                                    for x in (single, batch))):
                 np.testing.assert_array_equal(one, many[k])
@@ -126,10 +128,11 @@ def test_compiled_module_matches_python_and_pinocchio(robot_code, dynamics, comp
 def test_batches_fall_back_to_libm_beyond_the_branch_free_range(robot_code, compiled):
     robot, out = robot_code
     python = import_file(out / f"{robot.name}.py", f"c_fallback_{robot.name}")
-    q = np.random.default_rng(5).uniform(-3, 3, (9, robot.dof))
-    q[2, 1] = 3e5           # beyond the range of the polynomial sin/cos: libm's instead
-    q[6, 1] = -1e9          # (M depends on the second joint's angle in all these arms)
-    q[4, 1] = np.nan
+    q = np.random.default_rng(5).uniform(-3, 3, (9, robot.nq))
+    second = robot.nq - len(robot.coordinates) + 1      # the second joint's angle
+    q[2, second] = 3e5      # beyond the range of the polynomial sin/cos: libm's instead
+    q[6, second] = -1e9     # (M depends on the second joint's angle in all these arms)
+    q[4, second] = np.nan
     params = (np.ones(len(robot.parameters)),) if robot.parameters else ()
     batch = compiled.mass_matrix(q, *params)
     reference = python.mass_matrix(q, *params)

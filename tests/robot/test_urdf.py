@@ -22,8 +22,9 @@ from click.testing import CliRunner
 from support import ROBOTS, assert_close, pin_model
 
 import symdyn
+from symdyn.check import configurations
 from symdyn.cli import main
-from symdyn.reference import friction_torques, snapped_urdf
+from symdyn.reference import friction_torques, snapped_urdf, urdf_model
 from symdyn.robot.rigid import QUARTER_TOLERANCE
 
 DYNAMICS = ["inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
@@ -543,6 +544,89 @@ def test_whole_trees_with_mimic_joints_match_pinocchio(tmp_path, relative):
     assert_matches_pinocchio_with_mimic_joints(spec, path, states=30)
 
 
+# -- floating bases ------------------------------------------------------------------------------
+# A biped's pelvis under a dummy root link with no inertia (as many URDFs have): the free-flyer
+# moves the root, and the pelvis, fixed to it, is lumped into the base's body, as Pinocchio's
+# buildModelFromUrdf(..., JointModelFreeFlyer()) merges it; the feet are frames. A chain cut
+# with --tip lumps the other leg, held at zero, into the base too.
+BIPED = robot(
+    link("base_link"),
+    joint("pelvis_joint", "fixed", "base_link", "pelvis", xyz="0 0 0.1", rpy="0 0 0.2"),
+    link("pelvis", 8, xyz="0.01 0 0.05"),
+    joint("l_hip", "revolute", "pelvis", "l_thigh", xyz="0 0.1 -0.05", axis="1 0 0"),
+    link("l_thigh", 2, xyz="0 0 -0.2"),
+    joint("l_knee", "revolute", "l_thigh", "l_shank", xyz="0 0 -0.4", axis="0 1 0"),
+    link("l_shank", 1.2, xyz="0 0 -0.2"),
+    joint("l_ankle", "fixed", "l_shank", "l_foot", xyz="0 0 -0.4"),
+    link("l_foot", 0.3, inertia="0.001 0.001 0.0015 0 0 0"),
+    joint("r_hip", "revolute", "pelvis", "r_thigh", xyz="0 -0.1 -0.05", axis="1 0 0"),
+    link("r_thigh", 2, xyz="0 0 -0.2"),
+    joint("r_knee", "prismatic", "r_thigh", "r_shank", xyz="0 0 -0.4", axis="0 0 1"),
+    link("r_shank", 1.2, xyz="0 0 -0.2"),
+    joint("r_ankle", "fixed", "r_shank", "r_foot", xyz="0 0 -0.4"),
+    link("r_foot", 0.3, inertia="0.001 0.001 0.0015 0 0 0"), name="biped")
+
+
+@pytest.mark.parametrize("args", [[], ["--tip", "l_foot"]], ids=["whole", "one leg"])
+def test_a_floating_base_is_imported_as_pinocchios_free_flyer(tmp_path, args):
+    """import --root free_flyer: the root link floats; check --urdf compares every quantity
+    a floating base has with Pinocchio's model of the URDF on its JointModelFreeFlyer, the feet
+    frames too; every row ok."""
+    spec, output = imported(tmp_path, BIPED, "--root", "free_flyer", *args, name="biped.urdf")
+    assert spec.floating and "a floating base and" in output
+    assert float(spec.base_body.mass) == 8 + (0 if not args else 3.5)   # the held leg, lumped
+    result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(tmp_path / "biped.urdf"),
+                                       "--states", "20", *args])
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("inverse_dynamics = Pinocchio rnea", "mass_matrix = Pinocchio crba",
+                "forward_dynamics = Pinocchio aba", "com_jacobian = Pinocchio",
+                "jacobian_dot_qd = Pinocchio classical acceleration"):
+        assert row in result.output
+    assert ("frame_jacobians = Pinocchio frame Jacobians" in result.output) == (not args)
+
+
+@pytest.mark.parametrize("text, args, words", [
+    (BIPED, ["--root", "free_flyer", "--base", "pelvis"], "moves the URDF's root link"),
+    (BIPED.replace("<robot name=\"biped\">", "<robot name=\"biped\"><symdyn:root type=\"ball\"/>"),
+     [], "type 'ball' is not known"),
+])
+def test_a_floating_base_the_importer_cannot_take_is_refused(tmp_path, text, args, words):
+    path = tmp_path / "biped.urdf"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["import", str(path), *args, "-o", str(tmp_path / "b.yaml")])
+    assert result.exit_code == 2 and words in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "b.yaml").exists()
+
+
+# The legged robots of example-robot-data on a free-flyer, as Pinocchio loads them
+# (buildModelFromUrdf(path, JointModelFreeFlyer(), mimic=True)); TALOS: 32 joints, and in full
+# 12 mimic joints in its grippers.
+LEGGED = ["solo_description/robots/solo12.urdf", "anymal_c_simple_description/urdf/anymal.urdf",
+          "go1_description/urdf/go1.urdf", "a1_description/urdf/a1.urdf",
+          "bolt_description/robots/bolt.urdf", "hyq_description/robots/hyq_no_sensors.urdf",
+          "icub_description/robots/icub_reduced.urdf", "talos_data/robots/talos_reduced.urdf",
+          "talos_data/robots/talos_full_v2.urdf"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("relative", LEGGED, ids=[Path(r).stem for r in LEGGED])
+def test_legged_robots_on_a_free_flyer_match_pinocchio(tmp_path, relative):
+    """Every quantity a floating base has, the feet (links on fixed joints) among the frames,
+    against Pinocchio's free-flyer model of the URDF: check --urdf, every row ok."""
+    path = example_robot(relative)
+    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer",
+                            "--allow-inconsistent-inertia")
+    assert spec.floating
+    result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
+                                       "10"])
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    assert "frames, by name" not in result.output
+    for row in ("inverse_dynamics = Pinocchio rnea", "forward_dynamics = Pinocchio aba",
+                "frame_jacobians = Pinocchio frame Jacobians",
+                "com_jacobian = Pinocchio jacobianCenterOfMass"):
+        assert row in result.output
+
+
 # -- export --------------------------------------------------------------------------------------
 SHIPPED = sorted(ROBOTS.glob("*.yaml"))
 
@@ -558,14 +642,26 @@ def test_export_then_import_keeps_the_dynamics(tmp_path, path):
     result = CliRunner().invoke(main, ["export-urdf", str(path), "-o", str(urdf), *(
         arg for symbol, value in values.items() for arg in ("--set", f"{symbol}={value!r}"))])
     assert result.exit_code == 0, result.output
-    back, _ = imported_file(tmp_path, urdf, "--tip", "tool", "--allow-inconsistent-inertia")
-    n = len(original.links)
-    q, qd, qdd = (rng.uniform(-lim, lim, (50, n)) for lim in (np.pi, 3, 5))
-    friction = friction_torques(original, qd, values)
+    # A floating base's export is imported whole, on its free-flyer (<symdyn:root>)
+    back, _ = imported_file(tmp_path, urdf, *([] if original.floating else ["--tip", "tool"]),
+                            "--allow-inconsistent-inertia")
+    assert back.root == original.root
+    robot = symdyn.Robot.from_spec(back)
+    q = configurations(robot, rng, 50)
+    qd, qdd = (rng.uniform(-lim, lim, (50, robot.dof)) for lim in (3, 5))
+    joints, base = qd[:, robot.base_velocities:], np.zeros((50, robot.base_velocities))
+    friction = np.hstack([base, friction_torques(original, joints, values)])
     expected = _rnea(pin_model(original, values), q, qd, qdd)
-    assert_close(_rnea(pin_model(back), q, qd, qdd) + friction_torques(back, qd),
+    assert_close(_rnea(pin_model(back), q, qd, qdd)
+                 + np.hstack([base, friction_torques(back, joints)]),
                  expected + friction, rtol=1e-12)
     if path.stem == "planar2":      # point masses, which Pinocchio's URDF parser refuses
+        return
+    if original.floating:
+        model, configuration = urdf_model(urdf, root="free_flyer")
+        reference = pin_model(original, values)      # what URDF has no element for
+        model.armature, model.gravity = reference.armature, reference.gravity
+        assert_close(_rnea(model, configuration(q), qd, qdd), expected)
         return
     model, configuration = pinocchio_chain(urdf, back)
     model.armature = pin_model(original, values).armature

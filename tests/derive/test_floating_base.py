@@ -1,0 +1,178 @@
+"""A floating base (root: free_flyer): Pinocchio's JointModelFreeFlyer conventions, q = [base
+position, unit quaternion (x, y, z, w), joints], qd = [v, omega in the base's axes, joints].
+
+Random trees on a free-flyer against Pinocchio's model of the same robot file (its root joint a
+JointModelFreeFlyer carrying the base's body), and the robot file's refusals. The imports of real
+legged robots are in tests/robot/test_urdf.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from click.testing import CliRunner
+from support import ROBOTS, assert_close, assert_refused_in_one_line, random_tree
+
+import symdyn
+from symdyn.check import configurations
+from symdyn.cli import main
+from symdyn.derive.quantities import FIXED_BASE_ONLY
+from symdyn.reference import pinocchio_model
+
+QUANTITIES = ("inverse_dynamics", "mass_matrix", "gravity_torques", "nonlinear_effects",
+              "forward_dynamics", "tool_wrench_torques", "forward_kinematics", "jacobian",
+              "body_jacobian", "jacobian_dot_qd", "link_poses", "kinetic_energy",
+              "potential_energy", "center_of_mass", "com_jacobian")
+
+
+def pinocchio_terms(model, q, qd, qdd, tau, wrench):
+    """Pinocchio's value of each of QUANTITIES (and the tool's), state by state."""
+    data = model.createData()
+    tool = model.getFrameId("tool")
+    links = [model.getFrameId(f"link{i}") for i in range(1, model.njoints - 1)]
+    out = {name: [] for name in QUANTITIES}
+    for qi, vi, ai, ti, wi in zip(q, qd, qdd, tau, wrench):
+        out["inverse_dynamics"].append(pin.rnea(model, data, qi, vi, ai).copy())
+        M = pin.crba(model, data, qi)
+        out["mass_matrix"].append(np.triu(M) + np.triu(M, 1).T)
+        out["gravity_torques"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
+        out["nonlinear_effects"].append(pin.nonLinearEffects(model, data, qi, vi).copy())
+        out["forward_dynamics"].append(pin.aba(model, data, qi, vi, ti).copy())
+        fext = [pin.Force.Zero() for _ in range(model.njoints)]
+        frame = model.frames[tool]
+        fext[frame.parentJoint] = -frame.placement.act(pin.Force(wi[:3], wi[3:]))
+        out["tool_wrench_torques"].append(pin.rnea(model, data, qi, 0 * vi, 0 * ai, fext)
+                                          - pin.computeGeneralizedGravity(model, data, qi))
+        pin.forwardKinematics(model, data, qi, vi, 0 * vi)
+        pin.updateFramePlacements(model, data)
+        out["forward_kinematics"].append(data.oMf[tool].homogeneous.copy())
+        out["link_poses"].append([data.oMf[f].homogeneous.copy() for f in links])
+        acceleration = pin.getFrameClassicalAcceleration(model, data, tool,
+                                                         pin.LOCAL_WORLD_ALIGNED)
+        out["jacobian_dot_qd"].append(np.r_[acceleration.linear, acceleration.angular])
+        out["jacobian"].append(pin.computeFrameJacobian(model, data, qi, tool,
+                                                        pin.LOCAL_WORLD_ALIGNED).copy())
+        out["body_jacobian"].append(pin.computeFrameJacobian(model, data, qi, tool,
+                                                             pin.LOCAL).copy())
+        out["kinetic_energy"].append(pin.computeKineticEnergy(model, data, qi, vi))
+        out["potential_energy"].append(pin.computePotentialEnergy(model, data, qi))
+        out["center_of_mass"].append(pin.centerOfMass(model, data, qi).copy())
+        out["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi).copy())
+    return out
+
+
+CASES = [(convention, shape, seed) for seed, (convention, shape) in enumerate(
+    [(c, s) for c in ("modified", "urdf", "standard") for s in ("deep", "wide")])]
+
+
+@pytest.mark.parametrize("convention, shape, seed", CASES,
+                         ids=[f"{c}-{s}" for c, s, _ in CASES])
+def test_random_trees_on_a_free_flyer_match_pinocchio(tmp_path, convention, shape, seed):
+    """Every quantity a floating base has, on 40 random states with unit quaternions."""
+    rng = np.random.default_rng(300 + seed)
+    robot = random_tree(tmp_path, rng, convention=convention, shape=shape, floating=True,
+                        dof=int(rng.integers(2, 7)))
+    assert robot.floating and robot.nq == robot.dof + 1 == 7 + len(robot.links)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
+    model = pinocchio_model(robot.spec)
+    q = configurations(robot, rng, 40)
+    qd, qdd, tau = (rng.uniform(-3, 3, (40, robot.dof)) for _ in range(3))
+    wrench = rng.uniform(-10, 10, (40, 6))
+    expected = pinocchio_terms(model, q, qd, qdd, tau, wrench)
+    arguments = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench}
+    for name in QUANTITIES:
+        inputs = symdyn.derive.QUANTITIES[name].inputs
+        assert_close(getattr(module, name)(*(arguments[k] for k in inputs)), expected[name])
+
+
+def test_the_base_is_body_zero_of_the_recursion():
+    """The space arm floats free: no gravity, and the arm's motion alone gives the base a
+    reaction; holding the base still takes the wrench inverse_dynamics' first six give, and
+    letting it go (zero wrench) turns and moves it as forward dynamics says, momentum kept."""
+    robot = symdyn.load_robot(ROBOTS / "space_arm.yaml")
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "inverse_dynamics", "forward_dynamics", "mass_matrix"])
+    q = np.r_[0, 0, 0, 0, 0, 0, 1, 0.3, -0.5, 1.0, 0.2]
+    qd = np.zeros(10)
+    held = np.r_[np.zeros(6), 0.5, -0.2, 0.3, 0.0]
+    wrench = module.inverse_dynamics(q, qd, held)[:6]
+    assert np.abs(wrench).max() > 0.1          # the base must be held against the arm
+    free = module.forward_dynamics(q, qd, np.r_[np.zeros(6), module.inverse_dynamics(
+        q, qd, held)[6:]])
+    assert np.abs(free[:6]).max() > 0.01       # let go, it moves
+    M = module.mass_matrix(q)
+    np.testing.assert_allclose((M @ free)[:6], 0, atol=1e-12)   # no wrench on the base
+
+
+def test_a_quaternion_of_another_norm_gives_what_pinocchio_gives(tmp_path):
+    """Not a rotation, but the same numbers as Pinocchio's (Eigen's toRotationMatrix formula),
+    as the generated modules' documentation says."""
+    rng = np.random.default_rng(8)
+    robot = random_tree(tmp_path, rng, convention="modified", floating=True, dof=3)
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["inverse_dynamics", "forward_kinematics"])
+    model = pinocchio_model(robot.spec)
+    data = model.createData()
+    q = configurations(robot, rng, 5)
+    q[:, 3:7] *= 1.7
+    qd, qdd = rng.normal(size=(2, 5, robot.dof))
+    for k in range(5):
+        np.testing.assert_allclose(module.inverse_dynamics(q[k], qd[k], qdd[k]),
+                                   pin.rnea(model, data, q[k], qd[k], qdd[k]), atol=1e-11)
+
+
+FLOATING = """\
+name: hopper
+convention: modified
+root: free_flyer
+base_body: {mass: 5, com: [0, 0, 0], inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
+links:
+  - {joint: revolute, alpha: 0, a: 0, d: 0, theta: 0, mass: 1, com: [0.1, 0, 0],
+     inertia: [0.01, 0.01, 0.01, 0, 0, 0]}
+"""
+
+
+@pytest.mark.parametrize("old, new, field, words, line", [
+    ("root: free_flyer", "root: floating", "root", "'floating' is not known", 3),
+    ("mass: 5,", "mass: -5,", "base_body", "mass", 4),
+])
+def test_a_bad_root_or_base_body_is_refused_in_one_line(tmp_path, old, new, field, words, line):
+    path = tmp_path / "hopper.yaml"
+    path.write_text(FLOATING.replace(old, new))
+    assert_refused_in_one_line(tmp_path, path, field, words, line)
+
+
+def test_a_fixed_base_takes_no_base_body_and_a_floating_one_no_placement(tmp_path):
+    path = tmp_path / "hopper.yaml"
+    path.write_text(FLOATING.replace("root: free_flyer\n", ""))
+    assert_refused_in_one_line(tmp_path, path, "base_body", "fixed base's body never moves", 3)
+    path.write_text(FLOATING + "base: {xyz: [0, 0, 1]}\n")
+    assert_refused_in_one_line(tmp_path, path, "base", "no fixed place in the world", 8)
+
+
+def test_the_base_symbols_are_reserved(tmp_path):
+    path = tmp_path / "hopper.yaml"
+    path.write_text(FLOATING.replace("mass: 1,", "mass: base_qw,")
+                    + "parameters: {base_qw: 1}\n")
+    with pytest.raises(symdyn.RobotFileError, match="'base_qw' is reserved"):
+        symdyn.load_robot(path)
+
+
+def test_what_a_floating_base_does_not_have_yet_is_said(tmp_path):
+    """generate leaves out what is not derived for a floating base, and says so; asked for
+    one of those, or for the Lagrange route, it refuses in one line, exit 2, nothing written."""
+    path = tmp_path / "hopper.yaml"
+    path.write_text(FLOATING)
+    runner = CliRunner()
+    result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "all"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "floating base" in result.stderr and all(name in result.stderr
+                                                    for name in FIXED_BASE_ONLY)
+    text = (tmp_path / "all" / "hopper.py").read_text()
+    assert "NQ, NV = 8, 7" in text and 'JOINTS = ("root_joint", "joint1",)' in text
+    assert "def coriolis_matrix" not in text and "def mass_matrix" in text
+    for args in (["-Q", "regressor"], ["--method", "lagrange"]):
+        result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "one"),
+                                      "-q", *args])
+        assert result.exit_code == 2 and "floating" in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "one").exists()
