@@ -16,9 +16,9 @@ from typing import Callable
 import sympy
 
 from .derive.dynamics import Dynamics, frame_function
-from .derive.newton_euler import newton_euler
 from .derive.quantities import FROM_REGRESSOR, PER_FRAME, QUANTITIES
 from .derive.regressor import standard_parameters
+from .derive.routes import newton_euler
 from .emit import build, context
 from .emit.backends import WRAPPER, Backend
 from .emit.render import backend, render

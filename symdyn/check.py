@@ -340,7 +340,8 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         kinematics += [replace(row, check=row.check + name)
                        for row in _frame_rows(pin, model, data, ne, q_pin, q, qd, G)]
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "nle", "aba", "fext", "drnea",
-                           "daba", "kinetic", "potential", "com", "com_jacobian")}
+                           "daba", "kinetic", "potential", "com", "com_jacobian",
+                           "centroidal", "centroidal_dot")}
     viscous = np.diag([0.0] * shift + [float(sympy.sympify(link.viscous).subs(symbols))
                                        for link in robot.links])
     friction = np.hstack([np.zeros((len(qd_links), shift)),
@@ -357,6 +358,9 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         ref["potential"].append(pin.computePotentialEnergy(model, data, qi))
         ref["com"].append(pin.centerOfMass(model, data, qi).copy())
         ref["com_jacobian"].append(_columns(pin.jacobianCenterOfMass(model, data, qi), 3) @ G)
+        ref["centroidal"].append(_columns(pin.computeCentroidalMap(model, data, qi), 6) @ G)
+        pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
+        ref["centroidal_dot"].append(data.dAg @ vi)
         M = pin.crba(model, data, qi)
         M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
         ref["crba"].append(M)
@@ -504,4 +508,9 @@ def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:
         rows.append(_numeric(name, ne.center_of_mass(q), ref["com"]))
         rows.append(_numeric("com_jacobian = Pinocchio jacobianCenterOfMass",
                              ne.com_jacobian(q), ref["com_jacobian"]))
+        rows.append(_numeric("centroidal_map = Pinocchio computeCentroidalMap",
+                             ne.centroidal_map(q), ref["centroidal"]))
+        rows.append(_numeric("centroidal_map_dot_qd = Pinocchio "
+                             "computeCentroidalMapTimeVariation dAg v",
+                             ne.centroidal_map_dot_qd(q, qd), ref["centroidal_dot"]))
     return rows

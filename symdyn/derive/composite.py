@@ -205,6 +205,24 @@ def _base_block(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy
     return block
 
 
+def momentum_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
+    """The robot's momentum per unit velocity of each body, about {0}'s origin in its axes:
+    6 x (a floating base's six + one per link), rows [linear; angular]. Column j is composite
+    body j moving along its joint, carried into {0} as M's column is carried inward; a floating
+    base's six are the whole robot's inertia in {0} (its M's first rows, which they are)."""
+    placements = _placements(robot, b)
+    composite = _composites(robot, b, placements, "c", _inertias(robot))
+    shift = robot.base_velocities
+    A = sympy.zeros(6, shift + len(robot.links))
+    for link, body in zip(robot.links, composite):
+        *_, (_, force) = _carried(robot, b, "M", placements, link.index,
+                                  body.times(_axis(link)), to_base=True)
+        A[:, shift + link.index - 1] = sympy.Matrix([*force.linear, *force.angular])
+    if robot.floating:
+        A[:, :6] = _base_block(robot, b, placements, composite)
+    return A
+
+
 def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     """M(q) without the rotors' inertia (quantities.py adds it)."""
     placements = _placements(robot, b)

@@ -22,6 +22,7 @@ from .quantities import (
     FROM_REGRESSOR,
     NEED_FRAMES,
     NEED_INVERSE_M,
+    NEED_MASS,
     PER_FRAME,
     QUANTITIES,
     WHOLE_OF,
@@ -105,7 +106,7 @@ class Dynamics:
             return "its robot file names no frames (frames:)"
         if name in FROM_REGRESSOR and self.base_problem:
             return self.base_problem
-        if name in ("center_of_mass", "com_jacobian") and total_mass(self.robot) == 0:
+        if name in NEED_MASS and total_mass(self.robot) == 0:
             return "its links have no mass, so it has no centre of mass"
         return None
 

@@ -22,11 +22,9 @@ from dataclasses import dataclass
 
 import sympy
 
-from ..errors import DerivationError
 from ..program.builder import ProgramBuilder
 from ..program.derivative import jacobian
 from ..robot.model import Robot
-from .dynamics import Dynamics
 from .energy import potential_energy
 from .kinematics import forward_kinematics
 from .record import Step
@@ -150,15 +148,3 @@ def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
         else:
             Jv[:, j] = z
     return Jv, Jw
-
-
-def lagrange(robot: Robot, *, progress=None) -> Dynamics:
-    """The dynamics of ``robot`` by the Euler-Lagrange route (programs are derived on demand).
-    A floating base is refused: Lagrange's equations differentiate in q, and a free-flyer's
-    configuration holds a unit quaternion whose rates are not its velocities (they would need
-    Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives it."""
-    if robot.floating:
-        raise DerivationError(f"{robot.name}: the Lagrange route takes fixed bases only (its "
-                              "equations differentiate in q, and a floating base's q holds a "
-                              "quaternion); use the Newton-Euler route")
-    return Dynamics(robot, Lagrange(robot), progress=progress)

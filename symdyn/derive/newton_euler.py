@@ -36,10 +36,9 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot
-from ..spatial import skew
+from ..spatial import Inertia, skew
 from . import composite
 from .algebra import Matrix, Z, define, placement, vector
-from .dynamics import Dynamics
 from .record import Step
 
 
@@ -167,11 +166,20 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
     return base, motions
 
 
+def base_wrench(robot: Robot, b: ProgramBuilder, qd, qdd, gravity) -> list[sympy.Expr]:
+    """[f_0; n_0], in {0} about its origin: what the bodies' motion takes from the base (a
+    floating base's own body included), the rate of the whole robot's momentum about {0}'s
+    origin less gravity's pull; ``qd`` and ``qdd`` as rnea's."""
+    base, motions = forward_pass(robot, b, qd, qdd, gravity, [], lambda message: None)
+    return backward_pass(robot, b, base, motions, [], lambda message: None, wrench=True)[:6]
+
+
 def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[Motion], steps,
-                  progress, tip=None) -> list[sympy.Expr]:
+                  progress, tip=None, wrench: bool = False) -> list[sympy.Expr]:
     """Tip to base: F_i, N_i, then f_i, n_i with the forces of link i's children, and tau_i
     (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link. A floating base
-    is body 0: its wrench [f_0; n_0] comes first in the list."""
+    is body 0: its wrench [f_0; n_0] comes first in the list; a fixed base's too (the reaction
+    it gives the links) with ``wrench``."""
     tau = [sympy.Integer(0)] * len(robot.links)
     transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
@@ -181,9 +189,11 @@ def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[M
                             tip)
         tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
         steps.append(Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]])))
-    if not robot.floating:
+    if not (robot.floating or wrench):
         return tau
-    f, n = _transmitted(robot, b, 0, robot.root.inertia, base, motions, transmitted, steps, tip)
+    body = robot.root.inertia if robot.floating else Inertia(0, symengine.zeros(3, 1),
+                                                             symengine.zeros(3, 3))
+    f, n = _transmitted(robot, b, 0, body, base, motions, transmitted, steps, tip)
     return [b.define(f"tau0_{axis}", e) for axis, e in zip(("fx", "fy", "fz", "nx", "ny", "nz"),
                                                             [*f, *n])] + tau
 
@@ -228,8 +238,3 @@ def euler(J, motion: Motion, b: ProgramBuilder, i: int) -> Matrix:
         XY * U[2, 1] + YY * dw[1] - YZ * U[0, 1] + XZ * V[1] + (XX - ZZ) * ww[0, 2],
         -XZ * U[1, 2] + YZ * U[0, 2] + ZZ * dw[2] + XY * V[2] + (YY - XX) * ww[0, 1],
     ])
-
-
-def newton_euler(robot: Robot, *, progress=None) -> Dynamics:
-    """The dynamics of ``robot`` by the Newton-Euler route (programs are derived on demand)."""
-    return Dynamics(robot, NewtonEuler(robot), progress=progress)

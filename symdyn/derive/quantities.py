@@ -22,7 +22,7 @@ from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from . import energy, kinematics
+from . import centroidal, energy, kinematics
 from .algebra import Matrix, define
 from .regressor import regressor, standard_parameters
 
@@ -65,6 +65,7 @@ class Quantity:
     as_given: bool = False          # of the robot's parameters as the file gives them
     needs_inverse_m: bool = False   # undefined where M(q) is singular
     needs_frames: bool = False      # of the named frames: none where the file names none
+    needs_mass: bool = False        # of the centre of mass: none for a robot without mass
     from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
@@ -202,6 +203,15 @@ def tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
         [int(k == r) for r in range(6)]).items()} for k in range(6)] + joints
 
 
+def _centroidal_map(c: Build) -> list[list]:
+    # its columns are the bodies' velocities': a coordinate's, its joints' by G (as J G)
+    return [list(forces(c.robot, centroidal.centroidal_map(c.robot, c.b).T).T)]
+
+
+def _centroidal_map_dot_qd(c: Build) -> list[list]:
+    return [centroidal.centroidal_map_dot_qd(c.robot, c.b)]
+
+
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
     """The builder of a kinematic quantity: kinematics.py's ``outputs`` of the robot."""
     return lambda c: outputs(c.robot, c.b)
@@ -332,11 +342,20 @@ QUANTITIES = {q.name: q for q in (
     _one("center_of_mass", ("q",), "com",
              "The robot's centre of mass in the world, [x, y, z] (m): the links' and the\n"
              "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,),
-             builder=_center_of_mass, as_given=True),
+             builder=_center_of_mass, as_given=True, needs_mass=True),
     _one("com_jacobian", ("q",), "J_com",
              "The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's\n"
              "jacobianCenterOfMass): its velocity is J_com qd.", (3, "n"),
-             builder=_com_jacobian, as_given=True),
+             builder=_com_jacobian, as_given=True, needs_mass=True),
+    _one("centroidal_map", ("q",), "A_g",
+             "The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its\n"
+             "centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami\n"
+             "and Lee; Pinocchio's computeCentroidalMap).", (6, "n"),
+             builder=_centroidal_map, as_given=True, needs_mass=True),
+    _one("centroidal_map_dot_qd", ("q", "qd"), "dA_g_qd",
+             "dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;\n"
+             "angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).",
+             (6,), builder=_centroidal_map_dot_qd, as_given=True, needs_mass=True),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
@@ -355,6 +374,7 @@ QUANTITIES = {q.name: q for q in (
 # The registry's flags, gathered for those who ask by name.
 NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
 NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
+NEED_MASS = tuple(name for name, q in QUANTITIES.items() if q.needs_mass)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 # Not derived for a floating base yet (issue 30): its Coriolis matrix, derivatives and
 # regressor need the base's terms in their recursions.

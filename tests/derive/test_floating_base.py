@@ -22,7 +22,8 @@ from symdyn.reference import pinocchio_model
 QUANTITIES = ("inverse_dynamics", "mass_matrix", "gravity_torques", "nonlinear_effects",
               "forward_dynamics", "tool_wrench_torques", "forward_kinematics", "jacobian",
               "body_jacobian", "jacobian_dot_qd", "link_poses", "kinetic_energy",
-              "potential_energy", "center_of_mass", "com_jacobian")
+              "potential_energy", "center_of_mass", "com_jacobian", "centroidal_map",
+              "centroidal_map_dot_qd")
 
 
 def pinocchio_terms(model, q, qd, qdd, tau, wrench):
@@ -58,6 +59,9 @@ def pinocchio_terms(model, q, qd, qdd, tau, wrench):
         out["potential_energy"].append(pin.computePotentialEnergy(model, data, qi))
         out["center_of_mass"].append(pin.centerOfMass(model, data, qi).copy())
         out["com_jacobian"].append(pin.jacobianCenterOfMass(model, data, qi).copy())
+        out["centroidal_map"].append(pin.computeCentroidalMap(model, data, qi).copy())
+        pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
+        out["centroidal_map_dot_qd"].append(data.dAg @ vi)
     return out
 
 
