@@ -1,6 +1,7 @@
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/centroidal.hpp>
 #include <pinocchio/algorithm/compute-all-terms.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
@@ -30,13 +31,18 @@ int main(int argc, char **argv) {
     J.setZero();
     const int n = model.nv, states = @STATES@;
     const long reps = std::atol(argv[2]);
-    std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), v = q, a = q;
+    std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(model.nq)),
+        v(states, Eigen::VectorXd(n)), a = v;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
     Eigen::VectorXd ddq = zero;
     unsigned long long seed = 42;
-    for (int k = 0; k < states; k++) for (int r = 0; r < n; r++) {
-        q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
-        if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
+    for (int k = 0; k < states; k++) {
+        for (int r = 0; r < n; r++) {
+            q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed);
+            if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
+        for (int r = n; r < model.nq; r++)
+            q[k][r] = argc > 3 ? 2.5 * std::sin(0.01 * k + r) : uniform(&seed);
+        if (model.nq > n) q[k].segment<4>(3).normalize(); }   // a free-flyer's quaternion
 @WORKS@
     const std::vector<std::function<double()>> works = {@TABLE@};
     timespec t0, t1;
