@@ -51,7 +51,7 @@ from symdyn.derive.quantities import FIXED_BASE_ONLY, TOOL_KINEMATICS  # noqa: E
 from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
-from symdyn.robot import import_urdf  # noqa: E402
+from symdyn.robot import import_urdf, table  # noqa: E402
 from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
 
 STATES = 1024
@@ -140,6 +140,11 @@ def robot_work(robot) -> dict:
         return work
     return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in work.items()
             if kind in MIMIC_WORK}
+
+
+def joints(robot) -> str:
+    """"7 joints", "17 joints and 2 mimic joints", "a floating base and 12 joints"."""
+    return table.joints(robot.spec)
 
 
 def target(robot, kind: str) -> float:
@@ -418,7 +423,8 @@ def section_c(robots, quick):
                   "minute)", file=sys.stderr, flush=True)
             *binaries, floor = compile_harnesses(robot, work)
             (alone,) = run_alternately([floor], 0, rounds, False, seconds)
-            print(f"| {robot.name} ({robot.dof} joints) | sin and cos of q alone, in every "
+            label = f"{robot.name} ({joints(robot)})"
+            print(f"| {label} | sin and cos of q alone, in every "
                   f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
                   "| | | | | |", flush=True)
             dynamics = symdyn.newton_euler(robot)
@@ -429,8 +435,8 @@ def section_c(robots, quick):
                 dynamics.program(name) for name in names))))
             multiplications = [sum(counts[q] for q in quantities_of(entry))
                                for entry, _, _ in works.values()]
-            if works is not WORK:
-                print(f"| {robot.name} ({robot.dof} joints) | the rest: Pinocchio 4.1 has none "
+            if robot.coupling:
+                print(f"| {label} | the rest: Pinocchio 4.1 has none "
                       "for mimic joints (qdd: crba, nonLinearEffects and Eigen's LDL^T) "
                       "| | | | | | |", flush=True)
             for index, kind in enumerate(works):
@@ -441,7 +447,7 @@ def section_c(robots, quick):
                 ratio = statistics.median(theirs) / statistics.median(ours)
                 ratio_smooth = statistics.median(theirs_smooth) / statistics.median(ours_smooth)
                 least = statistics.median(alone) + multiplications[index] / rate
-                print(f"| {robot.name} ({robot.dof} joints) | {kind} | "
+                print(f"| {label} | {kind} | "
                       f"{statistics.median(ours):.0f} ns +-{spread(ours):.0%} | "
                       f"{statistics.median(theirs):.0f} ns +-{spread(theirs):.0%} | "
                       f"{ratio:.1f}x | {ratio_smooth:.1f}x | {least:.0f} ns | "

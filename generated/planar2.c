@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0xb9eae9eecd532e4
+#if PLANAR2_CODE_SET != 0xaddd2facab42a33
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -984,31 +984,28 @@ void planar2_centroidal_map(const double q[2], const double params[5], double A_
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double t0 = p_l2*p_m2;
+    const double MSc2_x = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
-    const double c2r_x = C2*t0;
-    const double t1 = S2*t0;
+    const double c2r_x = C2*MSc2_x;
+    const double t0 = MSc2_x*S2;
+    const double mc1 = p_m1 + p_m2;
     const double MSc1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, c2r_x));
-    const double t2 = p_l1*p_l1;
-    const double t3 = c2r_x*p_l1;
-    const double Jc1_zz = symdyn_fma(p_m2, t2, symdyn_fma(p_m1, t2, symdyn_fma(2, t3, Jc2_yy)));
-    const double fM0_1_x = symdyn_fma(-MSc1_x, S1, -C1*t1);
-    const double fM0_1_y = symdyn_fma(-S1, t1, C1*MSc1_x);
-    const double nM1_2_z = Jc2_yy + t3;
-    const double fM0_2_x = symdyn_fma(-S1, c2r_x, -C1*t1);
-    const double fM0_2_y = symdyn_fma(-S1, t1, C1*c2r_x);
-    const double t4 = C1*p_l1;
-    const double t5 = S1*p_l1;
-    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double R2_yx = symdyn_fma(C2, S1, C1*S2);
-    const double inverse_mass = 1.0/(p_m1 + p_m2);
-    const double t6 = inverse_mass*t0;
-    const double t7 = inverse_mass*p_m1;
-    const double t8 = inverse_mass*p_m2;
-    const double com_x = symdyn_fma(t4, t8, symdyn_fma(t4, t7, R2_xx*t6));
-    const double com_y = symdyn_fma(t5, t8, symdyn_fma(t5, t7, R2_yx*t6));
-    const double Ag1_ang_z = symdyn_fma(-com_x, fM0_1_y, symdyn_fma(com_y, fM0_1_x, Jc1_zz));
-    const double Ag2_ang_z = symdyn_fma(-com_x, fM0_2_y, symdyn_fma(com_y, fM0_2_x, nM1_2_z));
+    const double t1 = p_l1*p_l1;
+    const double t2 = c2r_x*p_l1;
+    const double Jc1_zz = symdyn_fma(p_m2, t1, symdyn_fma(p_m1, t1, symdyn_fma(2, t2, Jc2_yy)));
+    const double t3 = C1*t0;
+    const double t4 = MSc1_x*S1;
+    const double fM0_1_x = -t3 - t4;
+    const double fM0_1_y = symdyn_fma(-S1, t0, C1*MSc1_x);
+    const double nM1_2_z = Jc2_yy + t2;
+    const double fM0_2_x = symdyn_fma(-S1, c2r_x, -C1*t0);
+    const double fM0_2_y = symdyn_fma(-S1, t0, C1*c2r_x);
+    const double c1r_y = t3 + t4;
+    const double Ag_inverse_mass = 1.0/mc1;
+    const double Ag_cx = Ag_inverse_mass*fM0_1_y;
+    const double Ag_cy = Ag_inverse_mass*c1r_y;
+    const double Ag1_ang_z = symdyn_fma(-Ag_cx, fM0_1_y, symdyn_fma(Ag_cy, fM0_1_x, Jc1_zz));
+    const double Ag2_ang_z = symdyn_fma(-Ag_cx, fM0_2_y, symdyn_fma(Ag_cy, fM0_2_x, nM1_2_z));
     A_g[0] = fM0_1_x;
     A_g[1] = fM0_2_x;
     A_g[2] = fM0_1_y;
@@ -1044,27 +1041,25 @@ void planar2_centroidal_map_dot_qd(const double q[2], const double qd[2], const 
     const double dv2_x = -C2*t0;
     const double dv2_y = S2*t0;
     const double ww2_zz = w2_z*w2_z;
-    const double F2_x = symdyn_fma(-p_l2*p_m2, ww2_zz, dv2_x*p_m2);
-    const double t1 = dv2_y*p_m2;
-    const double N2_z = p_l2*t1;
+    const double t1 = p_l2*p_m2;
+    const double F2_x = symdyn_fma(-t1, ww2_zz, dv2_x*p_m2);
+    const double t2 = dv2_y*p_m2;
+    const double N2_z = p_l2*t2;
     const double F1_x = -p_m1*t0;
-    const double fr1_x = symdyn_fma(-S2, t1, C2*F2_x);
-    const double fr1_y = symdyn_fma(F2_x, S2, C2*t1);
+    const double fr1_x = symdyn_fma(-S2, t2, C2*F2_x);
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*t2);
     const double f1_x = F1_x + fr1_x;
     const double n1_z = symdyn_fma(fr1_y, p_l1, N2_z);
     const double fr0_x = symdyn_fma(-S1, fr1_y, C1*f1_x);
     const double fr0_y = symdyn_fma(S1, f1_x, C1*fr1_y);
-    const double t2 = C1*p_l1;
-    const double t3 = S1*p_l1;
-    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double R2_yx = symdyn_fma(C2, S1, C1*S2);
-    const double inverse_mass = 1.0/(p_m1 + p_m2);
-    const double t4 = inverse_mass*p_m2;
-    const double t5 = p_l2*t4;
-    const double t6 = inverse_mass*p_m1;
-    const double com_x = symdyn_fma(t2, t6, symdyn_fma(t2, t4, R2_xx*t5));
-    const double com_y = symdyn_fma(t3, t6, symdyn_fma(t3, t4, R2_yx*t5));
-    const double dAg1_ang_z = symdyn_fma(-com_x, fr0_y, symdyn_fma(com_y, fr0_x, n1_z));
+    const double k1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, C2*t1));
+    const double k1_y = S2*t1;
+    const double k0_x = symdyn_fma(-S1, k1_y, C1*k1_x);
+    const double k0_y = symdyn_fma(S1, k1_x, C1*k1_y);
+    const double dAg_inverse_mass = 1.0/(p_m1 + p_m2);
+    const double dAg_cx = dAg_inverse_mass*k0_x;
+    const double dAg_cy = dAg_inverse_mass*k0_y;
+    const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));
     dA_g_qd[0] = fr0_x;
     dA_g_qd[1] = fr0_y;
     dA_g_qd[2] = 0;

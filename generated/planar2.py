@@ -1094,7 +1094,7 @@ def centroidal_map(q, params):
     centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
     and Lee; Pinocchio's computeCentroidalMap).
 
-    40 multiplications, 21 additions, 4 function calls.
+    27 multiplications, 16 additions, 4 function calls.
     """
     (q, params, ), batch = _states(
         (q, 2, "q"),
@@ -1110,31 +1110,28 @@ def centroidal_map(q, params):
     C1 = np.cos(q1)
     S2 = np.sin(q2)
     C2 = np.cos(q2)
-    t0 = p_l2*p_m2
+    MSc2_x = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    c2r_x = C2*t0
-    t1 = S2*t0
+    c2r_x = C2*MSc2_x
+    t0 = MSc2_x*S2
+    mc1 = p_m1 + p_m2
     MSc1_x = c2r_x + p_l1*p_m1 + p_l1*p_m2
-    t2 = p_l1*p_l1
-    t3 = c2r_x*p_l1
-    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t2 + p_m2*t2
-    fM0_1_x = -C1*t1 - MSc1_x*S1
-    fM0_1_y = C1*MSc1_x - S1*t1
-    nM1_2_z = Jc2_yy + t3
-    fM0_2_x = -C1*t1 - S1*c2r_x
-    fM0_2_y = C1*c2r_x - S1*t1
-    t4 = C1*p_l1
-    t5 = S1*p_l1
-    R2_xx = C1*C2 - S1*S2
-    R2_yx = C1*S2 + C2*S1
-    inverse_mass = 1.0/(p_m1 + p_m2)
-    t6 = inverse_mass*t0
-    t7 = inverse_mass*p_m1
-    t8 = inverse_mass*p_m2
-    com_x = R2_xx*t6 + t4*t7 + t4*t8
-    com_y = R2_yx*t6 + t5*t7 + t5*t8
-    Ag1_ang_z = Jc1_zz + com_y*fM0_1_x - com_x*fM0_1_y
-    Ag2_ang_z = nM1_2_z + com_y*fM0_2_x - com_x*fM0_2_y
+    t1 = p_l1*p_l1
+    t2 = c2r_x*p_l1
+    Jc1_zz = Jc2_yy + 2*t2 + p_m1*t1 + p_m2*t1
+    t3 = C1*t0
+    t4 = MSc1_x*S1
+    fM0_1_x = -t3 - t4
+    fM0_1_y = C1*MSc1_x - S1*t0
+    nM1_2_z = Jc2_yy + t2
+    fM0_2_x = -C1*t0 - S1*c2r_x
+    fM0_2_y = C1*c2r_x - S1*t0
+    c1r_y = t3 + t4
+    Ag_inverse_mass = 1.0/mc1
+    Ag_cx = Ag_inverse_mass*fM0_1_y
+    Ag_cy = Ag_inverse_mass*c1r_y
+    Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
+    Ag2_ang_z = nM1_2_z + Ag_cy*fM0_2_x - Ag_cx*fM0_2_y
     A_g = np.empty(batch + (12,))
     A_g[..., 0] = fM0_1_x
     A_g[..., 1] = fM0_2_x
@@ -1155,7 +1152,7 @@ def centroidal_map_dot_qd(q, qd, params):
     """dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
     angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
 
-    38 multiplications, 17 additions, 4 function calls.
+    33 multiplications, 15 additions, 4 function calls.
     """
     (q, qd, params, ), batch = _states(
         (q, 2, "q"),
@@ -1180,27 +1177,25 @@ def centroidal_map_dot_qd(q, qd, params):
     dv2_x = -C2*t0
     dv2_y = S2*t0
     ww2_zz = w2_z*w2_z
-    F2_x = dv2_x*p_m2 - p_l2*p_m2*ww2_zz
-    t1 = dv2_y*p_m2
-    N2_z = p_l2*t1
+    t1 = p_l2*p_m2
+    F2_x = dv2_x*p_m2 - t1*ww2_zz
+    t2 = dv2_y*p_m2
+    N2_z = p_l2*t2
     F1_x = -p_m1*t0
-    fr1_x = C2*F2_x - S2*t1
-    fr1_y = C2*t1 + F2_x*S2
+    fr1_x = C2*F2_x - S2*t2
+    fr1_y = C2*t2 + F2_x*S2
     f1_x = F1_x + fr1_x
     n1_z = N2_z + fr1_y*p_l1
     fr0_x = C1*f1_x - S1*fr1_y
     fr0_y = C1*fr1_y + S1*f1_x
-    t2 = C1*p_l1
-    t3 = S1*p_l1
-    R2_xx = C1*C2 - S1*S2
-    R2_yx = C1*S2 + C2*S1
-    inverse_mass = 1.0/(p_m1 + p_m2)
-    t4 = inverse_mass*p_m2
-    t5 = p_l2*t4
-    t6 = inverse_mass*p_m1
-    com_x = R2_xx*t5 + t2*t4 + t2*t6
-    com_y = R2_yx*t5 + t3*t4 + t3*t6
-    dAg1_ang_z = n1_z + com_y*fr0_x - com_x*fr0_y
+    k1_x = C2*t1 + p_l1*p_m1 + p_l1*p_m2
+    k1_y = S2*t1
+    k0_x = C1*k1_x - S1*k1_y
+    k0_y = C1*k1_y + S1*k1_x
+    dAg_inverse_mass = 1.0/(p_m1 + p_m2)
+    dAg_cx = dAg_inverse_mass*k0_x
+    dAg_cy = dAg_inverse_mass*k0_y
+    dAg1_ang_z = n1_z + dAg_cy*fr0_x - dAg_cx*fr0_y
     dA_g_qd = np.empty(batch + (6,))
     dA_g_qd[..., 0] = fr0_x
     dA_g_qd[..., 1] = fr0_y

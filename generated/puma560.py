@@ -4430,7 +4430,7 @@ def centroidal_map(q):
     centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
     and Lee; Pinocchio's computeCentroidalMap).
 
-    293 multiplications, 210 additions, 12 function calls.
+    238 multiplications, 175 additions, 12 function calls.
     """
     (q, ), batch = _states(
         (q, 6, "q"),
@@ -4518,17 +4518,22 @@ def centroidal_map(q):
     Jc2_yz = -0.023751 + t19 - 0.15005*c3r_y
     Jc2_zz = 1.748114002 + Jc3_zz + t18
     c2r_x = C2*MSc2_x - MSc2_y*S2
+    t20 = MSc2_x*S2
+    t21 = C2*MSc2_y
+    c2r_z = t20 + t21
     c2JR_xz = C2*Jc2_xy + Jc2_xx*S2
     c2JR_yz = C2*Jc2_yy + Jc2_xy*S2
     c2JR_zx = C2*Jc2_xz - Jc2_yz*S2
     c2JR_zz = C2*Jc2_yz + Jc2_xz*S2
     Jc1_xz = C2*c2JR_xz - S2*c2JR_yz
     Jc1_zz = 0.35 + C2*c2JR_yz + S2*c2JR_xz
-    fM0_1_x = C1*MSc2_z - S1*c2r_x
+    t22 = C1*MSc2_z
+    t23 = S1*c2r_x
+    fM0_1_x = t22 - t23
     fM0_1_y = C1*c2r_x + MSc2_z*S1
     nM0_1_x = -0.672*fM0_1_y + C1*Jc1_xz + S1*c2JR_zz
     nM0_1_y = 0.672*fM0_1_x + Jc1_xz*S1 - C1*c2JR_zz
-    fM1_2_x = -C2*MSc2_y - MSc2_x*S2
+    fM1_2_x = -t20 - t21
     fM0_2_x = C1*fM1_2_x
     fM0_2_y = S1*fM1_2_x
     nM0_2_x = -0.672*fM0_2_y + C1*c2JR_zx + Jc2_zz*S1
@@ -4544,14 +4549,14 @@ def centroidal_map(q):
     fM0_3_y = S1*fM1_3_x
     nM0_3_x = -0.672*fM0_3_y + C1*nM1_3_x + S1*nM2_3_z
     nM0_3_y = 0.672*fM0_3_x + S1*nM1_3_x - C1*nM2_3_z
-    t20 = -0.4318*t4
-    nM3_4_x = t20 + t9
+    t24 = -0.4318*t4
+    nM3_4_x = t24 + t9
     nM3_4_y = Jc4_zz + 0.0203*t4
     nM3_4_z = t11 + t7
     fM2_4_x = C3*c4r_z
     fM2_4_y = S3*c4r_z
     nM2_4_x = -0.15005*fM2_4_y + C3*nM3_4_x - S3*nM3_4_y
-    nM2_4_y = -t20 + 0.15005*fM2_4_x + C3*nM3_4_y + S3*nM3_4_x
+    nM2_4_y = -t24 + 0.15005*fM2_4_x + C3*nM3_4_y + S3*nM3_4_x
     nM2_4_z = nM3_4_z + 0.4318*fM2_4_y
     fM1_4_x = C2*fM2_4_x - S2*fM2_4_y
     fM1_4_z = C2*fM2_4_y + S2*fM2_4_x
@@ -4563,14 +4568,14 @@ def centroidal_map(q):
     nM0_4_y = 0.672*fM0_4_x + S1*nM1_4_x - C1*nM2_4_z
     fM3_5_x = -C4*t2
     fM3_5_z = S4*t2
-    t21 = 0.4318*fM3_5_z
-    nM3_5_x = t21 + C4*t3 + Jc5_zz*S4
+    t25 = 0.4318*fM3_5_z
+    nM3_5_x = t25 + C4*t3 + Jc5_zz*S4
     nM3_5_y = c5JR_zz - 0.0203*fM3_5_z
     nM3_5_z = -0.4318*fM3_5_x + 0.0203*c5r_x + C4*Jc5_zz - S4*t3
     fM2_5_x = C3*fM3_5_x - S3*c5r_x
     fM2_5_y = C3*c5r_x + S3*fM3_5_x
     nM2_5_x = -0.15005*fM2_5_y + C3*nM3_5_x - S3*nM3_5_y
-    nM2_5_y = -t21 + 0.15005*fM2_5_x + C3*nM3_5_y + S3*nM3_5_x
+    nM2_5_y = -t25 + 0.15005*fM2_5_x + C3*nM3_5_y + S3*nM3_5_x
     nM2_5_z = nM3_5_z + 0.4318*fM2_5_y
     fM1_5_x = C2*fM2_5_x - S2*fM2_5_y
     fM1_5_z = C2*fM2_5_y + S2*fM2_5_x
@@ -4590,46 +4595,26 @@ def centroidal_map(q):
     nM1_6_z = C2*nM2_6_y + S2*nM2_6_x
     nM0_6_x = C1*nM1_6_x + S1*nM3_6_z
     nM0_6_y = S1*nM1_6_x - C1*nM3_6_z
-    R2_xx = C1*C2
-    R2_xy = -C1*S2
-    R2_yx = C2*S1
-    R2_yy = -S1*S2
-    p3_x = 0.4318*R2_xx + 0.15005*S1
-    p3_y = -0.15005*C1 + 0.4318*R2_yx
-    p3_z = 0.672 + 0.4318*S2
-    R3_xx = C3*R2_xx + R2_xy*S3
-    R3_xy = C3*R2_xy - R2_xx*S3
-    R3_yx = C3*R2_yx + R2_yy*S3
-    R3_yy = C3*R2_yy - R2_yx*S3
-    R3_zx = C2*S3 + C3*S2
-    R3_zy = C2*C3 - S2*S3
-    p4_x = p3_x + 0.0203*R3_xx + 0.4318*R3_xy
-    p4_y = p3_y + 0.0203*R3_yx + 0.4318*R3_yy
-    p4_z = p3_z + 0.0203*R3_zx + 0.4318*R3_zy
-    R4_xx = C4*R3_xx - S1*S4
-    R4_yx = C1*S4 + C4*R3_yx
-    R4_zx = C4*R3_zx
-    R5_xy = C5*R3_xy - R4_xx*S5
-    R5_yy = C5*R3_yy - R4_yx*S5
-    R5_zy = C5*R3_zy - R4_zx*S5
-    com_x = 0.053304904051172705*p4_x + 0.00012281449893390193*R5_xy + 0.2046908315565032*p3_x + 0.004452025586353945*R2_xy + 0.050456289978678036*R2_xx + 0.01499275053304904*R3_xy + 0.17169211087420042*S1
-    com_y = -0.17169211087420042*C1 + 0.053304904051172705*p4_y + 0.00012281449893390193*R5_yy + 0.2046908315565032*p3_y + 0.004452025586353945*R2_yy + 0.050456289978678036*R2_yx + 0.01499275053304904*R3_yy
-    com_z = 0.4986268656716418 + 0.053304904051172705*p4_z + 0.00012281449893390193*R5_zy + 0.2046908315565032*p3_z + 0.004452025586353945*C2 + 0.050456289978678036*S2 + 0.01499275053304904*R3_zy
-    Ag1_ang_x = nM0_1_x + com_z*fM0_1_y
-    Ag1_ang_y = nM0_1_y - com_z*fM0_1_x
-    Ag1_ang_z = Jc1_zz + com_y*fM0_1_x - com_x*fM0_1_y
-    Ag2_ang_x = nM0_2_x + com_z*fM0_2_y - c2r_x*com_y
-    Ag2_ang_y = nM0_2_y + c2r_x*com_x - com_z*fM0_2_x
-    Ag2_ang_z = c2JR_zz + com_y*fM0_2_x - com_x*fM0_2_y
-    Ag3_ang_x = nM0_3_x + com_z*fM0_3_y - com_y*fM1_3_z
-    Ag3_ang_y = nM0_3_y + com_x*fM1_3_z - com_z*fM0_3_x
-    Ag3_ang_z = nM1_3_z + com_y*fM0_3_x - com_x*fM0_3_y
-    Ag4_ang_x = nM0_4_x + com_z*fM0_4_y - com_y*fM1_4_z
-    Ag4_ang_y = nM0_4_y + com_x*fM1_4_z - com_z*fM0_4_x
-    Ag4_ang_z = nM1_4_z + com_y*fM0_4_x - com_x*fM0_4_y
-    Ag5_ang_x = nM0_5_x + com_z*fM0_5_y - com_y*fM1_5_z
-    Ag5_ang_y = nM0_5_y + com_x*fM1_5_z - com_z*fM0_5_x
-    Ag5_ang_z = nM1_5_z + com_y*fM0_5_x - com_x*fM0_5_y
+    c1r_y = t23 - t22
+    MSc0_z = 15.7584 + c2r_z
+    Ag_cx = 0.042643923240938165*fM0_1_y
+    Ag_cy = 0.042643923240938165*c1r_y
+    Ag_cz = 0.042643923240938165*MSc0_z
+    Ag1_ang_x = nM0_1_x + Ag_cz*fM0_1_y
+    Ag1_ang_y = nM0_1_y - Ag_cz*fM0_1_x
+    Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
+    Ag2_ang_x = nM0_2_x + Ag_cz*fM0_2_y - Ag_cy*c2r_x
+    Ag2_ang_y = nM0_2_y + Ag_cx*c2r_x - Ag_cz*fM0_2_x
+    Ag2_ang_z = c2JR_zz + Ag_cy*fM0_2_x - Ag_cx*fM0_2_y
+    Ag3_ang_x = nM0_3_x + Ag_cz*fM0_3_y - Ag_cy*fM1_3_z
+    Ag3_ang_y = nM0_3_y + Ag_cx*fM1_3_z - Ag_cz*fM0_3_x
+    Ag3_ang_z = nM1_3_z + Ag_cy*fM0_3_x - Ag_cx*fM0_3_y
+    Ag4_ang_x = nM0_4_x + Ag_cz*fM0_4_y - Ag_cy*fM1_4_z
+    Ag4_ang_y = nM0_4_y + Ag_cx*fM1_4_z - Ag_cz*fM0_4_x
+    Ag4_ang_z = nM1_4_z + Ag_cy*fM0_4_x - Ag_cx*fM0_4_y
+    Ag5_ang_x = nM0_5_x + Ag_cz*fM0_5_y - Ag_cy*fM1_5_z
+    Ag5_ang_y = nM0_5_y + Ag_cx*fM1_5_z - Ag_cz*fM0_5_x
+    Ag5_ang_z = nM1_5_z + Ag_cy*fM0_5_x - Ag_cx*fM0_5_y
     A_g = np.empty(batch + (36,))
     A_g[..., 0] = fM0_1_x
     A_g[..., 1] = fM0_2_x
@@ -4674,7 +4659,7 @@ def centroidal_map_dot_qd(q, qd):
     """dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
     angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
 
-    284 multiplications, 205 additions, 12 function calls.
+    245 multiplications, 181 additions, 12 function calls.
     """
     (q, qd, ), batch = _states(
         (q, 6, "q"),
@@ -4854,34 +4839,25 @@ def centroidal_map_dot_qd(q, qd):
     fr0_y = S1*fr1_x - C1*f2_z
     n0_x = -0.672*fr0_y + C1*n1_x + S1*n2_z
     n0_y = 0.672*fr0_x + S1*n1_x - C1*n2_z
-    R2_xx = C1*C2
-    R2_xy = -C1*S2
-    R2_yx = C2*S1
-    R2_yy = -S1*S2
-    p3_x = 0.4318*R2_xx + 0.15005*S1
-    p3_y = -0.15005*C1 + 0.4318*R2_yx
-    p3_z = 0.672 + 0.4318*S2
-    R3_xx = C3*R2_xx + R2_xy*S3
-    R3_xy = C3*R2_xy - R2_xx*S3
-    R3_yx = C3*R2_yx + R2_yy*S3
-    R3_yy = C3*R2_yy - R2_yx*S3
-    R3_zx = C2*S3 + C3*S2
-    R3_zy = C2*C3 - S2*S3
-    p4_x = p3_x + 0.0203*R3_xx + 0.4318*R3_xy
-    p4_y = p3_y + 0.0203*R3_yx + 0.4318*R3_yy
-    p4_z = p3_z + 0.0203*R3_zx + 0.4318*R3_zy
-    R4_xx = C4*R3_xx - S1*S4
-    R4_yx = C1*S4 + C4*R3_yx
-    R4_zx = C4*R3_zx
-    R5_xy = C5*R3_xy - R4_xx*S5
-    R5_yy = C5*R3_yy - R4_yx*S5
-    R5_zy = C5*R3_zy - R4_zx*S5
-    com_x = 0.053304904051172705*p4_x + 0.00012281449893390193*R5_xy + 0.2046908315565032*p3_x + 0.004452025586353945*R2_xy + 0.050456289978678036*R2_xx + 0.01499275053304904*R3_xy + 0.17169211087420042*S1
-    com_y = -0.17169211087420042*C1 + 0.053304904051172705*p4_y + 0.00012281449893390193*R5_yy + 0.2046908315565032*p3_y + 0.004452025586353945*R2_yy + 0.050456289978678036*R2_yx + 0.01499275053304904*R3_yy
-    com_z = 0.4986268656716418 + 0.053304904051172705*p4_z + 0.00012281449893390193*R5_zy + 0.2046908315565032*p3_z + 0.004452025586353945*C2 + 0.050456289978678036*S2 + 0.01499275053304904*R3_zy
-    dAg1_ang_x = n0_x + com_z*fr0_y - com_y*fr1_z
-    dAg1_ang_y = n0_y + com_x*fr1_z - com_z*fr0_x
-    dAg1_ang_z = n1_z + com_y*fr0_x - com_x*fr0_y
+    k4_x = -0.00288*S5
+    k4_z = 0.01558 + 0.00288*C5
+    k3_x = 0.025375 + C4*k4_x
+    k3_y = 0.87575 + k4_z
+    k3_z = 0.06768 - S4*k4_x
+    k2_x = 3.79559 + C3*k3_x - S3*k3_y
+    k2_y = 0.1044 + C3*k3_y + S3*k3_x
+    k2_z = 4.8663025 + k3_z
+    k1_x = C2*k2_x - S2*k2_y
+    k1_z = C2*k2_y + S2*k2_x
+    k0_x = C1*k1_x + S1*k2_z
+    k0_y = S1*k1_x - C1*k2_z
+    k0_z = 15.7584 + k1_z
+    dAg_cx = 0.042643923240938165*k0_x
+    dAg_cy = 0.042643923240938165*k0_y
+    dAg_cz = 0.042643923240938165*k0_z
+    dAg1_ang_x = n0_x + dAg_cz*fr0_y - dAg_cy*fr1_z
+    dAg1_ang_y = n0_y + dAg_cx*fr1_z - dAg_cz*fr0_x
+    dAg1_ang_z = n1_z + dAg_cy*fr0_x - dAg_cx*fr0_y
     dA_g_qd = np.empty(batch + (6,))
     dA_g_qd[..., 0] = fr0_x
     dA_g_qd[..., 1] = fr0_y

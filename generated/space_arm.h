@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0xb8d64b04550a97b
+#define SPACE_ARM_CODE_SET 0xce28794f69ec221
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -187,12 +187,12 @@ void space_arm_com_jacobian(const double q[11], double J_com[30]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 332 multiplications, 252 additions, 8 function calls. */
+ * 332 multiplications, 241 additions, 8 function calls. */
 void space_arm_centroidal_map(const double q[11], double A_g[60]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
  * angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
- * 305 multiplications, 232 additions, 8 function calls. */
+ * 261 multiplications, 192 additions, 8 function calls. */
 void space_arm_centroidal_map_dot_qd(const double q[11], const double qd[10], double dA_g_qd[6]);
 
 #ifdef __cplusplus

@@ -4248,7 +4248,7 @@ def centroidal_map(q):
     centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
     and Lee; Pinocchio's computeCentroidalMap).
 
-    247 multiplications, 166 additions, 12 function calls.
+    197 multiplications, 132 additions, 12 function calls.
     """
     (q, ), batch = _states(
         (q, 6, "q"),
@@ -4337,7 +4337,9 @@ def centroidal_map(q):
     c2JR_zz = t15 - Jc2_xz*S2
     Jc1_xz = C2*c2JR_xz - S2*c2JR_yz
     Jc1_zz = 0.00666 - C2*c2JR_yz - S2*c2JR_xz
-    fM0_1_x = -1.350180285*C1 - S1*c2r_x
+    t16 = 1.350180285*C1
+    t17 = S1*c2r_x
+    fM0_1_x = -t16 - t17
     fM0_1_y = -1.350180285*S1 + C1*c2r_x
     nM0_1_x = -0.089159*fM0_1_y + C1*Jc1_xz - S1*c2JR_zz
     nM0_1_y = 0.089159*fM0_1_x + C1*c2JR_zz + Jc1_xz*S1
@@ -4389,43 +4391,23 @@ def centroidal_map(q):
     nM1_6_z = -C2*nM2_6_y - S2*nM2_6_x
     nM0_6_x = C1*nM1_6_x - S1*nM4_6_z
     nM0_6_y = C1*nM4_6_z + S1*nM1_6_x
-    R2_xx = C1*C2
-    R2_xy = -C1*S2
-    R2_yx = C2*S1
-    R2_yy = -S1*S2
-    p3_x = 0.425*R2_xx
-    p3_y = 0.425*R2_yx
-    p3_z = 0.089159 - 0.425*S2
-    R3_xx = C3*R2_xx + R2_xy*S3
-    R3_xy = C3*R2_xy - R2_xx*S3
-    R3_yx = C3*R2_yx + R2_yy*S3
-    R3_yy = C3*R2_yy - R2_yx*S3
-    R3_zx = -C2*S3 - C3*S2
-    R3_zy = S2*S3 - C2*C3
-    p4_x = p3_x - 0.10915*S1 + 0.39225*R3_xx
-    p4_y = p3_y + 0.39225*R3_yx + 0.10915*C1
-    p4_z = p3_z + 0.39225*R3_zx
-    R4_xy = C4*R3_xy - R3_xx*S4
-    R4_yy = C4*R3_yy - R3_yx*S4
-    R4_zy = C4*R3_zy - R3_zx*S4
-    p5_x = p4_x + 0.09465*R4_xy
-    p5_y = p4_y + 0.09465*R4_yy
-    p5_z = p4_z + 0.09465*R4_zy
-    com_x = -0.06258500403085814*S1 - 0.00678939796044463*R4_xy + 0.08278853000194188*p5_x + 0.1382872677843226*R2_xx + 0.03346789141986242*R3_xx + 0.1338715656794497*p3_x + 0.07173162134648314*p4_x
-    com_y = -0.00678939796044463*R4_yy + 0.08278853000194188*p5_y + 0.1382872677843226*R2_yx + 0.03346789141986242*R3_yx + 0.1338715656794497*p3_y + 0.07173162134648314*p4_y + 0.06258500403085814*C1
-    com_z = 0.06344628290151172 - 0.00678939796044463*R4_zy - 0.1382872677843226*S2 + 0.08278853000194188*p5_z + 0.03346789141986242*R3_zx + 0.1338715656794497*p3_z + 0.07173162134648314*p4_z
-    Ag1_ang_x = nM0_1_x + com_z*fM0_1_y
-    Ag1_ang_y = nM0_1_y - com_z*fM0_1_x
-    Ag1_ang_z = Jc1_zz + com_y*fM0_1_x - com_x*fM0_1_y
-    Ag2_ang_x = nM0_2_x + com_z*fM0_2_y - com_y*fM1_2_z
-    Ag2_ang_y = nM0_2_y + com_x*fM1_2_z - com_z*fM0_2_x
-    Ag2_ang_z = c2JR_zz + com_y*fM0_2_x - com_x*fM0_2_y
-    Ag3_ang_x = nM0_3_x + com_z*fM0_3_y - com_y*fM1_3_z
-    Ag3_ang_y = nM0_3_y + com_x*fM1_3_z - com_z*fM0_3_x
-    Ag3_ang_z = nM1_3_z + com_y*fM0_3_x - com_x*fM0_3_y
-    Ag4_ang_x = nM0_4_x + com_z*fM0_4_y - com_y*fM1_4_z
-    Ag4_ang_y = nM0_4_y + com_x*fM1_4_z - com_z*fM0_4_x
-    Ag4_ang_z = nM1_4_z + com_y*fM0_4_x - com_x*fM0_4_y
+    c1r_y = t16 + t17
+    MSc0_z = 1.5151591301 + c2r_z
+    Ag_cx = 0.058844644254703156*fM0_1_y
+    Ag_cy = 0.058844644254703156*c1r_y
+    Ag_cz = 0.058844644254703156*MSc0_z
+    Ag1_ang_x = nM0_1_x + Ag_cz*fM0_1_y
+    Ag1_ang_y = nM0_1_y - Ag_cz*fM0_1_x
+    Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
+    Ag2_ang_x = nM0_2_x + Ag_cz*fM0_2_y - Ag_cy*fM1_2_z
+    Ag2_ang_y = nM0_2_y + Ag_cx*fM1_2_z - Ag_cz*fM0_2_x
+    Ag2_ang_z = c2JR_zz + Ag_cy*fM0_2_x - Ag_cx*fM0_2_y
+    Ag3_ang_x = nM0_3_x + Ag_cz*fM0_3_y - Ag_cy*fM1_3_z
+    Ag3_ang_y = nM0_3_y + Ag_cx*fM1_3_z - Ag_cz*fM0_3_x
+    Ag3_ang_z = nM1_3_z + Ag_cy*fM0_3_x - Ag_cx*fM0_3_y
+    Ag4_ang_x = nM0_4_x + Ag_cz*fM0_4_y - Ag_cy*fM1_4_z
+    Ag4_ang_y = nM0_4_y + Ag_cx*fM1_4_z - Ag_cz*fM0_4_x
+    Ag4_ang_z = nM1_4_z + Ag_cy*fM0_4_x - Ag_cx*fM0_4_y
     A_g = np.empty(batch + (36,))
     A_g[..., 0] = fM0_1_x
     A_g[..., 1] = fM0_2_x
@@ -4470,7 +4452,7 @@ def centroidal_map_dot_qd(q, qd):
     """dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
     angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
 
-    274 multiplications, 194 additions, 12 function calls.
+    238 multiplications, 167 additions, 12 function calls.
     """
     (q, qd, ), batch = _states(
         (q, 6, "q"),
@@ -4651,34 +4633,21 @@ def centroidal_map_dot_qd(q, qd):
     fr0_y = C1*f2_z + S1*fr1_x
     n0_x = -0.089159*fr0_y + C1*n1_x - S1*n2_z
     n0_y = 0.089159*fr0_x + C1*n2_z + S1*n1_x
-    R2_xx = C1*C2
-    R2_xy = -C1*S2
-    R2_yx = C2*S1
-    R2_yy = -S1*S2
-    p3_x = 0.425*R2_xx
-    p3_y = 0.425*R2_yx
-    p3_z = 0.089159 - 0.425*S2
-    R3_xx = C3*R2_xx + R2_xy*S3
-    R3_xy = C3*R2_xy - R2_xx*S3
-    R3_yx = C3*R2_yx + R2_yy*S3
-    R3_yy = C3*R2_yy - R2_yx*S3
-    R3_zx = -C2*S3 - C3*S2
-    R3_zy = S2*S3 - C2*C3
-    p4_x = p3_x - 0.10915*S1 + 0.39225*R3_xx
-    p4_y = p3_y + 0.39225*R3_yx + 0.10915*C1
-    p4_z = p3_z + 0.39225*R3_zx
-    R4_xy = C4*R3_xy - R3_xx*S4
-    R4_yy = C4*R3_yy - R3_yx*S4
-    R4_zy = C4*R3_zy - R3_zx*S4
-    p5_x = p4_x + 0.09465*R4_xy
-    p5_y = p4_y + 0.09465*R4_yy
-    p5_z = p4_z + 0.09465*R4_zy
-    com_x = -0.06258500403085814*S1 - 0.00678939796044463*R4_xy + 0.08278853000194188*p5_x + 0.1382872677843226*R2_xx + 0.03346789141986242*R3_xx + 0.1338715656794497*p3_x + 0.07173162134648314*p4_x
-    com_y = -0.00678939796044463*R4_yy + 0.08278853000194188*p5_y + 0.1382872677843226*R2_yx + 0.03346789141986242*R3_yx + 0.1338715656794497*p3_y + 0.07173162134648314*p4_y + 0.06258500403085814*C1
-    com_z = 0.06344628290151172 - 0.00678939796044463*R4_zy - 0.1382872677843226*S2 + 0.08278853000194188*p5_z + 0.03346789141986242*R3_zx + 0.1338715656794497*p3_z + 0.07173162134648314*p4_z
-    dAg1_ang_x = n0_x + com_z*fr0_y - com_y*fr1_z
-    dAg1_ang_y = n0_y + com_x*fr1_z - com_z*fr0_x
-    dAg1_ang_z = n1_z + com_y*fr0_x - com_x*fr0_y
+    k3_x = 1.598759275 - 0.017784735*S4
+    k3_y = 0.017784735*C4
+    k2_x = 4.4329225 + C3*k3_x - S3*k3_y
+    k2_y = C3*k3_y + S3*k3_x
+    k1_x = C2*k2_x - S2*k2_y
+    k1_z = -C2*k2_y - S2*k2_x
+    k0_x = -1.350180285*S1 + C1*k1_x
+    k0_y = 1.350180285*C1 + S1*k1_x
+    k0_z = 1.5151591301 + k1_z
+    dAg_cx = 0.058844644254703156*k0_x
+    dAg_cy = 0.058844644254703156*k0_y
+    dAg_cz = 0.058844644254703156*k0_z
+    dAg1_ang_x = n0_x + dAg_cz*fr0_y - dAg_cy*fr1_z
+    dAg1_ang_y = n0_y + dAg_cx*fr1_z - dAg_cz*fr0_x
+    dAg1_ang_z = n1_z + dAg_cy*fr0_x - dAg_cx*fr0_y
     dA_g_qd = np.empty(batch + (6,))
     dA_g_qd[..., 0] = fr0_x
     dA_g_qd[..., 1] = fr0_y

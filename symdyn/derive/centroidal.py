@@ -3,15 +3,17 @@
 computeCentroidalMap and computeCentroidalMapTimeVariation give them.
 
 The robot's momentum about its centre of mass c, rows [linear; angular] in world axes, is
-h_g = A_g qd. Both come from the momentum about {0}'s origin in {0}'s axes, moved to c:
+h_g = A_g qd. Both come from the momentum about {0}'s origin in {0}'s axes, [f; n], moved to
+the centre of mass c_0 = (m c)/m of the whole robot's composite body in {0}, then turned into
+world axes by the base's rotation R_0 (Pinocchio's ccrba does the same at its root):
 
-    h_lin = R_0 h0_lin,    h_ang = R_0 h0_ang + (p_0 - c) x h_lin
+    h_lin = R_0 f,    h_ang = R_0 (n - c_0 x f)
 
-with (R_0, p_0) the base's pose. A_g's columns are composite.momentum_map's. Its rate at
-qdd = 0 is the force the bodies' motion needs, the base wrench of Newton-Euler's recursion
-with no gravity and no acceleration (newton_euler.base_wrench), moved the same way: the rate of
-the angular momentum about the moving centre of mass is the moment about it, since the centre's
-velocity is parallel to the linear momentum.
+so that no link's pose in the world is needed. A_g's columns are composite.momentum_map's. Its
+rate at qdd = 0 is the force the bodies' motion needs, the base wrench of Newton-Euler's
+recursion with no gravity and no acceleration (newton_euler.base_wrench), moved the same way:
+the rate of the angular momentum about the moving centre of mass is the moment about it, since
+the centre's velocity is parallel to the linear momentum.
 
 Both are of the robot as its file gives it: regrouping the inertial parameters keeps the joint
 forces, not the momentum.
@@ -23,7 +25,7 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot
 from . import composite
-from .energy import center_of_mass
+from .algebra import Matrix, define
 from .kinematics import base_frame
 from .newton_euler import base_wrench
 
@@ -31,27 +33,32 @@ from .newton_euler import base_wrench
 def centroidal_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     """A_g, 6 x (a floating base's six + one per link): Robot.slots' columns, which the
     coordinates' projection takes to the coordinates (quantities.py)."""
-    A = composite.momentum_map(robot, b)
-    moved = _at_center(robot, b, "Ag", [A[:, k] for k in range(A.cols)])
-    return sympy.Matrix.hstack(*moved)
+    A, whole = composite.momentum_map(robot, b)
+    return sympy.Matrix.hstack(*_at_center(robot, b, "Ag", whole.mass, whole.first_moment,
+                                           [A[:, k] for k in range(A.cols)]))
 
 
 def centroidal_map_dot_qd(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
     """dA_g/dt qd: the centroidal momentum's rate at qdd = 0."""
     rest = [sympy.Integer(0)] * (robot.base_velocities + len(robot.links))
     wrench = base_wrench(robot, b, robot.slots(robot.link_qd, "velocity"), rest, [0, 0, 0])
-    (moved,) = _at_center(robot, b, "dAg", [sympy.Matrix(wrench)])
+    mass, first_moment = composite.mass_center(robot, b)
+    (moved,) = _at_center(robot, b, "dAg", mass, first_moment, [sympy.Matrix(wrench)])
     return list(moved)
 
 
-def _at_center(robot: Robot, b: ProgramBuilder, name: str, columns) -> list[sympy.Matrix]:
+def _at_center(robot: Robot, b: ProgramBuilder, name: str, mass, first_moment,
+               columns) -> list[sympy.Matrix]:
     """Each [linear; angular] column about {0}'s origin in its axes, about the centre of mass
-    in world axes."""
-    R, p = base_frame(robot, b)
-    arm = b.vector(f"{name}_arm", p - sympy.Matrix(center_of_mass(robot, b)))
+    c_0 = first_moment / mass (in {0}) in world axes."""
+    R, _ = base_frame(robot, b)
+    R = Matrix(R)
+    center = Matrix(first_moment) * define(b, f"{name}_inverse_mass", 1 / mass)
+    center = Matrix([define(b, f"{name}_c{axis}", e) for axis, e in zip("xyz", center)])
     out = []
     for k, column in enumerate(columns, start=1):
-        linear = b.vector(f"{name}{k}_lin", R * column[:3, 0])
-        angular = b.vector(f"{name}{k}_ang", R * column[3:, 0] + arm.cross(linear))
+        f, n = Matrix(column[:3, 0]), Matrix(column[3:, 0])
+        linear = b.vector(f"{name}{k}_lin", R * f)
+        angular = b.vector(f"{name}{k}_ang", R * (n - center.cross(f)))
         out.append(sympy.Matrix.vstack(linear, angular))
     return out

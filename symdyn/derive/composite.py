@@ -187,15 +187,21 @@ def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Ma
     return M
 
 
-def _base_block(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Matrix:
-    """A floating base's 6 x 6 block of M: the whole robot's inertia in {0}, the base's body
-    and each child's composite body carried into {0}, rows and columns [linear; angular]."""
-    body = robot.root.inertia
+def _whole(robot: Robot, b: ProgramBuilder, placements, composite) -> Inertia:
+    """The whole robot's inertia about {0}'s origin in its axes: a floating base's body and
+    each child's composite body carried into {0} (the reaction's, at a fixed base)."""
+    body = robot.root.inertia if robot.floating else Inertia(0, sympy.zeros(3, 1),
+                                                             sympy.zeros(3, 3))
     body = Inertia(symengine.sympify(body.mass), Matrix(body.first_moment),
                    Matrix(body.inertia_origin))
     for c in robot.children[0]:
         body = body + _to_parent(b, f"c{c}", placements[c], composite[c - 1])
-    whole = _named_inertia(b, "c0", body)
+    return _named_inertia(b, "c0", body)
+
+
+def _base_block(whole: Inertia) -> sympy.Matrix:
+    """A floating base's 6 x 6 block of M: the whole robot's inertia in {0}, rows and columns
+    [linear; angular]."""
     zero, block = symengine.zeros(3, 1), sympy.zeros(6, 6)
     for k in range(6):
         unit = symengine.zeros(3, 1)
@@ -205,11 +211,12 @@ def _base_block(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy
     return block
 
 
-def momentum_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
+def momentum_map(robot: Robot, b: ProgramBuilder) -> tuple[sympy.Matrix, Inertia]:
     """The robot's momentum per unit velocity of each body, about {0}'s origin in its axes:
     6 x (a floating base's six + one per link), rows [linear; angular]. Column j is composite
     body j moving along its joint, carried into {0} as M's column is carried inward; a floating
-    base's six are the whole robot's inertia in {0} (its M's first rows, which they are)."""
+    base's six are the whole robot's inertia in {0} (its M's first rows, which they are). And
+    that whole robot's inertia, whose centre of mass the centroidal map moves to."""
     placements = _placements(robot, b)
     composite = _composites(robot, b, placements, "c", _inertias(robot))
     shift = robot.base_velocities
@@ -218,9 +225,36 @@ def momentum_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
         *_, (_, force) = _carried(robot, b, "M", placements, link.index,
                                   body.times(_axis(link)), to_base=True)
         A[:, shift + link.index - 1] = sympy.Matrix([*force.linear, *force.angular])
+    whole = _whole(robot, b, placements, composite)
     if robot.floating:
-        A[:, :6] = _base_block(robot, b, placements, composite)
-    return A
+        A[:, :6] = _base_block(whole)
+    return A, whole
+
+
+def mass_center(robot: Robot, b: ProgramBuilder) -> tuple:
+    """The whole robot's mass and first moment m c about {0}'s origin in its axes, gathered
+    inward from the tips as the composite bodies are, without their rotational inertia:
+    m' = m, (m c)' = R (m c) + m P into the parent."""
+    placements = _placements(robot, b)
+    gathered = [None] * len(robot.links)
+
+    def into_parent(c):
+        m, h = gathered[c - 1]
+        X = placements[c]
+        return m, X.rotation * h + X.translation * m
+
+    def gather(name, m, h, children):
+        for c in children:
+            m_c, h_c = into_parent(c)
+            m, h = m + m_c, h + h_c
+        return m, vector(b, name, h)
+
+    for link, body in zip(reversed(robot.links), reversed(_inertias(robot))):
+        gathered[link.index - 1] = gather(f"k{link.index}", body.mass, body.first_moment,
+                                          robot.children[link.index])
+    root = robot.root.inertia if robot.floating else None
+    return gather("k0", symengine.sympify(root.mass if root else 0),
+                  Matrix(root.first_moment if root else sympy.zeros(3, 1)), robot.children[0])
 
 
 def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
@@ -229,7 +263,7 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     composite = _composites(robot, b, placements, "c", _inertias(robot))
     M = _columns(robot, b, placements, composite)
     if robot.floating:
-        M[:6, :6] = _base_block(robot, b, placements, composite)
+        M[:6, :6] = _base_block(_whole(robot, b, placements, composite))
     return M
 
 
