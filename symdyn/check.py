@@ -360,7 +360,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         ref["com_jacobian"].append(_columns(pin.jacobianCenterOfMass(model, data, qi), 3) @ G)
         ref["centroidal"].append(_columns(pin.computeCentroidalMap(model, data, qi), 6) @ G)
         pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
-        ref["centroidal_dot"].append(data.dAg @ vi)
+        ref["centroidal_dot"].append(_columns(data.dAg, 6) @ vi)
         M = pin.crba(model, data, qi)
         M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
         ref["crba"].append(M)
