@@ -149,7 +149,10 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
          rf"\end{{bmatrix}} \text{{ (prismatic)}}",
          f"J_i = [z({j}) x (p_tool - p({p})); z({j})] (revolute), [z({j}); 0] (prismatic); "
          f"{axis}"),), "Column i is joint i's: the tool's linear and angular velocity per unit "
-        "joint velocity, in world axes.", columns)
+        "joint velocity, in world axes." + (
+            " The first six are the floating base's, for its velocity [v; w] in its own axes: "
+            "[R_0; 0] and [-S(p_tool - p_0) R_0; R_0]." if dynamics.robot.floating else ""),
+        columns)
     return [pose, jacobian]
 
 
