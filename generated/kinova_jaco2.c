@@ -23,7 +23,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x9b6cbe776e35759
+#if KINOVA_JACO2_CODE_SET != 0x48d811b9364fc72
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -5552,26 +5552,31 @@ void kinova_jaco2_centroidal_map_dot_qd(const double q[6], const double qd[6], d
     const double fr0_y = symdyn_fma(-C1, fr1_x, S1*f1_y);
     const double n0_x = symdyn_fma(-S1, n1_x, symdyn_fma(C1, n2_z, -0.2755*fr0_y));
     const double n0_y = symdyn_fma(-S1, n2_z, symdyn_fma(-C1, n1_x, 0.2755*fr0_x));
-    const double k5_x = 0.00010000000000023*C6;
-    const double k5_z = symdyn_fma(0.00010000000000023, S6, -0.0013224560195);
-    const double k4_x = symdyn_fma(C5, k5_x, -0.19489237263346387*S5);
-    const double k4_y = -0.0013357060146 - k5_z;
-    const double k4_z = symdyn_fma(S5, k5_x, symdyn_fma(0.19489237263346387, C5, 0.0229447700181));
-    const double k3_x = symdyn_fma(-S4, k4_y, C4*k4_x);
-    const double k3_y = 0.6631941 - k4_z;
-    const double k3_z = symdyn_fma(S4, k4_x, symdyn_fma(C4, k4_y, 0.00189364));
-    const double k2_x = symdyn_fma(-S3, k3_x, symdyn_fma(-C3, k3_y, 1.283678));
-    const double k2_y = symdyn_fma(-C3, k3_x, S3*k3_y);
-    const double k2_z = 0.01431254 - k3_z;
-    const double k1_x = symdyn_fma(-S2, k2_x, -C2*k2_y);
-    const double k1_y = -0.0014954 - k2_z;
-    const double k1_z = symdyn_fma(-S2, k2_y, symdyn_fma(C2, k2_x, 0.043553525));
-    const double k0_x = symdyn_fma(-S1, k1_x, -C1*k1_y);
-    const double k0_y = symdyn_fma(-C1, k1_x, S1*k1_y);
-    const double k0_z = 1.203935 - k1_z;
-    const double dAg_cx = 0.2288329519450801*k0_x;
-    const double dAg_cy = 0.2288329519450801*k0_y;
-    const double dAg_cz = 0.2288329519450801*k0_z;
+    const double c6r_x = 0.00010000000000023*C6;
+    const double c6r_z = 0.00010000000000023*S6;
+    const double MSc5_z = -0.0013224560195 + c6r_z;
+    const double c5r_x = symdyn_fma(C5, c6r_x, -0.19489237263346387*S5);
+    const double c5r_z = symdyn_fma(S5, c6r_x, 0.19489237263346387*C5);
+    const double MSc4_y = -0.0013357060146 - MSc5_z;
+    const double MSc4_z = 0.0229447700181 + c5r_z;
+    const double c4r_x = symdyn_fma(-MSc4_y, S4, C4*c5r_x);
+    const double c4r_z = symdyn_fma(S4, c5r_x, C4*MSc4_y);
+    const double MSc3_y = 0.6631941 - MSc4_z;
+    const double MSc3_z = 0.00189364 + c4r_z;
+    const double c3r_x = symdyn_fma(-S3, c4r_x, -C3*MSc3_y);
+    const double c3r_y = symdyn_fma(-C3, c4r_x, MSc3_y*S3);
+    const double MSc2_x = 1.283678 + c3r_x;
+    const double MSc2_z = 0.01431254 - MSc3_z;
+    const double c2r_x = symdyn_fma(-MSc2_x, S2, -C2*c3r_y);
+    const double c2r_z = symdyn_fma(-S2, c3r_y, C2*MSc2_x);
+    const double MSc1_y = -0.0014954 - MSc2_z;
+    const double MSc1_z = 0.043553525 + c2r_z;
+    const double c1r_x = symdyn_fma(-S1, c2r_x, -C1*MSc1_y);
+    const double c1r_y = symdyn_fma(-C1, c2r_x, MSc1_y*S1);
+    const double MSc0_z = 1.203935 - MSc1_z;
+    const double dAg_cx = 0.2288329519450801*c1r_x;
+    const double dAg_cy = 0.2288329519450801*c1r_y;
+    const double dAg_cz = 0.2288329519450801*MSc0_z;
     const double dAg1_ang_x = symdyn_fma(dAg_cz, fr0_y, symdyn_fma(dAg_cy, fr1_z, n0_x));
     const double dAg1_ang_y = symdyn_fma(-dAg_cz, fr0_x, symdyn_fma(-dAg_cx, fr1_z, n0_y));
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, -n1_z));

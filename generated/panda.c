@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0xc6f89ea50606ac0
+#if PANDA_CODE_SET != 0x3435b4ec75d34dc
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -7613,29 +7613,41 @@ void panda_centroidal_map_dot_qd(const double q[7], const double qd[7], double d
     const double fr0_y = symdyn_fma(S1, f1_x, C1*f1_y);
     const double n0_x = symdyn_fma(-S1, n1_y, symdyn_fma(C1, n1_x, -0.333*fr0_y));
     const double n0_y = symdyn_fma(S1, n1_x, symdyn_fma(C1, n1_y, 0.333*fr0_x));
-    const double k6_x = symdyn_fma(0.007735484874, C7, symdyn_fma(0.003127439544, S7, 0.164967552695));
-    const double k6_z = symdyn_fma(0.007735484874, S7, symdyn_fma(-0.003127439544, C7, -0.017527158935));
-    const double k5_x = symdyn_fma(C6, k6_x, symdyn_fma(0.068832705569, S6, -0.014653732538));
-    const double k5_y = 0.05034347249 - k6_z;
-    const double k5_z = symdyn_fma(S6, k6_x, symdyn_fma(-0.068832705569, C6, -0.047121686402));
-    const double k4_x = symdyn_fma(-S5, k5_y, symdyn_fma(C5, k5_x, -0.49008027465));
-    const double k4_y = 1.767805240005 + k5_z;
-    const double k4_z = symdyn_fma(-S5, k5_x, symdyn_fma(-C5, k5_y, 0.09850206933));
-    const double k3_x = symdyn_fma(-S4, k4_y, symdyn_fma(C4, k4_x, 0.684157959872));
-    const double k3_y = 0.126729164208 - k4_z;
-    const double k3_z = symdyn_fma(S4, k4_x, symdyn_fma(C4, k4_y, -0.214708623208));
-    const double k2_x = symdyn_fma(-S3, k3_y, symdyn_fma(C3, k3_x, -0.002031994566));
-    const double k2_y = -3.31904866672 - k3_z;
-    const double k2_z = symdyn_fma(S3, k3_x, symdyn_fma(C3, k3_y, 0.00226100637));
-    const double k1_x = symdyn_fma(-S2, k2_y, symdyn_fma(C2, k2_x, 0.0192614005));
-    const double k1_y = 0.010343993404 + k2_z;
-    const double k1_z = symdyn_fma(-S2, k2_x, symdyn_fma(-C2, k2_y, -0.23670397208));
-    const double k0_x = symdyn_fma(-S1, k1_y, C1*k1_x);
-    const double k0_y = symdyn_fma(S1, k1_x, C1*k1_y);
-    const double k0_z = 5.348689956 + k1_z;
-    const double dAg_cx = 0.062258235706193925*k0_x;
-    const double dAg_cy = 0.062258235706193925*k0_y;
-    const double dAg_cz = 0.062258235706193925*k0_z;
+    const double c7r_x = symdyn_fma(0.007735484874, C7, 0.003127439544*S7);
+    const double c7r_z = symdyn_fma(0.007735484874, S7, -0.003127439544*C7);
+    const double MSc6_x = 0.164967552695 + c7r_x;
+    const double MSc6_z = -0.017527158935 + c7r_z;
+    const double c6r_x = symdyn_fma(C6, MSc6_x, 0.068832705569*S6);
+    const double c6r_z = symdyn_fma(MSc6_x, S6, -0.068832705569*C6);
+    const double MSc5_x = -0.014653732538 + c6r_x;
+    const double MSc5_y = 0.05034347249 - MSc6_z;
+    const double MSc5_z = -0.047121686402 + c6r_z;
+    const double c5r_x = symdyn_fma(-MSc5_y, S5, C5*MSc5_x);
+    const double c5r_z = symdyn_fma(-MSc5_x, S5, -C5*MSc5_y);
+    const double MSc4_x = -0.49008027465 + c5r_x;
+    const double MSc4_y = 1.767805240005 + MSc5_z;
+    const double MSc4_z = 0.09850206933 + c5r_z;
+    const double c4r_x = symdyn_fma(-MSc4_y, S4, C4*MSc4_x);
+    const double c4r_z = symdyn_fma(MSc4_x, S4, C4*MSc4_y);
+    const double MSc3_x = 0.684157959872 + c4r_x;
+    const double MSc3_y = 0.126729164208 - MSc4_z;
+    const double MSc3_z = -0.214708623208 + c4r_z;
+    const double c3r_x = symdyn_fma(-MSc3_y, S3, C3*MSc3_x);
+    const double c3r_z = symdyn_fma(MSc3_x, S3, C3*MSc3_y);
+    const double MSc2_x = -0.002031994566 + c3r_x;
+    const double MSc2_y = -3.31904866672 - MSc3_z;
+    const double MSc2_z = 0.00226100637 + c3r_z;
+    const double c2r_x = symdyn_fma(-MSc2_y, S2, C2*MSc2_x);
+    const double c2r_z = symdyn_fma(-MSc2_x, S2, -C2*MSc2_y);
+    const double MSc1_x = 0.0192614005 + c2r_x;
+    const double MSc1_y = 0.010343993404 + MSc2_z;
+    const double MSc1_z = -0.23670397208 + c2r_z;
+    const double c1r_x = symdyn_fma(-MSc1_y, S1, C1*MSc1_x);
+    const double c1r_y = symdyn_fma(MSc1_x, S1, C1*MSc1_y);
+    const double MSc0_z = 5.348689956 + MSc1_z;
+    const double dAg_cx = 0.062258235706193925*c1r_x;
+    const double dAg_cy = 0.062258235706193925*c1r_y;
+    const double dAg_cz = 0.062258235706193925*MSc0_z;
     const double dAg1_ang_x = symdyn_fma(-dAg_cy, fr1_z, symdyn_fma(dAg_cz, fr0_y, n0_x));
     const double dAg1_ang_y = symdyn_fma(-dAg_cz, fr0_x, symdyn_fma(dAg_cx, fr1_z, n0_y));
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xc6f89ea50606ac0
+#define PANDA_CODE_SET 0x3435b4ec75d34dc
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0xaddd2facab42a33
+#if PLANAR2_CODE_SET != 0x134a64064d5db15
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -1043,22 +1043,24 @@ void planar2_centroidal_map_dot_qd(const double q[2], const double qd[2], const 
     const double ww2_zz = w2_z*w2_z;
     const double t1 = p_l2*p_m2;
     const double F2_x = symdyn_fma(-t1, ww2_zz, dv2_x*p_m2);
-    const double t2 = dv2_y*p_m2;
-    const double N2_z = p_l2*t2;
+    const double F2_y = dv2_y*p_m2;
+    const double N2_z = dv2_y*t1;
     const double F1_x = -p_m1*t0;
-    const double fr1_x = symdyn_fma(-S2, t2, C2*F2_x);
-    const double fr1_y = symdyn_fma(F2_x, S2, C2*t2);
+    const double fr1_x = symdyn_fma(-F2_y, S2, C2*F2_x);
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*F2_y);
     const double f1_x = F1_x + fr1_x;
     const double n1_z = symdyn_fma(fr1_y, p_l1, N2_z);
     const double fr0_x = symdyn_fma(-S1, fr1_y, C1*f1_x);
     const double fr0_y = symdyn_fma(S1, f1_x, C1*fr1_y);
-    const double k1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, C2*t1));
-    const double k1_y = S2*t1;
-    const double k0_x = symdyn_fma(-S1, k1_y, C1*k1_x);
-    const double k0_y = symdyn_fma(S1, k1_x, C1*k1_y);
-    const double dAg_inverse_mass = 1.0/(p_m1 + p_m2);
-    const double dAg_cx = dAg_inverse_mass*k0_x;
-    const double dAg_cy = dAg_inverse_mass*k0_y;
+    const double c2r_x = C2*t1;
+    const double c2r_y = S2*t1;
+    const double mc1 = p_m1 + p_m2;
+    const double MSc1_x = symdyn_fma(p_l1, p_m2, symdyn_fma(p_l1, p_m1, c2r_x));
+    const double c1r_x = symdyn_fma(-S1, c2r_y, C1*MSc1_x);
+    const double c1r_y = symdyn_fma(MSc1_x, S1, C1*c2r_y);
+    const double dAg_inverse_mass = 1.0/mc1;
+    const double dAg_cx = c1r_x*dAg_inverse_mass;
+    const double dAg_cy = c1r_y*dAg_inverse_mass;
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));
     dA_g_qd[0] = fr0_x;
     dA_g_qd[1] = fr0_y;

@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x70dade68d0012fb
+#if PUMA560_CODE_SET != 0x918485f5579a0bf
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -4658,22 +4658,27 @@ void puma560_centroidal_map_dot_qd(const double q[6], const double qd[6], double
     const double fr0_y = symdyn_fma(-C1, f2_z, S1*fr1_x);
     const double n0_x = symdyn_fma(S1, n2_z, symdyn_fma(C1, n1_x, -0.672*fr0_y));
     const double n0_y = symdyn_fma(-C1, n2_z, symdyn_fma(S1, n1_x, 0.672*fr0_x));
-    const double k4_x = -0.00288*S5;
-    const double k4_z = symdyn_fma(0.00288, C5, 0.01558);
-    const double k3_x = symdyn_fma(C4, k4_x, 0.025375);
-    const double k3_y = 0.87575 + k4_z;
-    const double k3_z = symdyn_fma(-S4, k4_x, 0.06768);
-    const double k2_x = symdyn_fma(-S3, k3_y, symdyn_fma(C3, k3_x, 3.79559));
-    const double k2_y = symdyn_fma(S3, k3_x, symdyn_fma(C3, k3_y, 0.1044));
-    const double k2_z = 4.8663025 + k3_z;
-    const double k1_x = symdyn_fma(-S2, k2_y, C2*k2_x);
-    const double k1_z = symdyn_fma(S2, k2_x, C2*k2_y);
-    const double k0_x = symdyn_fma(S1, k2_z, C1*k1_x);
-    const double k0_y = symdyn_fma(-C1, k2_z, S1*k1_x);
-    const double k0_z = 15.7584 + k1_z;
-    const double dAg_cx = 0.042643923240938165*k0_x;
-    const double dAg_cy = 0.042643923240938165*k0_y;
-    const double dAg_cz = 0.042643923240938165*k0_z;
+    const double c5r_x = -0.00288*S5;
+    const double c5r_z = 0.00288*C5;
+    const double MSc4_z = 0.01558 + c5r_z;
+    const double c4r_x = C4*c5r_x;
+    const double c4r_z = -S4*c5r_x;
+    const double MSc3_x = 0.025375 + c4r_x;
+    const double MSc3_y = 0.87575 + MSc4_z;
+    const double MSc3_z = 0.06768 + c4r_z;
+    const double c3r_x = symdyn_fma(-MSc3_y, S3, C3*MSc3_x);
+    const double c3r_y = symdyn_fma(MSc3_x, S3, C3*MSc3_y);
+    const double MSc2_x = 3.79559 + c3r_x;
+    const double MSc2_y = 0.1044 + c3r_y;
+    const double MSc2_z = 4.8663025 + MSc3_z;
+    const double c2r_x = symdyn_fma(-MSc2_y, S2, C2*MSc2_x);
+    const double c2r_z = symdyn_fma(MSc2_x, S2, C2*MSc2_y);
+    const double c1r_x = symdyn_fma(MSc2_z, S1, C1*c2r_x);
+    const double c1r_y = symdyn_fma(-C1, MSc2_z, S1*c2r_x);
+    const double MSc0_z = 15.7584 + c2r_z;
+    const double dAg_cx = 0.042643923240938165*c1r_x;
+    const double dAg_cy = 0.042643923240938165*c1r_y;
+    const double dAg_cz = 0.042643923240938165*MSc0_z;
     const double dAg1_ang_x = symdyn_fma(-dAg_cy, fr1_z, symdyn_fma(dAg_cz, fr0_y, n0_x));
     const double dAg1_ang_y = symdyn_fma(-dAg_cz, fr0_x, symdyn_fma(dAg_cx, fr1_z, n0_y));
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));

@@ -20,7 +20,7 @@
  */
 
 #include "puma560_linear.h"
-#if PUMA560_LINEAR_CODE_SET != 0x174aec021896197
+#if PUMA560_LINEAR_CODE_SET != 0x0ec1ef1dfe5b735
 #error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -6947,27 +6947,42 @@ void puma560_linear_centroidal_map_dot_qd(const double q[6], const double qd[6],
     const double fr0_y = symdyn_fma(S1, f1_x, C1*f1_y);
     const double n0_x = symdyn_fma(-S1, n1_y, C1*n1_x);
     const double n0_y = symdyn_fma(S1, n1_x, C1*n1_y);
-    const double k5_x = symdyn_fma(-S6, p_my6, symdyn_fma(C6, p_mx6, p_mx5));
-    const double k5_y = p_my5 - p_mz6;
-    const double k5_z = symdyn_fma(S6, p_mx6, symdyn_fma(C6, p_my6, p_mz5));
-    const double k4_x = symdyn_fma(-S5, k5_y, symdyn_fma(C5, k5_x, p_mx4));
-    const double k4_y = k5_z + p_my4;
-    const double k4_z = symdyn_fma(-S5, k5_x, symdyn_fma(-C5, k5_y, p_mz4));
-    const double k3_x = symdyn_fma(-S4, k4_y, symdyn_fma(C4, k4_x, symdyn_fma(-0.0203, p_m6, symdyn_fma(-0.0203, p_m5, symdyn_fma(-0.0203, p_m4, p_mx3)))));
-    const double k3_y = symdyn_fma(-0.4331, p_m6, symdyn_fma(-0.4331, p_m5, symdyn_fma(-0.4331, p_m4, p_my3 - k4_z)));
-    const double k3_z = symdyn_fma(S4, k4_x, symdyn_fma(C4, k4_y, p_mz3));
-    const double k2_x = symdyn_fma(-S3, k3_y, symdyn_fma(C3, k3_x, symdyn_fma(0.4318, p_m6, symdyn_fma(0.4318, p_m5, symdyn_fma(0.4318, p_m4, symdyn_fma(0.4318, p_m3, p_mx2))))));
-    const double k2_y = symdyn_fma(S3, k3_x, symdyn_fma(C3, k3_y, p_my2));
-    const double k2_z = symdyn_fma(-0.0934, p_m6, symdyn_fma(-0.0934, p_m5, symdyn_fma(-0.0934, p_m4, symdyn_fma(-0.0934, p_m3, k3_z + p_mz2))));
-    const double k1_x = symdyn_fma(-S2, k2_y, symdyn_fma(C2, k2_x, p_mx1));
-    const double k1_y = symdyn_fma(0.2435, p_m6, symdyn_fma(0.2435, p_m5, symdyn_fma(0.2435, p_m4, symdyn_fma(0.2435, p_m3, symdyn_fma(0.2435, p_m2, k2_z + p_my1)))));
-    const double k1_z = symdyn_fma(-S2, k2_x, symdyn_fma(-C2, k2_y, p_mz1));
-    const double k0_x = symdyn_fma(-S1, k1_y, C1*k1_x);
-    const double k0_y = symdyn_fma(S1, k1_x, C1*k1_y);
-    const double dAg_inverse_mass = 1.0/(p_m1 + p_m2 + p_m3 + p_m4 + p_m5 + p_m6);
-    const double dAg_cx = dAg_inverse_mass*k0_x;
-    const double dAg_cy = dAg_inverse_mass*k0_y;
-    const double dAg_cz = dAg_inverse_mass*k1_z;
+    const double c6r_x = symdyn_fma(-S6, p_my6, C6*p_mx6);
+    const double c6r_z = symdyn_fma(S6, p_mx6, C6*p_my6);
+    const double mc5 = p_m5 + p_m6;
+    const double MSc5_x = c6r_x + p_mx5;
+    const double MSc5_y = p_my5 - p_mz6;
+    const double MSc5_z = c6r_z + p_mz5;
+    const double c5r_x = symdyn_fma(-MSc5_y, S5, C5*MSc5_x);
+    const double c5r_z = symdyn_fma(-MSc5_x, S5, -C5*MSc5_y);
+    const double mc4 = mc5 + p_m4;
+    const double MSc4_x = c5r_x + p_mx4;
+    const double MSc4_y = MSc5_z + p_my4;
+    const double MSc4_z = c5r_z + p_mz4;
+    const double c4r_x = symdyn_fma(-MSc4_y, S4, C4*MSc4_x);
+    const double c4r_z = symdyn_fma(MSc4_x, S4, C4*MSc4_y);
+    const double mc3 = mc4 + p_m3;
+    const double MSc3_x = symdyn_fma(-0.0203, mc4, c4r_x + p_mx3);
+    const double MSc3_y = symdyn_fma(-0.4331, mc4, p_my3 - MSc4_z);
+    const double MSc3_z = c4r_z + p_mz3;
+    const double c3r_x = symdyn_fma(-MSc3_y, S3, C3*MSc3_x);
+    const double c3r_y = symdyn_fma(MSc3_x, S3, C3*MSc3_y);
+    const double mc2 = mc3 + p_m2;
+    const double MSc2_x = symdyn_fma(0.4318, mc3, c3r_x + p_mx2);
+    const double MSc2_y = c3r_y + p_my2;
+    const double MSc2_z = symdyn_fma(-0.0934, mc3, MSc3_z + p_mz2);
+    const double c2r_x = symdyn_fma(-MSc2_y, S2, C2*MSc2_x);
+    const double c2r_z = symdyn_fma(-MSc2_x, S2, -C2*MSc2_y);
+    const double mc1 = mc2 + p_m1;
+    const double MSc1_x = c2r_x + p_mx1;
+    const double MSc1_y = symdyn_fma(0.2435, mc2, MSc2_z + p_my1);
+    const double MSc1_z = c2r_z + p_mz1;
+    const double c1r_x = symdyn_fma(-MSc1_y, S1, C1*MSc1_x);
+    const double c1r_y = symdyn_fma(MSc1_x, S1, C1*MSc1_y);
+    const double dAg_inverse_mass = 1.0/mc1;
+    const double dAg_cx = c1r_x*dAg_inverse_mass;
+    const double dAg_cy = c1r_y*dAg_inverse_mass;
+    const double dAg_cz = MSc1_z*dAg_inverse_mass;
     const double dAg1_ang_x = symdyn_fma(-dAg_cy, fr1_z, symdyn_fma(dAg_cz, fr0_y, n0_x));
     const double dAg1_ang_y = symdyn_fma(-dAg_cz, fr0_x, symdyn_fma(dAg_cx, fr1_z, n0_y));
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x174aec021896197
+#define PUMA560_LINEAR_CODE_SET 0x0ec1ef1dfe5b735
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -186,7 +186,7 @@ void puma560_linear_centroidal_map(const double q[6], const double params[60], d
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
  * angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
- * 368 multiplications, 351 additions, 12 function calls. */
+ * 354 multiplications, 337 additions, 12 function calls. */
 void puma560_linear_centroidal_map_dot_qd(const double q[6], const double qd[6], const double params[60], double dA_g_qd[6]);
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi

@@ -6855,7 +6855,7 @@ def centroidal_map_dot_qd(q, qd, params):
     """dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;
     angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
 
-    368 multiplications, 351 additions, 12 function calls.
+    354 multiplications, 337 additions, 12 function calls.
     """
     (q, qd, params, ), batch = _states(
         (q, 6, "q"),
@@ -7141,27 +7141,42 @@ def centroidal_map_dot_qd(q, qd, params):
     fr0_y = C1*f1_y + S1*f1_x
     n0_x = C1*n1_x - S1*n1_y
     n0_y = C1*n1_y + S1*n1_x
-    k5_x = p_mx5 + C6*p_mx6 - S6*p_my6
-    k5_y = p_my5 - p_mz6
-    k5_z = p_mz5 + C6*p_my6 + S6*p_mx6
-    k4_x = p_mx4 + C5*k5_x - S5*k5_y
-    k4_y = k5_z + p_my4
-    k4_z = p_mz4 - C5*k5_y - S5*k5_x
-    k3_x = p_mx3 - 0.0203*p_m4 - 0.0203*p_m5 - 0.0203*p_m6 + C4*k4_x - S4*k4_y
-    k3_y = p_my3 - k4_z - 0.4331*p_m4 - 0.4331*p_m5 - 0.4331*p_m6
-    k3_z = p_mz3 + C4*k4_y + S4*k4_x
-    k2_x = p_mx2 + 0.4318*p_m3 + 0.4318*p_m4 + 0.4318*p_m5 + 0.4318*p_m6 + C3*k3_x - S3*k3_y
-    k2_y = p_my2 + C3*k3_y + S3*k3_x
-    k2_z = k3_z + p_mz2 - 0.0934*p_m3 - 0.0934*p_m4 - 0.0934*p_m5 - 0.0934*p_m6
-    k1_x = p_mx1 + C2*k2_x - S2*k2_y
-    k1_y = k2_z + p_my1 + 0.2435*p_m2 + 0.2435*p_m3 + 0.2435*p_m4 + 0.2435*p_m5 + 0.2435*p_m6
-    k1_z = p_mz1 - C2*k2_y - S2*k2_x
-    k0_x = C1*k1_x - S1*k1_y
-    k0_y = C1*k1_y + S1*k1_x
-    dAg_inverse_mass = 1.0/(p_m1 + p_m2 + p_m3 + p_m4 + p_m5 + p_m6)
-    dAg_cx = dAg_inverse_mass*k0_x
-    dAg_cy = dAg_inverse_mass*k0_y
-    dAg_cz = dAg_inverse_mass*k1_z
+    c6r_x = C6*p_mx6 - S6*p_my6
+    c6r_z = C6*p_my6 + S6*p_mx6
+    mc5 = p_m5 + p_m6
+    MSc5_x = c6r_x + p_mx5
+    MSc5_y = p_my5 - p_mz6
+    MSc5_z = c6r_z + p_mz5
+    c5r_x = C5*MSc5_x - MSc5_y*S5
+    c5r_z = -C5*MSc5_y - MSc5_x*S5
+    mc4 = mc5 + p_m4
+    MSc4_x = c5r_x + p_mx4
+    MSc4_y = MSc5_z + p_my4
+    MSc4_z = c5r_z + p_mz4
+    c4r_x = C4*MSc4_x - MSc4_y*S4
+    c4r_z = C4*MSc4_y + MSc4_x*S4
+    mc3 = mc4 + p_m3
+    MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
+    MSc3_y = p_my3 - MSc4_z - 0.4331*mc4
+    MSc3_z = c4r_z + p_mz3
+    c3r_x = C3*MSc3_x - MSc3_y*S3
+    c3r_y = C3*MSc3_y + MSc3_x*S3
+    mc2 = mc3 + p_m2
+    MSc2_x = c3r_x + p_mx2 + 0.4318*mc3
+    MSc2_y = c3r_y + p_my2
+    MSc2_z = MSc3_z + p_mz2 - 0.0934*mc3
+    c2r_x = C2*MSc2_x - MSc2_y*S2
+    c2r_z = -C2*MSc2_y - MSc2_x*S2
+    mc1 = mc2 + p_m1
+    MSc1_x = c2r_x + p_mx1
+    MSc1_y = MSc2_z + p_my1 + 0.2435*mc2
+    MSc1_z = c2r_z + p_mz1
+    c1r_x = C1*MSc1_x - MSc1_y*S1
+    c1r_y = C1*MSc1_y + MSc1_x*S1
+    dAg_inverse_mass = 1.0/mc1
+    dAg_cx = c1r_x*dAg_inverse_mass
+    dAg_cy = c1r_y*dAg_inverse_mass
+    dAg_cz = MSc1_z*dAg_inverse_mass
     dAg1_ang_x = n0_x + dAg_cz*fr0_y - dAg_cy*fr1_z
     dAg1_ang_y = n0_y + dAg_cx*fr1_z - dAg_cz*fr0_x
     dAg1_ang_z = n1_z + dAg_cy*fr0_x - dAg_cx*fr0_y

@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0xce28794f69ec221
+#if SPACE_ARM_CODE_SET != 0xb1a15c1ba5c70db
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3966,13 +3966,17 @@ void space_arm_centroidal_map_dot_qd(const double q[11], const double qd[10], do
     const double n0_x = symdyn_fma(-S1, n1_y, symdyn_fma(-N4_y, S4, symdyn_fma(C4, N4_x, symdyn_fma(C1, n1_x, symdyn_fma(0.6, fr0_4_z, symdyn_fma(-0.5, fr0_1_y, N0_x))))));
     const double n0_y = symdyn_fma(S1, n1_x, symdyn_fma(C1, n1_y, symdyn_fma(-0.4, f1_z, symdyn_fma(0.5, fr0_1_x, N0_y + N4_z))));
     const double n0_z = symdyn_fma(-N4_x, S4, symdyn_fma(-C4, N4_y, symdyn_fma(0.4, fr0_1_y, symdyn_fma(-0.6, fr0_4_x, N0_z + n1_z))));
-    const double k2_x = symdyn_fma(0.9, C3, 3.6);
-    const double k2_y = 0.9*S3;
-    const double k1_x = symdyn_fma(-S2, k2_x, -C2*k2_y);
-    const double k1_z = symdyn_fma(-S2, k2_y, symdyn_fma(C2, k2_x, 0.24));
-    const double k0_x = symdyn_fma(C1, k1_x, 5.2);
-    const double k0_y = symdyn_fma(S1, k1_x, 12.8);
-    const double k0_z = 12.5 + k1_z;
+    const double c3r_x = 0.9*C3;
+    const double c3r_y = 0.9*S3;
+    const double MSc2_x = 3.6 + c3r_x;
+    const double c2r_x = symdyn_fma(-MSc2_x, S2, -C2*c3r_y);
+    const double c2r_z = symdyn_fma(-S2, c3r_y, C2*MSc2_x);
+    const double MSc1_z = 0.24 + c2r_z;
+    const double c1r_x = C1*c2r_x;
+    const double c1r_y = S1*c2r_x;
+    const double MSc0_x = 5.2 + c1r_x;
+    const double MSc0_y = 12.8 + c1r_y;
+    const double MSc0_z = 12.5 + MSc1_z;
     const double t6 = -2*base_qy*base_qy;
     const double t7 = symdyn_fma(-2*base_qz, base_qz, 1);
     const double Rb_xx = t6 + t7;
@@ -3993,9 +3997,9 @@ void space_arm_centroidal_map_dot_qd(const double q[11], const double qd[10], do
     const double Rb_zx = t12 - t13;
     const double Rb_zy = t15 + t16;
     const double Rb_zz = 1 + t14 + t6;
-    const double dAg_cx = 0.0070921985815602835*k0_x;
-    const double dAg_cy = 0.0070921985815602835*k0_y;
-    const double dAg_cz = 0.0070921985815602835*k0_z;
+    const double dAg_cx = 0.0070921985815602835*MSc0_x;
+    const double dAg_cy = 0.0070921985815602835*MSc0_y;
+    const double dAg_cz = 0.0070921985815602835*MSc0_z;
     const double dAg1_lin_x = symdyn_fma(Rb_xz, f0_z, symdyn_fma(Rb_xy, f0_y, Rb_xx*f0_x));
     const double dAg1_lin_y = symdyn_fma(Rb_yz, f0_z, symdyn_fma(Rb_yy, f0_y, Rb_yx*f0_x));
     const double dAg1_lin_z = symdyn_fma(Rb_zz, f0_z, symdyn_fma(Rb_zy, f0_y, Rb_zx*f0_x));

@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xaaff17c804107aa
+#if UR5_CODE_SET != 0xb9f9eecf696bcde
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -4449,18 +4449,20 @@ void ur5_centroidal_map_dot_qd(const double q[6], const double qd[6], double dA_
     const double fr0_y = symdyn_fma(S1, fr1_x, C1*f2_z);
     const double n0_x = symdyn_fma(-S1, n2_z, symdyn_fma(C1, n1_x, -0.089159*fr0_y));
     const double n0_y = symdyn_fma(S1, n1_x, symdyn_fma(C1, n2_z, 0.089159*fr0_x));
-    const double k3_x = symdyn_fma(-0.017784735, S4, 1.598759275);
-    const double k3_y = 0.017784735*C4;
-    const double k2_x = symdyn_fma(-S3, k3_y, symdyn_fma(C3, k3_x, 4.4329225));
-    const double k2_y = symdyn_fma(S3, k3_x, C3*k3_y);
-    const double k1_x = symdyn_fma(-S2, k2_y, C2*k2_x);
-    const double k1_z = symdyn_fma(-S2, k2_x, -C2*k2_y);
-    const double k0_x = symdyn_fma(C1, k1_x, -1.350180285*S1);
-    const double k0_y = symdyn_fma(S1, k1_x, 1.350180285*C1);
-    const double k0_z = 1.5151591301 + k1_z;
-    const double dAg_cx = 0.058844644254703156*k0_x;
-    const double dAg_cy = 0.058844644254703156*k0_y;
-    const double dAg_cz = 0.058844644254703156*k0_z;
+    const double c4r_x = -0.017784735*S4;
+    const double c4r_y = 0.017784735*C4;
+    const double MSc3_x = 1.598759275 + c4r_x;
+    const double c3r_x = symdyn_fma(-S3, c4r_y, C3*MSc3_x);
+    const double c3r_y = symdyn_fma(MSc3_x, S3, C3*c4r_y);
+    const double MSc2_x = 4.4329225 + c3r_x;
+    const double c2r_x = symdyn_fma(-S2, c3r_y, C2*MSc2_x);
+    const double c2r_z = symdyn_fma(-MSc2_x, S2, -C2*c3r_y);
+    const double c1r_x = symdyn_fma(C1, c2r_x, -1.350180285*S1);
+    const double c1r_y = symdyn_fma(S1, c2r_x, 1.350180285*C1);
+    const double MSc0_z = 1.5151591301 + c2r_z;
+    const double dAg_cx = 0.058844644254703156*c1r_x;
+    const double dAg_cy = 0.058844644254703156*c1r_y;
+    const double dAg_cz = 0.058844644254703156*MSc0_z;
     const double dAg1_ang_x = symdyn_fma(-dAg_cy, fr1_z, symdyn_fma(dAg_cz, fr0_y, n0_x));
     const double dAg1_ang_y = symdyn_fma(-dAg_cz, fr0_x, symdyn_fma(dAg_cx, fr1_z, n0_y));
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));

@@ -167,10 +167,9 @@ def _coordinates(robot: Robot) -> tuple[tuple[str, int, int], ...]:
     """(name, index in q, index in qd) of each joint with a coordinate, a floating base's
     root_joint first (Pinocchio's name for it); a link without a name is joint<i>."""
     names = [robot.spec.links[i - 1].name or f"joint{i}" for i in robot.coordinates]
-    if robot.floating:
-        return (("root_joint", 0, 0),) + tuple((name, 7 + k, 6 + k)
-                                               for k, name in enumerate(names))
-    return tuple((name, k, k) for k, name in enumerate(names))
+    q0, v0 = robot.base_configuration, robot.base_velocities
+    return (("root_joint", 0, 0),) * robot.floating + tuple(
+        (name, q0 + k, v0 + k) for k, name in enumerate(names))
 
 
 def _variant(spec) -> str:

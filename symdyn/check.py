@@ -15,6 +15,7 @@ import sympy
 from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.dynamics import frame_function
+from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FIXED_BASE_ONLY, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
@@ -138,7 +139,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     # dV/dq by central differences along each joint: g(q) is the gradient of the energy (a
     # floating base's share of it, along its tangent directions, Pinocchio's rows check)
     shift = robot.base_velocities
-    joints = np.eye(robot.nq)[robot.nq - n + shift:]
+    joints = np.eye(robot.nq)[robot.base_configuration:]
     gradient = np.stack([(ne.potential_energy(q + step * e) - ne.potential_energy(q - step * e))
                          / (2 * step) for e in joints], axis=-1)
     error = relative(gradient, g[:, shift:])
@@ -280,7 +281,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     coupled = bool(robot.coupling)
     offsets = np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
         {**symbols, **{x: 0 for x in robot.q}})) for s in robot.link_q])
-    head = robot.nq - len(robot.coordinates)        # 7 with a floating base, 0 without
+    head = robot.base_configuration
     q_links = np.hstack([q[:, :head], q[:, head:] @ G[shift:, shift:].T + offsets])
     qd_links, qdd_links = qd @ G.T, qdd @ G.T
     if urdf is not None:
@@ -414,9 +415,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                       ne.nonlinear_effects(q, qd), ref["nle"]),
              _numeric("tool_wrench_torques = Pinocchio rnea with fext",
                       ne.tool_wrench_torques(q, wrench), ref["fext"])]
-    mass = sum(float(sympy.sympify(link.inertia.mass).subs(symbols)) for link in robot.links)
-    if robot.floating and robot.spec.base_body is not None:
-        mass += float(sympy.sympify(robot.spec.base_body.mass).subs(symbols))
+    mass = float(sympy.sympify(total_mass(robot)).subs(symbols))
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)

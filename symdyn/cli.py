@@ -37,7 +37,8 @@ from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
 from .robot.rigid import QUARTER_TOLERANCE
-from .robot.urdf import ROOTS, read_chain
+from .robot.spec import ROOTS
+from .robot.urdf import read_chain
 from .robot.write import FORMS
 from .version import __version__
 
@@ -197,9 +198,8 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)
     if robot.floating and not quantities:
-        left = [name for name in FIXED_BASE_ONLY if name in dynamics.QUANTITIES]
         click.echo(f"note: {robot.name} has a floating base, for which symdyn does not derive "
-                   f"{', '.join(left)} yet: they are left out", err=True)
+                   f"{', '.join(FIXED_BASE_ONLY)} yet: they are left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)

@@ -82,8 +82,7 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
             joint_placement = placement               # joint i moves about z_{i-1}
             body = rz(theta) * tz(d) * tx(a) * rx(alpha)
         after.append(body)
-        jid = model.addJoint(link.parent + shift if link.parent or shift else 0, joint,
-                             joint_placement, f"joint{i}")
+        jid = model.addJoint(link.parent + shift, joint, joint_placement, f"joint{i}")
         model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
         model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
     parent = len(spec.links)
@@ -91,7 +90,7 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     bodies = [after[0]] + [model.frames[model.getFrameId(f"link{i}")].placement
                            for i in range(1, parent + 1)]
     for frame in spec.frames:
-        model.addFrame(pin.Frame(frame.name, frame.parent + shift if frame.parent else shift,
+        model.addFrame(pin.Frame(frame.name, frame.parent + shift,
                                  bodies[frame.parent] * se3(frame.placement),
                                  pin.FrameType.OP_FRAME))
     # The tool, where a tool wrench is given: the file's tool in the last body's frame (unless

@@ -190,8 +190,7 @@ def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Ma
 def _whole(robot: Robot, b: ProgramBuilder, placements, composite) -> Inertia:
     """The whole robot's inertia about {0}'s origin in its axes: a floating base's body and
     each child's composite body carried into {0} (the reaction's, at a fixed base)."""
-    body = robot.root.inertia if robot.floating else Inertia(0, sympy.zeros(3, 1),
-                                                             sympy.zeros(3, 3))
+    body = robot.base_inertia
     body = Inertia(symengine.sympify(body.mass), Matrix(body.first_moment),
                    Matrix(body.inertia_origin))
     for c in robot.children[0]:
@@ -232,29 +231,12 @@ def momentum_map(robot: Robot, b: ProgramBuilder) -> tuple[sympy.Matrix, Inertia
 
 
 def mass_center(robot: Robot, b: ProgramBuilder) -> tuple:
-    """The whole robot's mass and first moment m c about {0}'s origin in its axes, gathered
-    inward from the tips as the composite bodies are, without their rotational inertia:
-    m' = m, (m c)' = R (m c) + m P into the parent."""
+    """The whole robot's mass and first moment m c about {0}'s origin in its axes, of the
+    composite bodies (their rotational inertia, unread, is pruned from the program)."""
     placements = _placements(robot, b)
-    gathered = [None] * len(robot.links)
-
-    def into_parent(c):
-        m, h = gathered[c - 1]
-        X = placements[c]
-        return m, X.rotation * h + X.translation * m
-
-    def gather(name, m, h, children):
-        for c in children:
-            m_c, h_c = into_parent(c)
-            m, h = m + m_c, h + h_c
-        return m, vector(b, name, h)
-
-    for link, body in zip(reversed(robot.links), reversed(_inertias(robot))):
-        gathered[link.index - 1] = gather(f"k{link.index}", body.mass, body.first_moment,
-                                          robot.children[link.index])
-    root = robot.root.inertia if robot.floating else None
-    return gather("k0", symengine.sympify(root.mass if root else 0),
-                  Matrix(root.first_moment if root else sympy.zeros(3, 1)), robot.children[0])
+    whole = _whole(robot, b, placements,
+                   _composites(robot, b, placements, "c", _inertias(robot)))
+    return whole.mass, whole.first_moment
 
 
 def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:

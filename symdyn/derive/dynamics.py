@@ -113,8 +113,6 @@ class Dynamics:
     @cached_property
     def base_problem(self) -> str | None:
         """Why the base parameters cannot be found, or None."""
-        if self.unavailable("regressor"):
-            return self.unavailable("regressor")
         try:
             self.base
         except DerivationError as exc:

@@ -56,13 +56,10 @@ def _moment(robot: Robot, frames, base) -> sympy.Matrix:
     """sum_i m_i c_i = sum_i (m_i p_i + R_i MS_i), with (R_i, p_i) link i's frame in ``frames``
     and a floating base's body in its frame ``base``, (R_0, p_0) in the same frame."""
     bodies = [(link.inertia, frame) for link, frame in zip(robot.links, frames)]
-    if robot.floating:
-        bodies.append((robot.root.inertia, base))
-    return sum((body.mass * p + R * body.first_moment for body, (R, p) in bodies),
-               sympy.zeros(3, 1))
+    return sum((body.mass * p + R * body.first_moment
+                for body, (R, p) in [*bodies, (robot.base_inertia, base)]), sympy.zeros(3, 1))
 
 
 def total_mass(robot: Robot) -> sympy.Expr:
     """The links' masses, and a floating base's."""
-    return sum((link.inertia.mass for link in robot.links),
-               robot.root.inertia.mass if robot.floating else sympy.Integer(0))
+    return sum((link.inertia.mass for link in robot.links), robot.base_inertia.mass)

@@ -24,8 +24,9 @@ A floating base (model.FreeFlyer) is body 0 of the recursion: its velocity [v; o
 acceleration [a; domega] (in {0}, the lists' first six entries) start the outward pass, with
 dv_0 = a + omega x v - g_0 (its origin's classical acceleration, gravity g_0 = R^T g in its
 axes), and the inward pass ends with its own force: the wrench [f_0; n_0] the base needs, the
-first six entries of tau (the Newton-Euler equations of the floating base, Handbook of
-Robotics, Section 2.5).
+first six entries of tau (the Newton-Euler equations of one rigid body, Kurfess (ed.), Robotics
+and Automation Handbook, Ch. 4, for the base; Featherstone, Rigid Body Dynamics Algorithms,
+Ch. 9).
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot
-from ..spatial import Inertia, skew
+from ..spatial import skew
 from . import composite
 from .algebra import Matrix, Z, define, placement, vector
 from .record import Step
@@ -191,9 +192,8 @@ def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[M
         steps.append(Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]])))
     if not (robot.floating or wrench):
         return tau
-    body = robot.root.inertia if robot.floating else Inertia(0, symengine.zeros(3, 1),
-                                                             symengine.zeros(3, 3))
-    f, n = _transmitted(robot, b, 0, body, base, motions, transmitted, steps, tip)
+    f, n = _transmitted(robot, b, 0, robot.base_inertia, base, motions, transmitted, steps,
+                        tip)
     return [b.define(f"tau0_{axis}", e) for axis, e in zip(("fx", "fy", "fz", "nx", "ny", "nz"),
                                                             [*f, *n])] + tau
 

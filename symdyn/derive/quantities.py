@@ -112,7 +112,6 @@ class Build:
         return [sympy.Integer(0)] * (self.robot.base_velocities + len(self.robot.links))
 
 
-
 # -- the builders ---------------------------------------------------------------------------------
 def _inverse_dynamics(c: Build) -> list[list]:
     robot = c.robot

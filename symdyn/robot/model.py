@@ -51,6 +51,11 @@ def stored(body: Inertia, keep=sympy.expand) -> Inertia:
                    sympy.ImmutableMatrix(sympy.Matrix(body.inertia_origin).applyfunc(keep)))
 
 
+# A body without mass: a fixed base's, and a floating base's where the file gives it none.
+NO_BODY = Inertia(sympy.Integer(0), sympy.ImmutableMatrix.zeros(3, 1),
+                  sympy.ImmutableMatrix.zeros(3, 3))
+
+
 @dataclass(frozen=True)
 class Link:
     """Link i in its joint frame {i} (z along joint axis i)."""
@@ -115,18 +120,14 @@ class FreeFlyer:
         ``velocity`` (its symbols by default): d p/dt = R v and d quat/dt = quat (0, omega) / 2,
         the directions along which a derivative in the configuration moves (a Jacobian's
         base columns are these rates for unit velocities)."""
-        v, omega = (sympy.Matrix(part) for part in _halves(velocity or self.velocity))
+        velocity = velocity or self.velocity
         x, y, z, w = self.quaternion
-        wx, wy, wz = omega
-        dp = self.rotation() * v
+        wx, wy, wz = velocity[3:]
+        dp = self.rotation() * sympy.Matrix(velocity[:3])
         dquat = [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
                  (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
-        return {s: sympy.expand(r) for s, r in zip(self.configuration, [*dp, *dquat])
-                if sympy.expand(r) != 0}
-
-
-def _halves(six) -> tuple:
-    return tuple(six[:3]), tuple(six[3:])
+        rates = zip(self.configuration, (sympy.expand(r) for r in [*dp, *dquat]))
+        return {s: r for s, r in rates if r != 0}
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,18 @@ class Robot:
         """How many velocities the base has (6 floating, 0 fixed): the first of q's
         derivatives, ahead of the joints' coordinates."""
         return 6 if self.floating else 0
+
+    @property
+    def base_configuration(self) -> int:
+        """How many of q's numbers the base takes (7 floating, 0 fixed), ahead of the joints'
+        coordinates: where they start in q."""
+        return 7 if self.floating else 0
+
+    @property
+    def base_inertia(self) -> Inertia:
+        """The base's body about {0}'s origin: a floating base's, none (no mass) for a fixed
+        one, whose body no joint force depends on."""
+        return self.root.inertia if self.root else NO_BODY
 
     def slots(self, links, base: str | None = None) -> list:
         """A list the derivations take and give, one entry per velocity of the bodies: a
@@ -397,16 +410,13 @@ class Robot:
             body = spec.base_body
             root = FreeFlyer(stored(Inertia.from_com(
                 body.mass, sympy.Matrix(body.com), inertia_matrix(*body.inertia)), folded)
-                if body is not None else Inertia(sympy.Integer(0), _ZERO3, _ZERO33))
+                if body is not None else NO_BODY)
             base[:3, :3], base[:3, 3] = root.rotation(), sympy.Matrix(root.position)
         gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
         return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
                    folded(sympy.ImmutableMatrix(tool)), tool_link,
                    folded(sympy.ImmutableMatrix(base)), frames, root)
 
-
-_ZERO3 = sympy.ImmutableMatrix.zeros(3, 1)
-_ZERO33 = sympy.ImmutableMatrix.zeros(3, 3)
 
 
 def _placement(alpha, a, theta, d):

@@ -33,6 +33,7 @@ from ..spatial import Inertia
 from .expr import decimal
 from .reading import read_bounded
 from .rigid import QUARTER_TOLERANCE, inertia_tensor, no_body, pose, seen_from
+from .spec import ROOTS
 from .validity import actuator_problem, body_problem
 
 MAX_URDF_BYTES = 8 << 20
@@ -43,7 +44,6 @@ UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
 ACTUATOR = "symdyn:actuator"    # symdyn's own elements, as export.py writes them
 GRAVITY = "symdyn:gravity"
 ROOT = "symdyn:root"            # <symdyn:root type="free_flyer"/>: an export's floating base
-ROOTS = ("fixed", "free_flyer")
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,11 @@ class Chain:
     # origin; None for a base fixed to the world.
     root_body: Inertia | None = None
 
+    @property
+    def tree(self) -> bool:
+        """Whether the joints branch (some joint's parent is not the joint before it)."""
+        return any(joint.parent != k for k, joint in enumerate(self.joints))
+
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
                allow_inconsistent_inertia: bool = False,
@@ -130,8 +135,7 @@ def read_chain(path, base: str | None = None, tip: str | None = None, *,
         raise RobotFileError(path, f"a floating base moves the URDF's root link "
                              f"{tree.root_link!r}, not {chain.base_link!r}",
                              expected="no --base with --root free_flyer")
-    first = chain.joints[0].link if not any(j.parent != k for k, j in enumerate(chain.joints)) \
-        else None
+    first = None if chain.tree else chain.joints[0].link
     locked = list(chain.locked)
     body = tree.lumped(chain.base_link, first, locked, chain={j.name for j in chain.joints},
                        whole=first is None)

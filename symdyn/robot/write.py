@@ -49,7 +49,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
-    tree = any(joint.parent != k for k, joint in enumerate(chain.joints))
+    tree = chain.tree
     if tree and form == "modified":
         raise ValueError("a tree is written as the URDF places its joints, not in modified DH")
     floating = chain.root_body is not None
