@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x48d811b9364fc72
+#define KINOVA_JACO2_CODE_SET 0x349ff7cab898808
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -90,7 +90,8 @@ void kinova_jaco2_inverse_dynamics(const double q[6], const double qd[6], const 
 void kinova_jaco2_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
  * 613 multiplications, 485 additions, 10 function calls. */
 void kinova_jaco2_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
@@ -151,7 +152,9 @@ void kinova_jaco2_jacobian_dot_qd(const double q[6], const double qd[6], double 
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 1117 multiplications, 922 additions, 10 function calls. */
 void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 

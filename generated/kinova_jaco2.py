@@ -467,7 +467,8 @@ def mass_matrix(q):
 
 def coriolis_matrix(q, qd):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
     613 multiplications, 485 additions, 10 function calls.
     """
@@ -766,65 +767,66 @@ def coriolis_matrix(q, qd):
     nh3_y = t105 + t106 + t128 - t127
     hn2_x = nh3_x + t108 - 0.494415665491*w2_x
     C1_1 = 0.5*Jd1_zz
+    C2_2 = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
     t129 = C2*Jd2_xz
     t130 = C2*nh3_y
     t131 = Jd2_yz*S2
     t132 = S2*hn2_x
     nC1_2_z = 0.5*t129 - 0.5*t130 - 0.5*t131 - 0.5*t132 + C2*Jc2_xx*w2_y + Jc2_yy*S2*w2_x - C2*Jc2_xy*w2_x - Jc2_xy*S2*w2_y
-    C2_2 = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
-    t133 = S3*c4r_z
-    t134 = C3*c4r_z
-    fC2_3_x = t98 + t133*w3_x + t134*w3_y
-    fC2_3_y = t96 - t97 + t134*w3_x - t133*w3_y
+    t133 = c4r_x*u3_x
+    t134 = Jc3_yz*w3_x
+    t135 = Jc3_xz*w3_y
+    t136 = MSc3_y*u3_y
+    t137 = 0.5*Jd3_zz
+    C3_3 = t135 + t137 - t133 - t134 - t136
+    t138 = S3*c4r_z
+    t139 = C3*c4r_z
+    fC2_3_x = t98 + t138*w3_x + t139*w3_y
+    fC2_3_y = t96 - t97 + t139*w3_x - t138*w3_y
     fC2_3_z = -MSc3_y*w3_y - c4r_x*w3_x
-    t135 = Jc4_zz*w3_x
-    nC2_3_x = 0.5*t128 - 0.0098*fC2_3_y - 0.5*t103 - 0.5*t104 - 0.5*t127 + C3*t135 + t39*w3_x - t133*u3_x - t134*u3_y - t35*w3_y - t36*w3_y
-    nC2_3_y = 0.5*t110 + 0.5*t124 + 0.5*t125 - 0.41*fC2_3_z - 0.5*t111 + 0.0098*fC2_3_x + t133*u3_y + t36*w3_x + t39*w3_y - S3*t135 - t134*u3_x - t38*w3_y
-    t136 = 0.5*Jd3_zz
-    t138 = Jc3_xz*w3_y
-    t139 = Jc3_yz*w3_x
-    t140 = MSc3_y*u3_y
-    t141 = c4r_x*u3_x
-    nC2_3_z = t139 + t140 + t141 - t136 - t138 + 0.41*fC2_3_y
+    t140 = Jc4_zz*w3_x
+    nC2_3_x = 0.5*t128 - 0.0098*fC2_3_y - 0.5*t103 - 0.5*t104 - 0.5*t127 + C3*t140 + t39*w3_x - t138*u3_x - t139*u3_y - t35*w3_y - t36*w3_y
+    nC2_3_y = 0.5*t110 + 0.5*t124 + 0.5*t125 - 0.41*fC2_3_z - 0.5*t111 + 0.0098*fC2_3_x + t138*u3_y + t36*w3_x + t39*w3_y - S3*t140 - t139*u3_x - t38*w3_y
+    nC2_3_z = t133 + t134 + t136 - t135 - t137 + 0.41*fC2_3_y
     nC1_3_z = C2*nC2_3_x - S2*nC2_3_y
-    C3_3 = t136 + t138 - t139 - t140 - t141
-    t142 = C4*c5r_z
-    t143 = S4*c5r_z
-    fC3_4_x = t83 - t82 + t143*w4_y - t142*w4_x
+    t142 = Jc4_yz*w4_x
+    t143 = c5r_x*u4_x
+    t144 = Jc4_xz*w4_y
+    t145 = MSc4_y*u4_y
+    t146 = 0.5*Jd4_zz
+    C4_4 = t144 + t146 - t142 - t143 - t145
+    t147 = C4*c5r_z
+    t148 = S4*c5r_z
+    fC3_4_x = t83 - t82 + t148*w4_y - t147*w4_x
     fC3_4_y = -MSc4_y*w4_y - c5r_x*w4_x
-    fC3_4_z = t81 - t142*w4_y - t143*w4_x
-    t144 = C4*hn4_y
-    t145 = S4*hn4_x
-    t146 = Jc5_zz*w4_x
-    nC3_4_x = 0.5*t90 - 0.5*t144 - 0.5*t145 - 0.5*t91 + 0.31105*fC3_4_z + S4*t146 + t142*u4_x + t25*w4_y - t143*u4_y - t26*w4_y - t28*w4_x
-    t147 = Jc4_yz*w4_x
-    t148 = c5r_x*u4_x
-    t149 = Jc4_xz*w4_y
-    t150 = MSc4_y*u4_y
-    t151 = 0.5*Jd4_zz
-    nC3_4_y = t147 + t148 + t150 - t149 - t151
-    nC3_4_z = 0.5*t122 + 0.5*t86 + 0.5*t87 - 0.31105*fC3_4_x - 0.5*t123 + t142*u4_y + t143*u4_x + t27*w4_y + t28*w4_y - C4*t146 - t26*w4_x
+    fC3_4_z = t81 - t147*w4_y - t148*w4_x
+    t149 = C4*hn4_y
+    t150 = S4*hn4_x
+    t151 = Jc5_zz*w4_x
+    nC3_4_x = 0.5*t90 - 0.5*t149 - 0.5*t150 - 0.5*t91 + 0.31105*fC3_4_z + S4*t151 + t147*u4_x + t25*w4_y - t148*u4_y - t26*w4_y - t28*w4_x
+    nC3_4_y = t142 + t143 + t145 - t144 - t146
+    nC3_4_z = 0.5*t122 + 0.5*t86 + 0.5*t87 - 0.31105*fC3_4_x - 0.5*t123 + t147*u4_y + t148*u4_x + t27*w4_y + t28*w4_y - C4*t151 - t26*w4_x
     fC2_4_x = -C3*fC3_4_y - S3*fC3_4_x
     fC2_4_y = S3*fC3_4_y - C3*fC3_4_x
     nC2_4_x = -0.0098*fC2_4_y - C3*nC3_4_y - S3*nC3_4_x
     nC2_4_y = 0.41*fC3_4_z + 0.0098*fC2_4_x + S3*nC3_4_y - C3*nC3_4_x
     nC2_4_z = -nC3_4_z + 0.41*fC2_4_y
     nC1_4_z = C2*nC2_4_x - S2*nC2_4_y
-    C4_4 = t149 + t151 - t147 - t148 - t150
-    t152 = C5*t9
-    t153 = S5*t9
-    fC4_5_x = t68 - t67 + t153*w5_y - t152*w5_x
+    t152 = c6r_x*u5_x
+    t153 = Jc5_yz*w5_x
+    t154 = Jc5_xz*w5_y
+    t155 = 0.19489237263346387*u5_y
+    t156 = 0.5*Jd5_zz
+    C5_5 = t154 + t156 - t152 - t153 - t155
+    t157 = C5*t9
+    t158 = S5*t9
+    fC4_5_x = t68 - t67 + t158*w5_y - t157*w5_x
     fC4_5_y = -0.19489237263346387*w5_y - c6r_x*w5_x
-    fC4_5_z = t66 - t152*w5_y - t153*w5_x
-    t154 = 0.0007776443641723641*w5_x
-    nC4_5_x = 0.5*t76 - 0.5*t119 - 0.5*t120 - 0.5*t75 + S5*t154 + t15*w5_y + t152*u5_x - t153*u5_y - t16*w5_y - t18*w5_x
-    t155 = c6r_x*u5_x
-    t156 = Jc5_yz*w5_x
-    t157 = Jc5_xz*w5_y
-    t158 = 0.19489237263346387*u5_y
-    t159 = 0.5*Jd5_zz
-    nC4_5_y = t155 + t156 + t158 - t157 - t159
-    nC4_5_z = 0.5*t117 + 0.5*t71 + 0.5*t72 - 0.5*t118 + t152*u5_y + t153*u5_x + t17*w5_y + t18*w5_y - C5*t154 - t16*w5_x
+    fC4_5_z = t66 - t157*w5_y - t158*w5_x
+    t159 = 0.0007776443641723641*w5_x
+    nC4_5_x = 0.5*t76 - 0.5*t119 - 0.5*t120 - 0.5*t75 + S5*t159 + t15*w5_y + t157*u5_x - t158*u5_y - t16*w5_y - t18*w5_x
+    nC4_5_y = t152 + t153 + t155 - t154 - t156
+    nC4_5_z = 0.5*t117 + 0.5*t71 + 0.5*t72 - 0.5*t118 + t157*u5_y + t158*u5_x + t17*w5_y + t18*w5_y - C5*t159 - t16*w5_x
     fC3_5_x = C4*fC4_5_x - S4*fC4_5_y
     fC3_5_z = C4*fC4_5_y + S4*fC4_5_x
     nC3_5_x = 0.31105*fC3_5_z + C4*nC4_5_x - S4*nC4_5_y
@@ -835,12 +837,12 @@ def coriolis_matrix(q, qd):
     nC2_5_y = 0.41*fC3_5_z + 0.0098*fC2_5_x - C3*nC3_5_x - S3*nC4_5_z
     nC2_5_z = -nC3_5_z + 0.41*fC2_5_y
     nC1_5_z = C2*nC2_5_x - S2*nC2_5_y
-    C5_5 = t157 + t159 - t155 - t156 - t158
-    fC5_6_y = 0.00010000000000023*w6_y
-    nC5_6_x = 0.5*t115 - 0.5*t114 - 0.5*t60 - 0.5*t61 + t10*w6_y
     t160 = 0.00010000000000023*u6_y
     t161 = 2.439775661742128e-05*w6_x
     t162 = 0.5*Jd6_zz
+    C6_6 = t160 + t161 + t162
+    fC5_6_y = 0.00010000000000023*w6_y
+    nC5_6_x = 0.5*t115 - 0.5*t114 - 0.5*t60 - 0.5*t61 + t10*w6_y
     nC5_6_y = -t160 - t161 - t162
     nC5_6_z = 0.5*t56 - 0.5*t112 - 0.5*t113 - 0.5*t57 - t11*w6_y
     fC4_6_x = -C5*t53 - S5*fC5_6_y
@@ -857,7 +859,6 @@ def coriolis_matrix(q, qd):
     nC2_6_y = 0.41*fC3_6_z + 0.0098*fC2_6_x - C3*nC3_6_x - S3*nC4_6_z
     nC2_6_z = -nC3_6_z + 0.41*fC2_6_y
     nC1_6_z = C2*nC2_6_x - S2*nC2_6_y
-    C6_6 = t160 + t161 + t162
     nR1_2_z = t129 + t130 + t132 - t131
     fM2_3_y = t33 + t34
     nM2_3_x = -t43 - t44 - 0.0098*fM2_3_y
@@ -867,7 +868,7 @@ def coriolis_matrix(q, qd):
     nR1_3_z = C2*nR2_3_x - S2*nR2_3_y
     fM3_4_x = -t23 - t24
     nM3_4_x = t30 + t32 - t31
-    nR3_4_x = t144 + t145 + t90 - t91
+    nR3_4_x = t149 + t150 + t90 - t91
     nR3_4_z = t123 + t88 - t122
     fM2_4_x = -S3*fM3_4_x
     fM2_4_y = -C3*fM3_4_x
@@ -912,18 +913,18 @@ def coriolis_matrix(q, qd):
     nR2_6_y = -C3*nR3_6_x - S3*nR4_6_z
     nR1_6_z = C2*nR2_6_x - S2*nR2_6_y
     C2_1 = 0.5*nR1_2_z
-    C3_2 = -t136 + nM2_3_x*w2_y - nM2_3_y*w2_x
+    C3_2 = -t137 + nM2_3_x*w2_y - nM2_3_y*w2_x
     C3_1 = 0.5*nR1_3_z
     t163 = 0.5*nR3_4_z
-    C4_3 = t135 + t163 + fM3_4_x*u3_y + nM3_4_x*w3_y
+    C4_3 = t140 + t163 + fM3_4_x*u3_y + nM3_4_x*w3_y
     C4_2 = -t163 + nM2_4_x*w2_y - nM2_4_y*w2_x
     C4_1 = 0.5*nR1_4_z
-    C5_4 = t146 + 0.5*nR4_5_z + c5JR_zx*w4_y + fM4_5_x*u4_y
+    C5_4 = t151 + 0.5*nR4_5_z + c5JR_zx*w4_y + fM4_5_x*u4_y
     t164 = 0.5*nR3_5_z
     C5_3 = t164 + c5JR_zz*w3_x + c5r_x*u3_x + fM3_5_x*u3_y + nM3_5_x*w3_y
     C5_2 = -t164 + nM2_5_x*w2_y - nM2_5_y*w2_x
     C5_1 = 0.5*nR1_5_z
-    C6_5 = t154 + 0.5*nR5_6_z + t12*w5_y - t9*u5_y
+    C6_5 = t159 + 0.5*nR5_6_z + t12*w5_y - t9*u5_y
     C6_4 = 0.5*nR4_6_z + c6JR_zz*w4_x + c6r_x*u4_x + fM4_6_x*u4_y + nM4_6_x*w4_y
     t165 = 0.5*nR3_6_z
     C6_3 = t165 + fM3_6_x*u3_y + fM4_6_z*u3_x + nM3_6_x*w3_y + nM4_6_z*w3_x
@@ -2489,7 +2490,9 @@ def jacobian_dot_qd(q, qd):
 def inverse_dynamics_derivatives(q, qd, qdd):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     1117 multiplications, 922 additions, 10 function calls.
     """

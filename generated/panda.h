@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x3435b4ec75d34dc
+#define PANDA_CODE_SET 0x71c7be951ab9368
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -85,7 +85,8 @@ void panda_inverse_dynamics(const double q[7], const double qd[7], const double 
 void panda_mass_matrix(const double q[7], double M[49]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
  * 915 multiplications, 801 additions, 12 function calls. */
 void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49]);
 
@@ -146,7 +147,9 @@ void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 1801 multiplications, 1562 additions, 12 function calls. */
 void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], const double qdd[7], double dtau_dq[49], double dtau_dqd[49]);
 

@@ -615,7 +615,8 @@ def mass_matrix(q):
 
 def coriolis_matrix(q, qd):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
     915 multiplications, 801 additions, 12 function calls.
     """
@@ -1073,83 +1074,84 @@ def coriolis_matrix(q, qd):
     hn2_x = nh3_x + t194 - t196 + 0.9896232897634767*w2_x
     hn2_y = t191 + t192 - hn3_z
     C1_1 = 0.5*Jd1_zz
-    nC1_2_y = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
+    C2_2 = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
     t219 = S2*hn2_y
     t220 = Jd2_xz*S2
     t221 = C2*Jd2_yz
     t222 = C2*hn2_x
     t223 = Jc3_zz*w2_x
     nC1_2_z = 0.5*t219 - 0.5*t220 - 0.5*t221 - 0.5*t222 + C2*t223 + Jc2_xy*S2*w2_x - C2*Jc2_xy*w2_y - Jc2_xx*S2*w2_y
-    t224 = C3*c4r_z
-    t225 = S3*c4r_z
-    fC2_3_x = -t179 - t180 + t225*w3_y - t224*w3_x
-    fC2_3_z = t178 - t224*w3_y - t225*w3_x
-    t226 = S3*hn3_x
-    t227 = C3*hn3_y
-    nC2_3_x = 0.5*t190 - 0.316*fC2_3_z - 0.5*t189 - 0.5*t226 - 0.5*t227 + t224*u3_x + t57*w3_y + t61*w3_x - t225*u3_y - t58*w3_y - t60*w3_x
-    t228 = MSc3_x*u3_x
-    t229 = Jc3_yz*w3_x
-    t230 = Jc3_xz*w3_y
-    t231 = MSc3_y*u3_y
-    t232 = 0.5*Jd3_zz
-    nC2_3_y = t228 + t229 + t231 - t230 - t232
-    nC2_3_z = 0.5*t183 + 0.5*t184 + 0.5*t217 - 0.5*t218 + 0.316*fC2_3_x + t224*u3_y + t225*u3_x + t59*w3_y + t60*w3_y - t58*w3_x - t62*w3_x
+    t224 = MSc3_x*u3_x
+    t225 = Jc3_yz*w3_x
+    t226 = Jc3_xz*w3_y
+    t227 = MSc3_y*u3_y
+    t228 = 0.5*Jd3_zz
+    C3_3 = t226 + t228 - t224 - t225 - t227
+    t229 = C3*c4r_z
+    t230 = S3*c4r_z
+    fC2_3_x = -t179 - t180 + t230*w3_y - t229*w3_x
+    fC2_3_z = t178 - t229*w3_y - t230*w3_x
+    t231 = S3*hn3_x
+    t232 = C3*hn3_y
+    nC2_3_x = 0.5*t190 - 0.316*fC2_3_z - 0.5*t189 - 0.5*t231 - 0.5*t232 + t229*u3_x + t57*w3_y + t61*w3_x - t230*u3_y - t58*w3_y - t60*w3_x
+    nC2_3_y = t224 + t225 + t227 - t226 - t228
+    nC2_3_z = 0.5*t183 + 0.5*t184 + 0.5*t217 - 0.5*t218 + 0.316*fC2_3_x + t229*u3_y + t230*u3_x + t59*w3_y + t60*w3_y - t58*w3_x - t62*w3_x
     nC1_3_z = -C2*nC2_3_y - S2*nC2_3_x
-    C3_3 = t230 + t232 - t228 - t229 - t231
-    t233 = C4*c5r_z
-    t234 = S4*c5r_z
-    fC3_4_x = -t155 - t156 + t234*w4_y - t233*w4_x
+    t233 = Jc4_yz*w4_x
+    t234 = MSc4_x*u4_x
+    t235 = Jc4_xz*w4_y
+    t236 = MSc4_y*u4_y
+    t237 = 0.5*Jd4_zz
+    C4_4 = t235 + t237 - t233 - t234 - t236
+    t238 = C4*c5r_z
+    t239 = S4*c5r_z
+    fC3_4_x = -t155 - t156 + t239*w4_y - t238*w4_x
     fC3_4_y = -MSc4_x*w4_x - MSc4_y*w4_y
-    fC3_4_z = t154 - t233*w4_y - t234*w4_x
-    t235 = c5r_z*u4_y
-    nC3_4_x = 0.5*t165 - 0.5*t169 - 0.5*t214 - 0.5*t215 + t233*u4_x + t48*w4_y + t52*w4_x - S4*t235 - t49*w4_y - t51*w4_x
-    t236 = 0.5*Jd4_zz
-    t237 = Jc4_xz*w4_y
-    t238 = Jc4_yz*w4_x
-    t239 = MSc4_y*u4_y
-    t240 = MSc4_x*u4_x
-    nC3_4_y = t238 + t239 + t240 - t236 - t237 - 0.0825*fC3_4_z
-    nC3_4_z = 0.5*t159 + 0.5*t160 + 0.5*t212 - 0.5*t213 + 0.0825*fC3_4_y + C4*t235 + t234*u4_x + t50*w4_y + t51*w4_y - t49*w4_x - t53*w4_x
+    fC3_4_z = t154 - t238*w4_y - t239*w4_x
+    t240 = c5r_z*u4_y
+    nC3_4_x = 0.5*t165 - 0.5*t169 - 0.5*t214 - 0.5*t215 + t238*u4_x + t48*w4_y + t52*w4_x - S4*t240 - t49*w4_y - t51*w4_x
+    nC3_4_y = t233 + t234 + t236 - t235 - t237 - 0.0825*fC3_4_z
+    nC3_4_z = 0.5*t159 + 0.5*t160 + 0.5*t212 - 0.5*t213 + 0.0825*fC3_4_y + C4*t240 + t239*u4_x + t50*w4_y + t51*w4_y - t49*w4_x - t53*w4_x
     fC2_4_x = C3*fC3_4_x - S3*fC3_4_y
     fC2_4_z = C3*fC3_4_y + S3*fC3_4_x
     nC2_4_x = -0.316*fC2_4_z + C3*nC3_4_x - S3*nC3_4_y
     nC2_4_z = 0.316*fC2_4_x + C3*nC3_4_y + S3*nC3_4_x
     nC1_4_z = C2*nC3_4_z - S2*nC2_4_x
-    C4_4 = t236 + t237 - t238 - t239 - t240
-    t241 = C5*c6r_z
-    t242 = S5*c6r_z
-    fC4_5_x = t128 + t242*w5_y - t241*w5_x
+    t241 = 0.5*Jd5_zz + Jc5_xz*w5_y - Jc5_yz*w5_x - MSc5_x*u5_x - MSc5_y*u5_y
+    t242 = C5*c6r_z
+    t243 = S5*c6r_z
+    fC4_5_x = t128 + t243*w5_y - t242*w5_x
     fC4_5_y = MSc5_x*w5_x + MSc5_y*w5_y
-    fC4_5_z = t127 - t126 + t241*w5_y + t242*w5_x
-    t243 = Jc6_zz*w5_x
-    nC4_5_x = 0.5*t141 - 0.5*t142 - 0.5*t210 - 0.5*t211 + 0.384*fC4_5_z + S5*t243 + t241*u5_x + t33*w5_y - t242*u5_y - t34*w5_y - t37*w5_x
-    t244 = 0.0825*fC4_5_z
-    t245 = 0.5*Jd5_zz + Jc5_xz*w5_y - Jc5_yz*w5_x - MSc5_x*u5_x - MSc5_y*u5_y
-    nC4_5_y = t244 + t245
-    nC4_5_z = 0.5*t208 - 0.384*fC4_5_x - 0.0825*fC4_5_y - 0.5*t131 - 0.5*t132 - 0.5*t207 + C5*t243 + t34*w5_x - t241*u5_y - t242*u5_x - t36*w5_y - t37*w5_y
+    fC4_5_z = t127 - t126 + t242*w5_y + t243*w5_x
+    t244 = Jc6_zz*w5_x
+    nC4_5_x = 0.5*t141 - 0.5*t142 - 0.5*t210 - 0.5*t211 + 0.384*fC4_5_z + S5*t244 + t242*u5_x + t33*w5_y - t243*u5_y - t34*w5_y - t37*w5_x
+    t245 = 0.0825*fC4_5_z
+    nC4_5_y = t241 + t245
+    nC4_5_z = 0.5*t208 - 0.384*fC4_5_x - 0.0825*fC4_5_y - 0.5*t131 - 0.5*t132 - 0.5*t207 + C5*t244 + t34*w5_x - t242*u5_y - t243*u5_x - t36*w5_y - t37*w5_y
     fC3_5_x = C4*fC4_5_x - S4*fC4_5_y
     fC3_5_z = C4*fC4_5_y + S4*fC4_5_x
     nC3_5_x = C4*nC4_5_x - S4*nC4_5_y
     nC3_5_y = -nC4_5_z - 0.0825*fC3_5_z
-    nC3_5_z = -t244 + C4*nC4_5_y + S4*nC4_5_x
+    nC3_5_z = -t245 + C4*nC4_5_y + S4*nC4_5_x
     fC2_5_x = C3*fC3_5_x + S3*fC4_5_z
     fC2_5_z = S3*fC3_5_x - C3*fC4_5_z
     nC2_5_x = -0.316*fC2_5_z + C3*nC3_5_x - S3*nC3_5_y
     nC2_5_z = 0.316*fC2_5_x + C3*nC3_5_y + S3*nC3_5_x
     nC1_5_z = C2*nC3_5_z - S2*nC2_5_x
-    t246 = C6*c7r_z
-    t247 = S6*c7r_z
-    fC5_6_x = -t104 - t105 + t247*w6_y - t246*w6_x
+    t246 = 0.068832705569*u6_y
+    t247 = MSc6_x*u6_x
+    t248 = Jc6_yz*w6_x
+    t249 = Jc6_xz*w6_y
+    t250 = 0.5*Jd6_zz
+    C6_6 = t246 + t249 + t250 - t247 - t248
+    t251 = C6*c7r_z
+    t252 = S6*c7r_z
+    fC5_6_x = -t104 - t105 + t252*w6_y - t251*w6_x
     fC5_6_y = 0.068832705569*w6_y - MSc6_x*w6_x
-    fC5_6_z = t103 - t246*w6_y - t247*w6_x
-    nC5_6_x = 0.5*t117 - 0.5*t116 - 0.5*t204 - 0.5*t205 + t23*w6_y + t246*u6_x + t27*w6_x - t24*w6_y - t247*u6_y - t26*w6_x
-    t248 = 0.068832705569*u6_y
-    t249 = MSc6_x*u6_x
-    t250 = Jc6_yz*w6_x
-    t251 = Jc6_xz*w6_y
-    t252 = 0.5*Jd6_zz
-    nC5_6_y = t249 + t250 - t248 - t251 - t252
-    nC5_6_z = 0.5*t108 + 0.5*t109 + 0.5*t202 - 0.5*t203 + t246*u6_y + t247*u6_x + t25*w6_y + t26*w6_y - t24*w6_x - t28*w6_x
+    fC5_6_z = t103 - t251*w6_y - t252*w6_x
+    nC5_6_x = 0.5*t117 - 0.5*t116 - 0.5*t204 - 0.5*t205 + t23*w6_y + t251*u6_x + t27*w6_x - t24*w6_y - t252*u6_y - t26*w6_x
+    nC5_6_y = t247 + t248 - t246 - t249 - t250
+    nC5_6_z = 0.5*t108 + 0.5*t109 + 0.5*t202 - 0.5*t203 + t25*w6_y + t251*u6_y + t252*u6_x + t26*w6_y - t24*w6_x - t28*w6_x
     fC4_6_x = C5*fC5_6_x - S5*fC5_6_y
     fC4_6_z = -C5*fC5_6_y - S5*fC5_6_x
     nC4_6_x = 0.384*fC4_6_z + C5*nC5_6_x - S5*nC5_6_y
@@ -1166,16 +1168,16 @@ def coriolis_matrix(q, qd):
     nC2_6_x = -0.316*fC2_6_z + C3*nC3_6_x - S3*nC3_6_y
     nC2_6_z = 0.316*fC2_6_x + C3*nC3_6_y + S3*nC3_6_x
     nC1_6_z = C2*nC3_6_z - S2*nC2_6_x
-    C6_6 = t248 + t251 + t252 - t249 - t250
+    t254 = 0.000548359106408232*w7_x
+    t255 = 0.007735484874*u7_x
+    t256 = 0.003127439544*u7_y
+    t257 = 0.001672482661783778*w7_y
+    t258 = 0.5*Jd7_zz
+    C7_7 = t254 + t256 + t258 - t255 - t257
     fC6_7_x = -t79 - t80
     fC6_7_y = -0.007735484874*w7_x + 0.003127439544*w7_y
     nC6_7_x = 0.5*t93 - 0.5*t199 - 0.5*t200 - 0.5*t92 + t13*w7_y + t14*w7_y + t16*w7_x
-    t254 = 0.5*Jd7_zz
-    t255 = 0.000548359106408232*w7_x
-    t256 = 0.003127439544*u7_y
-    t257 = 0.007735484874*u7_x
-    t258 = 0.001672482661783778*w7_y
-    nC6_7_y = t257 + t258 - t254 - t255 - t256 - 0.088*d7r_x
+    nC6_7_y = t255 + t257 - t254 - t256 - t258 - 0.088*d7r_x
     nC6_7_z = 0.5*t197 + 0.5*t83 + 0.5*t84 - 0.5*t198 + 0.088*fC6_7_y + t14*w7_x + t15*w7_y - t16*w7_y
     fC5_7_x = C6*fC6_7_x - S6*fC6_7_y
     fC5_7_z = C6*fC6_7_y + S6*fC6_7_x
@@ -1197,10 +1199,9 @@ def coriolis_matrix(q, qd):
     nC2_7_x = -0.316*fC2_7_z + C3*nC3_7_x - S3*nC3_7_y
     nC2_7_z = 0.316*fC2_7_x + C3*nC3_7_y + S3*nC3_7_x
     nC1_7_z = C2*nC3_7_z - S2*nC2_7_x
-    C7_7 = t254 + t255 + t256 - t257 - t258
     nR1_2_z = t222 - t219 - t220 - t221
     nM2_3_x = t63 - t64 - t65
-    nR2_3_x = t190 + t226 + t227 - t189
+    nR2_3_x = t190 + t231 + t232 - t189
     nR2_3_z = t185 + t218 - t217
     nR1_3_z = C2*Jd3_zz - S2*nR2_3_x
     fM3_4_x = -t46 - t47
@@ -1220,11 +1221,11 @@ def coriolis_matrix(q, qd):
     nR4_5_x = t143 + t210 + t211
     nR4_5_z = t133 + t209
     nM3_5_x = C4*nM4_5_x - S4*nM4_5_y
-    nM3_5_y = -nM4_5_z - 0.0825*t234
+    nM3_5_y = -nM4_5_z - 0.0825*t239
     nM3_5_z = -t260 + C4*nM4_5_y + S4*nM4_5_x
     nR3_5_x = C4*nR4_5_x - Jd5_zz*S4
     nR3_5_z = C4*Jd5_zz + S4*nR4_5_x
-    fM2_5_z = S3*t233 - C3*fM4_5_z
+    fM2_5_z = S3*t238 - C3*fM4_5_z
     nM2_5_x = -0.316*fM2_5_z + C3*nM3_5_x - S3*nM3_5_y
     nR2_5_x = C3*nR3_5_x + S3*nR4_5_z
     nR2_5_z = S3*nR3_5_x - C3*nR4_5_z
@@ -1288,11 +1289,11 @@ def coriolis_matrix(q, qd):
     C4_3 = 0.5*nR3_4_z + c4JR_zx*w3_y + fM3_4_x*u3_y - nM3_4_y*w3_x
     C4_2 = 0.5*nR2_4_z + c4JR_zz*w2_x + nM2_4_x*w2_y
     C4_1 = 0.5*nR1_4_z
-    C5_4 = t235 + 0.5*nR4_5_z + nM4_5_x*w4_y - nM4_5_y*w4_x
-    C5_3 = 0.5*nR3_5_z + fM4_5_z*u3_x + nM3_5_x*w3_y + t233*u3_y - nM3_5_y*w3_x
+    C5_4 = t240 + 0.5*nR4_5_z + nM4_5_x*w4_y - nM4_5_y*w4_x
+    C5_3 = 0.5*nR3_5_z + fM4_5_z*u3_x + nM3_5_x*w3_y + t238*u3_y - nM3_5_y*w3_x
     C5_2 = 0.5*nR2_5_z + nM2_5_x*w2_y + nM3_5_z*w2_x
     C5_1 = 0.5*nR1_5_z
-    C6_5 = t243 + 0.5*nR5_6_z + c6JR_zx*w5_y + fM5_6_x*u5_y
+    C6_5 = t244 + 0.5*nR5_6_z + c6JR_zx*w5_y + fM5_6_x*u5_y
     C6_4 = 0.5*nR4_6_z + fM4_6_x*u4_y + nM4_6_x*w4_y - c6r_x*u4_x - nM4_6_y*w4_x
     C6_3 = 0.5*nR3_6_z + fM3_6_x*u3_y + fM4_6_z*u3_x + nM3_6_x*w3_y - nM3_6_y*w3_x
     C6_2 = 0.5*nR2_6_z + nM2_6_x*w2_y + nM3_6_z*w2_x
@@ -1312,7 +1313,7 @@ def coriolis_matrix(q, qd):
     C[..., 5] = nC1_6_z
     C[..., 6] = nC1_7_z
     C[..., 7] = C2_1
-    C[..., 8] = nC1_2_y
+    C[..., 8] = C2_2
     C[..., 9] = nC2_3_z
     C[..., 10] = nC2_4_z
     C[..., 11] = nC2_5_z
@@ -1336,7 +1337,7 @@ def coriolis_matrix(q, qd):
     C[..., 29] = C5_2
     C[..., 30] = C5_3
     C[..., 31] = C5_4
-    C[..., 32] = t245
+    C[..., 32] = t241
     C[..., 33] = nC5_6_z
     C[..., 34] = nC5_7_z
     C[..., 35] = C6_1
@@ -3280,7 +3281,9 @@ def jacobian_dot_qd(q, qd):
 def inverse_dynamics_derivatives(q, qd, qdd):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     1801 multiplications, 1562 additions, 12 function calls.
     """

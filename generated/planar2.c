@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x134a64064d5db15
+#if PLANAR2_CODE_SET != 0x122effad548c613
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -238,9 +238,9 @@ void planar2_coriolis_matrix(const double q[2], const double qd[2], const double
     const double t4 = symdyn_fma(-MSd2_y, S2, C2*t2);
     const double Jd1_zz = symdyn_fma(2*p_l1, t4, Jd2_yy);
     const double C1_1 = 0.5*Jd1_zz;
-    const double fC1_2_y = symdyn_fma(-C2, t2, symdyn_fma(S2, t3, t4));
     const double t5 = 0.5*Jd2_yy;
     const double t6 = symdyn_fma(-t1, u2_x, t5);
+    const double fC1_2_y = symdyn_fma(-C2, t2, symdyn_fma(S2, t3, t4));
     const double nC1_2_z = symdyn_fma(fC1_2_y, p_l1, t6);
     C[0] = C1_1;
     C[1] = nC1_2_z;

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x134a64064d5db15
+#define PLANAR2_CODE_SET 0x122effad548c613
 
 #define PLANAR2_DOF 2
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -61,7 +61,8 @@ void planar2_inverse_dynamics(const double q[2], const double qd[2], const doubl
 void planar2_mass_matrix(const double q[2], const double params[5], double M[4]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
  * 19 multiplications, 8 additions, 2 function calls. */
 void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4]);
 
@@ -122,7 +123,9 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 50 multiplications, 29 additions, 4 function calls. */
 void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2], const double qdd[2], const double params[5], double dtau_dq[4], double dtau_dqd[4]);
 

@@ -134,7 +134,8 @@ def mass_matrix(q, params):
 
 def coriolis_matrix(q, qd, params):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
     19 multiplications, 8 additions, 2 function calls.
     """
@@ -163,9 +164,9 @@ def coriolis_matrix(q, qd, params):
     t4 = C2*t2 - MSd2_y*S2
     Jd1_zz = Jd2_yy + 2*p_l1*t4
     C1_1 = 0.5*Jd1_zz
-    fC1_2_y = t4 + S2*t3 - C2*t2
     t5 = 0.5*Jd2_yy
     t6 = t5 - t1*u2_x
+    fC1_2_y = t4 + S2*t3 - C2*t2
     nC1_2_z = t6 + fC1_2_y*p_l1
     C = np.empty(batch + (4,))
     C[..., 0] = C1_1
@@ -632,7 +633,9 @@ def jacobian_dot_qd(q, qd, params):
 def inverse_dynamics_derivatives(q, qd, qdd, params):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     50 multiplications, 29 additions, 4 function calls.
     """

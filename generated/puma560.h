@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x918485f5579a0bf
+#define PUMA560_CODE_SET 0xade057015ef3185
 
 #define PUMA560_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -82,7 +82,8 @@ void puma560_inverse_dynamics(const double q[6], const double qd[6], const doubl
 void puma560_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
  * 484 multiplications, 363 additions, 10 function calls. */
 void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
@@ -143,7 +144,9 @@ void puma560_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 875 multiplications, 713 additions, 10 function calls. */
 void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 

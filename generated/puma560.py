@@ -397,7 +397,8 @@ def mass_matrix(q):
 
 def coriolis_matrix(q, qd):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
     484 multiplications, 363 additions, 10 function calls.
     """
@@ -639,47 +640,48 @@ def coriolis_matrix(q, qd):
     hn2_x = nh3_x + t88 - t89 - 1.601861202*w2_x
     hn2_y = nh3_y + t78 - t80
     C1_1 = 0.5*Jd1_zz
+    C2_2 = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
     t106 = S2*hn2_y
     t107 = Jd2_xz*S2
     t108 = C2*Jd2_yz
     t109 = C2*hn2_x
     nC1_2_z = 0.5*t107 + 0.5*t108 + 0.5*t109 - 0.5*t106 + C2*Jc2_xy*w2_y + Jc2_xx*S2*w2_y - C2*Jc2_yy*w2_x - Jc2_xy*S2*w2_x
-    C2_2 = 0.5*Jd2_zz + Jc2_xz*w2_y - Jc2_yz*w2_x
-    t110 = C3*c4r_z
-    t111 = S3*c4r_z
-    fC2_3_x = -t71 - t72 + t111*w3_y - t110*w3_x
-    fC2_3_y = t70 - t110*w3_y - t111*w3_x
+    t110 = 0.5*Jd3_zz
+    t111 = t110 + Jc3_xz*w3_y - Jc3_yz*w3_x - MSc3_x*u3_x - MSc3_y*u3_y
+    t112 = C3*c4r_z
+    t113 = S3*c4r_z
+    fC2_3_x = -t71 - t72 + t113*w3_y - t112*w3_x
+    fC2_3_y = t70 - t112*w3_y - t113*w3_x
     fC2_3_z = MSc3_x*w3_x + MSc3_y*w3_y
-    t112 = c4r_z*u3_y
-    nC2_3_x = 0.5*t83 - 0.15005*fC2_3_y - 0.5*t103 - 0.5*t104 - 0.5*t82 + t110*u3_x + t23*w3_y + t27*w3_x - S3*t112 - t24*w3_y - t26*w3_x
-    nC2_3_y = 0.5*t101 + 0.5*t90 + 0.5*t91 - 0.4318*fC2_3_z - 0.5*t102 + 0.15005*fC2_3_x + C3*t112 + t111*u3_x + t25*w3_y + t26*w3_y - t24*w3_x - t28*w3_x
-    t113 = 0.5*Jd3_zz
-    t114 = t113 + Jc3_xz*w3_y - Jc3_yz*w3_x - MSc3_x*u3_x - MSc3_y*u3_y
-    nC2_3_z = t114 + 0.4318*fC2_3_y
+    t114 = c4r_z*u3_y
+    nC2_3_x = 0.5*t83 - 0.15005*fC2_3_y - 0.5*t103 - 0.5*t104 - 0.5*t82 + t112*u3_x + t23*w3_y + t27*w3_x - S3*t114 - t24*w3_y - t26*w3_x
+    nC2_3_y = 0.5*t101 + 0.5*t90 + 0.5*t91 - 0.4318*fC2_3_z - 0.5*t102 + 0.15005*fC2_3_x + C3*t114 + t113*u3_x + t25*w3_y + t26*w3_y - t24*w3_x - t28*w3_x
+    nC2_3_z = t111 + 0.4318*fC2_3_y
     nC1_3_z = C2*nC2_3_y + S2*nC2_3_x
-    t115 = C4*t10
-    t116 = S4*t10
-    fC3_4_x = t49 + t116*w4_y - t115*w4_x
+    t115 = 0.5*Jd4_zz + Jc4_xz*w4_y - c5r_x*u4_x
+    t116 = C4*t10
+    t117 = S4*t10
+    fC3_4_x = t49 + t117*w4_y - t116*w4_x
     fC3_4_y = c5r_x*w4_x
-    fC3_4_z = -t47 - t48 + t115*w4_y + t116*w4_x
-    t117 = C4*hn5_z
-    t118 = 0.4318*fC3_4_z
-    t119 = S4*hn4_x
-    t120 = 0.00064216*w4_x
-    nC3_4_x = t118 + 0.5*t117 + 0.5*t59 - 0.5*t119 - 0.5*t60 + S4*t120 + t115*u4_x + t16*w4_y - t116*u4_y
-    t121 = 0.5*Jd4_zz + Jc4_xz*w4_y - c5r_x*u4_x
-    nC3_4_y = t121 - 0.0203*fC3_4_z
-    nC3_4_z = -0.4318*fC3_4_x - 0.5*t54 - 0.5*t55 - 0.5*t98 - 0.5*t99 + 0.0203*fC3_4_y + C4*t120 - t115*u4_y - t116*u4_x - t17*w4_y
+    fC3_4_z = -t47 - t48 + t116*w4_y + t117*w4_x
+    t118 = C4*hn5_z
+    t119 = 0.4318*fC3_4_z
+    t120 = S4*hn4_x
+    t121 = 0.00064216*w4_x
+    nC3_4_x = t119 + 0.5*t118 + 0.5*t59 - 0.5*t120 - 0.5*t60 + S4*t121 + t116*u4_x + t16*w4_y - t117*u4_y
+    nC3_4_y = t115 - 0.0203*fC3_4_z
+    nC3_4_z = -0.4318*fC3_4_x - 0.5*t54 - 0.5*t55 - 0.5*t98 - 0.5*t99 + 0.0203*fC3_4_y + C4*t121 - t116*u4_y - t117*u4_x - t17*w4_y
     fC2_4_x = C3*fC3_4_x - S3*fC3_4_y
     fC2_4_y = C3*fC3_4_y + S3*fC3_4_x
     nC2_4_x = -0.15005*fC2_4_y + C3*nC3_4_x - S3*nC3_4_y
-    nC2_4_y = -t118 + 0.15005*fC2_4_x + C3*nC3_4_y + S3*nC3_4_x
+    nC2_4_y = -t119 + 0.15005*fC2_4_x + C3*nC3_4_y + S3*nC3_4_x
     nC2_4_z = nC3_4_z + 0.4318*fC2_4_y
     nC1_4_z = C2*nC2_4_y + S2*nC2_4_x
-    fC4_5_y = -0.00288*w5_y
-    nC4_5_x = 0.5*t45 - 0.5*t46 - 0.5*t95 - 0.5*t96 + t11*w5_y + t13*w5_x
     t122 = 0.00288*u5_y
     t123 = 0.5*Jd5_xx
+    C5_5 = t123 - t122
+    fC4_5_y = -0.00288*w5_y
+    nC4_5_x = 0.5*t45 - 0.5*t46 - 0.5*t95 - 0.5*t96 + t11*w5_y + t13*w5_x
     nC4_5_y = t122 - t123
     nC4_5_z = 0.5*t42 + 0.5*t43 + 0.5*t93 - 0.5*t94 + t12*w5_y - t14*w5_x
     fC3_5_x = -C4*t39 - S4*fC4_5_y
@@ -694,7 +696,6 @@ def coriolis_matrix(q, qd):
     nC2_5_y = -t124 + 0.15005*fC2_5_x + C3*nC3_5_y + S3*nC3_5_x
     nC2_5_z = nC3_5_z + 0.4318*fC2_5_y
     nC1_5_z = C2*nC2_5_y + S2*nC2_5_x
-    C5_5 = t123 - t122
     nC5_6_x = 0.5*t32 - 0.5*t33
     nC5_6_z = -0.5*t35 - 0.5*t36
     nC4_6_x = C5*nC5_6_x
@@ -713,10 +714,10 @@ def coriolis_matrix(q, qd):
     t125 = -0.4318*t15
     nM3_4_x = t125 + t19
     nM3_4_y = Jc4_zz + 0.0203*t15
-    nR3_4_x = t119 + t61 - t117
+    nR3_4_x = t120 + t61 - t118
     nR3_4_z = t100 + t56
-    nM2_4_x = -0.15005*t111 + C3*nM3_4_x - S3*nM3_4_y
-    nM2_4_y = -t125 + 0.15005*t110 + C3*nM3_4_y + S3*nM3_4_x
+    nM2_4_x = -0.15005*t113 + C3*nM3_4_x - S3*nM3_4_y
+    nM2_4_y = -t125 + 0.15005*t112 + C3*nM3_4_y + S3*nM3_4_x
     nR2_4_x = C3*nR3_4_x - Jd4_zz*S3
     nR2_4_y = C3*Jd4_zz + S3*nR3_4_x
     nR1_4_z = C2*nR2_4_y + S2*nR2_4_x
@@ -747,13 +748,13 @@ def coriolis_matrix(q, qd):
     nR2_6_y = C3*nR4_6_z + S3*nR3_6_x
     nR1_6_z = C2*nR2_6_y + S2*nR2_6_x
     C2_1 = 0.5*nR1_2_z
-    C3_2 = t113 + t30*w2_y - nM2_3_y*w2_x
+    C3_2 = t110 + t30*w2_y - nM2_3_y*w2_x
     C3_1 = 0.5*nR1_3_z
     t127 = 0.5*nR3_4_z
-    C4_3 = t112 + t127 + nM3_4_x*w3_y - nM3_4_y*w3_x
+    C4_3 = t114 + t127 + nM3_4_x*w3_y - nM3_4_y*w3_x
     C4_2 = t127 + nM2_4_x*w2_y - nM2_4_y*w2_x
     C4_1 = 0.5*nR1_4_z
-    C5_4 = t120 + 0.5*nR4_5_z - t10*u4_y
+    C5_4 = t121 + 0.5*nR4_5_z - t10*u4_y
     t128 = 0.5*nR3_5_z
     C5_3 = t128 + fM3_5_x*u3_y + nM3_5_x*w3_y - c5r_x*u3_x - nM3_5_y*w3_x
     C5_2 = t128 + nM2_5_x*w2_y - nM2_5_y*w2_x
@@ -779,14 +780,14 @@ def coriolis_matrix(q, qd):
     C[..., 11] = nC3_6_z
     C[..., 12] = C3_1
     C[..., 13] = C3_2
-    C[..., 14] = t114
+    C[..., 14] = t111
     C[..., 15] = nC3_4_z
     C[..., 16] = nC3_5_z
     C[..., 17] = nC3_6_z
     C[..., 18] = C4_1
     C[..., 19] = C4_2
     C[..., 20] = C4_3
-    C[..., 21] = t121
+    C[..., 21] = t115
     C[..., 22] = nC4_5_z
     C[..., 23] = nC4_6_z
     C[..., 24] = C5_1
@@ -2137,7 +2138,9 @@ def jacobian_dot_qd(q, qd):
 def inverse_dynamics_derivatives(q, qd, qdd):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     875 multiplications, 713 additions, 10 function calls.
     """

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x0ec1ef1dfe5b735
+#define PUMA560_LINEAR_CODE_SET 0xd3fc2622fcbf97c
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -77,8 +77,9 @@ void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], cons
 void puma560_linear_mass_matrix(const double q[6], const double params[60], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
- * 879 multiplications, 767 additions, 10 function calls. */
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
+ * 878 multiplications, 767 additions, 10 function calls. */
 void puma560_linear_coriolis_matrix(const double q[6], const double qd[6], const double params[60], double C[36]);
 
 /* The gravity torques g(q).
@@ -138,7 +139,9 @@ void puma560_linear_jacobian_dot_qd(const double q[6], const double qd[6], const
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 1625 multiplications, 1467 additions, 10 function calls. */
 void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], const double params[60], double dtau_dq[36], double dtau_dqd[36]);
 

@@ -619,9 +619,10 @@ def mass_matrix(q, params):
 
 def coriolis_matrix(q, qd, params):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
-    879 multiplications, 767 additions, 10 function calls.
+    878 multiplications, 767 additions, 10 function calls.
     """
     (q, qd, params, ), batch = _states(
         (q, 6, "q"),
@@ -1073,47 +1074,49 @@ def coriolis_matrix(q, qd, params):
     hn2_x = nh3_x + t175 + t179 - p_XX2*t1
     hn2_y = nh3_y + t165 + t166 + t167 - p_YY2*t0
     C1_1 = 0.5*Jd1_zz
-    t197 = C2*MSc2_z
+    C2_2 = 0.5*Jd2_zz + Jc2_yz*t1 - Jc2_xz*t0 - MSc2_x*u2_x - MSc2_y*u2_y
+    t197 = -C2*t1
     t198 = S2*u2_x
-    t199 = -S2*t0
-    fC1_2_x = MSc2_z*t199 + mc2*t198 + t1*t197 - C2*MSd2_y - MSd2_x*S2 + C2*mc2*u2_y
-    nC1_2_y = 0.5*Jd2_zz + Jc2_yz*t1 - Jc2_xz*t0 - MSc2_x*u2_x - MSc2_y*u2_y
-    t200 = S2*hn2_y
-    t201 = Jd2_xz*S2
-    t202 = C2*Jd2_yz
-    t203 = C2*hn2_x
-    nC1_2_z = 0.5*t200 - 0.2435*fC1_2_x - 0.5*t201 - 0.5*t202 - 0.5*t203 - Jc2_xx*t199 - MSc2_z*t198 - t197*u2_y + C2*Jc2_xy*t0 - C2*Jc2_yy*t1 - Jc2_xy*S2*t1
-    t204 = C3*mc3
-    t205 = C3*MSc3_z
-    t206 = S3*mc3
-    t207 = MSc3_z*S3
-    fC2_3_x = -t156 - t157 + t204*u3_y + t206*u3_x + t207*w3_y - t205*w3_x
-    fC2_3_y = t155 + t206*u3_y - t204*u3_x - t205*w3_y - t207*w3_x
+    t199 = C2*u2_y
+    t200 = -S2*t0
+    fC1_2_x = MSc2_z*t200 + mc2*t198 + mc2*t199 - C2*MSd2_y - MSc2_z*t197 - MSd2_x*S2
+    t201 = S2*hn2_y
+    t202 = Jd2_xz*S2
+    t203 = C2*Jd2_yz
+    t204 = C2*hn2_x
+    nC1_2_z = 0.5*t201 - 0.2435*fC1_2_x - 0.5*t202 - 0.5*t203 - 0.5*t204 + Jc2_yy*t197 - Jc2_xx*t200 - MSc2_z*t198 - MSc2_z*t199 + C2*Jc2_xy*t0 - Jc2_xy*S2*t1
+    t205 = 0.5*Jd3_zz
+    t206 = t205 + Jc3_xz*w3_y - Jc3_yz*w3_x - MSc3_x*u3_x - MSc3_y*u3_y
+    t207 = C3*mc3
+    t208 = C3*MSc3_z
+    t209 = S3*mc3
+    t210 = MSc3_z*S3
+    fC2_3_x = -t156 - t157 + t207*u3_y + t209*u3_x + t210*w3_y - t208*w3_x
+    fC2_3_y = t155 + t209*u3_y - t207*u3_x - t208*w3_y - t210*w3_x
     fC2_3_z = MSc3_x*w3_x + MSc3_y*w3_y
-    nC2_3_x = 0.5*t170 - 0.5*t169 - 0.5*t194 - 0.5*t195 + 0.0934*fC2_3_y + t205*u3_x + t43*w3_y + t47*w3_x - t207*u3_y - t44*w3_y - t46*w3_x
-    nC2_3_y = 0.5*t176 + 0.5*t177 + 0.5*t192 - 0.4318*fC2_3_z - 0.0934*fC2_3_x - 0.5*t193 + t205*u3_y + t207*u3_x + t45*w3_y + t46*w3_y - t44*w3_x - t48*w3_x
-    t208 = 0.5*Jd3_zz
-    t209 = t208 + Jc3_xz*w3_y - Jc3_yz*w3_x - MSc3_x*u3_x - MSc3_y*u3_y
-    nC2_3_z = t209 + 0.4318*fC2_3_y
+    nC2_3_x = 0.5*t170 - 0.5*t169 - 0.5*t194 - 0.5*t195 + 0.0934*fC2_3_y + t208*u3_x + t43*w3_y + t47*w3_x - t210*u3_y - t44*w3_y - t46*w3_x
+    nC2_3_y = 0.5*t176 + 0.5*t177 + 0.5*t192 - 0.4318*fC2_3_z - 0.0934*fC2_3_x - 0.5*t193 + t208*u3_y + t210*u3_x + t45*w3_y + t46*w3_y - t44*w3_x - t48*w3_x
+    nC2_3_z = t206 + 0.4318*fC2_3_y
     fC1_3_x = C2*fC2_3_x - S2*fC2_3_y
     nC1_3_z = -0.2435*fC1_3_x - C2*nC2_3_y - S2*nC2_3_x
-    t210 = C4*MSc4_z
-    t211 = C4*mc4
-    t212 = S4*mc4
-    t213 = MSc4_z*S4
-    fC3_4_x = -t132 - t133 + t211*u4_y + t212*u4_x + t213*w4_y - t210*w4_x
+    t211 = Jc4_yz*w4_x
+    t212 = MSc4_x*u4_x
+    t213 = Jc4_xz*w4_y
+    t214 = MSc4_y*u4_y
+    t215 = 0.5*Jd4_zz
+    C4_4 = t213 + t215 - t211 - t212 - t214
+    t216 = C4*MSc4_z
+    t217 = C4*mc4
+    t218 = S4*mc4
+    t219 = MSc4_z*S4
+    fC3_4_x = -t132 - t133 + t217*u4_y + t218*u4_x + t219*w4_y - t216*w4_x
     fC3_4_y = -MSc4_x*w4_x - MSc4_y*w4_y
-    fC3_4_z = t131 + t212*u4_y - t210*w4_y - t211*u4_x - t213*w4_x
-    t214 = S4*hn4_x
-    t215 = C4*hn4_y
-    nC3_4_x = 0.5*t144 - 0.4331*fC3_4_z - 0.5*t143 - 0.5*t214 - 0.5*t215 + t210*u4_x + t32*w4_y + t36*w4_x - t213*u4_y - t33*w4_y - t35*w4_x
-    t216 = 0.5*Jd4_zz
-    t217 = Jc4_xz*w4_y
-    t218 = Jc4_yz*w4_x
-    t219 = MSc4_y*u4_y
-    t220 = MSc4_x*u4_x
-    nC3_4_y = t218 + t219 + t220 - t216 - t217 + 0.0203*fC3_4_z
-    nC3_4_z = 0.5*t136 + 0.5*t137 + 0.5*t190 - 0.0203*fC3_4_y - 0.5*t191 + 0.4331*fC3_4_x + t210*u4_y + t213*u4_x + t34*w4_y + t35*w4_y - t33*w4_x - t37*w4_x
+    fC3_4_z = t131 + t218*u4_y - t216*w4_y - t217*u4_x - t219*w4_x
+    t220 = S4*hn4_x
+    t221 = C4*hn4_y
+    nC3_4_x = 0.5*t144 - 0.4331*fC3_4_z - 0.5*t143 - 0.5*t220 - 0.5*t221 + t216*u4_x + t32*w4_y + t36*w4_x - t219*u4_y - t33*w4_y - t35*w4_x
+    nC3_4_y = t211 + t212 + t214 - t213 - t215 + 0.0203*fC3_4_z
+    nC3_4_z = 0.5*t136 + 0.5*t137 + 0.5*t190 - 0.0203*fC3_4_y - 0.5*t191 + 0.4331*fC3_4_x + t216*u4_y + t219*u4_x + t34*w4_y + t35*w4_y - t33*w4_x - t37*w4_x
     fC2_4_x = C3*fC3_4_x - S3*fC3_4_y
     fC2_4_y = C3*fC3_4_y + S3*fC3_4_x
     nC2_4_x = 0.0934*fC2_4_y + C3*nC3_4_x - S3*nC3_4_y
@@ -1121,22 +1124,21 @@ def coriolis_matrix(q, qd, params):
     nC2_4_z = nC3_4_z + 0.4318*fC2_4_y
     fC1_4_x = C2*fC2_4_x - S2*fC2_4_y
     nC1_4_z = -0.2435*fC1_4_x - C2*nC2_4_y - S2*nC2_4_x
-    C4_4 = t216 + t217 - t218 - t219 - t220
-    t221 = C5*MSc5_z
-    t222 = S5*mc5
-    t223 = C5*mc5
-    t224 = MSc5_z*S5
-    fC4_5_x = t107 + t222*u5_x + t223*u5_y + t224*w5_y - t221*w5_x
+    C5_5 = 0.5*Jd5_zz + Jc5_xz*w5_y - Jc5_yz*w5_x - MSc5_x*u5_x - MSc5_y*u5_y
+    t222 = C5*MSc5_z
+    t223 = S5*mc5
+    t224 = C5*mc5
+    t225 = MSc5_z*S5
+    fC4_5_x = t107 + t223*u5_x + t224*u5_y + t225*w5_y - t222*w5_x
     fC4_5_y = MSc5_x*w5_x + MSc5_y*w5_y
-    fC4_5_z = t106 - t105 + t221*w5_y + t223*u5_x + t224*w5_x - t222*u5_y
-    nC4_5_x = 0.5*t119 - 0.5*t120 - 0.5*t188 - 0.5*t189 + t22*w5_y + t221*u5_x + t27*w5_x - t224*u5_y - t23*w5_y - t26*w5_x
-    nC4_5_y = 0.5*Jd5_zz + Jc5_xz*w5_y - Jc5_yz*w5_x - MSc5_x*u5_x - MSc5_y*u5_y
-    nC4_5_z = 0.5*t186 - 0.5*t110 - 0.5*t111 - 0.5*t185 + t23*w5_x + t28*w5_x - t221*u5_y - t224*u5_x - t25*w5_y - t26*w5_y
+    fC4_5_z = t106 - t105 + t222*w5_y + t224*u5_x + t225*w5_x - t223*u5_y
+    nC4_5_x = 0.5*t119 - 0.5*t120 - 0.5*t188 - 0.5*t189 + t22*w5_y + t222*u5_x + t27*w5_x - t225*u5_y - t23*w5_y - t26*w5_x
+    nC4_5_z = 0.5*t186 - 0.5*t110 - 0.5*t111 - 0.5*t185 + t23*w5_x + t28*w5_x - t222*u5_y - t225*u5_x - t25*w5_y - t26*w5_y
     fC3_5_x = C4*fC4_5_x - S4*fC4_5_y
     fC3_5_z = C4*fC4_5_y + S4*fC4_5_x
-    nC3_5_x = -0.4331*fC3_5_z + C4*nC4_5_x - S4*nC4_5_y
+    nC3_5_x = -0.4331*fC3_5_z + C4*nC4_5_x - C5_5*S4
     nC3_5_y = -nC4_5_z + 0.0203*fC3_5_z
-    nC3_5_z = 0.0203*fC4_5_z + 0.4331*fC3_5_x + C4*nC4_5_y + S4*nC4_5_x
+    nC3_5_z = 0.0203*fC4_5_z + 0.4331*fC3_5_x + C4*C5_5 + S4*nC4_5_x
     fC2_5_x = C3*fC3_5_x + S3*fC4_5_z
     fC2_5_y = S3*fC3_5_x - C3*fC4_5_z
     nC2_5_x = 0.0934*fC2_5_y + C3*nC3_5_x - S3*nC3_5_y
@@ -1144,12 +1146,13 @@ def coriolis_matrix(q, qd, params):
     nC2_5_z = nC3_5_z + 0.4318*fC2_5_y
     fC1_5_x = C2*fC2_5_x - S2*fC2_5_y
     nC1_5_z = -0.2435*fC1_5_x - C2*nC2_5_y - S2*nC2_5_x
+    t226 = 0.5*Jd6_zz
+    C6_6 = t226 + t57 - t61 - t71 - t73
     fC5_6_x = -t80 - t81 + C6*t55 + S6*t52 + S6*t53 - C6*t54
     fC5_6_y = -p_mx6*w6_x - p_my6*w6_y
     fC5_6_z = t79 + S6*t55 - C6*t52 - C6*t53 - S6*t54
     nC5_6_x = 0.5*t95 - 0.5*t182 - 0.5*t183 - 0.5*t94 + C6*t67 + C6*t68 + t16*w6_x - C6*t69 - S6*t75 - S6*t77
-    t225 = 0.5*Jd6_zz
-    nC5_6_y = t61 + t71 + t73 - t225 - t57
+    nC5_6_y = t61 + t71 + t73 - t226 - t57
     nC5_6_z = 0.5*t180 + 0.5*t84 + 0.5*t85 - 0.5*t181 + C6*t75 + C6*t77 + S6*t67 + S6*t68 - S6*t69 - t17*w6_x
     fC4_6_x = C5*fC5_6_x - S5*fC5_6_y
     fC4_6_z = -C5*fC5_6_y - S5*fC5_6_x
@@ -1167,8 +1170,7 @@ def coriolis_matrix(q, qd, params):
     nC2_6_z = nC3_6_z + 0.4318*fC2_6_y
     fC1_6_x = C2*fC2_6_x - S2*fC2_6_y
     nC1_6_z = -0.2435*fC1_6_x - C2*nC2_6_y - S2*nC2_6_x
-    C6_6 = t225 + t57 - t61 - t71 - t73
-    nR1_2_z = t203 - t200 - t201 - t202
+    nR1_2_z = t204 - t201 - t202 - t203
     fM2_3_x = -t41 - t42
     nM2_3_y = t51 - 0.0934*fM2_3_x
     nR2_3_x = t171 + t196
@@ -1177,7 +1179,7 @@ def coriolis_matrix(q, qd, params):
     fM3_4_x = -t30 - t31
     nM3_4_x = t38 - t39 - t40
     nM3_4_y = -Jc4_zz + 0.0203*c4r_x
-    nR3_4_x = t144 + t214 + t215 - t143
+    nR3_4_x = t144 + t220 + t221 - t143
     nR3_4_z = t138 + t191 - t190
     fM2_4_x = C3*fM3_4_x
     fM2_4_y = S3*fM3_4_x
@@ -1225,22 +1227,22 @@ def coriolis_matrix(q, qd, params):
     nR2_6_y = S3*nR3_6_x - C3*nR4_6_z
     nR1_6_z = -C2*nR2_6_y - S2*nR2_6_x
     C2_1 = 0.5*nR1_2_z
-    C3_2 = t208 + fM2_3_x*u2_y + nM2_3_y*t1 - c3r_x*u2_x - t0*t50
+    C3_2 = t205 + fM2_3_x*u2_y + nM2_3_y*t1 - c3r_x*u2_x - t0*t50
     C3_1 = 0.5*nR1_3_z
-    t226 = 0.5*nR3_4_z
-    C4_3 = t226 + fM3_4_x*u3_y + nM3_4_x*w3_y - nM3_4_y*w3_x
-    C4_2 = t226 + fM2_4_x*u2_y + nM2_4_y*t1 - fM2_4_y*u2_x - nM2_4_x*t0
+    t227 = 0.5*nR3_4_z
+    C4_3 = t227 + fM3_4_x*u3_y + nM3_4_x*w3_y - nM3_4_y*w3_x
+    C4_2 = t227 + fM2_4_x*u2_y + nM2_4_y*t1 - fM2_4_y*u2_x - nM2_4_x*t0
     C4_1 = 0.5*nR1_4_z
     C5_4 = 0.5*nR4_5_z + c5r_z*u4_y + t29*w4_y - Jc5_zz*w4_x
-    t227 = 0.5*nR3_5_z
-    C5_3 = t227 + fM3_5_x*u3_y + fM4_5_z*u3_x + nM3_5_x*w3_y - nM3_5_y*w3_x
-    C5_2 = t227 + fM2_5_x*u2_y + nM2_5_y*t1 - fM2_5_y*u2_x - nM2_5_x*t0
+    t228 = 0.5*nR3_5_z
+    C5_3 = t228 + fM3_5_x*u3_y + fM4_5_z*u3_x + nM3_5_x*w3_y - nM3_5_y*w3_x
+    C5_2 = t228 + fM2_5_x*u2_y + nM2_5_y*t1 - fM2_5_y*u2_x - nM2_5_x*t0
     C5_1 = 0.5*nR1_5_z
     C6_5 = 0.5*nR5_6_z + c6JR_zx*w5_y + fM5_6_x*u5_y + p_ZZ6*w5_x
     C6_4 = 0.5*nR4_6_z + fM4_6_x*u4_y + nM4_6_x*w4_y - c6JR_zz*w4_x - c6r_x*u4_x
-    t228 = 0.5*nR3_6_z
-    C6_3 = t228 + fM3_6_x*u3_y + fM4_6_z*u3_x + nM3_6_x*w3_y - nM3_6_y*w3_x
-    C6_2 = t228 + fM2_6_x*u2_y + nM2_6_y*t1 - fM2_6_y*u2_x - nM2_6_x*t0
+    t229 = 0.5*nR3_6_z
+    C6_3 = t229 + fM3_6_x*u3_y + fM4_6_z*u3_x + nM3_6_x*w3_y - nM3_6_y*w3_x
+    C6_2 = t229 + fM2_6_x*u2_y + nM2_6_y*t1 - fM2_6_y*u2_x - nM2_6_x*t0
     C6_1 = 0.5*nR1_6_z
     C = np.empty(batch + (36,))
     C[..., 0] = C1_1
@@ -1250,14 +1252,14 @@ def coriolis_matrix(q, qd, params):
     C[..., 4] = nC1_5_z
     C[..., 5] = nC1_6_z
     C[..., 6] = C2_1
-    C[..., 7] = nC1_2_y
+    C[..., 7] = C2_2
     C[..., 8] = nC2_3_z
     C[..., 9] = nC2_4_z
     C[..., 10] = nC2_5_z
     C[..., 11] = nC2_6_z
     C[..., 12] = C3_1
     C[..., 13] = C3_2
-    C[..., 14] = t209
+    C[..., 14] = t206
     C[..., 15] = nC3_4_z
     C[..., 16] = nC3_5_z
     C[..., 17] = nC3_6_z
@@ -1271,7 +1273,7 @@ def coriolis_matrix(q, qd, params):
     C[..., 25] = C5_2
     C[..., 26] = C5_3
     C[..., 27] = C5_4
-    C[..., 28] = nC4_5_y
+    C[..., 28] = C5_5
     C[..., 29] = nC5_6_z
     C[..., 30] = C6_1
     C[..., 31] = C6_2
@@ -2999,7 +3001,9 @@ def jacobian_dot_qd(q, qd, params):
 def inverse_dynamics_derivatives(q, qd, qdd, params):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     1625 multiplications, 1467 additions, 10 function calls.
     """

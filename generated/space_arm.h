@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0xb1a15c1ba5c70db
+#define SPACE_ARM_CODE_SET 0xfd66ff0d64e638f
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -76,6 +76,12 @@ void space_arm_inverse_dynamics(const double q[11], const double qd[10], const d
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
  * 70 multiplications, 50 additions, 8 function calls. */
 void space_arm_mass_matrix(const double q[11], double M[100]);
+
+/* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
+ * 477 multiplications, 404 additions, 8 function calls. */
+void space_arm_coriolis_matrix(const double q[11], const double qd[10], double C[100]);
 
 /* The gravity torques g(q).
  * 0 multiplications, 0 additions, 0 function calls. */
@@ -153,6 +159,20 @@ void space_arm_pose_and_jacobian_tool(const double q[11], double T[16], double J
  * acceleration when qdd = 0, as jacobian_dot_qd is the tool's.
  * 318 multiplications, 262 additions, 6 function calls. */
 void space_arm_frame_jacobians_dot_qd(const double q[11], const double qd[10], double Jdot_qd_frames[6]);
+
+/* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
+ * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
+ * 770 multiplications, 620 additions, 8 function calls. */
+void space_arm_inverse_dynamics_derivatives(const double q[11], const double qd[10], const double qdd[10], double dtau_dq[100], double dtau_dqd[100]);
+
+/* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
+ * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
+ * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
+ * 2474 multiplications, 2086 additions, 8 function calls. */
+void space_arm_forward_dynamics_derivatives(const double q[11], const double qd[10], const double tau[10], double dqdd_dq[100], double dqdd_dqd[100], double Minv[100]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
  * with the tool frame's quantities): M(q), h(q, qd) = C(q, qd) qd + g(q) (friction

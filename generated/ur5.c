@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0xb9f9eecf696bcde
+#if UR5_CODE_SET != 0xfeea3b6efd1afea
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -613,9 +613,9 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     const double Jd2_xx = symdyn_fma(-S3, d3JR_yx, symdyn_fma(C3, d3JR_xx, -t66));
     const double Jd2_xy = symdyn_fma(-S3, d3JR_yy, symdyn_fma(C3, d3JR_xy, symdyn_fma(0.408499208875, w2_x, symdyn_fma(-0.425, d3r_y, -1.75501953841*qd2))));
     const double t67 = -0.425*MSd3_z;
-    const double t68 = Jd3_yz*S3;
-    const double t69 = C3*Jd3_xz;
-    const double t70 = t69 - t68;
+    const double t68 = C3*Jd3_xz;
+    const double t69 = Jd3_yz*S3;
+    const double t70 = t68 - t69;
     const double Jd2_xz = symdyn_fma(3.52514647682, w2_y, t67 + t70);
     const double t71 = 0.85*d3r_x;
     const double Jd2_yy = symdyn_fma(S3, d3JR_xy, symdyn_fma(C3, d3JR_yy, t71));
@@ -641,8 +641,8 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     const double t82 = C4*hn4_x;
     const double t83 = S4*hn5_z;
     const double nh4_x = t59 + t82 - t83;
-    const double t84 = S4*hn4_x;
-    const double t85 = C4*hn5_z;
+    const double t84 = C4*hn5_z;
+    const double t85 = S4*hn4_x;
     const double t86 = t84 + t85;
     const double nh4_y = t51 + t52 + t86;
     const double hn3_x = symdyn_fma(-0.59155695167475, w3_x, nh4_x + t58);
@@ -657,39 +657,39 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     const double hn2_x = symdyn_fma(-1.75501953841, w2_x, nh3_x + t72);
     const double C1_1 = 0.5*Jd1_zz;
     const double t92 = -c3JR_zy*w2_x;
-    const double nC1_2_y = symdyn_fma(Jc2_xz, w2_y, symdyn_fma(0.5, Jd2_zz, t92));
+    const double C2_2 = symdyn_fma(Jc2_xz, w2_y, symdyn_fma(0.5, Jd2_zz, t92));
     const double t93 = Jd2_xz*S2;
     const double t94 = C2*Jd2_yz;
     const double t95 = S2*nh3_y;
     const double t96 = C2*hn2_x;
     const double nC1_2_z = symdyn_fma(-Jc2_xx*S2, w2_y, symdyn_fma(-C2*Jc2_xy, w2_y, symdyn_fma(Jc2_xy*S2, w2_x, symdyn_fma(C2*Jc2_yy, w2_x, symdyn_fma(-0.5, t96, symdyn_fma(-0.5, t94, symdyn_fma(-0.5, t93, 0.5*t95)))))));
-    const double fC2_3_z = symdyn_fma(t12, w3_y, MSc3_x*w3_x);
-    const double nC2_3_x = symdyn_fma(-t22, w3_x, symdyn_fma(-t20, w3_y, symdyn_fma(t23, w3_x, symdyn_fma(t19, w3_y, symdyn_fma(-0.5, t90, symdyn_fma(-0.5, t89, symdyn_fma(-0.5, t68, 0.5*t69)))))));
-    const double nC2_3_y = symdyn_fma(-t24, w3_x, symdyn_fma(-t20, w3_x, symdyn_fma(t22, w3_y, symdyn_fma(t21, w3_y, symdyn_fma(-0.5, t88, symdyn_fma(-0.425, fC2_3_z, symdyn_fma(0.5, t87, symdyn_fma(0.5, t74, 0.5*t73))))))));
     const double t97 = 0.5*Jd3_zz;
     const double t98 = symdyn_fma(-t12, u3_y, symdyn_fma(-MSc3_x, u3_x, symdyn_fma(-Jc3_yz, w3_x, symdyn_fma(Jc3_xz, w3_y, t97))));
+    const double fC2_3_z = symdyn_fma(t12, w3_y, MSc3_x*w3_x);
+    const double nC2_3_x = symdyn_fma(-t22, w3_x, symdyn_fma(-t20, w3_y, symdyn_fma(t23, w3_x, symdyn_fma(t19, w3_y, symdyn_fma(-0.5, t90, symdyn_fma(-0.5, t89, symdyn_fma(-0.5, t69, 0.5*t68)))))));
+    const double nC2_3_y = symdyn_fma(-t24, w3_x, symdyn_fma(-t20, w3_x, symdyn_fma(t22, w3_y, symdyn_fma(t21, w3_y, symdyn_fma(-0.5, t88, symdyn_fma(-0.425, fC2_3_z, symdyn_fma(0.5, t87, symdyn_fma(0.5, t74, 0.5*t73))))))));
     const double nC2_3_z = symdyn_fma(0.425, d3r_x, t98);
     const double nC1_3_z = symdyn_fma(-S2, nC2_3_x, -C2*nC2_3_y);
+    const double t99 = 0.5*Jd4_zz;
+    const double t100 = symdyn_fma(-c5JR_zz, w4_x, symdyn_fma(Jc4_xz, w4_y, symdyn_fma(-0.017784735, u4_y, t99)));
     const double fC3_4_z = 0.017784735*w4_y;
-    const double t99 = c5JR_zx*w4_y;
-    const double t100 = Jc5_zz*w4_x;
-    const double nC3_4_x = symdyn_fma(-t16, w4_x, symdyn_fma(-S4, t99, symdyn_fma(t13, w4_y, symdyn_fma(S4, t100, symdyn_fma(-0.5, t85, symdyn_fma(-0.5, t84, symdyn_fma(-0.5, t55, symdyn_fma(0.5, t54, -t52))))))));
-    const double nC3_4_y = symdyn_fma(-t14, w4_x, symdyn_fma(-C4, t100, symdyn_fma(t15, w4_y, symdyn_fma(C4, t99, symdyn_fma(-0.5, t83, symdyn_fma(-0.39225, fC3_4_z, symdyn_fma(-0.10915, t43, symdyn_fma(0.5, t82, symdyn_fma(0.5, t61, 0.5*t60)))))))));
-    const double t101 = 0.5*Jd4_zz;
-    const double t102 = symdyn_fma(-c5JR_zz, w4_x, symdyn_fma(Jc4_xz, w4_y, symdyn_fma(-0.017784735, u4_y, t101)));
-    const double nC3_4_z = symdyn_fma(0.39225, d4r_x, t102);
+    const double t101 = c5JR_zx*w4_y;
+    const double t102 = Jc5_zz*w4_x;
+    const double nC3_4_x = symdyn_fma(-t16, w4_x, symdyn_fma(-S4, t101, symdyn_fma(t13, w4_y, symdyn_fma(S4, t102, symdyn_fma(-0.5, t85, symdyn_fma(-0.5, t84, symdyn_fma(-0.5, t55, symdyn_fma(0.5, t54, -t52))))))));
+    const double nC3_4_y = symdyn_fma(-t14, w4_x, symdyn_fma(-C4, t102, symdyn_fma(t15, w4_y, symdyn_fma(C4, t101, symdyn_fma(-0.5, t83, symdyn_fma(-0.39225, fC3_4_z, symdyn_fma(-0.10915, t43, symdyn_fma(0.5, t82, symdyn_fma(0.5, t61, 0.5*t60)))))))));
+    const double nC3_4_z = symdyn_fma(0.39225, d4r_x, t100);
     const double fC2_4_y = symdyn_fma(-S3, t43, t63);
     const double nC2_4_x = symdyn_fma(-S3, nC3_4_y, C3*nC3_4_x);
     const double nC2_4_y = symdyn_fma(S3, nC3_4_x, symdyn_fma(C3, nC3_4_y, -0.425*fC3_4_z));
     const double nC2_4_z = symdyn_fma(0.425, fC2_4_y, nC3_4_z);
     const double nC1_4_z = symdyn_fma(-S2, nC2_4_x, -C2*nC2_4_y);
+    const double C5_5 = symdyn_fma(Jc5_xz, w5_y, 0.5*Jd5_zz);
     const double t103 = C5*hn6_z;
     const double t104 = S5*hn5_x;
     const double nC4_5_x = symdyn_fma(t8, w5_y, symdyn_fma(t10, w5_x, symdyn_fma(-0.5, t40, symdyn_fma(-0.5, t104, symdyn_fma(0.5, t39, 0.5*t103)))));
-    const double nC4_5_y = symdyn_fma(Jc5_xz, w5_y, 0.5*Jd5_zz);
     const double nC4_5_z = symdyn_fma(-t9, w5_y, symdyn_fma(t11, w5_x, symdyn_fma(-0.5, t80, symdyn_fma(-0.5, t79, symdyn_fma(-0.5, t36, -0.5*t35)))));
-    const double nC3_5_x = symdyn_fma(-S4, nC4_5_y, C4*nC4_5_x);
-    const double nC3_5_y = symdyn_fma(S4, nC4_5_x, C4*nC4_5_y);
+    const double nC3_5_x = symdyn_fma(-C5_5, S4, C4*nC4_5_x);
+    const double nC3_5_y = symdyn_fma(S4, nC4_5_x, C4*C5_5);
     const double nC2_5_x = symdyn_fma(-S3, nC3_5_y, C3*nC3_5_x);
     const double nC2_5_y = symdyn_fma(S3, nC3_5_x, C3*nC3_5_y);
     const double nC1_5_z = symdyn_fma(-S2, nC2_5_x, -C2*nC2_5_y);
@@ -739,11 +739,11 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     const double C2_1 = 0.5*nR1_2_z;
     const double C3_2 = symdyn_fma(t25, w2_y, t92 + t97);
     const double C3_1 = 0.5*nR1_3_z;
-    const double C4_3 = symdyn_fma(-t12, u3_y, symdyn_fma(-nM3_4_y, w3_x, symdyn_fma(-c4r_x, u3_x, symdyn_fma(t17, w3_y, t101))));
-    const double C4_2 = symdyn_fma(-nM2_4_y, w2_x, symdyn_fma(nM2_4_x, w2_y, t101));
+    const double C4_3 = symdyn_fma(-t12, u3_y, symdyn_fma(-nM3_4_y, w3_x, symdyn_fma(-c4r_x, u3_x, symdyn_fma(t17, w3_y, t99))));
+    const double C4_2 = symdyn_fma(-nM2_4_y, w2_x, symdyn_fma(nM2_4_x, w2_y, t99));
     const double C4_1 = 0.5*nR1_4_z;
     const double t105 = 0.5*nR4_5_z;
-    const double C5_4 = t105 + t99 - t100;
+    const double C5_4 = t101 + t105 - t102;
     const double C5_3 = symdyn_fma(-c4JR_yy, w3_x, symdyn_fma(c4JR_yx, w3_y, t105));
     const double C5_2 = symdyn_fma(-nM2_5_y, w2_x, symdyn_fma(nM2_5_x, w2_y, t105));
     const double C5_1 = 0.5*nR1_5_z;
@@ -760,7 +760,7 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     C[4] = nC1_5_z;
     C[5] = nC1_6_z;
     C[6] = C2_1;
-    C[7] = nC1_2_y;
+    C[7] = C2_2;
     C[8] = nC2_3_z;
     C[9] = nC2_4_z;
     C[10] = nC4_5_z;
@@ -774,14 +774,14 @@ void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36])
     C[18] = C4_1;
     C[19] = C4_2;
     C[20] = C4_3;
-    C[21] = t102;
+    C[21] = t100;
     C[22] = nC4_5_z;
     C[23] = nC4_6_z;
     C[24] = C5_1;
     C[25] = C5_2;
     C[26] = C5_3;
     C[27] = C5_4;
-    C[28] = nC4_5_y;
+    C[28] = C5_5;
     C[29] = nC5_6_z;
     C[30] = C6_1;
     C[31] = C6_2;

@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xb9f9eecf696bcde
+#define UR5_CODE_SET 0xfeea3b6efd1afea
 
 #define UR5_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -89,7 +89,8 @@ void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qd
 void ur5_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
- * centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+ * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+ * as Pinocchio's computeCoriolisMatrix has them).
  * 417 multiplications, 292 additions, 10 function calls. */
 void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
@@ -150,7 +151,9 @@ void ur5_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6
 
 /* The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
  * dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
- * zero wherever it exists (qd != 0) and is left out.
+ * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+ * are along its velocities (the tangent space, as Pinocchio's
+ * computeRNEADerivatives).
  * 708 multiplications, 557 additions, 10 function calls. */
 void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 

@@ -369,7 +369,8 @@ def mass_matrix(q):
 
 def coriolis_matrix(q, qd):
     """The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
-    centrifugal forces, and dM/dt - 2 C is skew-symmetric.
+    centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
+    as Pinocchio's computeCoriolisMatrix has them).
 
     417 multiplications, 292 additions, 10 function calls.
     """
@@ -553,9 +554,9 @@ def coriolis_matrix(q, qd):
     Jd2_xx = -t66 + C3*d3JR_xx - S3*d3JR_yx
     Jd2_xy = -1.75501953841*qd2 - 0.425*d3r_y + 0.408499208875*w2_x + C3*d3JR_xy - S3*d3JR_yy
     t67 = -0.425*MSd3_z
-    t68 = Jd3_yz*S3
-    t69 = C3*Jd3_xz
-    t70 = t69 - t68
+    t68 = C3*Jd3_xz
+    t69 = Jd3_yz*S3
+    t70 = t68 - t69
     Jd2_xz = t67 + t70 + 3.52514647682*w2_y
     t71 = 0.85*d3r_x
     Jd2_yy = t71 + C3*d3JR_yy + S3*d3JR_xy
@@ -581,8 +582,8 @@ def coriolis_matrix(q, qd):
     t82 = C4*hn4_x
     t83 = S4*hn5_z
     nh4_x = t59 + t82 - t83
-    t84 = S4*hn4_x
-    t85 = C4*hn5_z
+    t84 = C4*hn5_z
+    t85 = S4*hn4_x
     t86 = t84 + t85
     nh4_y = t51 + t52 + t86
     hn3_x = nh4_x + t58 - 0.59155695167475*w3_x
@@ -597,39 +598,39 @@ def coriolis_matrix(q, qd):
     hn2_x = nh3_x + t72 - 1.75501953841*w2_x
     C1_1 = 0.5*Jd1_zz
     t92 = -c3JR_zy*w2_x
-    nC1_2_y = t92 + 0.5*Jd2_zz + Jc2_xz*w2_y
+    C2_2 = t92 + 0.5*Jd2_zz + Jc2_xz*w2_y
     t93 = Jd2_xz*S2
     t94 = C2*Jd2_yz
     t95 = S2*nh3_y
     t96 = C2*hn2_x
     nC1_2_z = 0.5*t95 - 0.5*t93 - 0.5*t94 - 0.5*t96 + C2*Jc2_yy*w2_x + Jc2_xy*S2*w2_x - C2*Jc2_xy*w2_y - Jc2_xx*S2*w2_y
-    fC2_3_z = MSc3_x*w3_x + t12*w3_y
-    nC2_3_x = 0.5*t69 - 0.5*t68 - 0.5*t89 - 0.5*t90 + t19*w3_y + t23*w3_x - t20*w3_y - t22*w3_x
-    nC2_3_y = 0.5*t73 + 0.5*t74 + 0.5*t87 - 0.425*fC2_3_z - 0.5*t88 + t21*w3_y + t22*w3_y - t20*w3_x - t24*w3_x
     t97 = 0.5*Jd3_zz
     t98 = t97 + Jc3_xz*w3_y - Jc3_yz*w3_x - MSc3_x*u3_x - t12*u3_y
+    fC2_3_z = MSc3_x*w3_x + t12*w3_y
+    nC2_3_x = 0.5*t68 - 0.5*t69 - 0.5*t89 - 0.5*t90 + t19*w3_y + t23*w3_x - t20*w3_y - t22*w3_x
+    nC2_3_y = 0.5*t73 + 0.5*t74 + 0.5*t87 - 0.425*fC2_3_z - 0.5*t88 + t21*w3_y + t22*w3_y - t20*w3_x - t24*w3_x
     nC2_3_z = t98 + 0.425*d3r_x
     nC1_3_z = -C2*nC2_3_y - S2*nC2_3_x
+    t99 = 0.5*Jd4_zz
+    t100 = t99 - 0.017784735*u4_y + Jc4_xz*w4_y - c5JR_zz*w4_x
     fC3_4_z = 0.017784735*w4_y
-    t99 = c5JR_zx*w4_y
-    t100 = Jc5_zz*w4_x
-    nC3_4_x = 0.5*t54 - t52 - 0.5*t55 - 0.5*t84 - 0.5*t85 + S4*t100 + t13*w4_y - S4*t99 - t16*w4_x
-    nC3_4_y = 0.5*t60 + 0.5*t61 + 0.5*t82 - 0.10915*t43 - 0.39225*fC3_4_z - 0.5*t83 + C4*t99 + t15*w4_y - C4*t100 - t14*w4_x
-    t101 = 0.5*Jd4_zz
-    t102 = t101 - 0.017784735*u4_y + Jc4_xz*w4_y - c5JR_zz*w4_x
-    nC3_4_z = t102 + 0.39225*d4r_x
+    t101 = c5JR_zx*w4_y
+    t102 = Jc5_zz*w4_x
+    nC3_4_x = 0.5*t54 - t52 - 0.5*t55 - 0.5*t84 - 0.5*t85 + S4*t102 + t13*w4_y - S4*t101 - t16*w4_x
+    nC3_4_y = 0.5*t60 + 0.5*t61 + 0.5*t82 - 0.10915*t43 - 0.39225*fC3_4_z - 0.5*t83 + C4*t101 + t15*w4_y - C4*t102 - t14*w4_x
+    nC3_4_z = t100 + 0.39225*d4r_x
     fC2_4_y = t63 - S3*t43
     nC2_4_x = C3*nC3_4_x - S3*nC3_4_y
     nC2_4_y = -0.425*fC3_4_z + C3*nC3_4_y + S3*nC3_4_x
     nC2_4_z = nC3_4_z + 0.425*fC2_4_y
     nC1_4_z = -C2*nC2_4_y - S2*nC2_4_x
+    C5_5 = 0.5*Jd5_zz + Jc5_xz*w5_y
     t103 = C5*hn6_z
     t104 = S5*hn5_x
     nC4_5_x = 0.5*t103 + 0.5*t39 - 0.5*t104 - 0.5*t40 + t10*w5_x + t8*w5_y
-    nC4_5_y = 0.5*Jd5_zz + Jc5_xz*w5_y
     nC4_5_z = -0.5*t35 - 0.5*t36 - 0.5*t79 - 0.5*t80 + t11*w5_x - t9*w5_y
-    nC3_5_x = C4*nC4_5_x - S4*nC4_5_y
-    nC3_5_y = C4*nC4_5_y + S4*nC4_5_x
+    nC3_5_x = C4*nC4_5_x - C5_5*S4
+    nC3_5_y = C4*C5_5 + S4*nC4_5_x
     nC2_5_x = C3*nC3_5_x - S3*nC3_5_y
     nC2_5_y = C3*nC3_5_y + S3*nC3_5_x
     nC1_5_z = -C2*nC2_5_y - S2*nC2_5_x
@@ -679,11 +680,11 @@ def coriolis_matrix(q, qd):
     C2_1 = 0.5*nR1_2_z
     C3_2 = t92 + t97 + t25*w2_y
     C3_1 = 0.5*nR1_3_z
-    C4_3 = t101 + t17*w3_y - c4r_x*u3_x - nM3_4_y*w3_x - t12*u3_y
-    C4_2 = t101 + nM2_4_x*w2_y - nM2_4_y*w2_x
+    C4_3 = t99 + t17*w3_y - c4r_x*u3_x - nM3_4_y*w3_x - t12*u3_y
+    C4_2 = t99 + nM2_4_x*w2_y - nM2_4_y*w2_x
     C4_1 = 0.5*nR1_4_z
     t105 = 0.5*nR4_5_z
-    C5_4 = t105 + t99 - t100
+    C5_4 = t101 + t105 - t102
     C5_3 = t105 + c4JR_yx*w3_y - c4JR_yy*w3_x
     C5_2 = t105 + nM2_5_x*w2_y - nM2_5_y*w2_x
     C5_1 = 0.5*nR1_5_z
@@ -701,7 +702,7 @@ def coriolis_matrix(q, qd):
     C[..., 4] = nC1_5_z
     C[..., 5] = nC1_6_z
     C[..., 6] = C2_1
-    C[..., 7] = nC1_2_y
+    C[..., 7] = C2_2
     C[..., 8] = nC2_3_z
     C[..., 9] = nC2_4_z
     C[..., 10] = nC4_5_z
@@ -715,14 +716,14 @@ def coriolis_matrix(q, qd):
     C[..., 18] = C4_1
     C[..., 19] = C4_2
     C[..., 20] = C4_3
-    C[..., 21] = t102
+    C[..., 21] = t100
     C[..., 22] = nC4_5_z
     C[..., 23] = nC4_6_z
     C[..., 24] = C5_1
     C[..., 25] = C5_2
     C[..., 26] = C5_3
     C[..., 27] = C5_4
-    C[..., 28] = nC4_5_y
+    C[..., 28] = C5_5
     C[..., 29] = nC5_6_z
     C[..., 30] = C6_1
     C[..., 31] = C6_2
@@ -2114,7 +2115,9 @@ def jacobian_dot_qd(q, qd):
 def inverse_dynamics_derivatives(q, qd, qdd):
     """The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;
     dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is
-    zero wherever it exists (qd != 0) and is left out.
+    zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
+    are along its velocities (the tangent space, as Pinocchio's
+    computeRNEADerivatives).
 
     708 multiplications, 557 additions, 10 function calls.
     """

@@ -128,7 +128,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                              ne.forward_dynamics(q, qd, ne.inverse_dynamics(q, qd, qdd)), qdd))
     step = 1e-6
     if "coriolis_matrix" in available:
-        Mdot = (ne.mass_matrix(q + step * qd) - ne.mass_matrix(q - step * qd)) / (2 * step)
+        rate = configuration_rate(robot, q, qd)
+        Mdot = (ne.mass_matrix(q + step * rate) - ne.mass_matrix(q - step * rate)) / (2 * step)
         skew = Mdot - 2 * C
         error = float(np.max(np.abs(skew + np.swapaxes(skew, 1, 2)))
                       / max(1.0, float(np.max(np.abs(Mdot)))))
@@ -136,15 +137,13 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                         tolerance=1e-6))
     rows.append(_numeric("kinetic_energy = 1/2 qd^T M qd", ne.kinetic_energy(q, qd),
                          0.5 * np.einsum("ni,nij,nj->n", qd, M, qd)))
-    # dV/dq by central differences along each joint: g(q) is the gradient of the energy (a
-    # floating base's share of it, along its tangent directions, Pinocchio's rows check)
-    shift = robot.base_velocities
-    joints = np.eye(robot.nq)[robot.base_configuration:]
+    # dV/dq by central differences along each velocity's direction in q (a floating base's
+    # too: its tangent directions, which Pinocchio's derivatives take)
     gradient = np.stack([(ne.potential_energy(q + step * e) - ne.potential_energy(q - step * e))
-                         / (2 * step) for e in joints], axis=-1)
-    error = relative(gradient, g[:, shift:])
-    rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)"
-                    + (", the joints' share" if shift else ""), error,
+                         / (2 * step) for e in (configuration_rate(robot, q, np.broadcast_to(
+                             unit, qd.shape)) for unit in np.eye(n))], axis=-1)
+    error = relative(gradient, g)
+    rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)", error,
                     error <= 1e-6, tolerance=1e-6))
     together = ne.all_terms(q, qd)
     alone = (M, ne.nonlinear_effects(q, qd), *ne.pose_and_jacobian(q), ne.jacobian_dot_qd(q, qd))
@@ -183,6 +182,22 @@ def configurations(robot: Robot, rng, states: int) -> np.ndarray:
     turn = rng.normal(size=(states, 4))
     turn /= np.linalg.norm(turn, axis=1, keepdims=True)
     return np.hstack([rng.uniform(-1, 1, (states, 3)), turn, joints])
+
+
+def configuration_rate(robot: Robot, q, qd) -> np.ndarray:
+    """dq/dt at velocities qd, (states, nq): qd itself for joints; a floating base's position
+    moves with R v and its quaternion with quat (0, omega) / 2 (model.FreeFlyer.rates), so that
+    q + h dq/dt is q moved by h qd to first order."""
+    if not robot.floating:
+        return qd
+    x, y, z, w = q[:, 3:7].T
+    R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)]),
+                  np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)]),
+                  np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])])
+    wx, wy, wz = qd[:, 3:6].T
+    quaternion = np.stack([w * wx + y * wz - z * wy, w * wy + z * wx - x * wz,
+                           w * wz + x * wy - y * wx, -(x * wx + y * wy + z * wz)], axis=1) / 2
+    return np.hstack([np.einsum("ijn,nj->ni", R, qd[:, :3]), quaternion, qd[:, 6:]])
 
 
 def _symbolic_rows(routes, progress) -> list[Row]:

@@ -51,6 +51,23 @@ two forces of joint j with S_i carried outward into frame {j}, one motion for bo
 triangle pairs the rows S_i^T I^c_i and S_i^T 2 B^c_i, carried inward as forces (D^c is
 symmetric, and S . (s x* h) = -(S x* h) . s), with y_j, z_j and S_j. Nothing outward of a joint
 is recomputed for each of its derivatives.
+
+A floating base (model.FreeFlyer) is body 0, and its six velocities one joint whose unit motions
+s_k are constant in {0} (Pinocchio's LOCAL free-flyer); its composite body is the whole robot,
+I^c_0, D^c_0, h^c_0 in {0}. Its rows are those of a joint inward of every other: each column's
+force carried into {0}, all six of it ([f; n]). Its columns differ from a one-axis joint's:
+
+- along q, Pinocchio's tangent space: q moved by exp(d s_k) moves the whole robot rigidly, and
+  every velocity, acceleration and force in the bodies' own frames stays; only gravity, fixed
+  in the world, turns in {0}: g_0 changes by -d e_k x g_0. So a q-column is M's first three
+  columns times that turn, dtau/dq_k = M[:, :3] (e_k x g_0) for a turn, zero for a shift.
+- along qd: v_k adds s_k to every body's velocity, but the base's own velocity product
+  v_0 x v_0 stays zero, so that where a one-axis joint has 2 z_j = 2 S_j x v_{p(j)} the base has
+  s_k x v_0: dtau/dqd_k = S_i . (2 B^c_i s_k - I^c_i (s_k x v_0)).
+- C is not half of dtau/dqd there (its velocity is not a coordinate's rate): its base columns
+  are J^T (I^c dJ + B^c J) with dJ = v_0 x s_k, the base's J carried along by its own motion, as
+  Pinocchio's computeCoriolisMatrix has them: C_k = S_i . (B^c_i s_k - I^c_i (s_k x v_0)), and
+  dM/dt - 2C stays skew along the configuration's rate.
 """
 from __future__ import annotations
 
@@ -62,7 +79,7 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from ..spatial import Force, Inertia, Motion, Placement, skew
+from ..spatial import Force, Inertia, Motion, Placement, cross, skew
 from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
@@ -117,10 +134,16 @@ def _carried(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, for
         yield 0, force
 
 
-def _inward(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force) -> dict:
-    """S_i . F for link j and each link inward of it, the force F of frame {j} carried inward."""
-    return {i: f.angular[2] if robot.links[i - 1].revolute else f.linear[2]
-            for i, f in _carried(robot, b, name, placements, j, force)}
+def _entries(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, force: Force):
+    """(r, value) for each row r of the derivations' lists (Robot.slots: a floating base's six
+    first) that the force F of frame {j} reaches carried inward: S_i . F for link j and each
+    link inward of it, and a floating base's [f; n] of F in {0}."""
+    shift = robot.base_velocities
+    for i, f in _carried(robot, b, name, placements, j, force, robot.floating):
+        if i:
+            yield shift + i - 1, f.angular[2] if robot.links[i - 1].revolute else f.linear[2]
+        else:
+            yield from enumerate([*f.linear, *f.angular])
 
 
 def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Inertia]:
@@ -154,8 +177,13 @@ def _placements(robot: Robot, b: ProgramBuilder) -> list:
 
 
 def _inertias(robot: Robot) -> list[Inertia]:
-    return [Inertia(symengine.sympify(link.inertia.mass), Matrix(link.inertia.first_moment),
-                    Matrix(link.inertia.inertia_origin)) for link in robot.links]
+    return [_inertia(link.inertia) for link in robot.links]
+
+
+def _inertia(body) -> Inertia:
+    """A body of the model as symengine's."""
+    return Inertia(symengine.sympify(body.mass), Matrix(body.first_moment),
+                   Matrix(body.inertia_origin))
 
 
 def _axis(link) -> Motion:
@@ -176,37 +204,55 @@ def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Ma
     M = sympy.zeros(shift + n, shift + n)
     for link, body in zip(robot.links, composite):
         j = shift + link.index - 1
-        for i, force in _carried(robot, b, "M", placements, link.index,
-                                 body.times(_axis(link)), robot.floating):
-            if i:
-                value = force.angular[2] if robot.links[i - 1].revolute else force.linear[2]
-                M[shift + i - 1, j] = M[j, shift + i - 1] = value
-            else:
-                for r, value in enumerate([*force.linear, *force.angular]):
-                    M[r, j] = M[j, r] = value
+        for r, value in _entries(robot, b, "M", placements, link.index,
+                                 body.times(_axis(link))):
+            M[r, j] = M[j, r] = value
     return M
 
 
 def _whole(robot: Robot, b: ProgramBuilder, placements, composite) -> Inertia:
     """The whole robot's inertia about {0}'s origin in its axes: a floating base's body and
     each child's composite body carried into {0} (the reaction's, at a fixed base)."""
-    body = robot.base_inertia
-    body = Inertia(symengine.sympify(body.mass), Matrix(body.first_moment),
-                   Matrix(body.inertia_origin))
+    return _at_base(robot, b, placements, "c", _inertia(robot.base_inertia), composite)
+
+
+def _at_base(robot: Robot, b: ProgramBuilder, placements, name: str, own: Inertia,
+             composites) -> Inertia:
+    """The base's composite body in {0}: its ``own`` and each child's composite carried in."""
     for c in robot.children[0]:
-        body = body + _to_parent(b, f"c{c}", placements[c], composite[c - 1])
-    return _named_inertia(b, "c0", body)
+        own = own + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+    return _named_inertia(b, f"{name}0", own)
+
+
+def _force_at_base(robot: Robot, b: ProgramBuilder, placements, name: str, own: Force,
+                   composites) -> Force:
+    """``_at_base`` for forces: the base's ``own`` and each child's carried into {0}."""
+    for c in robot.children[0]:
+        own = own + _force_to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+    return _named(b, f"{name}0", own)
+
+
+def _units() -> list[Motion]:
+    """A floating base's six unit velocities in {0}, in qd's order: [v; omega]."""
+    zero, out = symengine.zeros(3, 1), []
+    for k in range(6):
+        unit = symengine.zeros(3, 1)
+        unit[k % 3] = 1
+        out.append(Motion(zero, unit) if k < 3 else Motion(unit, zero))
+    return out
+
+
+def _column(force: Force) -> list:
+    """A force in {0} as a floating base's six entries, [f; n]."""
+    return [*force.linear, *force.angular]
 
 
 def _base_block(whole: Inertia) -> sympy.Matrix:
     """A floating base's 6 x 6 block of M: the whole robot's inertia in {0}, rows and columns
     [linear; angular]."""
-    zero, block = symengine.zeros(3, 1), sympy.zeros(6, 6)
-    for k in range(6):
-        unit = symengine.zeros(3, 1)
-        unit[k % 3] = 1
-        force = whole.times(Motion(zero, unit) if k < 3 else Motion(unit, zero))
-        block[:, k] = sympy.Matrix([*force.linear, *force.angular])
+    block = sympy.zeros(6, 6)
+    for k, unit in enumerate(_units()):
+        block[:, k] = _column(whole.times(unit))
     return block
 
 
@@ -250,32 +296,47 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 
 
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
-    """C(q, qd), Christoffel-consistent, as Pinocchio's computeCoriolisMatrix: half of
-    d(C qd)/dqd."""
-    n = len(robot.links)
+    """C(q, qd), as Pinocchio's computeCoriolisMatrix: half of d(C qd)/dqd (Christoffel's) on a
+    fixed base; a floating base's columns as the module docstring says."""
+    shift = robot.base_velocities
     moving = _Moving.of(robot, b, qd)
-    C = sympy.zeros(n, n)
+    C = sympy.zeros(shift + len(robot.links), shift + len(robot.links))
+    half = symengine.Rational(1, 2)
+
+    def put(r, c, value):
+        C[r, c] = b.define(f"C{r + 1}_{c + 1}", value)
+
     for link in robot.links:
         j = link.index
-        column = _scaled(moving.by_velocity(j), symengine.Rational(1, 2))
-        for i, value in _inward(robot, b, "C", moving.placements, j, column).items():
-            C[i - 1, j - 1] = b.define(f"C{i}_{j}", value)
+        column = _scaled(moving.by_velocity(j), half)
+        for r, value in _entries(robot, b, "C", moving.placements, j, column):
+            put(r, shift + j - 1, value)
     for (i, j), row in _rows(robot, b, moving).items():
-        C[i - 1, j - 1] = b.define(f"C{i}_{j}", moving.by_velocity_of_row(j, *row) / 2)
+        if j:
+            put(shift + i - 1, shift + j - 1, moving.by_velocity_of_row(j, *row) * half)
+        else:
+            for k, s in enumerate(_units()):
+                put(shift + i - 1, k, moving.by_base_velocity_of_row(s, *row, coriolis=True)
+                    * half)
+    if robot.floating:
+        for k, s in enumerate(_units()):
+            for r, value in enumerate(_column(moving.by_base_velocity(s, coriolis=True))):
+                put(r, k, value * half)
     return C
 
 
 def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
     """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction), by the module
-    docstring's formulas."""
-    n = len(robot.links)
+    docstring's formulas; ``qd`` and ``qdd`` are Robot.slots lists."""
+    shift = robot.base_velocities
+    size = shift + len(robot.links)
     moving = _Moving.of(robot, b, qd)
     rows = _rows(robot, b, moving)
     accelerations = _accelerations(robot, b, moving, qd, qdd, gravity)
     forces = _composite_forces(robot, b, moving.placements, "F", [
         body.times(a) + v.cross_force(body.times(v))
         for body, v, (a, _) in zip(moving.inertias, moving.velocities, accelerations)])
-    dq, dqd = sympy.zeros(n, n), sympy.zeros(n, n)
+    dq, dqd = sympy.zeros(size, size), sympy.zeros(size, size)
     memo: dict = {}     # the entries are symengine's sums: to_sympy, not sympy's sympify
 
     def entry(value):
@@ -283,7 +344,8 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
 
     y, by_q, by_qd = {}, {}, {}
     for link, Ic, F, v, (_, a_parent), qd_j in zip(robot.links, moving.composite, forces,
-                                                    moving.velocities, accelerations, qd):
+                                                    moving.velocities, accelerations,
+                                                    qd[shift:]):
         j = link.index
         S, z = _axis(link), moving.z[j - 1]
         v_parent = v - _scaled(S, qd_j)
@@ -303,19 +365,55 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
                 parent = robot.links[j - 1].parent
                 carried[j] = _named(b, f"S{i}_{j}",
                                     moving.placements[j].act_inverse(carried[parent]))
-            dq[i - 1, j - 1] = entry(by_q[j].dot(carried[j]))
-            dqd[i - 1, j - 1] = entry(by_qd[j].dot(carried[j]))
+            dq[shift + i - 1, shift + j - 1] = entry(by_q[j].dot(carried[j]))
+            dqd[shift + i - 1, shift + j - 1] = entry(by_qd[j].dot(carried[j]))
     for (i, j), (m, r) in rows.items():
-        # joint i outward of joint j: S_i turns with the links, and its turn cancels S_j x* F_i
-        dq[i - 1, j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1])))
-        dqd[i - 1, j - 1] = entry(moving.by_velocity_of_row(j, m, r))
+        if j:   # joint i outward of joint j: S_i turns with the links, and its turn cancels
+            # S_j x* F_i
+            dq[shift + i - 1, shift + j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1])))
+            dqd[shift + i - 1, shift + j - 1] = entry(moving.by_velocity_of_row(j, m, r))
+    if robot.floating:
+        _base_derivatives(robot, b, moving, rows, by_q, by_qd, gravity, dq, dqd, entry)
     return dq, dqd
+
+
+def _base_derivatives(robot: Robot, b: ProgramBuilder, moving: "_Moving", rows, by_q, by_qd,
+                      gravity, dq, dqd, entry):
+    """A floating base's rows and columns of dtau/dq and dtau/dqd (the module docstring): its
+    rows are each joint's forces carried into {0}; its q-columns gravity's alone, M's first
+    three columns times the turn of g_0; its qd-columns the rows of the joints and the whole
+    robot's 2 B^c_0 s - 2 I^c_0 zeta."""
+    zero = symengine.zeros(3, 1)
+    for link in robot.links:
+        j = 6 + link.index - 1
+        for derivative, force, name in ((dq, by_q, "Gq"), (dqd, by_qd, "Gqd")):
+            for r, value in _entries(robot, b, name, moving.placements, link.index,
+                                     force[link.index]):
+                if r < 6:
+                    derivative[r, j] = entry(value)
+    g = Matrix(gravity)
+    units = _units()
+    # turning {0} by d about its axis k turns g_0 by -d e_k x g_0: the base's acceleration
+    # relative to gravity, [a - g_0; domega], gains d e_k x g_0
+    tilts = [Motion(zero, vector(b, f"tilt{k + 1}", cross(s.angular, g)))
+             for k, s in enumerate(units[3:])]
+    for (i, j), (m, r) in rows.items():
+        if j == 0:
+            for k, s in enumerate(units):
+                dqd[6 + i - 1, k] = entry(moving.by_base_velocity_of_row(s, m, r))
+            for k, tilt in enumerate(tilts):
+                dq[6 + i - 1, 3 + k] = entry(m.dot(tilt))
+    for k, s in enumerate(units):
+        dqd[:6, k] = [entry(value) for value in _column(moving.by_base_velocity(s))]
+    for k, tilt in enumerate(tilts):
+        dq[:6, 3 + k] = [entry(value) for value in _column(moving.whole.times(tilt))]
 
 
 @dataclass(frozen=True)
 class _Moving:
     """The robot moving at qd: each link's velocity v_i, and the composite bodies' inertias I^c,
-    rates D^c and momenta h^c (see the module docstring), in the joint frames."""
+    rates D^c and momenta h^c (see the module docstring), in the joint frames; a floating
+    base's velocity v_0 and its composite body (the whole robot) in {0}."""
 
     links: tuple
     placements: list
@@ -325,32 +423,43 @@ class _Moving:
     z: list[Motion]           # S_i x v_i
     rate: list[Inertia]
     momentum: list[Force]
+    base: Motion              # v_0: zero for a fixed base
+    whole: Inertia | None = None    # I^c_0, D^c_0 and h^c_0 of a floating base
+    whole_rate: Inertia | None = None
+    whole_momentum: Force | None = None
 
     @classmethod
     def of(cls, robot: Robot, b: ProgramBuilder, qd) -> "_Moving":
+        """At the velocities ``qd``, a Robot.slots list."""
         placements = _placements(robot, b)
         inertias = _inertias(robot)
+        shift = robot.base_velocities
+        zero = symengine.zeros(3, 1)
+        base = (Motion(Matrix(qd[3:6]), Matrix(qd[:3])) if robot.floating
+                else Motion(zero, zero))
         velocities, rates, momenta = [], [], []
-        rest = Motion(symengine.zeros(3, 1), symengine.zeros(3, 1))
-        for link, body, qd_i in zip(robot.links, inertias, qd):
+        for link, body, qd_i in zip(robot.links, inertias, qd[shift:]):
             i = link.index
             # v_i = ^iX_{p(i)} v_{p(i)} + S_i qd_i
-            parent = velocities[link.parent - 1] if link.parent else rest
+            parent = velocities[link.parent - 1] if link.parent else base
             v = placements[i].act_inverse(parent) + _scaled(_axis(link), qd_i)
             u, omega = vector(b, f"u{i}", v.linear), vector(b, f"w{i}", v.angular)
             velocities.append(Motion(omega, u))
-            h, J, m = body.first_moment, body.inertia_origin, body.mass
-            Sw, Su, SMS = skew(omega), skew(u), skew(h)
-            rates.append(Inertia(symengine.Integer(0), u * m + omega.cross(h),
-                                 Sw * J - J * Sw - Su * SMS - SMS * Su))
-            momenta.append(body.times(Motion(omega, u)))
-        return cls(robot.links, placements, inertias,
-                   _composites(robot, b, placements, "c", inertias),
-                   velocities,
+            rates.append(_rate(body, velocities[-1]))
+            momenta.append(body.times(velocities[-1]))
+        composite = _composites(robot, b, placements, "c", inertias)
+        rate = _composites(robot, b, placements, "d", rates)
+        momentum = _composite_forces(robot, b, placements, "h", momenta)
+        whole = ()
+        if robot.floating:
+            own = _inertia(robot.base_inertia)
+            whole = (_at_base(robot, b, placements, "c", own, composite),
+                     _at_base(robot, b, placements, "d", _rate(own, base), rate),
+                     _force_at_base(robot, b, placements, "h", own.times(base), momentum))
+        return cls(robot.links, placements, inertias, composite, velocities,
                    [_named(b, f"z{link.index}", _axis(link).cross(v))
                     for link, v in zip(robot.links, velocities)],
-                   _composites(robot, b, placements, "d", rates),
-                   _composite_forces(robot, b, placements, "h", momenta))
+                   rate, momentum, base, *whole)
 
     def twice_b(self, j: int, s: Motion) -> Force:
         """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
@@ -367,17 +476,44 @@ class _Moving:
         (_rows)."""
         return r.dot(_axis(self.links[j - 1])) - 2 * m.dot(self.z[j - 1])
 
+    def base_z(self, s: Motion, coriolis: bool) -> Motion:
+        """A floating base's 2 zeta for its unit velocity s (the module docstring): s x v_0,
+        twice that for C."""
+        return _scaled(s.cross(self.base), 2 if coriolis else 1)
+
+    def by_base_velocity(self, s: Motion, coriolis: bool = False) -> Force:
+        """2 B^c_0 s - 2 I^c_0 zeta: the whole robot's force in {0} for a floating base's unit
+        velocity s, its [f; n] dtau_0/dqd_s (or 2 C's column)."""
+        return (self.whole_rate.times(s) + s.cross_force(self.whole_momentum)
+                - self.whole.times(self.base_z(s, coriolis)))
+
+    def by_base_velocity_of_row(self, s: Motion, m: Force, r: Force, coriolis: bool = False):
+        """dtau_i/dqd_s (or 2 C_is) for joint i and a floating base's unit velocity s, from the
+        rows (m, r) of joint i in {0}."""
+        return r.dot(s) - m.dot(self.base_z(s, coriolis))
+
+
+def _rate(body: Inertia, v: Motion) -> Inertia:
+    """D = v x* I - I v x, the rate of change of the body's inertia as it moves with v (a
+    body with no mass: the module docstring)."""
+    h, J, m = body.first_moment, body.inertia_origin, body.mass
+    Sw, Su, SMS = skew(v.angular), skew(v.linear), skew(h)
+    return Inertia(symengine.Integer(0), v.linear * m + v.angular.cross(h),
+                   Sw * J - J * Sw - Su * SMS - SMS * Su)
+
 
 def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
     """{(i, j): (m, r)} for each j supporting i, j < i: the rows S_i^T I^c_i and S_i^T 2 B^c_i
-    as forces (D^c is symmetric), carried from frame {i} into frame {j}."""
+    as forces (D^c is symmetric), carried from frame {i} into frame {j}; into {0} too (j = 0)
+    for a floating base."""
     rows = {}
     for link, Ic, D, h in zip(robot.links, moving.composite, moving.rate, moving.momentum):
         i = link.index
         S = _axis(link)
         m, r = Ic.times(S), D.times(S) - S.cross_force(h)
-        for (j, m_j), (_, r_j) in zip(_carried(robot, b, "M", moving.placements, i, m),
-                                      _carried(robot, b, "R", moving.placements, i, r)):
+        for (j, m_j), (_, r_j) in zip(
+                _carried(robot, b, "M", moving.placements, i, m, robot.floating),
+                _carried(robot, b, "R", moving.placements, i, r, robot.floating)):
             if j < i:
                 rows[i, j] = m_j, r_j
     return rows
@@ -385,10 +521,14 @@ def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
 
 def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gravity):
     """(a_i, a_{p(i)}) of each link in its frame {i}, spatial: a_i = ^iX_{p(i)} a_{p(i)} +
-    S_i qdd_i + v_i x S_i qd_i, from a_0 = (0, -g), gravity as the base's acceleration."""
+    S_i qdd_i + v_i x S_i qd_i, from a_0 = (0, -g) (gravity as the base's acceleration) or a
+    floating base's [domega; a - g_0]. ``qd`` and ``qdd``: Robot.slots lists."""
     out = []
-    base = Motion(symengine.zeros(3, 1), -Matrix(gravity))
-    for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd, qdd):
+    shift = robot.base_velocities
+    g = Matrix(gravity)
+    base = (Motion(Matrix(qdd[3:6]), Matrix(qdd[:3]) - g) if robot.floating
+            else Motion(symengine.zeros(3, 1), -g))
+    for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd[shift:], qdd[shift:]):
         i = link.index
         own = out[link.parent - 1][0] if link.parent else base
         parent = _named(b, f"ap{i}", moving.placements[i].act_inverse(own))

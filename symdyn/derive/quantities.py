@@ -232,7 +232,8 @@ QUANTITIES = {q.name: q for q in (
              builder=_mass_matrix),
     _one("coriolis_matrix", ("q", "qd"), "C",
              "The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and\n"
-             "centrifugal forces, and dM/dt - 2 C is skew-symmetric.", ("n", "n"),
+             "centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns\n"
+             "as Pinocchio's computeCoriolisMatrix has them).", ("n", "n"),
              builder=_coriolis_matrix),
     _one("gravity_torques", ("q",), "g", "The gravity torques g(q).",
              builder=_gravity_torques),
@@ -310,7 +311,9 @@ QUANTITIES = {q.name: q for q in (
              (("dtau_dq", ("n", "n")), ("dtau_dqd", ("n", "n"))),
              "The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;\n"
              "dtau/dqdd is M). Viscous friction is included; Coulomb friction's derivative is\n"
-             "zero wherever it exists (qd != 0) and is left out.",
+             "zero wherever it exists (qd != 0) and is left out. A floating base's q-columns\n"
+             "are along its velocities (the tangent space, as Pinocchio's\n"
+             "computeRNEADerivatives).",
              builder=_inverse_dynamics_derivative_outputs),
     Quantity("forward_dynamics_derivatives", ("q", "qd", "tau"),
              (("dqdd_dq", ("n", "n")), ("dqdd_dqd", ("n", "n")), ("Minv", ("n", "n"))),
@@ -375,10 +378,8 @@ NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse
 NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 NEED_MASS = tuple(name for name, q in QUANTITIES.items() if q.needs_mass)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
-# Not derived for a floating base yet (issue 30): its Coriolis matrix, derivatives and
-# regressor need the base's terms in their recursions.
-FIXED_BASE_ONLY = ("coriolis_matrix", "inverse_dynamics_derivatives",
-                   "forward_dynamics_derivatives", "regressor") + FROM_REGRESSOR
+# Not derived for a floating base yet (issue 30): its regressor needs the base's body.
+FIXED_BASE_ONLY = ("regressor",) + FROM_REGRESSOR
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
 PER_FRAME = tuple(name for name, q in QUANTITIES.items() if q.per_frame)
@@ -448,7 +449,8 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     G^2 Jm qdd depends on neither, and Coulomb friction's derivative is zero where it exists."""
     dq, dqd = route.inverse_dynamics_derivatives(b, qd, qdd, robot.gravity)
     return (congruent(robot, dq),
-            congruent(robot, dqd + sympy.diag(*(link.viscous for link in robot.links))))
+            congruent(robot, dqd + sympy.diag(*robot.slots(link.viscous
+                                                           for link in robot.links))))
 
 
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
@@ -462,8 +464,11 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
     outs = []
-    derivatives = part("inverse_dynamics_derivatives",
-                       dict(zip(robot.link_qdd, robot.coupling_matrix * sympy.Matrix(qdd))))
+    # the links' accelerations (a floating base's six, then G qdd) at forward dynamics' qdd
+    shift = robot.base_velocities
+    links = robot.coupling_matrix * sympy.Matrix(qdd[shift:])
+    derivatives = part("inverse_dynamics_derivatives", dict(zip(
+        robot.slots(robot.link_qdd, "acceleration"), [*qdd[:shift], *links])))
     for wrt, d in zip(("q", "qd"), derivatives):
         # named, so that each product reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]

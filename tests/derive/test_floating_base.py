@@ -14,14 +14,15 @@ from click.testing import CliRunner
 from support import ROBOTS, assert_close, assert_refused_in_one_line, random_tree
 
 import symdyn
-from symdyn.check import configurations
+from symdyn.check import check, configurations
 from symdyn.cli import main
 from symdyn.derive.quantities import FIXED_BASE_ONLY
 from symdyn.reference import pinocchio_model
 
-QUANTITIES = ("inverse_dynamics", "mass_matrix", "gravity_torques", "nonlinear_effects",
-              "forward_dynamics", "tool_wrench_torques", "forward_kinematics", "jacobian",
-              "body_jacobian", "jacobian_dot_qd", "link_poses", "kinetic_energy",
+QUANTITIES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
+              "nonlinear_effects", "forward_dynamics", "inverse_dynamics_derivatives",
+              "forward_dynamics_derivatives", "tool_wrench_torques", "forward_kinematics",
+              "jacobian", "body_jacobian", "jacobian_dot_qd", "link_poses", "kinetic_energy",
               "potential_energy", "center_of_mass", "com_jacobian", "centroidal_map",
               "centroidal_map_dot_qd")
 
@@ -38,7 +39,15 @@ def pinocchio_terms(model, q, qd, qdd, tau, wrench):
         out["mass_matrix"].append(np.triu(M) + np.triu(M, 1).T)
         out["gravity_torques"].append(pin.computeGeneralizedGravity(model, data, qi).copy())
         out["nonlinear_effects"].append(pin.nonLinearEffects(model, data, qi, vi).copy())
+        out["coriolis_matrix"].append(pin.computeCoriolisMatrix(model, data, qi, vi).copy())
         out["forward_dynamics"].append(pin.aba(model, data, qi, vi, ti).copy())
+        # in the tangent space: a floating base's q-columns are its velocities' directions
+        out["inverse_dynamics_derivatives"].append(tuple(
+            x.copy() for x in pin.computeRNEADerivatives(model, data, qi, vi, ai)[:2]))
+        pin.computeABADerivatives(model, data, qi, vi, ti)
+        out["forward_dynamics_derivatives"].append((
+            data.ddq_dq.copy(), data.ddq_dv.copy(),
+            np.triu(data.Minv) + np.triu(data.Minv, 1).T))
         fext = [pin.Force.Zero() for _ in range(model.njoints)]
         frame = model.frames[tool]
         fext[frame.parentJoint] = -frame.placement.act(pin.Force(wi[:3], wi[3:]))
@@ -62,7 +71,8 @@ def pinocchio_terms(model, q, qd, qdd, tau, wrench):
         out["centroidal_map"].append(pin.computeCentroidalMap(model, data, qi).copy())
         pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
         out["centroidal_map_dot_qd"].append(data.dAg @ vi)
-    return out
+    return {name: tuple(np.array(part) for part in zip(*values))
+            if isinstance(values[0], tuple) else values for name, values in out.items()}
 
 
 CASES = [(convention, shape, seed) for seed, (convention, shape) in enumerate(
@@ -87,6 +97,20 @@ def test_random_trees_on_a_free_flyer_match_pinocchio(tmp_path, convention, shap
     for name in QUANTITIES:
         inputs = symdyn.derive.QUANTITIES[name].inputs
         assert_close(getattr(module, name)(*(arguments[k] for k in inputs)), expected[name])
+
+
+def test_a_floating_tree_with_mimic_joints_passes_every_check(tmp_path):
+    """check's rows: Pinocchio's free-flyer model of the links' joints taken to the coordinates
+    (G^T tau, G^T M G, the derivatives in the tangent space), dM/dt - 2 C skew along the
+    configuration's rate, g the gradient of the potential energy along every velocity."""
+    rng = np.random.default_rng(42)
+    robot = random_tree(tmp_path, rng, convention="urdf", floating=True, dof=5, mimics=1)
+    assert robot.coupling
+    rows = check(robot, states=20, seed=3)
+    assert [row.check for row in rows if not row.passed] == []
+    checked = {row.check for row in rows if row.error is not None}
+    assert {"coriolis_matrix = Pinocchio computeCoriolisMatrix",
+            "dM/dt - 2C skew-symmetric (finite differences)"} <= checked
 
 
 def test_the_base_is_body_zero_of_the_recursion():
@@ -174,7 +198,7 @@ def test_what_a_floating_base_does_not_have_yet_is_said(tmp_path):
                                                     for name in FIXED_BASE_ONLY)
     text = (tmp_path / "all" / "hopper.py").read_text()
     assert "NQ, NV = 8, 7" in text and 'JOINTS = ("root_joint", "joint1",)' in text
-    assert "def coriolis_matrix" not in text and "def mass_matrix" in text
+    assert "def regressor" not in text and "def coriolis_matrix" in text
     for args in (["-Q", "regressor"], ["--method", "lagrange"]):
         result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "one"),
                                       "-q", *args])
