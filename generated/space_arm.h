@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0xfd66ff0d64e638f
+#define SPACE_ARM_CODE_SET 0x17a74ee4deaffee
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -63,6 +63,21 @@
 #define SPACE_ARM_Q_MAX {HUGE_VAL, HUGE_VAL, HUGE_VAL, 1.0, 1.0, 1.0, 1.0, 3.141592653589793, 2, 2.5, 3.141592653589793}
 #define SPACE_ARM_QD_MAX {HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, 1, 1, 1.5, 0.2}
 #define SPACE_ARM_TAU_MAX {HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, HUGE_VAL, 60, 60, 30, 5}
+
+/* The regressor's columns (tau = Y pi), in this order:
+ * m0 mx0 my0 mz0 XX0 XY0 YY0 XZ0 YZ0 ZZ0 m1 mx1 my1 mz1 XX1 XY1 YY1 XZ1 YZ1
+ * ZZ1 m2 mx2 my2 mz2 XX2 XY2 YY2 XZ2 YZ2 ZZ2 m3 mx3 my3 mz3 XX3 XY3 YY3 XZ3
+ * YZ3 ZZ3 m4 mx4 my4 mz4 XX4 XY4 YY4 XZ4 YZ4 ZZ4
+ * The robot's values, an initializer:
+ * static const double pi[SPACE_ARM_NUM_STANDARD_PARAMETERS] = SPACE_ARM_STANDARD_PARAMETERS; */
+#define SPACE_ARM_NUM_STANDARD_PARAMETERS 50
+
+/* The base parameters (beta = B pi, tau = Y_b beta), in this order:
+ * mR0 mxR0 myR0 mzR0 XXR0 XY0 YYR0 XZR0 YZ0 ZZR0 mx1 myR1 XXR1 XY1 XZ1 YZ1
+ * ZZR1 mxR2 my2 XXR2 XY2 XZR2 YZ2 ZZR2 mx3 my3 XXR3 XY3 XZ3 YZ3 ZZ3 mx4 my4
+ * XXR4 XY4 XZ4 YZ4 ZZ4 */
+#define SPACE_ARM_NUM_BASE_PARAMETERS 38
+#define SPACE_ARM_STANDARD_PARAMETERS {120, 0, 0, 6, 14.3, 0.2, 16.3, 0.1, 0, 10, 4, 0, 0, 0.24, 0.0344, 0, 0.0344, 0, 0, 0.015, 6, 1.8, 0, 0, 0.01, 0, 0.74, 0, 0, 0.74, 3, 0.9, 0, 0, 0.005, 0, 0.37, 0, 0, 0.37, 8, 0, 0, 8, 9.3, 0, 9.4, 0, 0, 0.1}
 
 #ifdef __cplusplus
 extern "C" {
@@ -214,6 +229,21 @@ void space_arm_centroidal_map(const double q[11], double A_g[60]);
  * angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).
  * 261 multiplications, 192 additions, 8 function calls. */
 void space_arm_centroidal_map_dot_qd(const double q[11], const double qd[10], double dA_g_qd[6]);
+
+/* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
+ * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
+ * 458 multiplications, 332 additions, 8 function calls. */
+void space_arm_regressor(const double q[11], const double qd[10], const double qdd[10], double Y[500]);
+
+/* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
+ * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
+ * 340 multiplications, 260 additions, 8 function calls. */
+void space_arm_base_regressor(const double q[11], const double qd[10], const double qdd[10], double Y_b[380]);
+
+/* The base parameters beta = B pi of standard parameters pi (in
+ * STANDARD_PARAMETERS' order): the combinations tau depends on.
+ * 25 multiplications, 47 additions, 0 function calls. */
+void space_arm_base_parameters(const double pi[50], double beta[38]);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@ from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.dynamics import frame_function
 from .derive.energy import total_mass
-from .derive.quantities import COMPOSED, FIXED_BASE_ONLY, FROM_REGRESSOR, ROUTE_FREE
+from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
 from .robot.model import Robot
@@ -100,9 +100,6 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     else:
         rows.append(Row.skip("Newton-Euler = Lagrange", "the Lagrange route takes fixed bases "
                              "alone; Pinocchio is the reference"))
-    rows += [Row.skip(name, routes["newton-euler"].unavailable(name))
-             for name in routes["newton-euler"].QUANTITIES if name in FIXED_BASE_ONLY
-             and routes["newton-euler"].unavailable(name)]
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
     f = ne.friction_torques(qd)
     rows.append(_numeric("M qdd + h + friction = inverse_dynamics",

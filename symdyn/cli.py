@@ -19,7 +19,6 @@ from .api import generate as generate_files
 from .api import resolve_values
 from .check import check as check_robot
 from .derive import QUANTITIES, lagrange, newton_euler
-from .derive.quantities import FIXED_BASE_ONLY
 from .emit.backends import BACKENDS
 from .emit.cache import CacheWarning
 from .emit.write import check_names, write_files
@@ -60,6 +59,17 @@ class Progress:
 
 
 METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
+
+
+def _fixed_base(robot, command: str):
+    """``robot``, which ``command`` (identification) takes on a fixed base alone: a floating
+    base's motion is not a joint trajectory, and its data would need the base's pose, velocity
+    and the wrench the ground puts on it."""
+    if robot.floating:
+        raise UserError(f"{robot.name}: {command} takes fixed-base robots: "
+                        "a floating base's data would need its pose, velocity and the contact "
+                        "wrenches on it (its base parameters are in generate's output)")
+    return robot
 
 
 def _load(robot_file, without=(), snap_angles=0.0):
@@ -197,9 +207,6 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)
-    if robot.floating and not quantities:
-        click.echo(f"note: {robot.name} has a floating base, for which symdyn does not derive "
-                   f"{', '.join(FIXED_BASE_ONLY)} yet: they are left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, progress=progress)
@@ -359,7 +366,9 @@ def base_parameters(robot_file, snap_angles, quiet):
                f"parameters (grouping rules, then Gautier's QR: rank of the stacked regressor: "
                f"{len(base.names)})")
     click.echo("Standard parameters per link: m, mx, my, mz (m times the COM) and the inertia "
-               "XX, XY, YY, XZ, YZ, ZZ about the joint frame's origin; R marks a regrouped one.")
+               "XX, XY, YY, XZ, YZ, ZZ about the joint frame's origin"
+               + (" (0: the floating base's body, in {0})" if robot.floating else "")
+               + "; R marks a regrouped one.")
     width = max(len(name) for name in base.names)
     for name, combination in zip(base.names, base.combinations):
         click.echo(f"  {name:<{width}} = {_combination(combination, base.standard)}")
@@ -402,7 +411,7 @@ def identify(robot_file, snap_angles, data_file, settings, groups, output, write
     """Estimate ROBOT's base parameters from measured motion and torques (ordinary and weighted
     least squares), with their standard deviations."""
     progress = Progress(quiet)
-    robot = _load(robot_file, snap_angles=snap_angles)
+    robot = _fixed_base(_load(robot_file, snap_angles=snap_angles), "identify")
     dynamics = newton_euler(robot, progress=progress)
     try:
         values = resolve_values(robot, _settings(settings))
@@ -478,7 +487,7 @@ def excite(robot_file, snap_angles, settings, harmonics, period, rate, iteration
     """Design an excitation trajectory for identifying ROBOT: Fourier series within its joint
     limits, with the smallest condition number of the base regressor found."""
     progress = Progress(quiet)
-    robot = _load(robot_file, snap_angles=snap_angles)
+    robot = _fixed_base(_load(robot_file, snap_angles=snap_angles), "excite")
     _check_sampling(harmonics, period, rate, robot.dof)
     try:
         values = resolve_values(robot, _settings(settings))

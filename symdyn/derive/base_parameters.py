@@ -13,7 +13,8 @@ Two stages, as Khalil and Bennis' rules and Gautier's numeric method are used to
    ...); for a prismatic joint the whole rotational inertia. Carried by the joint's placement
    at q = 0, the rules hold in both DH conventions and for URDF-placed joints (the parameters
    are taken in the joint frames, where all three agree). From a child of the fixed base the
-   part vanishes.
+   part vanishes; a floating base's body takes it as any parent does, and its own ten all
+   stay (its six forces see every one of them: the whole robot's inertia in {0}).
 2. Gautier's QR on the regressor stacked over random states catches what the rules leave:
    parameters whose column is zero (those that never move or never meet gravity, e.g. link 1's
    first moments when axis 1 is vertical) are dropped, and columns still dependent (parallel
@@ -40,7 +41,7 @@ from ..robot.model import Robot
 from ..robot.regroup import invariant_part, moved_to_parents, resting
 from ..spatial import Inertia, Placement
 from .quantities import QUANTITIES
-from .regressor import standard_parameters
+from .regressor import bodies, standard_parameters
 
 RANK_TOLERANCE = 1e-9      # of a column's part outside the span of those before it, relative
                            # to the stacked regressor's largest singular value
@@ -146,18 +147,19 @@ def base_program(name: str, robot: Robot, regressor: Program, base: BaseParamete
 
 def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     """pi_R: the standard parameters with each link's invariant part moved to its parent (the
-    rule of robot/regroup.py). Held as lists of the ten parameters in symengine: toward the
-    base they are long sums, which sympy's sums and matrices would rebuild at every step."""
-    n = len(robot.links)
-    bodies = [[symengine.Symbol(s.name) for s in standard[10 * i:10 * i + 10]]
-              for i in range(n)]
+    rule of robot/regroup.py), a floating base's body among the parents. Held as lists of the
+    ten parameters in symengine: toward the base they are long sums, which sympy's sums and
+    matrices would rebuild at every step."""
+    count = 10 * len(bodies(robot))
+    tens = [[symengine.Symbol(s.name) for s in standard[k:k + 10]] for k in range(0, count, 10)]
+    root = tens.pop(0) if robot.floating else None
     move = _mover()
-    bodies, _ = moved_to_parents(robot, bodies,
-                                 lambda link, ten: invariant_part(ten, link.revolute),
-                                 lambda part, link: move(part, resting(link)))
+    tens, root = moved_to_parents(robot, tens,
+                                  lambda link, ten: invariant_part(ten, link.revolute),
+                                  lambda part, link: move(part, resting(link)), root)
     memo: dict = {}       # to_sympy's
-    grouped = [expand(g, memo) for body in bodies for g in body]
-    return grouped + list(standard[10 * n:])          # the actuators' columns as they are
+    grouped = [expand(g, memo) for ten in ([root] if root else []) + tens for g in ten]
+    return grouped + list(standard[count:])          # the actuators' columns as they are
 
 
 def _mover():
@@ -209,6 +211,9 @@ def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.nd
     values = {s: np.full(samples, v) for s, v in _random_values(robot, seed).items()}
     for symbols, bound in ((robot.q, np.pi), (robot.qd, 3), (robot.qdd, 5)):
         values.update({s: rng.uniform(-bound, bound, samples) for s in symbols})
+    if robot.floating:      # its quaternion a unit one: another turns no rigid body
+        turn = np.array([values[s] for s in robot.root.quaternion])
+        values.update(zip(robot.root.quaternion, turn / np.linalg.norm(turn, axis=0)))
     # dead code pruned: the derivation's steps in the parameters themselves stay behind
     return evaluate(eliminate_dead_code(regressor), values).reshape(samples * n, -1)
 

@@ -18,7 +18,6 @@ from .energy import total_mass
 from .quantities import (
     AS_GIVEN,
     COMPOSED,
-    FIXED_BASE_ONLY,
     FROM_REGRESSOR,
     NEED_FRAMES,
     NEED_INVERSE_M,
@@ -98,8 +97,6 @@ class Dynamics:
 
     def unavailable(self, name: str) -> str | None:
         """Why this robot has no quantity ``name``, or None where it has it."""
-        if name in FIXED_BASE_ONLY and self.robot.floating:
-            return "not yet derived for a floating base"
         if name in NEED_INVERSE_M and self.singular:
             return self.singular
         if name in NEED_FRAMES and not self.robot.frames:
@@ -122,8 +119,6 @@ class Dynamics:
     def program(self, name: str = "inverse_dynamics") -> Program:
         if name not in QUANTITIES:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
-        if name in FIXED_BASE_ONLY and self.unavailable(name):
-            raise DerivationError(f"{self.robot.name} has no {name}: {self.unavailable(name)}")
         if name not in self._programs:
             self.progress(f"deriving {name} by {self.method}")
             if name in WHOLE_OF:

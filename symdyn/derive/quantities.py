@@ -378,8 +378,6 @@ NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse
 NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 NEED_MASS = tuple(name for name, q in QUANTITIES.items() if q.needs_mass)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
-# Not derived for a floating base yet (issue 30): its regressor needs the base's body.
-FIXED_BASE_ONLY = ("regressor",) + FROM_REGRESSOR
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
 PER_FRAME = tuple(name for name, q in QUANTITIES.items() if q.per_frame)

@@ -1,8 +1,9 @@
 """The regressor Y(q, qd, qdd): tau = Y pi, linear in the standard parameters pi.
 
-Per link, pi holds the ten inertial parameters in Pinocchio's order (its dynamic parameters,
+Per body, pi holds the ten inertial parameters in Pinocchio's order (its dynamic parameters,
 and computeJointTorqueRegressor's columns): m, m c_x, m c_y, m c_z, then the inertia about the
-origin of joint frame {i} in its axes, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz. A robot with actuator
+origin of joint frame {i} in its axes, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz. A floating base's
+body comes first (its names end in 0, its frame is {0}), then the links'. A robot with actuator
 data adds per joint its reflected rotor inertia G^2 Jm, viscous friction G^2 B and Coulomb
 friction |G| Tc+ and |G| Tc- (quantities.friction's terms, each with its own column).
 
@@ -32,13 +33,21 @@ def has_actuators(robot: Robot) -> bool:
                for link in robot.links)
 
 
+def bodies(robot: Robot) -> list[tuple[int, Inertia]]:
+    """(index, inertia) of each body with parameters of its own, in pi's order: a floating
+    base's (0) first, then the links' (1..n)."""
+    base = [(0, robot.root.inertia)] if robot.floating else []
+    return base + [(link.index, link.inertia) for link in robot.links]
+
+
 def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
     """(name, value) of each standard parameter, in the regressor's column order: XX3 is I_xx
-    of link 3 about its joint frame's origin, Ia3 the rotor inertia reflected to joint 3."""
+    of link 3 about its joint frame's origin (XX0 a floating base's), Ia3 the rotor inertia
+    reflected to joint 3."""
     out = []
-    for link in robot.links:
-        out += [(f"{name}{link.index}", sympy.sympify(v))
-                for name, v in zip(INERTIAL, link.inertia.parameters())]
+    for index, body in bodies(robot):
+        out += [(f"{name}{index}", sympy.sympify(v))
+                for name, v in zip(INERTIAL, body.parameters())]
     if has_actuators(robot):
         for link in robot.links:
             out += [(f"{name}{link.index}", sympy.sympify(v)) for name, v in zip(
@@ -47,29 +56,35 @@ def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
 
 
 def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
-    """Y, n x p, by derivatives of ``route``'s inverse dynamics (a route of ``robot``)."""
-    n = len(robot.links)
+    """Y, (a floating base's six +) one row per link x p, by derivatives of ``route``'s
+    inverse dynamics (a route of ``robot``)."""
     symbols = {}
 
-    def parametric(link):
-        names = [f"pi_{name}{link.index}" for name in INERTIAL]
+    def parametric(index):
+        names = [f"pi_{name}{index}" for name in INERTIAL]
         ten = [symbols.setdefault(s, sympy.Dummy(s)) for s in names]
-        return replace(link, inertia=Inertia.from_parameters(ten, sympy.ImmutableMatrix))
-    bodies = replace(robot, links=tuple(parametric(link) for link in robot.links))
-    tau = replace(route, robot=bodies).inverse_dynamics(
-        b, list(robot.link_qd), list(robot.link_qdd), robot.gravity)
+        return Inertia.from_parameters(ten, sympy.ImmutableMatrix)
+    root = robot.root and replace(robot.root, inertia=parametric(0))
+    links = tuple(replace(link, inertia=parametric(link.index)) for link in robot.links)
+    tau = replace(route, robot=replace(robot, links=links, root=root)).inverse_dynamics(
+        b, robot.slots(robot.link_qd, "velocity"), robot.slots(robot.link_qdd, "acceleration"),
+        robot.gravity)
     columns = directional_derivatives(b, tau, [{symbol: 1} for symbol in symbols.values()],
                                       [f"_d{name.removeprefix('pi_')}" for name in symbols])
-    Y = sympy.Matrix([[column[i] for column in columns] for i in range(n)])
+    Y = sympy.Matrix([[column[i] for column in columns] for i in range(len(tau))])
     if has_actuators(robot):
-        Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(n))))
+        Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(
+            len(robot.links)))))
     return Y
 
 
 def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
     """The columns of joint i's rotor inertia, viscous and Coulomb friction (Tc+ where qd > 0,
-    Tc- where qd < 0, written with sign(qd) as quantities.friction writes them)."""
+    Tc- where qd < 0, written with sign(qd) as quantities.friction writes them), in the rows of
+    Robot.slots."""
     link = robot.links[i]
     s = sympy.sign(link.qd)
     entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
-    return sympy.Matrix(len(robot.links), 4, lambda r, c: entries[c] if r == i else 0)
+    row = robot.base_velocities + i
+    return sympy.Matrix(robot.base_velocities + len(robot.links), 4,
+                        lambda r, c: entries[c] if r == row else 0)

@@ -16,7 +16,7 @@ from support import ROBOTS, assert_close, assert_refused_in_one_line, random_tre
 import symdyn
 from symdyn.check import check, configurations
 from symdyn.cli import main
-from symdyn.derive.quantities import FIXED_BASE_ONLY
+from symdyn.derive.regressor import standard_parameters
 from symdyn.reference import pinocchio_model
 
 QUANTITIES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
@@ -24,7 +24,7 @@ QUANTITIES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_tor
               "forward_dynamics_derivatives", "tool_wrench_torques", "forward_kinematics",
               "jacobian", "body_jacobian", "jacobian_dot_qd", "link_poses", "kinetic_energy",
               "potential_energy", "center_of_mass", "com_jacobian", "centroidal_map",
-              "centroidal_map_dot_qd")
+              "centroidal_map_dot_qd", "regressor")
 
 
 def pinocchio_terms(model, q, qd, qdd, tau, wrench):
@@ -71,6 +71,8 @@ def pinocchio_terms(model, q, qd, qdd, tau, wrench):
         out["centroidal_map"].append(pin.computeCentroidalMap(model, data, qi).copy())
         pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
         out["centroidal_map_dot_qd"].append(data.dAg @ vi)
+        # the base's ten parameters first, in its frame {0}: Pinocchio's root joint's body
+        out["regressor"].append(pin.computeJointTorqueRegressor(model, data, qi, vi, ai).copy())
     return {name: tuple(np.array(part) for part in zip(*values))
             if isinstance(values[0], tuple) else values for name, values in out.items()}
 
@@ -95,6 +97,9 @@ def test_random_trees_on_a_free_flyer_match_pinocchio(tmp_path, convention, shap
     expected = pinocchio_terms(model, q, qd, qdd, tau, wrench)
     arguments = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench}
     for name in QUANTITIES:
+        if name == "regressor" and convention != "modified":
+            continue    # the links' parameters are in symdyn's joint frames, which are
+            # Pinocchio's model's in modified DH alone (Y pi = tau is check's row)
         inputs = symdyn.derive.QUANTITIES[name].inputs
         assert_close(getattr(module, name)(*(arguments[k] for k in inputs)), expected[name])
 
@@ -186,21 +191,56 @@ def test_the_base_symbols_are_reserved(tmp_path):
         symdyn.load_robot(path)
 
 
-def test_what_a_floating_base_does_not_have_yet_is_said(tmp_path):
-    """generate leaves out what is not derived for a floating base, and says so; asked for
-    one of those, or for the Lagrange route, it refuses in one line, exit 2, nothing written."""
+def test_the_base_parameters_keep_the_base_and_count_the_regressors_rank(tmp_path):
+    """With a floating base no parameter vanishes into a fixed base: the base's body takes its
+    children's invariant parts and keeps its ten, and the base parameters are as many as the
+    rank of Pinocchio's regressor stacked over random states (which Y_b beta reproduces)."""
+    rng = np.random.default_rng(12)
+    robot = random_tree(tmp_path, rng, convention="modified", floating=True, dof=4)
+    dynamics = symdyn.newton_euler(robot)
+    base = dynamics.base
+    assert [name.rstrip("R0") for name in base.names[:10]] == [
+        "m", "mx", "my", "mz", "XX", "XY", "YY", "XZ", "YZ", "ZZ"] and not base.absent
+    model = pinocchio_model(robot.spec)
+    data = model.createData()
+    q = configurations(robot, rng, 40)
+    qd, qdd = rng.normal(size=(2, 40, robot.dof))
+    W = np.vstack([pin.computeJointTorqueRegressor(model, data, *state)
+                   for state in zip(q, qd, qdd)])
+    assert len(base.names) == np.linalg.matrix_rank(W) < W.shape[1]
+    module = symdyn.python_module(dynamics, quantities=["base_regressor", "base_parameters",
+                                                        "inverse_dynamics"])
+    pi = np.array([float(v) for _, v in standard_parameters(robot)])
+    assert_close(module.base_regressor(q, qd, qdd) @ module.base_parameters(pi),
+                 module.inverse_dynamics(q, qd, qdd))
+
+
+@pytest.mark.parametrize("command", ["identify", "excite"])
+def test_identification_takes_fixed_bases_in_one_line(tmp_path, command):
+    path = tmp_path / "hopper.yaml"
+    path.write_text(FLOATING)
+    data = tmp_path / "data.csv"
+    data.write_text("q1,qd1,qdd1,tau1\n0,0,0,0\n")
+    args = [str(data)] if command == "identify" else ["-o", str(tmp_path / "out.csv")]
+    result = CliRunner().invoke(main, [command, str(path), *args])
+    assert result.exit_code == 2 and "fixed-base" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out.csv").exists()
+
+
+def test_a_floating_base_has_every_quantity_but_by_lagrange(tmp_path):
+    """generate writes every quantity; the Lagrange route refuses in one line, exit 2,
+    nothing written."""
     path = tmp_path / "hopper.yaml"
     path.write_text(FLOATING)
     runner = CliRunner()
     result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "all"), "-q"])
     assert result.exit_code == 0, result.output
-    assert "floating base" in result.stderr and all(name in result.stderr
-                                                    for name in FIXED_BASE_ONLY)
     text = (tmp_path / "all" / "hopper.py").read_text()
     assert "NQ, NV = 8, 7" in text and 'JOINTS = ("root_joint", "joint1",)' in text
-    assert "def regressor" not in text and "def coriolis_matrix" in text
-    for args in (["-Q", "regressor"], ["--method", "lagrange"]):
-        result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "one"),
-                                      "-q", *args])
-        assert result.exit_code == 2 and "floating" in result.output, result.output
-        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "one").exists()
+    assert all(f"def {name}(" in text for name in symdyn.derive.QUANTITIES
+               if name not in ("frame_poses", "frame_jacobians", "frame_jacobians_dot_qd",
+                               "frame_pose_and_jacobian"))
+    result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "one"), "-q",
+                                  "--method", "lagrange"])
+    assert result.exit_code == 2 and "floating" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "one").exists()
