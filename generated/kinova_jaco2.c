@@ -23,7 +23,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x349ff7cab898808
+#if KINOVA_JACO2_CODE_SET != 0x46cebfa239fb6a0
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -4728,6 +4728,50 @@ void kinova_jaco2_all_terms(const double q[6], const double qd[6], double M[36],
     Jdot_qd[3] = v3_dt;
     Jdot_qd[4] = v4_dt;
     Jdot_qd[5] = v5_dt;
+}
+
+void kinova_jaco2_integrate(const double q[6], const double qd[6], double q_next[6])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double q3 = q[2];
+    const double q4 = q[3];
+    const double q5 = q[4];
+    const double q6 = q[5];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    const double qd3 = qd[2];
+    const double qd4 = qd[3];
+    const double qd5 = qd[4];
+    const double qd6 = qd[5];
+    q_next[0] = q1 + qd1;
+    q_next[1] = q2 + qd2;
+    q_next[2] = q3 + qd3;
+    q_next[3] = q4 + qd4;
+    q_next[4] = q5 + qd5;
+    q_next[5] = q6 + qd6;
+}
+
+void kinova_jaco2_difference(const double q0[6], const double q1[6], double dq[6])
+{
+    const double q1_a = q0[0];
+    const double q2_a = q0[1];
+    const double q3_a = q0[2];
+    const double q4_a = q0[3];
+    const double q5_a = q0[4];
+    const double q6_a = q0[5];
+    const double q1_b = q1[0];
+    const double q2_b = q1[1];
+    const double q3_b = q1[2];
+    const double q4_b = q1[3];
+    const double q5_b = q1[4];
+    const double q6_b = q1[5];
+    dq[0] = q1_b - q1_a;
+    dq[1] = q2_b - q2_a;
+    dq[2] = q3_b - q3_a;
+    dq[3] = q4_b - q4_a;
+    dq[4] = q5_b - q5_a;
+    dq[5] = q6_b - q6_a;
 }
 
 void kinova_jaco2_kinetic_energy(const double q[6], const double qd[6], double K[1])

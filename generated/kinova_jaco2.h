@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x349ff7cab898808
+#define KINOVA_JACO2_CODE_SET 0x46cebfa239fb6a0
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -172,6 +172,18 @@ void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double q
  * cosines and other steps they share are computed once.
  * 594 multiplications, 422 additions, 12 function calls. */
 void kinova_jaco2_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
+
+/* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
+ * Pinocchio's integrate: the joints' q + qd, and a floating base's exponential
+ * map of its twist in its own frame, its quaternion renormalized to first order.
+ * 0 multiplications, 6 additions, 0 function calls. */
+void kinova_jaco2_integrate(const double q[6], const double qd[6], double q_next[6]);
+
+/* The velocity that moves q0 to q1 in unit time (integrate's inverse), as
+ * Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm
+ * of its relative motion, the short way round (unit quaternions).
+ * 0 multiplications, 6 additions, 0 function calls. */
+void kinova_jaco2_difference(const double q0[6], const double q1[6], double dq[6]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

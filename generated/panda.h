@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x71c7be951ab9368
+#define PANDA_CODE_SET 0xeda95c82a274ef8
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -167,6 +167,18 @@ void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], c
  * cosines and other steps they share are computed once.
  * 851 multiplications, 688 additions, 14 function calls. */
 void panda_all_terms(const double q[7], const double qd[7], double M[49], double h[7], double T[16], double J[42], double Jdot_qd[6]);
+
+/* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
+ * Pinocchio's integrate: the joints' q + qd, and a floating base's exponential
+ * map of its twist in its own frame, its quaternion renormalized to first order.
+ * 0 multiplications, 7 additions, 0 function calls. */
+void panda_integrate(const double q[7], const double qd[7], double q_next[7]);
+
+/* The velocity that moves q0 to q1 in unit time (integrate's inverse), as
+ * Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm
+ * of its relative motion, the short way round (unit quaternions).
+ * 0 multiplications, 7 additions, 0 function calls. */
+void panda_difference(const double q0[7], const double q1[7], double dq[7]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

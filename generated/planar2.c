@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x122effad548c613
+#if PLANAR2_CODE_SET != 0xb8d15afa926d199
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -858,6 +858,28 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     Jdot_qd[3] = 0;
     Jdot_qd[4] = 0;
     Jdot_qd[5] = 0;
+}
+
+void planar2_integrate(const double q[2], const double qd[2], const double params[5], double q_next[2])
+{
+    const double q1 = q[0];
+    const double q2 = q[1];
+    const double qd1 = qd[0];
+    const double qd2 = qd[1];
+    (void)params;
+    q_next[0] = q1 + qd1;
+    q_next[1] = q2 + qd2;
+}
+
+void planar2_difference(const double q0[2], const double q1[2], const double params[5], double dq[2])
+{
+    const double q1_a = q0[0];
+    const double q2_a = q0[1];
+    const double q1_b = q1[0];
+    const double q2_b = q1[1];
+    (void)params;
+    dq[0] = q1_b - q1_a;
+    dq[1] = q2_b - q2_a;
 }
 
 void planar2_kinetic_energy(const double q[2], const double qd[2], const double params[5], double K[1])

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x122effad548c613
+#define PLANAR2_CODE_SET 0xb8d15afa926d199
 
 #define PLANAR2_DOF 2
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -143,6 +143,18 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
  * cosines and other steps they share are computed once.
  * 39 multiplications, 15 additions, 4 function calls. */
 void planar2_all_terms(const double q[2], const double qd[2], const double params[5], double M[4], double h[2], double T[16], double J[12], double Jdot_qd[6]);
+
+/* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
+ * Pinocchio's integrate: the joints' q + qd, and a floating base's exponential
+ * map of its twist in its own frame, its quaternion renormalized to first order.
+ * 0 multiplications, 2 additions, 0 function calls. */
+void planar2_integrate(const double q[2], const double qd[2], const double params[5], double q_next[2]);
+
+/* The velocity that moves q0 to q1 in unit time (integrate's inverse), as
+ * Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm
+ * of its relative motion, the short way round (unit quaternions).
+ * 0 multiplications, 2 additions, 0 function calls. */
+void planar2_difference(const double q0[2], const double q1[2], const double params[5], double dq[2]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0x17a74ee4deaffee
+#if SPACE_ARM_CODE_SET != 0xd48cbd2d907711a
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -5607,6 +5607,172 @@ void space_arm_all_terms(const double q[11], const double qd[10], double M[100],
     Jdot_qd[3] = v3_dt;
     Jdot_qd[4] = v4_dt;
     Jdot_qd[5] = v5_dt;
+}
+
+void space_arm_integrate(const double q[11], const double qd[10], double q_next[11])
+{
+    const double base_x = q[0];
+    const double base_y = q[1];
+    const double base_z = q[2];
+    const double base_qx = q[3];
+    const double base_qy = q[4];
+    const double base_qz = q[5];
+    const double base_qw = q[6];
+    const double q1 = q[7];
+    const double q2 = q[8];
+    const double q3 = q[9];
+    const double q4 = q[10];
+    const double base_vx = qd[0];
+    const double base_vy = qd[1];
+    const double base_vz = qd[2];
+    const double base_wx = qd[3];
+    const double base_wy = qd[4];
+    const double base_wz = qd[5];
+    const double qd1 = qd[6];
+    const double qd2 = qd[7];
+    const double qd3 = qd[8];
+    const double qd4 = qd[9];
+    const double t0 = base_wz*base_wz;
+    const double t1 = base_wy*base_wy;
+    const double t2 = base_wx*base_wx;
+    const double theta = sqrt(t0 + t1 + t2);
+    const double theta_gap = 1 - ((double)(theta > 0) - (double)(theta < 0));
+    const double theta_s = theta + theta_gap;
+    const double t3 = 0.5*theta;
+    double sh, ch;
+    symdyn_sincos(t3, &sh, &ch);
+    const double t4 = 1.0/(theta_s*theta_s*theta_s);
+    const double c3 = symdyn_fma(t4, theta, -t4*sin(theta));
+    const double t5 = base_vx*c3;
+    const double t6 = 2*sh*sh/(theta_s*theta_s);
+    const double t7 = base_vy*t6;
+    const double t8 = base_vz*c3;
+    const double t9 = base_vz*t6;
+    const double t10 = base_vy*c3;
+    const double Vu_x = symdyn_fma(base_wx*base_wz, t8, symdyn_fma(base_wx*base_wy, t10, symdyn_fma(-t1, t5, symdyn_fma(-t0, t5, symdyn_fma(-base_wz, t7, symdyn_fma(base_wy, t9, base_vx))))));
+    const double t11 = base_wx*t5;
+    const double t12 = base_vx*t6;
+    const double t13 = base_wy*base_wz;
+    const double Vu_y = symdyn_fma(-t10, t2, symdyn_fma(-t0, t10, symdyn_fma(-base_wx, t9, symdyn_fma(t13, t8, symdyn_fma(base_wz, t12, symdyn_fma(base_wy, t11, base_vy))))));
+    const double Vu_z = symdyn_fma(-t2, t8, symdyn_fma(-t1, t8, symdyn_fma(-base_wy, t12, symdyn_fma(t10, t13, symdyn_fma(base_wz, t11, symdyn_fma(base_wx, t7, base_vz))))));
+    const double s_theta = sh/theta_s;
+    const double r_x = base_wx*s_theta;
+    const double r_y = base_wy*s_theta;
+    const double r_z = base_wz*s_theta;
+    const double quat0 = symdyn_fma(-base_qz, r_y, symdyn_fma(base_qy, r_z, symdyn_fma(base_qx, ch, base_qw*r_x)));
+    const double quat1 = symdyn_fma(-base_qx, r_z, symdyn_fma(base_qz, r_x, symdyn_fma(base_qy, ch, base_qw*r_y)));
+    const double quat2 = symdyn_fma(-base_qy, r_x, symdyn_fma(base_qz, ch, symdyn_fma(base_qx, r_y, base_qw*r_z)));
+    const double quat3 = symdyn_fma(-base_qz, r_z, symdyn_fma(-base_qy, r_y, symdyn_fma(-base_qx, r_x, base_qw*ch)));
+    const double unit = symdyn_fma(-0.5*quat3, quat3, symdyn_fma(-0.5*quat2, quat2, symdyn_fma(-0.5*quat1, quat1, symdyn_fma(-0.5*quat0, quat0, 1.5))));
+    const double t14 = 2*base_qz;
+    const double t15 = base_qx*t14;
+    const double t16 = 2*base_qy;
+    const double t17 = base_qw*t16;
+    const double t18 = base_qx*t16;
+    const double t19 = base_qw*t14;
+    const double t20 = -2*base_qz*base_qz;
+    const double t21 = symdyn_fma(-2*base_qy, base_qy, 1);
+    const double t22 = base_qz*t16;
+    const double t23 = 2*base_qw*base_qx;
+    const double t24 = -2*base_qx*base_qx;
+    q_next[0] = base_x + Vu_x*(t20 + t21) + Vu_y*(t18 - t19) + Vu_z*(t15 + t17);
+    q_next[1] = base_y + Vu_x*(t18 + t19) + Vu_y*(1 + t20 + t24) + Vu_z*(t22 - t23);
+    q_next[2] = base_z + Vu_x*(t15 - t17) + Vu_y*(t22 + t23) + Vu_z*(t21 + t24);
+    q_next[3] = quat0*unit;
+    q_next[4] = quat1*unit;
+    q_next[5] = quat2*unit;
+    q_next[6] = quat3*unit;
+    q_next[7] = q1 + qd1;
+    q_next[8] = q2 + qd2;
+    q_next[9] = q3 + qd3;
+    q_next[10] = q4 + qd4;
+}
+
+void space_arm_difference(const double q0[11], const double q1[11], double dq[10])
+{
+    const double base_x_a = q0[0];
+    const double base_y_a = q0[1];
+    const double base_z_a = q0[2];
+    const double base_qx_a = q0[3];
+    const double base_qy_a = q0[4];
+    const double base_qz_a = q0[5];
+    const double base_qw_a = q0[6];
+    const double q1_a = q0[7];
+    const double q2_a = q0[8];
+    const double q3_a = q0[9];
+    const double q4_a = q0[10];
+    const double base_x_b = q1[0];
+    const double base_y_b = q1[1];
+    const double base_z_b = q1[2];
+    const double base_qx_b = q1[3];
+    const double base_qy_b = q1[4];
+    const double base_qz_b = q1[5];
+    const double base_qw_b = q1[6];
+    const double q1_b = q1[7];
+    const double q2_b = q1[8];
+    const double q3_b = q1[9];
+    const double q4_b = q1[10];
+    const double rel0 = symdyn_fma(-base_qy_a, base_qz_b, symdyn_fma(-base_qw_b, base_qx_a, symdyn_fma(base_qy_b, base_qz_a, base_qw_a*base_qx_b)));
+    const double rel1 = symdyn_fma(-base_qx_b, base_qz_a, symdyn_fma(-base_qw_b, base_qy_a, symdyn_fma(base_qx_a, base_qz_b, base_qw_a*base_qy_b)));
+    const double rel2 = symdyn_fma(-base_qx_a, base_qy_b, symdyn_fma(-base_qw_b, base_qz_a, symdyn_fma(base_qx_b, base_qy_a, base_qw_a*base_qz_b)));
+    const double rel3 = symdyn_fma(base_qz_a, base_qz_b, symdyn_fma(base_qy_a, base_qy_b, symdyn_fma(base_qx_a, base_qx_b, base_qw_a*base_qw_b)));
+    const double t0 = ((double)(rel3 > 0) - (double)(rel3 < 0));
+    const double flip = symdyn_fma(-t0, t0, 1 + t0);
+    const double r_x = flip*rel0;
+    const double r_y = flip*rel1;
+    const double r_z = flip*rel2;
+    const double w_abs = flip*rel3;
+    const double rn = sqrt(symdyn_fma(r_z, r_z, symdyn_fma(r_y, r_y, r_x*r_x)));
+    const double rn_gap = 1 - ((double)(rn > 0) - (double)(rn < 0));
+    const double rn_s = rn + rn_gap;
+    const double f = atan2(rn, w_abs)/rn_s;
+    const double t1 = 2*f;
+    const double omega_x = r_x*t1;
+    const double omega_y = r_y*t1;
+    const double omega_z = r_z*t1;
+    const double theta = rn*t1;
+    const double theta_gap = 1 - ((double)(theta > 0) - (double)(theta < 0));
+    const double theta_s = theta + theta_gap;
+    const double t2 = 1.0/(theta_s*theta_s);
+    const double e2 = symdyn_fma(-f*t2, w_abs, t2);
+    const double delta_x = base_x_b - base_x_a;
+    const double delta_y = base_y_b - base_y_a;
+    const double delta_z = base_z_b - base_z_a;
+    const double t3 = 2*base_qz_a*base_qz_a;
+    const double t4 = 2*base_qy_a*base_qy_a;
+    const double t5 = 2*delta_y;
+    const double t6 = base_qz_a*t5;
+    const double t7 = 2*base_qx_a;
+    const double t8 = base_qz_a*delta_z;
+    const double t9 = 2*base_qy_a;
+    const double t10 = base_qw_a*delta_z;
+    const double t11 = base_qx_a*t5;
+    const double dp_x = symdyn_fma(-t10, t9, symdyn_fma(-delta_x, t4, symdyn_fma(-delta_x, t3, symdyn_fma(t7, t8, symdyn_fma(base_qy_a, t11, symdyn_fma(base_qw_a, t6, delta_x))))));
+    const double t12 = base_qz_a*delta_x;
+    const double t13 = delta_x*t9;
+    const double t14 = 2*base_qx_a*base_qx_a;
+    const double dp_y = symdyn_fma(-2*base_qw_a, t12, symdyn_fma(-delta_y, t3, symdyn_fma(-delta_y, t14, symdyn_fma(t8, t9, symdyn_fma(t10, t7, symdyn_fma(base_qx_a, t13, delta_y))))));
+    const double dp_z = symdyn_fma(-delta_z, t4, symdyn_fma(-delta_z, t14, symdyn_fma(-base_qw_a, t11, symdyn_fma(t12, t7, symdyn_fma(base_qy_a, t6, symdyn_fma(base_qw_a, t13, delta_z))))));
+    const double t15 = e2*omega_z;
+    const double t16 = omega_x*t15;
+    const double t17 = 0.5*omega_y;
+    const double t18 = e2*omega_x*omega_y;
+    const double t19 = 0.5*omega_z;
+    const double t20 = -e2*omega_z*omega_z;
+    const double t21 = -e2*omega_y*omega_y;
+    const double t22 = omega_y*t15;
+    const double t23 = 0.5*omega_x;
+    const double t24 = symdyn_fma(-e2*omega_x, omega_x, 1);
+    dq[0] = dp_x*(1 + t20 + t21) + dp_y*(t18 + t19) + dp_z*(t16 - t17);
+    dq[1] = dp_x*(t18 - t19) + dp_y*(t20 + t24) + dp_z*(t22 + t23);
+    dq[2] = dp_x*(t16 + t17) + dp_y*(t22 - t23) + dp_z*(t21 + t24);
+    dq[3] = omega_x;
+    dq[4] = omega_y;
+    dq[5] = omega_z;
+    dq[6] = q1_b - q1_a;
+    dq[7] = q2_b - q2_a;
+    dq[8] = q3_b - q3_a;
+    dq[9] = q4_b - q4_a;
 }
 
 void space_arm_kinetic_energy(const double q[11], const double qd[10], double K[1])

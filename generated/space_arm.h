@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0x17a74ee4deaffee
+#define SPACE_ARM_CODE_SET 0xd48cbd2d907711a
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -197,6 +197,18 @@ void space_arm_forward_dynamics_derivatives(const double q[11], const double qd[
  * cosines and other steps they share are computed once.
  * 605 multiplications, 454 additions, 8 function calls. */
 void space_arm_all_terms(const double q[11], const double qd[10], double M[100], double h[10], double T[16], double J[60], double Jdot_qd[6]);
+
+/* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
+ * Pinocchio's integrate: the joints' q + qd, and a floating base's exponential
+ * map of its twist in its own frame, its quaternion renormalized to first order.
+ * 99 multiplications, 63 additions, 5 function calls. */
+void space_arm_integrate(const double q[11], const double qd[10], double q_next[11]);
+
+/* The velocity that moves q0 to q1 in unit time (integrate's inverse), as
+ * Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm
+ * of its relative motion, the short way round (unit quaternions).
+ * 92 multiplications, 63 additions, 5 function calls. */
+void space_arm_difference(const double q0[11], const double q1[11], double dq[10]);
 
 /* The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
  * included. A scalar, or one per state of a batch.

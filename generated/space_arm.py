@@ -5749,6 +5749,194 @@ def all_terms(q, qd):
     return M.reshape(batch + (10, 10)), h, T.reshape(batch + (4, 4)), J.reshape(batch + (6, 10)), Jdot_qd
 
 
+def integrate(q, qd):
+    """q moved by the velocity qd for unit time (pass qd dt for a step dt), as
+    Pinocchio's integrate: the joints' q + qd, and a floating base's exponential
+    map of its twist in its own frame, its quaternion renormalized to first order.
+
+    99 multiplications, 63 additions, 5 function calls.
+    """
+    (q, qd, ), batch = _states(
+        (q, 11, "q"),
+        (qd, 10, "qd"),
+    )
+    base_x = q[..., 0]
+    base_y = q[..., 1]
+    base_z = q[..., 2]
+    base_qx = q[..., 3]
+    base_qy = q[..., 4]
+    base_qz = q[..., 5]
+    base_qw = q[..., 6]
+    q1 = q[..., 7]
+    q2 = q[..., 8]
+    q3 = q[..., 9]
+    q4 = q[..., 10]
+    base_vx = qd[..., 0]
+    base_vy = qd[..., 1]
+    base_vz = qd[..., 2]
+    base_wx = qd[..., 3]
+    base_wy = qd[..., 4]
+    base_wz = qd[..., 5]
+    qd1 = qd[..., 6]
+    qd2 = qd[..., 7]
+    qd3 = qd[..., 8]
+    qd4 = qd[..., 9]
+    t0 = base_wz*base_wz
+    t1 = base_wy*base_wy
+    t2 = base_wx*base_wx
+    theta = np.sqrt(t0 + t1 + t2)
+    theta_gap = 1 - np.sign(theta)
+    theta_s = theta + theta_gap
+    t3 = 0.5*theta
+    sh = np.sin(t3)
+    ch = np.cos(t3)
+    t4 = 1.0/(theta_s*theta_s*theta_s)
+    c3 = t4*theta - t4*np.sin(theta)
+    t5 = base_vx*c3
+    t6 = 2*sh*sh/(theta_s*theta_s)
+    t7 = base_vy*t6
+    t8 = base_vz*c3
+    t9 = base_vz*t6
+    t10 = base_vy*c3
+    Vu_x = base_vx + base_wy*t9 - base_wz*t7 - t0*t5 - t1*t5 + base_wx*base_wy*t10 + base_wx*base_wz*t8
+    t11 = base_wx*t5
+    t12 = base_vx*t6
+    t13 = base_wy*base_wz
+    Vu_y = base_vy + base_wy*t11 + base_wz*t12 + t13*t8 - base_wx*t9 - t0*t10 - t10*t2
+    Vu_z = base_vz + base_wx*t7 + base_wz*t11 + t10*t13 - base_wy*t12 - t1*t8 - t2*t8
+    s_theta = sh/theta_s
+    r_x = base_wx*s_theta
+    r_y = base_wy*s_theta
+    r_z = base_wz*s_theta
+    quat0 = base_qw*r_x + base_qx*ch + base_qy*r_z - base_qz*r_y
+    quat1 = base_qw*r_y + base_qy*ch + base_qz*r_x - base_qx*r_z
+    quat2 = base_qw*r_z + base_qx*r_y + base_qz*ch - base_qy*r_x
+    quat3 = base_qw*ch - base_qx*r_x - base_qy*r_y - base_qz*r_z
+    unit = 1.5 - 0.5*quat0*quat0 - 0.5*quat1*quat1 - 0.5*quat2*quat2 - 0.5*quat3*quat3
+    t14 = 2*base_qz
+    t15 = base_qx*t14
+    t16 = 2*base_qy
+    t17 = base_qw*t16
+    t18 = base_qx*t16
+    t19 = base_qw*t14
+    t20 = -2*base_qz*base_qz
+    t21 = 1 - 2*base_qy*base_qy
+    t22 = base_qz*t16
+    t23 = 2*base_qw*base_qx
+    t24 = -2*base_qx*base_qx
+    q_next = np.empty(batch + (11,))
+    q_next[..., 0] = base_x + Vu_x*(t20 + t21) + Vu_y*(t18 - t19) + Vu_z*(t15 + t17)
+    q_next[..., 1] = base_y + Vu_x*(t18 + t19) + Vu_y*(1 + t20 + t24) + Vu_z*(t22 - t23)
+    q_next[..., 2] = base_z + Vu_x*(t15 - t17) + Vu_y*(t22 + t23) + Vu_z*(t21 + t24)
+    q_next[..., 3] = quat0*unit
+    q_next[..., 4] = quat1*unit
+    q_next[..., 5] = quat2*unit
+    q_next[..., 6] = quat3*unit
+    q_next[..., 7] = q1 + qd1
+    q_next[..., 8] = q2 + qd2
+    q_next[..., 9] = q3 + qd3
+    q_next[..., 10] = q4 + qd4
+    return q_next
+
+
+def difference(q0, q1):
+    """The velocity that moves q0 to q1 in unit time (integrate's inverse), as
+    Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm
+    of its relative motion, the short way round (unit quaternions).
+
+    92 multiplications, 63 additions, 5 function calls.
+    """
+    (q0, q1, ), batch = _states(
+        (q0, 11, "q0"),
+        (q1, 11, "q1"),
+    )
+    base_x_a = q0[..., 0]
+    base_y_a = q0[..., 1]
+    base_z_a = q0[..., 2]
+    base_qx_a = q0[..., 3]
+    base_qy_a = q0[..., 4]
+    base_qz_a = q0[..., 5]
+    base_qw_a = q0[..., 6]
+    q1_a = q0[..., 7]
+    q2_a = q0[..., 8]
+    q3_a = q0[..., 9]
+    q4_a = q0[..., 10]
+    base_x_b = q1[..., 0]
+    base_y_b = q1[..., 1]
+    base_z_b = q1[..., 2]
+    base_qx_b = q1[..., 3]
+    base_qy_b = q1[..., 4]
+    base_qz_b = q1[..., 5]
+    base_qw_b = q1[..., 6]
+    q1_b = q1[..., 7]
+    q2_b = q1[..., 8]
+    q3_b = q1[..., 9]
+    q4_b = q1[..., 10]
+    rel0 = base_qw_a*base_qx_b + base_qy_b*base_qz_a - base_qw_b*base_qx_a - base_qy_a*base_qz_b
+    rel1 = base_qw_a*base_qy_b + base_qx_a*base_qz_b - base_qw_b*base_qy_a - base_qx_b*base_qz_a
+    rel2 = base_qw_a*base_qz_b + base_qx_b*base_qy_a - base_qw_b*base_qz_a - base_qx_a*base_qy_b
+    rel3 = base_qw_a*base_qw_b + base_qx_a*base_qx_b + base_qy_a*base_qy_b + base_qz_a*base_qz_b
+    t0 = np.sign(rel3)
+    flip = 1 + t0 - t0*t0
+    r_x = flip*rel0
+    r_y = flip*rel1
+    r_z = flip*rel2
+    w_abs = flip*rel3
+    rn = np.sqrt(r_x*r_x + r_y*r_y + r_z*r_z)
+    rn_gap = 1 - np.sign(rn)
+    rn_s = rn + rn_gap
+    f = np.arctan2(rn, w_abs)/rn_s
+    t1 = 2*f
+    omega_x = r_x*t1
+    omega_y = r_y*t1
+    omega_z = r_z*t1
+    theta = rn*t1
+    theta_gap = 1 - np.sign(theta)
+    theta_s = theta + theta_gap
+    t2 = 1.0/(theta_s*theta_s)
+    e2 = t2 - f*t2*w_abs
+    delta_x = base_x_b - base_x_a
+    delta_y = base_y_b - base_y_a
+    delta_z = base_z_b - base_z_a
+    t3 = 2*base_qz_a*base_qz_a
+    t4 = 2*base_qy_a*base_qy_a
+    t5 = 2*delta_y
+    t6 = base_qz_a*t5
+    t7 = 2*base_qx_a
+    t8 = base_qz_a*delta_z
+    t9 = 2*base_qy_a
+    t10 = base_qw_a*delta_z
+    t11 = base_qx_a*t5
+    dp_x = delta_x + base_qw_a*t6 + base_qy_a*t11 + t7*t8 - delta_x*t3 - delta_x*t4 - t10*t9
+    t12 = base_qz_a*delta_x
+    t13 = delta_x*t9
+    t14 = 2*base_qx_a*base_qx_a
+    dp_y = delta_y + base_qx_a*t13 + t10*t7 + t8*t9 - delta_y*t14 - delta_y*t3 - 2*base_qw_a*t12
+    dp_z = delta_z + base_qw_a*t13 + base_qy_a*t6 + t12*t7 - base_qw_a*t11 - delta_z*t14 - delta_z*t4
+    t15 = e2*omega_z
+    t16 = omega_x*t15
+    t17 = 0.5*omega_y
+    t18 = e2*omega_x*omega_y
+    t19 = 0.5*omega_z
+    t20 = -e2*omega_z*omega_z
+    t21 = -e2*omega_y*omega_y
+    t22 = omega_y*t15
+    t23 = 0.5*omega_x
+    t24 = 1 - e2*omega_x*omega_x
+    dq = np.empty(batch + (10,))
+    dq[..., 0] = dp_x*(1 + t20 + t21) + dp_y*(t18 + t19) + dp_z*(t16 - t17)
+    dq[..., 1] = dp_x*(t18 - t19) + dp_y*(t20 + t24) + dp_z*(t22 + t23)
+    dq[..., 2] = dp_x*(t16 + t17) + dp_y*(t22 - t23) + dp_z*(t21 + t24)
+    dq[..., 3] = omega_x
+    dq[..., 4] = omega_y
+    dq[..., 5] = omega_z
+    dq[..., 6] = q1_b - q1_a
+    dq[..., 7] = q2_b - q2_a
+    dq[..., 8] = q3_b - q3_a
+    dq[..., 9] = q4_b - q4_a
+    return dq
+
+
 def kinetic_energy(q, qd):
     """The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2
     included. A scalar, or one per state of a batch.

@@ -142,6 +142,14 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     error = relative(gradient, g)
     rows.append(Row("gravity_torques = dV/dq of potential_energy (finite differences)", error,
                     error <= 1e-6, tolerance=1e-6))
+    # integrate moves q at the configuration's rate, and difference undoes it
+    rate = (ne.integrate(q, step * qd) - ne.integrate(q, -step * qd)) / (2 * step)
+    error = relative(rate, configuration_rate(robot, q, qd))
+    rows.append(Row("d/dt integrate(q, qd t) at t = 0 is q's rate (finite differences)", error,
+                    error <= 1e-6, tolerance=1e-6))
+    # (a turn of less than pi, which difference takes the short way: |qd / 2| <= 2.6)
+    rows.append(_numeric("difference(q, integrate(q, qd / 2)) = qd / 2",
+                         ne.difference(q, ne.integrate(q, qd / 2)), qd / 2))
     together = ne.all_terms(q, qd)
     alone = (M, ne.nonlinear_effects(q, qd), *ne.pose_and_jacobian(q), ne.jacobian_dot_qd(q, qd))
     rows.append(Row("all_terms = M, h, T, J, Jdot_qd of their own functions, bit for bit", None,
@@ -429,9 +437,29 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                       ne.tool_wrench_torques(q, wrench), ref["fext"])]
     mass = float(sympy.sympify(total_mass(robot)).subs(symbols))
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
+    if robot.floating:
+        rows += _base_motion_rows(pin, model, ne, q, q_pin, qd_links)
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _base_motion_rows(pin, model, ne, q, q_pin, v) -> list[Row]:
+    """integrate and difference of a floating base against Pinocchio's: its seven and six (the
+    joints' q + v and q1 - q0 are check's own rows; Pinocchio's continuous joints would wrap
+    them). A quaternion and its negative are one rotation: Pinocchio's sign is its matrix
+    conversion's, symdyn's continues q's."""
+    moved = ne.integrate(q, v)
+    reference = np.array([pin.integrate(model, qi, vi)[:7] for qi, vi in zip(q_pin, v)])
+    same = np.sign(np.sum(moved[:, 3:7] * reference[:, 3:7], axis=1, keepdims=True))
+    rows = [_numeric("integrate = Pinocchio integrate (the base's seven, quaternion up to sign)",
+                     np.hstack([moved[:, :3], same * moved[:, 3:7]]), reference)]
+    ahead = np.roll(q, 1, axis=0)     # each state's neighbour: random pairs of configurations
+    rows.append(_numeric("difference = Pinocchio difference (the base's six)",
+                         ne.difference(q, ahead)[:, :6],
+                         [pin.difference(model, a, b)[:6]
+                          for a, b in zip(q_pin, np.roll(q_pin, 1, axis=0))]))
+    return rows
 
 
 def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:

@@ -96,14 +96,14 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     # The tool, where a tool wrench is given: the file's tool in the last body's frame (unless
     # a frame is named tool).
     if not any(frame.name == "tool" for frame in spec.frames):
-        model.addFrame(pin.Frame("tool", parent + shift, body * se3(spec.tool),
+        model.addFrame(pin.Frame("tool", parent + shift, after[parent] * se3(spec.tool),
                                  pin.FrameType.OP_FRAME))
     armature = [num(link.gear_ratio) ** 2 * num(link.motor_inertia) for link in spec.links]
     if spec.payload is not None:                      # in the last link's frame
         load = spec.payload
         inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
                               _matrix([num(v) for v in load.inertia]))
-        model.appendBodyToJoint(parent + shift, body.act(inertia), pin.SE3.Identity())
+        model.appendBodyToJoint(parent + shift, after[parent].act(inertia), pin.SE3.Identity())
     # Mimic joints as Pinocchio makes them of a URDF's (buildModelFromUrdf(..., mimic=True)).
     # Pinocchio's armature is the coordinates' alone: a mimic joint's rotor, which turns
     # m times as fast as the followed joint's, adds m^2 times its inertia to that one's.

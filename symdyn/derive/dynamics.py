@@ -21,6 +21,7 @@ from .quantities import (
     FROM_REGRESSOR,
     NEED_FRAMES,
     NEED_INVERSE_M,
+    NEED_LINKS,
     NEED_MASS,
     PER_FRAME,
     QUANTITIES,
@@ -105,6 +106,8 @@ class Dynamics:
             return self.base_problem
         if name in NEED_MASS and total_mass(self.robot) == 0:
             return "its links have no mass, so it has no centre of mass"
+        if name in NEED_LINKS and not self.robot.links:
+            return "it has no links (a floating base without joints)"
         return None
 
     @cached_property

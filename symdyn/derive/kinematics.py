@@ -94,8 +94,9 @@ def _composed(b: ProgramBuilder, name: str, R, p, T) -> tuple[sympy.Matrix, symp
 
 
 def tool_frame(robot: Robot, b: ProgramBuilder, frames=None):
-    """^wR_tool and ^wp_tool."""
-    R, p = (frames or world_frames(robot, b))[robot.tool_link - 1]
+    """^wR_tool and ^wp_tool (the tool on the base: of {0})."""
+    R, p = ((frames or world_frames(robot, b))[robot.tool_link - 1] if robot.tool_link
+            else base_frame(robot, b))
     return _composed(b, "Rt", R, p, robot.tool)
 
 

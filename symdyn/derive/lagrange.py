@@ -111,6 +111,8 @@ class Lagrange:
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list:
         """J^T w, with J the Jacobian of the tool frame (the file's last frame)."""
         robot = self.robot
+        if not robot.tool_link:         # a tool on the fixed base moves with no joint
+            return [sympy.Integer(0)] * len(robot.links)
         frames = forward_kinematics(robot, b)
         R_n, p_n = frames[robot.tool_link - 1]
         R_tool, p_tool = robot.tool[:3, :3], robot.tool[:3, 3]

@@ -22,7 +22,7 @@ from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from . import centroidal, energy, kinematics
+from . import centroidal, configuration, energy, kinematics
 from .algebra import Matrix, define
 from .regressor import regressor, standard_parameters
 
@@ -56,8 +56,9 @@ class Quantity:
     name: str
     inputs: tuple[str, ...]
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
-    doc: str          # in a shape, "n" stands for the number of coordinates (the joints, less
-    # the mimic ones), "L" for the links', "p" for the parameters', "F" for the named frames'
+    doc: str          # in a shape, "n" stands for the number of velocities (the joints, less
+    # the mimic ones, and a floating base's six), "nq" for q's size, "L" for the links', "p" for
+    # the parameters', "F" for the named frames'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
@@ -66,6 +67,7 @@ class Quantity:
     needs_inverse_m: bool = False   # undefined where M(q) is singular
     needs_frames: bool = False      # of the named frames: none where the file names none
     needs_mass: bool = False        # of the centre of mass: none for a robot without mass
+    needs_links: bool = False       # of the links: none for a floating base without joints
     from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
@@ -79,8 +81,8 @@ class Quantity:
 
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
-        sizes = {"n": robot.dof, "L": len(robot.links), "p": len(standard_parameters(robot)),
-                 "b": base, "F": len(robot.frames)}
+        sizes = {"n": robot.dof, "nq": robot.nq, "L": len(robot.links),
+                 "p": len(standard_parameters(robot)), "b": base, "F": len(robot.frames)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -211,6 +213,15 @@ def _centroidal_map_dot_qd(c: Build) -> list[list]:
     return [centroidal.centroidal_map_dot_qd(c.robot, c.b)]
 
 
+def _integrate(c: Build) -> list[list]:
+    return [configuration.integrate(c.robot, c.b, c.robot.q, c.robot.qd)]
+
+
+def _difference(c: Build) -> list[list]:
+    start, end = _configurations(c.robot)
+    return [configuration.difference(c.robot, c.b, start, end)]
+
+
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
     """The builder of a kinematic quantity: kinematics.py's ``outputs`` of the robot."""
     return lambda c: outputs(c.robot, c.b)
@@ -260,7 +271,8 @@ QUANTITIES = {q.name: q for q in (
              "The pose of every link frame {1}..{n} (the frames of the robot file's DH\n"
              "convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n\n"
              "but for mimic joints, which have links but no coordinates).", ("L", 4, 4),
-             builder=_kinematic(kinematics.link_poses_outputs), kinematic=True),
+             builder=_kinematic(kinematics.link_poses_outputs), kinematic=True,
+             needs_links=True),
     _one("jacobian", ("q",), "J",
              "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
              "tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).",
@@ -331,6 +343,16 @@ QUANTITIES = {q.name: q for q in (
              "cosines and other steps they share are computed once.",
              composed_of=("mass_matrix", "nonlinear_effects", "forward_kinematics", "jacobian",
                           "jacobian_dot_qd")),
+    _one("integrate", ("q", "qd"), "q_next",
+             "q moved by the velocity qd for unit time (pass qd dt for a step dt), as\n"
+             "Pinocchio's integrate: the joints' q + qd, and a floating base's exponential\n"
+             "map of its twist in its own frame, its quaternion renormalized to first order.",
+             ("nq",), builder=_integrate, kinematic=True),
+    _one("difference", ("q0", "q1"), "dq",
+             "The velocity that moves q0 to q1 in unit time (integrate's inverse), as\n"
+             "Pinocchio's difference: the joints' q1 - q0, and a floating base's logarithm\n"
+             "of its relative motion, the short way round (unit quaternions).",
+             builder=_difference, kinematic=True),
     _one("kinetic_energy", ("q", "qd"), "K",
              "The kinetic energy K = 1/2 qd^T M(q) qd (J), the rotors' 1/2 G^2 Jm qd^2\n"
              "included. A scalar, or one per state of a batch.", (),
@@ -377,6 +399,7 @@ QUANTITIES = {q.name: q for q in (
 NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
 NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
 NEED_MASS = tuple(name for name, q in QUANTITIES.items() if q.needs_mass)
+NEED_LINKS = tuple(name for name, q in QUANTITIES.items() if q.needs_links)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
@@ -701,9 +724,15 @@ def inputs(robot: Robot, name: str) -> list[Argument]:
     return _inputs(robot, QUANTITIES[name].inputs)
 
 
+def _configurations(robot: Robot) -> tuple[tuple, tuple]:
+    """Symbols of two configurations, difference's q0 and q1."""
+    return tuple(tuple(sympy.Symbol(f"{s.name}_{end}") for s in robot.q) for end in "ab")
+
+
 def _inputs(robot: Robot, names) -> list[Argument]:
+    start, end = _configurations(robot)
     values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot),
-              "f_ext": _f_ext_symbols()}
+              "f_ext": _f_ext_symbols(), "q0": start, "q1": end}
     inputs = [Argument.vector(name, values[name]) for name in names]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

@@ -224,7 +224,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
     """numpy-vectorised Python: functions from ``np``."""
 
     _functions = {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "sqrt": "np.sqrt",
-                  "sign": "np.sign", "Abs": "np.abs"}
+                  "sign": "np.sign", "Abs": "np.abs", "atan2": "np.arctan2"}
 
     def _print_Function(self, expr):
         if all(arg.is_number for arg in expr.args):
@@ -234,7 +234,8 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
             raise EmitError(f"no numpy function for {expr.func.__name__}")
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
 
-    _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_Function
+    _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_atan2 = \
+        _print_Function
 
     def _print_Pow(self, expr, rational=False):
         if expr.exp == sympy.Rational(1, 2) and not expr.base.is_number:

@@ -19,7 +19,7 @@ from .symengine_form import engine_form
 
 # the functions a program's steps hold (the emitters print the same set)
 _FUNCTIONS = {symengine.sin: np.sin, symengine.cos: np.cos, symengine.tan: np.tan,
-              symengine.sign: np.sign, symengine.Abs: np.abs}
+              symengine.sign: np.sign, symengine.Abs: np.abs, symengine.atan2: np.arctan2}
 
 
 def evaluate(program: Program, values: Mapping, output: str | None = None) -> np.ndarray:
@@ -47,7 +47,7 @@ def evaluate(program: Program, values: Mapping, output: str | None = None) -> np
             return np.power(value(args[0]), value(args[1]))
         function = _FUNCTIONS.get(type(expr))
         if function is not None:
-            return function(value(args[0]))
+            return function(*(value(a) for a in args))
         return float(expr)           # a constant: pi, E, or one of their functions
 
     for a in program.assignments:

@@ -119,7 +119,6 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
     def show(values, rows, cols):
         return notation.readable(sympy.Matrix(rows, cols, [expand(v) for v in values]))
 
-    poses = dynamics.program("link_poses").outputs[0].values
     tool = dynamics.program("forward_kinematics").outputs[0].values
     k = robot.tool_link
     if robot.parents == tuple(range(len(robot.links))):
@@ -134,10 +133,12 @@ def _kinematics(dynamics: Dynamics, notation: Notation, expand: Expander) -> lis
     if world == "w":
         general.append((r"{}^{w}T_{i} = {}^{w}T_{0}\,{}^{0}T_{i}",
                         "wT_i = wT_0 0T_i: the base placed in the world"))
-    pose = Block("Forward kinematics", tuple(general), "", (
-        Equation(Lhs("T", "T", pre=world, pre_sub=str(k)),
-                 show(poses[16 * (k - 1):16 * k], 4, 4)),
-        Equation(Lhs("T", "T", pre=world, pre_sub="tool"), show(tool, 4, 4))))
+    # the tool's link's pose (none for a tool on the base), then the tool's
+    link = (Equation(Lhs("T", "T", pre=world, pre_sub=str(k)),
+                     show(dynamics.program("link_poses").outputs[0].values[16 * (k - 1):16 * k],
+                          4, 4)),) if k else ()
+    pose = Block("Forward kinematics", tuple(general), "", link + (
+        Equation(Lhs("T", "T", pre=world, pre_sub="tool"), show(tool, 4, 4)),))
     j, p = ("i-1", "i-1") if standard else ("i", "i")
     axis = ("z_{i-1}, p_{i-1}: axis and origin of frame {i-1}" if standard
             else "z_i, p_i: axis and origin of frame {i}")

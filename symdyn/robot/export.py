@@ -65,7 +65,8 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
         name, parent = f"link{link.index}", f"link{link.parent}" if link.parent else "base_link"
         out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
         out += _link(name, link.inertia, num, visual, placement)
-    out += _fixed("tool_joint", f"link{robot.tool_link}", "tool", num.matrix(robot.tool))
+    out += _fixed("tool_joint", f"link{robot.tool_link}" if robot.tool_link else "base_link",
+                  "tool", num.matrix(robot.tool))
     out += ['  <link name="tool"/>', "</robot>", ""]
     return "\n".join(out)
 

@@ -198,10 +198,13 @@ class _Reader:
             self.read_parameters(top["parameters"])
         gravity = (self.vector(top["gravity"], "gravity", 3) if "gravity" in top
                    else tuple(number(g) for g in DEFAULT_GRAVITY))
+        floating = "root" in top and self.choice(top["root"], "root", ROOTS) == "free_flyer"
         links_node = self.require(top, "links", root)
-        if not isinstance(links_node, yaml.SequenceNode) or not links_node.value:
+        # a floating base moves without joints (a drone); a fixed one without joints is still
+        if not isinstance(links_node, yaml.SequenceNode) or not (links_node.value or floating):
             raise self.error("must be a non-empty list of links", links_node, "links",
-                             "one entry per joint, base to tip")
+                             "one entry per joint, base to tip (none only on a free_flyer "
+                             "root)")
         if len(links_node.value) > MAX_LINKS:
             raise self.error(f"{len(links_node.value)} links are more than symdyn derives "
                              f"({MAX_LINKS})", links_node, "links")

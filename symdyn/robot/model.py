@@ -84,6 +84,17 @@ class Link:
         return self.joint == "revolute"
 
 
+def quaternion_rotation(quaternion) -> sympy.Matrix:
+    """The rotation matrix of a quaternion (x, y, z, w), by the formula Eigen's
+    toRotationMatrix (and so Pinocchio) uses: a rotation for a unit quaternion; for another,
+    the same matrix Pinocchio computes, which is not a rotation."""
+    x, y, z, w = quaternion
+    return sympy.Matrix([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
 @dataclass(frozen=True)
 class FreeFlyer:
     """A floating base: the base frame {0} moves freely in the world (Pinocchio's
@@ -106,14 +117,8 @@ class FreeFlyer:
         return self.position + self.quaternion
 
     def rotation(self) -> sympy.Matrix:
-        """^world R_0 of the quaternion, by the formula Eigen's toRotationMatrix (and so
-        Pinocchio) uses: a rotation for a unit quaternion; for another, the same matrix
-        Pinocchio computes, which is not a rotation."""
-        x, y, z, w = self.quaternion
-        return sympy.Matrix([
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        """^world R_0 of its quaternion (quaternion_rotation)."""
+        return quaternion_rotation(self.quaternion)
 
     def rates(self, velocity=None) -> dict:
         """The time derivatives of the configuration's symbols at the base velocity
@@ -399,7 +404,9 @@ class Robot:
         if named_tool:
             tool, tool_link = named_tool[0].placement, named_tool[0].link
         else:
-            tool, tool_link = sympy.Matrix(links[-1].file_frame), len(links)
+            # (a floating base without joints: the base frame {0})
+            tool, tool_link = (sympy.Matrix(links[-1].file_frame) if links else sympy.eye(4),
+                               len(links))
             if spec.tool is not None:
                 tool = tool * pose(spec.tool.xyz, spec.tool.rpy)
         gravity = sympy.Matrix(spec.gravity)      # in the world, which is {0} unless placed

@@ -118,6 +118,48 @@ def test_a_floating_tree_with_mimic_joints_passes_every_check(tmp_path):
             "dM/dt - 2C skew-symmetric (finite differences)"} <= checked
 
 
+def test_integrate_and_difference_are_pinocchios(tmp_path):
+    """The free-flyer's exponential map and its logarithm against Pinocchio's, at random
+    motions and where a coefficient's formula would divide by zero: no turn (theta = 0), the
+    same configuration, and the same rotation written with the opposite quaternion."""
+    rng = np.random.default_rng(5)
+    robot = random_tree(tmp_path, rng, convention="urdf", floating=True, dof=3)
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["integrate", "difference"])
+    model = pinocchio_model(robot.spec)
+    q, q1 = configurations(robot, rng, 40), configurations(robot, rng, 40)
+    v = rng.normal(size=(40, robot.dof))
+    v[:4, 3:6] = 0                      # a shift alone
+    v[4:6, 3:6] *= 1e-9                 # a turn of a few nanoradians
+    q1[:4] = q[:4]
+    q1[4:8, :3] = q[4:8, :3]
+    q1[4:8, 3:7] = -q[4:8, 3:7]         # the same pose, the other quaternion
+    with np.errstate(all="raise"):
+        moved, back = module.integrate(q, v), module.difference(q, q1)
+    expected = np.array([pin.integrate(model, a, b) for a, b in zip(q, v)])
+    sign = np.sign(np.sum(moved[:, 3:7] * expected[:, 3:7], axis=1, keepdims=True))
+    assert_close(np.hstack([moved[:, :3], sign * moved[:, 3:7], moved[:, 7:]]), expected, 1e-12)
+    assert_close(back, np.array([pin.difference(model, a, b) for a, b in zip(q, q1)]), 1e-12)
+    assert np.abs(back[:8, :6]).max() < 1e-15      # no motion of the base
+
+
+@pytest.mark.parametrize("links", [0, 1], ids=["a drone, no joints", "one link"])
+def test_a_floating_base_with_no_joint_or_one_passes_every_check(tmp_path, links):
+    """A drone (a base body alone) and a base with one link: every check's row, C code
+    that compiles, and no link_poses for the drone, which has no links."""
+    text = FLOATING if links else FLOATING.split("links:")[0] + "links: []\n"
+    path = tmp_path / "hopper.yaml"
+    path.write_text(text)
+    robot = symdyn.load_robot(path)
+    assert len(robot.links) == links and robot.dof == 6 + links
+    assert [row.check for row in check(robot, states=10) if not row.passed] == []
+    dynamics = symdyn.newton_euler(robot)
+    assert ("link_poses" in dynamics.available) == bool(links)
+    module = symdyn.compile(dynamics)
+    q = np.r_[0.1, 0.2, 0.3, 0, 0, 0, 1, [0.4] * links]
+    assert module.mass_matrix(q).shape == (6 + links, 6 + links)
+
+
 def test_the_base_is_body_zero_of_the_recursion():
     """The space arm floats free: no gravity, and the arm's motion alone gives the base a
     reaction; holding the base still takes the wrench inverse_dynamics' first six give, and
