@@ -438,19 +438,20 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     mass = float(sympy.sympify(total_mass(robot)).subs(symbols))
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
     if robot.floating:
-        rows += _base_motion_rows(pin, model, ne, q, q_pin, qd_links)
+        rows += _base_motion_rows(pin, model, ne, q, q_pin, qd, qd_links)
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
 
 
-def _base_motion_rows(pin, model, ne, q, q_pin, v) -> list[Row]:
+def _base_motion_rows(pin, model, ne, q, q_pin, v, v_links) -> list[Row]:
     """integrate and difference of a floating base against Pinocchio's: its seven and six (the
     joints' q + v and q1 - q0 are check's own rows; Pinocchio's continuous joints would wrap
     them). A quaternion and its negative are one rotation: Pinocchio's sign is its matrix
-    conversion's, symdyn's continues q's."""
+    conversion's, symdyn's continues q's. ``v``: the coordinates' velocities, ``v_links`` the
+    links' (Pinocchio's model's)."""
     moved = ne.integrate(q, v)
-    reference = np.array([pin.integrate(model, qi, vi)[:7] for qi, vi in zip(q_pin, v)])
+    reference = np.array([pin.integrate(model, qi, vi)[:7] for qi, vi in zip(q_pin, v_links)])
     same = np.sign(np.sum(moved[:, 3:7] * reference[:, 3:7], axis=1, keepdims=True))
     rows = [_numeric("integrate = Pinocchio integrate (the base's seven, quaternion up to sign)",
                      np.hstack([moved[:, :3], same * moved[:, 3:7]]), reference)]

@@ -201,12 +201,13 @@ def random_states(rng, n, count=100):
 
 
 def input_arrays(rng, robot, count=100):
-    """Random values of every input a quantity takes (q, qd, qdd, tau, f_ext, pi), a batch of
-    ``count`` states; a floating base's q with unit quaternions (check.configurations)."""
+    """Random values of every input a quantity takes (q, qd, qdd, tau, f_ext, pi, and
+    difference's q0 and q1), a batch of ``count`` states; a floating base's q with unit
+    quaternions (check.configurations)."""
     q, qd, qdd = random_states(rng, robot.dof, count)
     if robot.floating:
         q = configurations(robot, rng, count)
-    return {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd,
+    return {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd, "q0": q, "q1": np.roll(q, 1, axis=0),
             "f_ext": rng.uniform(-10, 10, (count, 6)),
             "pi": rng.uniform(-1, 1, (count, len(standard_parameters(robot))))}
 
