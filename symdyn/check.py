@@ -20,6 +20,7 @@ from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
 from .robot.model import Robot
+from .robot.write import link_names
 
 TOLERANCE = 1e-10
 # How far snapped angles may move the model: 1e-9 rad of snapping moves it by about as much.
@@ -232,10 +233,15 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
     Pinocchio's frame of the same name (``G``: see _pinocchio_rows). A model of a URDF has a
     frame per URDF link: an import's frames, named after those links, are compared; a frame
     the robot file adds or renames has none, and the rows say how many were compared."""
-    def frame(name):        # a URDF link's BODY frame (a joint may share its name), or ours
+    def frame(name):        # a URDF link's BODY frame (a joint may share its name), or ours;
+        # else the one link whose name the importer wrote as ``name`` ("a/b" as "a_b")
         kinds = [kind for kind in (pin.FrameType.BODY, pin.FrameType.OP_FRAME)
                  if model.existFrame(name, kind)]
-        return model.getFrameId(name, kinds[0]) if kinds else None
+        if kinds:
+            return model.getFrameId(name, kinds[0])
+        written = [k for k, f in enumerate(model.frames)
+                   if f.type == pin.FrameType.BODY and link_names([f.name]) == [name]]
+        return written[0] if len(written) == 1 else None
 
     picked = [k for k, name in enumerate(ne.FRAMES) if frame(name) is not None]
     checks = ("frame_poses = Pinocchio frame placements",

@@ -326,7 +326,7 @@ def check(robot_file, snap_angles, states, seed, urdf, base, tip, without, quiet
     robot = _load(robot_file, without, snap_angles or 0.0)
     if urdf is not None:
         try:    # the chain is read as the importer reads it: a bad URDF is refused the same way
-            read_chain(urdf, base, tip, allow_inconsistent_inertia=True)
+            read_chain(urdf, base, tip, allow_inconsistent_inertia=True, root=robot.spec.root)
         except SymdynError as exc:
             raise UserError(str(exc)) from None
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,

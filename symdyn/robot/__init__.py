@@ -37,7 +37,7 @@ def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
     chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
                        snap_angles=snap_angles, root=root)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
-    part = (f"the tree below {chain.base_link}" if chain.tree
+    part = (f"the tree below {chain.base_link}" if chain.whole
             else f"chain {chain.base_link} -> {chain.tip_link}")
     imported = f"URDF {Path(path).name} (robot {chain.robot!r}), {part}, imported by symdyn"
     options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,

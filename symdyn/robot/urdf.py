@@ -115,6 +115,12 @@ class Chain:
         """Whether the joints branch (some joint's parent is not the joint before it)."""
         return any(joint.parent != k for k, joint in enumerate(self.joints))
 
+    @property
+    def whole(self) -> bool:
+        """Whether this is everything below the base, not a chain to a tip: a tree, or a
+        floating base without joints."""
+        return self.tree or not self.joints
+
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
                allow_inconsistent_inertia: bool = False,
@@ -128,14 +134,15 @@ def read_chain(path, base: str | None = None, tip: str | None = None, *,
     "free_flyer" (the root link floats), or None for what the URDF's <symdyn:root> says
     (fixed without one)."""
     tree = _Tree(Path(path), allow_inconsistent_inertia, snap_angles)
-    chain = tree.chain(base, tip)
-    if (root or tree.root) == "fixed":
+    floating = (root or tree.root) == "free_flyer"
+    chain = tree.chain(base, tip, floating)
+    if not floating:
         return chain
     if chain.base_link != tree.root_link:
         raise RobotFileError(path, f"a floating base moves the URDF's root link "
                              f"{tree.root_link!r}, not {chain.base_link!r}",
                              expected="no --base with --root free_flyer")
-    first = None if chain.tree else chain.joints[0].link
+    first = None if chain.whole else chain.joints[0].link
     locked = list(chain.locked)
     body = tree.lumped(chain.base_link, first, locked, chain={j.name for j in chain.joints},
                        whole=first is None)
@@ -375,7 +382,9 @@ class _Tree:
                          Inertia(float(mass), np.zeros(3), inertia_tensor(six)))
 
     # -- the chain ---------------------------------------------------------------------------
-    def chain(self, base: str | None, tip: str | None) -> Chain:
+    def chain(self, base: str | None, tip: str | None, floating: bool = False) -> Chain:
+        """The chain base -> tip, or the whole tree below base (see import_chain); on a
+        ``floating`` root, a base without movable joints below it too (a drone: no joints)."""
         roots = [name for name in self.links if name not in self.joints]
         below_roots = {link for root in roots for link in self.below(root)}
         if len(roots) != 1 or len(below_roots) != len(self.links):
@@ -388,7 +397,7 @@ class _Tree:
             if given is not None and given not in self.links:
                 raise RobotFileError(self.path, f"{option} {given!r} is not a link of the URDF",
                                      expected="one of " + ", ".join(sorted(self.links)))
-        if tip is None and self.branches(base):
+        if tip is None and (self.branches(base) or floating and not self.movable_below(base)):
             return self.whole(base)
         tip, other_tips = (tip, ()) if tip else self.default_tip(base)
         path = self.path_between(base, tip)
@@ -417,6 +426,11 @@ class _Tree:
             placement = np.eye(4)
         return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
                      placement, self.gravity, tuple(locked), other_tips, tuple(self.warnings))
+
+    def movable_below(self, base: str) -> bool:
+        """Whether any movable joint is below ``base``."""
+        return any(self.last_movable(leaf, base) is not None for leaf in self.below(base)
+                   if not self.children[leaf])
 
     def branches(self, base: str) -> bool:
         """Whether the movable joints below ``base`` form more than one chain."""
@@ -450,7 +464,8 @@ class _Tree:
                                      joint.actuator, parent, joint.child))
             stack += below(joint.child, len(joints), np.eye(4))
         joints = self.coupled(joints, base)
-        return Chain(self.robot, base, joints[-1].link, tuple(joints), self.pose_in_root(base),
+        return Chain(self.robot, base, joints[-1].link if joints else base, tuple(joints),
+                     self.pose_in_root(base),
                      np.eye(4), self.gravity, (), (), tuple(self.warnings), tuple(frames))
 
     def coupled(self, joints: list[ChainJoint], base: str) -> list[ChainJoint]:

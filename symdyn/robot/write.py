@@ -63,7 +63,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         if table is None and form == "modified":
             raise ValueError("no DH table reproduces these joint axes within 1e-12")
     convention = "urdf" if table is None else "modified"
-    part = (f"the whole tree below {_quote(chain.base_link)}" if tree else
+    part = (f"the whole tree below {_quote(chain.base_link)}" if chain.whole else
             f"the chain {_quote(chain.base_link)} -> {_quote(chain.tip_link)}")
     lines = [f"# {name}: imported by symdyn from the URDF robot {_quote(chain.robot)}, {part}."
              + (f"\n# Made by: {_quote(command)}" if command else ""),
@@ -85,7 +85,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         lines += ["root: free_flyer", "base_body: {" + ", ".join(
             entry.strip() for entry in _body(chain.root_body)) + "}   # "
             + _quote(chain.base_link) + " and the links fixed to it"]
-    lines.append("links:")
+    lines.append("links:" if chain.joints else "links: []   # a floating base alone")
     base, tool = chain.base, chain.tool
     if table is None:
         names = link_names([joint.link for joint in chain.joints]) if tree else None

@@ -601,18 +601,32 @@ def test_a_floating_base_the_importer_cannot_take_is_refused(tmp_path, text, arg
 # The legged robots of example-robot-data on a free-flyer, as Pinocchio loads them
 # (buildModelFromUrdf(path, JointModelFreeFlyer(), mimic=True)); TALOS: 32 joints, and in full
 # 12 mimic joints in its grippers.
-LEGGED = ["solo_description/robots/solo12.urdf", "anymal_c_simple_description/urdf/anymal.urdf",
-          "go1_description/urdf/go1.urdf", "a1_description/urdf/a1.urdf",
-          "bolt_description/robots/bolt.urdf", "hyq_description/robots/hyq_no_sensors.urdf",
-          "icub_description/robots/icub_reduced.urdf", "talos_data/robots/talos_reduced.urdf",
-          "talos_data/robots/talos_full_v2.urdf"]
+# Every legged robot, humanoid and aerial robot of example-robot-data (one URDF of each, the
+# whole robot where it comes with and without sensors, hands or arms)
+FLOATING = [
+    "solo_description/robots/solo12.urdf", "anymal_c_simple_description/urdf/anymal.urdf",
+    "anymal_b_simple_description/robots/anymal.urdf", "go1_description/urdf/go1.urdf",
+    "go2_description/urdf/go2.urdf", "a1_description/urdf/a1.urdf", "b1_description/urdf/b1.urdf",
+    "laikago_description/urdf/laikago.urdf", "quadruped_description/urdf/quadruped.urdf",
+    "bolt_description/robots/bolt.urdf", "hyq_description/robots/hyq_no_sensors.urdf",
+    "icub_description/robots/icub_reduced.urdf", "talos_data/robots/talos_reduced.urdf",
+    "talos_data/robots/talos_full_v2.urdf", "romeo_description/urdf/romeo_small.urdf",
+    "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    "simple_humanoid_description/urdf/simple_humanoid.urdf",
+    "alex_description/urdf/alex_nub_hands.urdf",
+    "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf",
+    "centauro_description/urdf/centauro.urdf", "human_description/robots/human.urdf",
+    "iris_description/robots/iris.urdf", "hextilt_description/urdf/hextilt_flying_arm_5.urdf",
+    "borinot_description/urdf/borinot_flying_arm_2.urdf"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("relative", LEGGED, ids=[Path(r).stem for r in LEGGED])
-def test_legged_robots_on_a_free_flyer_match_pinocchio(tmp_path, relative):
-    """Every quantity a floating base has, the feet (links on fixed joints) among the frames,
-    against Pinocchio's free-flyer model of the URDF: check --urdf, every row ok."""
+@pytest.mark.parametrize("relative", FLOATING, ids=[
+    f"{Path(r).parts[0].removesuffix('_description')}-{Path(r).stem}" for r in FLOATING])
+def test_legged_and_flying_robots_on_a_free_flyer_match_pinocchio(tmp_path, relative):
+    """Every quantity a floating base has (the derivatives, C, the regressor, integrate and
+    difference among them), the feet (links on fixed joints) among the frames, against
+    Pinocchio's free-flyer model of the URDF: check --urdf, every row ok."""
     path = example_robot(relative)
     spec, _ = imported_file(tmp_path, path, "--root", "free_flyer",
                             "--allow-inconsistent-inertia")
@@ -622,10 +636,26 @@ def test_legged_robots_on_a_free_flyer_match_pinocchio(tmp_path, relative):
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
     assert "frames, by name" not in result.output
     for row in ("inverse_dynamics = Pinocchio rnea", "forward_dynamics = Pinocchio",
-                "frame_jacobians = Pinocchio frame Jacobians",
                 "com_jacobian = Pinocchio jacobianCenterOfMass",
-                "centroidal_map = Pinocchio computeCentroidalMap"):
+                "centroidal_map = Pinocchio computeCentroidalMap",
+                "inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
+                "coriolis_matrix = Pinocchio computeCoriolisMatrix",
+                "integrate = Pinocchio integrate", "difference = Pinocchio difference",
+                "base_regressor Y_b beta = inverse_dynamics"):
         assert row in result.output
+
+
+def test_a_drone_imports_as_a_base_without_joints(tmp_path):
+    """The hector quadrotor, a URDF without movable joints, on a free-flyer: links: [], the
+    base's body the whole URDF, and every quantity Pinocchio's free-flyer model has."""
+    path = example_robot("hector_description/robots/quadrotor_base.urdf")
+    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer",
+                            "--allow-inconsistent-inertia")
+    assert spec.floating and spec.links == () and spec.base_body is not None
+    result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
+                                       "10"])
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    assert "mass_matrix = Pinocchio crba" in result.output
 
 
 # -- export --------------------------------------------------------------------------------------
