@@ -20,8 +20,9 @@ from functools import cached_property
 
 import sympy
 
-from ..spatial import Inertia, Placement, skew
+from ..spatial import Inertia, Placement
 from .dh import pose, rot_x, rot_z, trans_x
+from .joint_frames import joint_frames
 from .spec import LinkSpec, RobotSpec
 
 
@@ -353,15 +354,15 @@ class Robot:
     def from_spec(cls, spec: RobotSpec) -> "Robot":
         rows = spec.links
         links = []
-        aligned = [_aligned(row.axis) for row in rows] if spec.convention == "urdf" else None
+        joints = joint_frames(rows, folded) if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
             q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
             parent = row.parent
             if spec.convention == "urdf":
-                rotation, position = _urdf_placement(row, aligned[parent - 1] if parent else None,
-                                                     aligned[i - 1], q)
+                rotation, position = joints[i - 1].placement(row.joint == "revolute", q)
+                rotation, position = (x.applyfunc(sympy.expand) for x in (rotation, position))
                 frame = sympy.eye(4)
-                frame[:3, :3] = aligned[i - 1].T      # the file's link frame in the joint frame
+                frame[:3, :3] = joints[i - 1].turn.T      # the file's link frame in the joint frame
             else:
                 # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the
                 # parent's standard row, or are this row's own in a modified table.
@@ -457,44 +458,6 @@ def _cos_sin_of_joint(theta):
         angle = variable + sympy.Float(constant.evalf(40) % turn, 17)
         return sympy.cos(angle), sympy.sin(angle)
     return sympy.expand_trig(sympy.cos(theta)), sympy.expand_trig(sympy.sin(theta))
-
-
-def _aligned(axis) -> sympy.Matrix:
-    """A rotation taking z onto the unit vector ``axis``: the joint frame's axes in the link
-    frame's (Rodrigues' formula for the shortest turn; a half turn about x for -z).
-
-    Exact where the axis is (a few digits, or the cosines of special angles); otherwise in
-    doubles: the roots of a 17-digit decimal's square are exact numbers no code would keep, and
-    simplifying them took seconds a joint."""
-    exact = all(_plain(a) for a in axis)
-    ax, ay, az = axis if exact else (sympy.Float(sympy.N(a, 30), 17) for a in axis)
-    s = sympy.sqrt(ax**2 + ay**2)
-    if s == 0:
-        return sympy.eye(3) if az > 0 else sympy.diag(1, -1, -1)
-    K = skew(sympy.Matrix([-ay / s, ax / s, 0]))
-    turn = sympy.eye(3) + s * K + (1 - az) * K * K
-    return turn.applyfunc(sympy.simplify if exact else sympy.expand)
-
-
-def _plain(number) -> bool:
-    """A number of a few digits: its rationals' numerators and denominators below 10^4."""
-    return all(abs(r.p) < 10**4 and r.q < 10**4
-               for r in sympy.sympify(number).atoms(sympy.Rational))
-
-
-def _urdf_placement(row: LinkSpec, parent_aligned, aligned, q):
-    """^{i-1}R_i and ^{i-1}P_i between joint frames: from joint frame i-1 back to its link
-    frame, the joint's origin there, then the turn that takes z onto the axis; the joint's
-    motion about or along that z last."""
-    origin = folded(pose(row.origin.xyz, row.origin.rpy))    # cos(0.3) as a number: see folded
-    R = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, :3] \
-        * aligned
-    p = (parent_aligned.T if parent_aligned is not None else sympy.eye(3)) * origin[:3, 3]
-    if row.joint == "revolute":
-        rotation, position = R * rot_z(q)[:3, :3], p
-    else:
-        rotation, position = R, p + R * sympy.Matrix([0, 0, q])
-    return rotation.applyfunc(sympy.expand), position.applyfunc(sympy.expand)
 
 
 def _link_inertia(row: LinkSpec) -> Inertia:

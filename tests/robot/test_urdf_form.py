@@ -9,6 +9,7 @@ from support import assert_close, pin_kinematics, pin_model
 
 import symdyn
 from symdyn.derive.quantities import TOOL_KINEMATICS
+from symdyn.program import op_count, optimize_all
 
 ROBOT = """\
 name: gen
@@ -58,6 +59,48 @@ links:
   - {joint: revolute, origin: {xyz: [0, 0, 0.3]}, axis: [0, 1, 1], mass: 2}
   - {joint: prismatic, axis: [1, 0, 0], mass: 1}
 """
+
+
+HIP = """\
+name: hip
+convention: urdf
+links:
+  - {name: hip, parent: base, joint: revolute, origin: {xyz: [0.3, 0.1, 0], rpy: [ROLL, 0, 0]},
+     axis: [1, 0, 0], mass: 2, com: [0.05, -0.01, 0], inertia: [0.003, 0.005, 0.006, 0, 0, 0]}
+  - {name: thigh, parent: hip, joint: revolute, origin: {xyz: [0.06, 0.08, 0]},
+     axis: [0, 1, 0], mass: 1.5, com: [0, 0.02, -0.1], inertia: [0.01, 0.01, 0.002, 0, 0, 0]}
+  - {name: shank, parent: thigh, joint: revolute, origin: {xyz: [0.1, 0, -0.28]},
+     axis: [0, 1, 0], mass: 0.5, com: [0, 0, -0.15], inertia: [0.004, 0.004, 0.0005, 0, 0, 0]}
+  - {name: toe, parent: base, joint: prismatic, origin: {xyz: [0, 0, 0.2], rpy: [0.4, 0, 0]},
+     axis: [1, 0, 0], mass: 0.3, com: [0, 0, 0], inertia: [0.001, 0.001, 0.001, 0, 0, 0]}
+"""
+
+
+@pytest.mark.parametrize("roll", ["0", "5*pi/6", "0.7"])
+def test_joint_frames_make_right_angles_cost_nothing(tmp_path, roll):
+    """Whatever an origin's roll about the joint's own axis (ANYmal's hips turn by 150
+    degrees), the joint frames are chosen so that each placement is DH's Rx(twist) Rz(q +
+    offset): its constant entries 0 and +-1 where the axes are at right angles, and the mass
+    matrix costs what it costs without the roll; the dynamics stay Pinocchio's."""
+    path = tmp_path / "hip.yaml"
+    path.write_text(HIP.replace("ROLL", roll))
+    robot = symdyn.load_robot(path)
+    for link in robot.links:      # each entry 0, +-1 or +-(the sine or cosine of q + offset)
+        assert all(entry.as_coeff_Mul()[0] in (0, 1, -1) and len(entry.as_ordered_terms()) == 1
+                   for entry in link.rotation), (link.index, link.rotation)
+    dynamics = symdyn.newton_euler(robot)
+    costs = op_count(optimize_all([dynamics.program("mass_matrix")])[0])
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(HIP.replace("ROLL", "0"))
+    assert costs == op_count(optimize_all([symdyn.newton_euler(
+        symdyn.load_robot(plain)).program("mass_matrix")])[0])
+    module = symdyn.python_module(dynamics, quantities=["inverse_dynamics"])
+    model = pin_model(robot.spec)
+    data = model.createData()
+    rng = np.random.default_rng(4)
+    q, qd, qdd = (rng.uniform(-2, 2, (20, 4)) for _ in range(3))
+    assert_close(module.inverse_dynamics(q, qd, qdd),
+                 [pin.rnea(model, data, *state) for state in zip(q, qd, qdd)])
 
 
 @pytest.mark.parametrize("change, field, words", [
