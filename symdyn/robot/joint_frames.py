@@ -94,7 +94,8 @@ def _rz(angle: float) -> sympy.Matrix:
 def _euler(K: np.ndarray) -> tuple:
     """(alpha, beta, gamma) with K = Rz(alpha) Rx(beta) Rz(gamma); alpha None where the axes
     are parallel (beta 0 or pi), and gamma then the whole turn about z, for alpha = 0."""
-    beta = math.acos(max(-1.0, min(1.0, K[2, 2])))
+    # beta by atan2: acos of a cosine near 1 would lose half the digits of a small twist
+    beta = math.atan2(math.hypot(K[0, 2], K[1, 2]), K[2, 2])
     if math.hypot(K[0, 2], K[1, 2]) > 1e-12:
         return math.atan2(K[0, 2], -K[1, 2]), beta, math.atan2(K[2, 0], K[2, 1])
     if K[2, 2] > 0:         # Rz(gamma)
