@@ -24,6 +24,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..robot.model import Robot
+from ..spatial import skew
 from . import composite
 from .algebra import Matrix, define
 from .kinematics import base_frame
@@ -33,9 +34,24 @@ from .newton_euler import base_wrench
 def centroidal_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
     """A_g, 6 x (a floating base's six + one per link): Robot.slots' columns, which the
     coordinates' projection takes to the coordinates (quantities.py)."""
-    A, whole = composite.momentum_map(robot, b)
-    return sympy.Matrix.hstack(*_at_center(robot, b, "Ag", whole.mass, whole.first_moment,
-                                           [A[:, k] for k in range(A.cols)]))
+    columns, whole = composite.momentum_map(robot, b)
+    R, center, joints = _at_center(robot, b, "Ag", whole.mass, whole.first_moment,
+                                   [sympy.Matrix([*f.linear, *f.angular]) for f in columns])
+    if not robot.floating:
+        return sympy.Matrix.hstack(*joints)
+    # The base's six, the whole body moving with it: for [v; omega] its momentum about the
+    # centre of mass is m R (v + omega x c) and R J_c omega (J_c about the centre: J + m S(c)^2),
+    # which the general column (R f, R (n - c x f)) reaches with four times the products.
+    m = whole.mass
+    Sc = skew(center)
+    J_c = Matrix(whole.inertia_origin) + Sc * Sc * m
+    J_c = Matrix(3, 3, [define(b, f"Ag_Jc{r}{c}", J_c[min(r, c), max(r, c)])
+                        for r in range(3) for c in range(3)])
+    mR = Matrix(3, 3, [define(b, f"Ag_mR{r}{c}", m * R[r, c]) for r in range(3) for c in range(3)])
+    zero = sympy.zeros(3, 3)
+    base = sympy.Matrix.vstack(sympy.Matrix.hstack(sympy.Matrix(mR), sympy.Matrix(-mR * Sc)),
+                               sympy.Matrix.hstack(zero, sympy.Matrix(R * J_c)))
+    return sympy.Matrix.hstack(base, *joints)
 
 
 def centroidal_map_dot_qd(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
@@ -43,14 +59,14 @@ def centroidal_map_dot_qd(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
     rest = [sympy.Integer(0)] * (robot.base_velocities + len(robot.links))
     wrench = base_wrench(robot, b, robot.slots(robot.link_qd, "velocity"), rest, [0, 0, 0])
     mass, first_moment = composite.mass_center(robot, b)
-    (moved,) = _at_center(robot, b, "dAg", mass, first_moment, [sympy.Matrix(wrench)])
+    *_, (moved,) = _at_center(robot, b, "dAg", mass, first_moment, [sympy.Matrix(wrench)])
     return list(moved)
 
 
 def _at_center(robot: Robot, b: ProgramBuilder, name: str, mass, first_moment,
-               columns) -> list[sympy.Matrix]:
-    """Each [linear; angular] column about {0}'s origin in its axes, about the centre of mass
-    c_0 = first_moment / mass (in {0}) in world axes."""
+               columns) -> tuple:
+    """R_0, the centre of mass c_0 = first_moment / mass (in {0}), and each [linear; angular]
+    column about {0}'s origin in its axes moved about c_0 in world axes."""
     R, _ = base_frame(robot, b)
     R = Matrix(R)
     center = Matrix(first_moment) * define(b, f"{name}_inverse_mass", 1 / mass)
@@ -61,4 +77,4 @@ def _at_center(robot: Robot, b: ProgramBuilder, name: str, mass, first_moment,
         linear = b.vector(f"{name}{k}_lin", R * f)
         angular = b.vector(f"{name}{k}_ang", R * (n - center.cross(f)))
         out.append(sympy.Matrix.vstack(linear, angular))
-    return out
+    return R, center, out

@@ -256,24 +256,19 @@ def _base_block(whole: Inertia) -> sympy.Matrix:
     return block
 
 
-def momentum_map(robot: Robot, b: ProgramBuilder) -> tuple[sympy.Matrix, Inertia]:
-    """The robot's momentum per unit velocity of each body, about {0}'s origin in its axes:
-    6 x (a floating base's six + one per link), rows [linear; angular]. Column j is composite
-    body j moving along its joint, carried into {0} as M's column is carried inward; a floating
-    base's six are the whole robot's inertia in {0} (its M's first rows, which they are). And
-    that whole robot's inertia, whose centre of mass the centroidal map moves to."""
+def momentum_map(robot: Robot, b: ProgramBuilder) -> tuple[list[Force], Inertia]:
+    """The robot's momentum per unit velocity of each joint, about {0}'s origin in its axes:
+    composite body j moving along its joint, carried into {0} as M's column is carried inward.
+    And the whole robot's inertia in {0}: a floating base's six columns (its M's first rows),
+    and the centre of mass the centroidal map moves to."""
     placements = _placements(robot, b)
     composite = _composites(robot, b, placements, "c", _inertias(robot))
-    shift = robot.base_velocities
-    A = sympy.zeros(6, shift + len(robot.links))
+    columns = []
     for link, body in zip(robot.links, composite):
         *_, (_, force) = _carried(robot, b, "M", placements, link.index,
                                   body.times(_axis(link)), to_base=True)
-        A[:, shift + link.index - 1] = sympy.Matrix([*force.linear, *force.angular])
-    whole = _whole(robot, b, placements, composite)
-    if robot.floating:
-        A[:, :6] = _base_block(whole)
-    return A, whole
+        columns.append(force)
+    return columns, _whole(robot, b, placements, composite)
 
 
 def mass_center(robot: Robot, b: ProgramBuilder) -> tuple:
