@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
 from symdyn.api import python_module  # noqa: E402
-from symdyn.derive.quantities import FIXED_BASE_ONLY, TOOL_KINEMATICS  # noqa: E402
+from symdyn.derive.quantities import TOOL_KINEMATICS  # noqa: E402
 from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
@@ -130,15 +130,10 @@ MIMIC_WORK = {
 
 
 def robot_work(robot) -> dict:
-    """WORK for ``robot``: with mimic joints, Pinocchio's side as MIMIC_WORK says; on a
-    floating base, what symdyn derives for one (no C, no derivatives yet)."""
-    work = WORK
-    if robot.floating:
-        work = {kind: entry for kind, entry in WORK.items()
-                if not any(name in FIXED_BASE_ONLY for name in quantities_of(entry[0]))}
+    """WORK for ``robot``: with mimic joints, Pinocchio's side as MIMIC_WORK says."""
     if not robot.coupling:
-        return work
-    return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in work.items()
+        return WORK
+    return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in WORK.items()
             if kind in MIMIC_WORK}
 
 

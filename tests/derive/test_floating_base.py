@@ -160,6 +160,36 @@ def test_a_floating_base_with_no_joint_or_one_passes_every_check(tmp_path, links
     assert module.mass_matrix(q).shape == (6 + links, 6 + links)
 
 
+def test_the_base_block_is_the_whole_robot_and_A_g_qd_its_momentum(tmp_path):
+    """M's base block is the composite inertia of the whole robot in {0}, summed here from each
+    body's inertia at its pose; A_g qd is the momentum about the centre of mass summed from the
+    bodies' velocities (Pinocchio's forward kinematics alone, not its centroidal algorithms)."""
+    rng = np.random.default_rng(21)
+    robot = random_tree(tmp_path, rng, convention="modified", floating=True, dof=5)
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["mass_matrix", "centroidal_map"])
+    model = pinocchio_model(robot.spec)
+    data = model.createData()
+    for q, qd in zip(configurations(robot, rng, 10), rng.normal(size=(10, robot.dof))):
+        pin.forwardKinematics(model, data, q, qd)
+        whole = pin.Inertia.Zero()
+        linear, angular, mass, first = np.zeros(3), np.zeros(3), 0.0, np.zeros(3)
+        bodies = [(data.oMi[i], model.inertias[i], data.v[i]) for i in range(1, model.njoints)]
+        for pose, body, _ in bodies:
+            whole += (data.oMi[1].inverse() * pose).act(body)
+            mass, first = mass + body.mass, first + body.mass * pose.act(body.lever)
+        center = first / mass
+        for pose, body, v in bodies:
+            R, c = pose.rotation, pose.act(body.lever)
+            velocity = R @ (v.linear + np.cross(v.angular, body.lever))   # of its centre
+            linear += body.mass * velocity
+            angular += (R @ body.inertia @ v.angular + body.mass * np.cross(c - center,
+                                                                              velocity))
+        np.testing.assert_allclose(module.mass_matrix(q)[:6, :6], whole.matrix(), atol=1e-12)
+        np.testing.assert_allclose(module.centroidal_map(q) @ qd, np.r_[linear, angular],
+                                   atol=1e-12)
+
+
 def test_the_base_is_body_zero_of_the_recursion():
     """The space arm floats free: no gravity, and the arm's motion alone gives the base a
     reaction; holding the base still takes the wrench inverse_dynamics' first six give, and
