@@ -716,23 +716,43 @@ TREE_URDFS = {"allegro_right_hand": "allegro_hand_description/urdf/allegro_right
               "baxter": "baxter_description/urdf/baxter.urdf",
               "pr2": "pr2_description/urdf/pr2.urdf",
               "tiago_pro": "tiago_pro_description/robots/tiago_pro.urdf"}
+# Robots on a free-flyer, from a drone to a humanoid with mimic grippers: issue 30's growth
+# with joints (TALOS: every quantity but the derivatives in under 60 s, all in under 5 min).
+FLOATING_TREES = {"hector": "hector_description/robots/quadrotor_base.urdf",
+                  "bolt": "bolt_description/robots/bolt.urdf",
+                  "solo12": "solo_description/robots/solo12.urdf",
+                  "anymal": "anymal_c_simple_description/urdf/anymal.urdf",
+                  "alex_nub_hands": "alex_description/urdf/alex_nub_hands.urdf",
+                  "g1": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+                  "talos_full": "talos_data/robots/talos_full_v2.urdf",
+                  "centauro": "centauro_description/urdf/centauro.urdf"}
+DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 
 
 def tree_times(name: str) -> dict:
-    """CPU seconds of importing a tree of example-robot-data whole (TREE_URDFS) and of
-    generating every quantity it has as Python and C, in this process."""
+    """CPU seconds of importing a tree of example-robot-data whole (TREE_URDFS, or
+    FLOATING_TREES on a free-flyer) and of generating every quantity it has as Python and C
+    (a floating robot's: all but the derivatives, then those), in this process."""
+    floating = name in FLOATING_TREES
+    relative = (FLOATING_TREES if floating else TREE_URDFS)[name]
     with tempfile.TemporaryDirectory() as tmp:
         start = time.process_time()
-        text, _ = import_urdf(example_robot(TREE_URDFS[name]), name=name,
-                              allow_inconsistent_inertia=True)
+        text, _ = import_urdf(example_robot(relative), name=name, allow_inconsistent_inertia=True,
+                              root="free_flyer" if floating else None)
         path = Path(tmp) / f"{name}.yaml"
         path.write_text(text)
         imported = time.process_time() - start
         dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+        before = None
+        if floating:
+            symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "first", quantities=[
+                q for q in dynamics.available if q not in DERIVATIVES])
+            before = time.process_time() - start - imported
         symdyn.generate(dynamics, ["python", "c"], Path(tmp) / "out")
         robot = dynamics.robot
         return {"import": imported, "generate": time.process_time() - start - imported,
-                "joints": robot.dof, "frames": len(robot.frames),
+                "without derivatives": before, "joints": robot.dof,
+                "links": len(robot.links), "frames": len(robot.frames),
                 "quantities": len(dynamics.available)}
 
 
@@ -771,6 +791,18 @@ def section_trees(quick):
               f"{times['import']:.1f} s | {times['generate']:.1f} s | "
               f"{counts[0].mul}/{counts[0].add} | {counts[1].mul}/{counts[1].add} | "
               f"{zeros[0]} of {n * n} | {fd.mul}/{fd.add} |", flush=True)
+    print()
+    print("On a free-flyer (`symdyn import --root free_flyer`), from a drone to humanoids: "
+          "import, then every quantity but the derivatives generated as Python and C, then "
+          "the derivatives too (the time of all), in a fresh process (CPU time).\n")
+    print("| robot | velocities (nv) | links | quantities | import | all but the derivatives "
+          "| all |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in ["solo12"] if quick else list(FLOATING_TREES):
+        times = in_fresh_process("tree_times", name)
+        print(f"| {name} | {times['joints']} | {times['links']} | {times['quantities']} | "
+              f"{times['import']:.1f} s | {times['without derivatives']:.1f} s | "
+              f"{times['generate']:.1f} s |", flush=True)
     print()
 
 
