@@ -42,6 +42,7 @@ def shipped(tmp_path_factory):
                   "f_ext": rng.uniform(-10, 10, (40, 6)), "pi": rng.uniform(-1, 1, (40, p)),
                   "params": rng.uniform(0.5, 1.5, (40, len(robot.parameters))),
                   "base": len(python.BASE_PARAMETERS)}
+        states.update(q0=states["q"], q1=np.roll(states["q"], 1, axis=0))   # for difference
         robots[robot.name] = (robot, states)
     for name, (robot, states) in robots.items():
         strict = _library(out, name, "gcc", STRICT)
