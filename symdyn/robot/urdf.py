@@ -397,7 +397,8 @@ class _Tree:
             if given is not None and given not in self.links:
                 raise RobotFileError(self.path, f"{option} {given!r} is not a link of the URDF",
                                      expected="one of " + ", ".join(sorted(self.links)))
-        if tip is None and (self.branches(base) or floating and not self.movable_below(base)):
+        ends = self.chain_ends(base)
+        if tip is None and (len(ends) > 1 or floating and not ends):
             return self.whole(base)
         tip, other_tips = (tip, ()) if tip else self.default_tip(base)
         path = self.path_between(base, tip)
@@ -427,15 +428,11 @@ class _Tree:
         return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
                      placement, self.gravity, tuple(locked), other_tips, tuple(self.warnings))
 
-    def movable_below(self, base: str) -> bool:
-        """Whether any movable joint is below ``base``."""
-        return any(self.last_movable(leaf, base) is not None for leaf in self.below(base)
-                   if not self.children[leaf])
-
-    def branches(self, base: str) -> bool:
-        """Whether the movable joints below ``base`` form more than one chain."""
+    def chain_ends(self, base: str) -> set:
+        """The last movable joint on the way to each leaf below ``base``: more than one where
+        the movable joints branch, none where no joint below it moves."""
         leaves = [link for link in self.below(base) if not self.children[link]]
-        return len({self.last_movable(leaf, base) for leaf in leaves} - {None}) > 1
+        return {self.last_movable(leaf, base) for leaf in leaves} - {None}
 
     def whole(self, base: str) -> Chain:
         """Every movable joint below ``base``, depth first, siblings in the order of their
