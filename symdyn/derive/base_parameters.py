@@ -167,9 +167,13 @@ def _mover():
     has that placement (``Placement.act_inertia``). The transform, linear
     in the parameters, is taken once on symbols for all of them and the placement, and each
     link's values are substituted into it."""
-    generic = sympy.symbols("m mx my mz xx xy yy xz yz zz", cls=sympy.Dummy)
-    R = sympy.Matrix(3, 3, sympy.symbols("R:9", cls=sympy.Dummy))
-    P = sympy.Matrix(sympy.symbols("P:3", cls=sympy.Dummy))
+    # Symbols no robot file can name (not identifiers), not Dummies: sympy numbers its Dummies
+    # from a random start, symengine orders the terms of the moved parameters by their hashes,
+    # and the floats of a generic robot's base parameters were summed in a different order in
+    # every run (their last digits, and the generated files, changed).
+    generic = sympy.symbols("m. mx. my. mz. xx. xy. yy. xz. yz. zz.")
+    R = sympy.Matrix(3, 3, sympy.symbols("R.:9"))
+    P = sympy.Matrix(sympy.symbols("P.:3"))
     body = Inertia.from_parameters(generic, sympy.Matrix)
     moved = [symengine.sympify(v) for v in Placement(R, P).act_inertia(body).parameters()]
     symbols = [symengine.sympify(x) for x in (*generic, *R, *P)]
