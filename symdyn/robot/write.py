@@ -1,12 +1,12 @@
-"""Chain -> robot file text: what ``symdyn import`` writes.
+"""Chain -> robot file text: what ``symdyn import`` writes, of a URDF or an MJCF file.
 
 In modified DH (Craig) when dhfit finds a table that reproduces the chain within 1e-12 -- its
 frames are the cheapest for the recursion and the printouts -- else with each joint's origin
-and axis as the URDF places them (convention urdf). Either way the link's inertial data are
-moved into the file's link frame, and the URDF's base link and tip become ``base`` and ``tool``.
+and axis as the file places them (convention urdf). Either way the link's inertial data are
+moved into the file's link frame, and the file's base link and tip become ``base`` and ``tool``.
 
 Numbers are written with 15 significant digits (URDFs give far fewer), angles within the
-import's tolerance of a multiple of pi/12 as that multiple (pi/2, -pi/4); names from the URDF
+import's tolerance of a multiple of pi/12 as that multiple (pi/2, -pi/4); names from the file
 appear only inside quoted YAML strings and comments, JSON-escaped, so a name cannot break out
 of either.
 """
@@ -23,7 +23,7 @@ from . import angles
 from .dhfit import modified_dh
 from .expr import as_text
 from .rigid import QUARTER_TOLERANCE, rpy, seen_from
-from .urdf import Chain, ChainJoint
+from .tree import Chain, ChainJoint
 
 FORMS = ("auto", "modified", "urdf")
 
@@ -65,11 +65,12 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     convention = "urdf" if table is None else "modified"
     part = (f"the whole tree below {_quote(chain.base_link)}" if chain.whole else
             f"the chain {_quote(chain.base_link)} -> {_quote(chain.tip_link)}")
-    lines = [f"# {name}: imported by symdyn from the URDF robot {_quote(chain.robot)}, {part}."
+    lines = [f"# {name}: imported by symdyn from the {chain.format} robot {_quote(chain.robot)}, "
+             f"{part}."
              + (f"\n# Made by: {_quote(command)}" if command else ""),
-             "# " + ("Modified (Craig) DH: a DH table reproduces the URDF's joint axes within "
-                     "1e-12." if table else "Joints placed as the URDF places them: no DH table "
-                     "reproduces its joint axes within 1e-12.")]
+             "# " + (f"Modified (Craig) DH: a DH table reproduces the {chain.format}'s joint "
+                     "axes within 1e-12." if table else f"Joints placed as the {chain.format} "
+                     "places them: no DH table reproduces its joint axes within 1e-12.")]
     if chain.locked:
         lines.append("# Held at zero and lumped into the links: "
                      + ", ".join(_quote(j) for j in chain.locked) + ".")
@@ -80,7 +81,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     lines += [f"name: {name}", f"source: {_quote(source)}", f"convention: {convention}",
               f"gravity: {decimals(chain.gravity)}"]
     if chain.warnings:
-        lines.append("allow_inconsistent_inertia: true   # as the URDF's data")
+        lines.append(f"allow_inconsistent_inertia: true   # as the {chain.format}'s data")
     if floating:
         lines += ["root: free_flyer", "base_body: {" + ", ".join(
             entry.strip() for entry in _body(chain.root_body)) + "}   # "
@@ -114,7 +115,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         if not _is_identity(placement):
             lines.append(f"{key}: {_placement(placement, angle)}")
     if chain.frames:
-        lines.append("frames:     # the URDF's links on fixed joints")
+        lines.append(f"frames:     # the {chain.format}'s links on fixed joints")
         frame_names = link_names([link for link, _, _ in chain.frames])
         for name, (link, parent, placement) in zip(frame_names, chain.frames):
             where = names[parent - 1] if parent else "base"
@@ -122,8 +123,9 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
                          f"{_placement_fields(placement, angle)}}}   # {_quote(link)}")
     if near:
         lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
-                     f"({', '.join(sorted(near))}): kept as the URDF gives them, which costs "
-                     "operations; if they mean those angles, import with a wider --snap-angles.")
+                     f"({', '.join(sorted(near))}): kept as the {chain.format} gives them, which "
+                     "costs operations; if they mean those angles, import with a wider "
+                     "--snap-angles.")
     return "\n".join(lines) + "\n", convention
 
 
