@@ -51,7 +51,7 @@ from symdyn.derive.quantities import TOOL_KINEMATICS  # noqa: E402
 from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
-from symdyn.robot import import_urdf, table  # noqa: E402
+from symdyn.robot import import_robot, table  # noqa: E402
 from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
 
 STATES = 1024
@@ -211,22 +211,22 @@ def users_robots(folder: Path) -> list[Path]:
                              shipped[1].read_text()).replace("name: panda\n",
                                                              "name: panda_floats\n"))
     ur5 = folder / "ur5_import.yaml"
-    ur5.write_text(import_urdf(example_robot("ur_description/urdf/ur5_robot.urdf"),
-                               tip="tool0", name="ur5_import")[0])
+    ur5.write_text(import_robot(example_robot("ur_description/urdf/ur5_robot.urdf"),
+                                tip="tool0", name="ur5_import")[0])
     chain = folder / "chain7_generic.yaml"
     chain.write_text(chain_yaml(7, "generic").replace("name: chain7\n", "name: chain7_generic\n"))
     hand = folder / "allegro_import.yaml"
-    hand.write_text(import_urdf(example_robot(TREE_URDFS["allegro_right_hand"]),
-                                name="allegro_import", allow_inconsistent_inertia=True)[0])
+    hand.write_text(import_robot(example_robot(TREE_URDFS["allegro_right_hand"]),
+                                 name="allegro_import", allow_inconsistent_inertia=True)[0])
     baxter = folder / "baxter_import.yaml"
-    baxter.write_text(import_urdf(example_robot(TREE_URDFS["baxter"]), name="baxter_import",
-                                  allow_inconsistent_inertia=True)[0])
+    baxter.write_text(import_robot(example_robot(TREE_URDFS["baxter"]), name="baxter_import",
+                                   allow_inconsistent_inertia=True)[0])
     floating = []
     for name, relative in FLOATING_URDFS.items():
         floating.append(folder / f"{name}.yaml")
-        floating[-1].write_text(import_urdf(example_robot(relative), name=name,
-                                            allow_inconsistent_inertia=True,
-                                            root="free_flyer")[0])
+        floating[-1].write_text(import_robot(example_robot(relative), name=name,
+                                             allow_inconsistent_inertia=True,
+                                             root="free_flyer")[0])
     return [*shipped, floats, ur5, chain, hand, baxter, *floating]
 
 
@@ -610,8 +610,8 @@ def section_ops_as_written(folder: Path):
     the importer's former tolerance for angles, 1e-12 rad (URDF's 1.57079632679 kept)."""
     paths = users_robots(folder)
     older = folder / "ur5_import_1e_12.yaml"
-    older.write_text(import_urdf(example_robot("ur_description/urdf/ur5_robot.urdf"),
-                                 tip="tool0", name="ur5_import_1e_12", snap_angles=1e-12)[0])
+    older.write_text(import_robot(example_robot("ur_description/urdf/ur5_robot.urdf"),
+                                  tip="tool0", name="ur5_import_1e_12", snap_angles=1e-12)[0])
     special = folder / "chain7_special.yaml"
     special.write_text(chain_yaml(7).replace("name: chain7\n", "name: chain7_special\n"))
     print("Robots as users write them (multiplications / additions after optimization):\n")
@@ -737,8 +737,8 @@ def tree_times(name: str) -> dict:
     relative = (FLOATING_TREES if floating else TREE_URDFS)[name]
     with tempfile.TemporaryDirectory() as tmp:
         start = time.process_time()
-        text, _ = import_urdf(example_robot(relative), name=name, allow_inconsistent_inertia=True,
-                              root="free_flyer" if floating else None)
+        text, _ = import_robot(example_robot(relative), name=name, allow_inconsistent_inertia=True,
+                               root="free_flyer" if floating else None)
         path = Path(tmp) / f"{name}.yaml"
         path.write_text(text)
         imported = time.process_time() - start
@@ -775,8 +775,8 @@ def section_trees(quick):
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         times = in_fresh_process("tree_times", name)
-        text, spec = import_urdf(example_robot(TREE_URDFS[name]), name=name,
-                                 allow_inconsistent_inertia=True)
+        text, spec = import_robot(example_robot(TREE_URDFS[name]), name=name,
+                                  allow_inconsistent_inertia=True)
         tree = symdyn.Robot.from_spec(spec)
         counts, zeros = [], []
         for robot in (tree, as_a_chain(tree)):

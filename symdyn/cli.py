@@ -31,7 +31,7 @@ from .identify.estimate import GROUPS, POORLY_EXCITED
 from .identify.update import updated_robot_file
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
-from .robot import import_urdf, load_robot, table, variant
+from .robot import import_robot, load_robot, table, variant
 from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
@@ -528,13 +528,13 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
 
 
 @main.command("import")
-@click.argument("urdf_file", metavar="URDF")
+@click.argument("urdf_file", metavar="FILE")
 @click.option("--base", help="The chain's first link, fixed to the world (default: the root).")
 @click.option("--tip", help="The chain's last link, the tool frame (default: the only end).")
-@click.option("--name", help="The robot's name (default: from the URDF's).")
+@click.option("--name", help="The robot's name (default: from the file's).")
 @click.option("--form", type=click.Choice(FORMS), default="auto", show_default=True,
-              help="modified: Craig's DH table; urdf: the URDF's joint placements; auto: DH "
-                   "where a table reproduces the URDF within 1e-12.")
+              help="modified: Craig's DH table; urdf: the file's joint placements; auto: DH "
+                   "where a table reproduces the file's joints within 1e-12.")
 @click.option("--allow-inconsistent-inertia", "lenient", is_flag=True,
               help="Take inertias no rigid body has (published data often has them) with a "
                    "warning.")
@@ -542,27 +542,28 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
               show_default=True, help="Take angles this close (rad) to a multiple of pi/12 as "
               "that multiple (the default takes the 1.57079632679 of many URDFs as pi/2; 1e-5 "
               "takes 1.5708 too).")
-@click.option("--source", help="Where the URDF comes from, for the file's source field.")
+@click.option("--source", help="Where the file comes from, for the robot file's source field.")
 @click.option("--root", type=click.Choice(ROOTS),
-              help="free_flyer: the URDF's root link floats, a free-flyer's six degrees of "
+              help="free_flyer: the root link floats, a free-flyer's six degrees of "
                    "freedom ahead of the joints (Pinocchio's JointModelFreeFlyer); fixed: it is "
-                   "fixed to the world. Default: what the URDF's <symdyn:root> says, else "
-                   "fixed.")
+                   "fixed to the world. Default: what the file says (a URDF's <symdyn:root>, "
+                   "an MJCF file's free joint), else fixed.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
 @QUIET
 def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, root, output,
             quiet):
-    """Write a robot file for a URDF: the whole tree below --base (its mimic joints kept, its
-    links on fixed joints as named frames), or the chain to --tip; joints, inertias (lumped over
-    fixed joints), limits, friction, base and tool."""
+    """Write a robot file for a URDF or an MJCF file (MuJoCo's; needs symdyn[mjcf]): the whole
+    tree below --base (its mimic joints kept, its links on fixed joints and its sites as named
+    frames), or the chain to --tip; joints, inertias (lumped over fixed joints), limits,
+    friction, base and tool."""
     if name is not None and not NAME.match(name):
         raise UserError(f"--name {name[:60]!r}: at most 64 lower-case letters, digits and _, "
                         "starting with a letter")
     try:
-        text, spec = import_urdf(urdf_file, base=base, tip=tip, name=name, form=form,
-                                 allow_inconsistent_inertia=lenient, snap_angles=snap_angles,
-                                 source=source, root=root)
+        text, spec = import_robot(urdf_file, base=base, tip=tip, name=name, form=form,
+                                  allow_inconsistent_inertia=lenient, snap_angles=snap_angles,
+                                  source=source, root=root)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except SymdynError as exc:

@@ -1,8 +1,9 @@
-"""An independent reference: Pinocchio models built from a robot file's numbers.
+"""Independent references: Pinocchio models built from a robot file's numbers, Pinocchio's
+and MuJoCo's own readings of the URDF or MJCF file a robot was imported from.
 
 Nothing of symdyn's own kinematics is used: the model is assembled from the DH table with
 Pinocchio's SE3 algebra, so that agreement with symdyn's derivation means something. Needs the
-optional package ``pin`` (installed with symdyn's test extras).
+optional package ``pin`` (installed with symdyn's test extras), and ``mujoco`` for MJCF.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import sympy
 
 from .robot import angles
+from .robot.rigid import rotation_wxyz
 from .robot.spec import RobotSpec
 
 
@@ -237,3 +239,120 @@ def _inertia(pin, link, num):
 def _matrix(six):
     ixx, iyy, izz, ixy, iyz, ixz = six
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
+
+
+class MujocoReference:
+    """MuJoCo's own model of an MJCF file (its compiler's reading, not symdyn's), computing in
+    the coordinates of symdyn's import of it (mjcf.read_chain with the same options).
+
+    The coordinates are mapped as the import maps them: a joint's q is its qpos; a mimic joint's
+    qpos is multiplier q + offset of the joint it follows, so that the robot file's quantities
+    are MuJoCo's seen through qvel = G v (M_symdyn = G^T M G, tau = G^T tau_MuJoCo); joints the
+    import leaves out are held at qpos 0, and a free joint on a fixed root at its qpos0.
+
+    A floating base's q = [p, (x, y, z, w)] is MuJoCo's free joint's [p, (w, x, y, z)]; its
+    velocity [v, omega] in the base's axes is MuJoCo's [R v, omega] (the free joint's linear
+    velocity is in the world's axes, its angular one in the body's), and its acceleration's
+    linear part R (dv/dt + omega x v).
+
+    MuJoCo computes the rigid-body dynamics alone here: contacts and every constraint disabled,
+    joint springs and dry friction (frictionloss) off; its damping stays, as the robot file's
+    viscous friction, and its armature, as the rotor inertias.
+    """
+
+    def __init__(self, path, base=None, tip=None, root=None):
+        import mujoco
+
+        from .robot import mjcf
+
+        self.mj = mujoco
+        chain = mjcf.read_chain(path, base, tip, allow_inconsistent_inertia=True,
+                                snap_angles=0.0, root=root)
+        _, model = mjcf.compiled(path)
+        model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+        model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+        model.jnt_stiffness[:] = 0
+        model.dof_frictionloss[:] = 0
+        self.model, self.data = model, mujoco.MjData(model)
+        self.floating = chain.root_body is not None
+        self.free = next((j for j in range(model.njnt)
+                          if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE), None)
+        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+                 for j in range(model.njnt)]
+        joints = [names.index(joint.name) for joint in chain.joints]
+        independent = [k for k, joint in enumerate(chain.joints) if joint.mimic is None]
+        shift = 6 if self.floating else 0
+        # qvel = G v + (base rotation, set per state); qpos = the joints' values
+        self.G = np.zeros((model.nv, shift + len(independent)))
+        self.G[:shift, :shift] = np.eye(shift)
+        self.coordinates = []          # (qpos address, column of v, multiplier, offset)
+        for k, (joint, j) in enumerate(zip(chain.joints, joints)):
+            followed, multiplier, offset = joint.mimic or (k + 1, 1.0, 0.0)
+            column = shift + independent.index(followed - 1)
+            self.G[model.jnt_dofadr[j], column] = multiplier
+            self.coordinates.append((int(model.jnt_qposadr[j]), column, multiplier, offset))
+        self.sites = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}": s
+                      for s in range(model.nsite)}
+
+    def _set(self, q, v=None):
+        """MuJoCo's qpos (and qvel) for symdyn's q (and v); the map G of velocities."""
+        model, data = self.model, self.data
+        q = np.asarray(q, dtype=float)
+        data.qpos[:] = 0
+        G = self.G.copy()
+        joints = q
+        if self.floating:
+            qpos = model.jnt_qposadr[self.free]
+            data.qpos[qpos:qpos + 3] = q[:3]
+            data.qpos[qpos + 3:qpos + 7] = q[[6, 3, 4, 5]] / np.linalg.norm(q[3:7])
+            G[:3, :3] = rotation_wxyz(data.qpos[qpos + 3:qpos + 7])
+            joints = np.r_[np.zeros(6), q[7:]]
+        elif self.free is not None:      # held where the file puts it (a fixed root)
+            qpos = model.jnt_qposadr[self.free]
+            data.qpos[qpos:qpos + 7] = model.qpos0[qpos:qpos + 7]
+        for address, column, multiplier, offset in self.coordinates:
+            data.qpos[address] = multiplier * joints[column] + offset
+        data.qvel[:] = 0 if v is None else G @ v
+        return G
+
+    def mass_matrix(self, q) -> np.ndarray:
+        G = self._set(q)
+        self.mj.mj_forward(self.model, self.data)
+        # column by column with mj_mulM, whose signature MuJoCo 3 and 4 share (mj_fullM's
+        # changed)
+        MG = np.zeros_like(G)
+        for k in range(G.shape[1]):
+            column = np.zeros(self.model.nv)
+            self.mj.mj_mulM(self.model, self.data, column, np.ascontiguousarray(G[:, k]))
+            MG[:, k] = column
+        return G.T @ MG
+
+    def inverse_dynamics(self, q, v, a) -> np.ndarray:
+        """tau for q, v and dv/dt (mj_inverse's qfrc_inverse, damping included)."""
+        G = self._set(q, v)
+        qacc = G @ a
+        if self.floating:       # d/dt (R v) = R (dv/dt + omega x v)
+            qacc[:3] += G[:3, :3] @ np.cross(v[3:6], v[:3])
+        self.data.qacc[:] = qacc
+        self.mj.mj_inverse(self.model, self.data)
+        return G.T @ self.data.qfrc_inverse
+
+    def site_pose(self, q, site: str) -> np.ndarray:
+        """The site's pose in the world (4 x 4)."""
+        self._set(q)
+        self.mj.mj_kinematics(self.model, self.data)
+        s = self.sites[site]
+        T = np.eye(4)
+        T[:3, :3] = self.data.site_xmat[s].reshape(3, 3)
+        T[:3, 3] = self.data.site_xpos[s]
+        return T
+
+    def site_jacobian(self, q, site: str) -> np.ndarray:
+        """The site's Jacobian, rows [linear; angular] in the world's axes, of symdyn's v."""
+        G = self._set(q)
+        self.mj.mj_kinematics(self.model, self.data)
+        self.mj.mj_comPos(self.model, self.data)
+        linear, angular = np.zeros((3, self.model.nv)), np.zeros((3, self.model.nv))
+        self.mj.mj_jacSite(self.model, self.data, linear, angular, self.sites[site])
+        return np.vstack([linear, angular]) @ G
+

@@ -6,12 +6,12 @@ import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
-from . import variant
+from . import mjcf, urdf, variant
 from .file import C_HEADERS, NAME, NAME_LENGTH, load_robot_spec, robot_spec_from_text
 from .model import Robot
+from .reading import read_bounded, xml_root
 from .rigid import QUARTER_TOLERANCE
 from .spec import LinkSpec, RobotSpec
-from .urdf import read_chain
 from .write import robot_file
 
 
@@ -24,22 +24,25 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
     return Robot.from_spec(variant.without(load_robot_spec(path, snap_angles), without))
 
 
-def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
-                allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
-                source=None, root=None) -> tuple[str, RobotSpec]:
-    """The robot file for the chain ``base`` -> ``tip`` of the URDF at ``path`` (the whole tree
+def import_robot(path, *, base=None, tip=None, name=None, form="auto",
+                 allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
+                 source=None, root=None) -> tuple[str, RobotSpec]:
+    """The robot file for the chain ``base`` -> ``tip`` of the URDF or MJCF file at ``path``
+    (told apart by their root elements, <robot> and <mujoco>; the whole tree
     below ``base`` where it branches and no ``tip`` is given), as text, and
-    what it reads as (its warnings located in the URDF). ``form``: "auto" (modified DH where
+    what it reads as (its warnings located in the file). ``form``: "auto" (modified DH where
     it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
-    of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the URDF came
+    of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the file came
     from; ``root``: "fixed", "free_flyer" or None (read_chain). Raises RobotFileError for a
-    URDF or a chain symdyn cannot take."""
-    chain = read_chain(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
-                       snap_angles=snap_angles, root=root)
+    file or a chain symdyn cannot take."""
+    reader = description_reader(path)
+    chain = reader.read_chain(path, base, tip, root=root, snap_angles=snap_angles,
+                              allow_inconsistent_inertia=allow_inconsistent_inertia)
     given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
     part = (f"the tree below {chain.base_link}" if chain.whole
             else f"chain {chain.base_link} -> {chain.tip_link}")
-    imported = f"URDF {Path(path).name} (robot {chain.robot!r}), {part}, imported by symdyn"
+    imported = (f"{chain.format} {Path(path).name} (robot {chain.robot!r}), {part}, "
+                "imported by symdyn")
     options = {"--base": base, "--tip": tip, "--name": given_name, "--form": form,
                "--snap-angles": snap_angles, "--source": source, "--root": root}
     defaults = {"--base": None, "--tip": None, "--name": None, "--form": "auto",
@@ -59,6 +62,14 @@ def import_urdf(path, *, base=None, tip=None, name=None, form="auto",
     return text, dataclasses.replace(spec, warnings=chain.warnings)
 
 
+def description_reader(path):
+    """The module that reads the robot description at ``path``: mjcf for an MJCF file (root
+    element <mujoco>), urdf for anything else (which says what it expected)."""
+    root = xml_root(read_bounded(path, max(urdf.MAX_URDF_BYTES, mjcf.MAX_MJCF_BYTES),
+                                 "a URDF or MJCF file"))
+    return mjcf if root == "mujoco" else urdf
+
+
 def robot_name(text: str) -> str:
     """A valid robot name made of a URDF's robot name: lower case, _ for the rest."""
     name = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_") or "robot"
@@ -70,4 +81,4 @@ def robot_name(text: str) -> str:
     return name
 
 
-__all__ = ["LinkSpec", "Robot", "RobotSpec", "import_urdf", "load_robot", "load_robot_spec"]
+__all__ = ["LinkSpec", "Robot", "RobotSpec", "import_robot", "load_robot", "load_robot_spec"]

@@ -3,6 +3,7 @@ that a FIFO or a device is refused instead of read forever."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -39,3 +40,12 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     if len(raw) > limit:
         raise RobotFileError(path, f"the file is larger than {limit >> 10} KiB", expected=what)
     return raw
+
+
+def xml_root(raw: bytes) -> str | None:
+    """The name of an XML document's root element (``robot`` for a URDF, ``mujoco`` for an
+    MJCF file), read past the declaration, comments and a DOCTYPE without parsing the rest."""
+    text = re.sub(r"<!--.*?-->|<\?.*?\?>", "", raw[:1 << 16].decode("utf-8", "replace"),
+                  flags=re.S)
+    found = re.search(r"<([A-Za-z_][\w:.-]*)", text)
+    return found.group(1) if found else None

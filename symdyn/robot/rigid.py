@@ -44,6 +44,14 @@ def rotation(rpy, tolerance: float = QUARTER_TOLERANCE) -> np.ndarray:
     return rz @ ry @ rx
 
 
+def rotation_wxyz(quaternion) -> np.ndarray:
+    """The rotation of a quaternion (w, x, y, z), MuJoCo's order, normalised first."""
+    w, x, y, z = np.asarray(quaternion, dtype=float) / np.linalg.norm(quaternion)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
 def pose(xyz=(0, 0, 0), rpy=(0, 0, 0), tolerance: float = QUARTER_TOLERANCE) -> np.ndarray:
     T = np.eye(4)
     T[:3, :3] = rotation(rpy, tolerance)

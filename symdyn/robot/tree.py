@@ -123,6 +123,11 @@ class LinkTree:
         """The link's body, about the origin of its frame, in its axes."""
         raise NotImplementedError
 
+    def sibling_key(self, joint: Joint):
+        """The order of a link's child joints in a whole tree: by name, as Pinocchio numbers
+        a URDF's (urdfdom's sorted map of joints)."""
+        return joint.name
+
     def read(self, base: str | None, tip: str | None, root: str | None) -> Chain:
         """The chain ``base`` -> ``tip`` (see read_chain in urdf.py); ``root`` None for the
         file's own."""
@@ -206,8 +211,8 @@ class LinkTree:
         return {self.last_movable(leaf, base) for leaf in leaves} - {None}
 
     def whole(self, base: str) -> Chain:
-        """Every movable joint below ``base``, depth first, siblings in the order of their
-        joints' names (Pinocchio's numbering, which urdfdom's sorted map of joints gives), each
+        """Every movable joint below ``base``, depth first, siblings in ``sibling_key``'s order
+        (a URDF's by name, as Pinocchio numbers them; an MJCF's as MuJoCo does), each
         placed in its parent movable joint's frame, with the bodies its fixed joints hold."""
         joints: list[ChainJoint] = []
         frames: list[tuple[str, int, np.ndarray]] = []
@@ -215,7 +220,7 @@ class LinkTree:
         def below(link: str, parent: int, placement: np.ndarray) -> list:
             # pushed last first, so that they are popped in the order of their names
             return [(joint, parent, placement) for joint in sorted(
-                self.children[link], key=lambda j: j.name, reverse=True)]
+                self.children[link], key=self.sibling_key, reverse=True)]
 
         stack = below(base, 0, np.eye(4))     # a stack, not recursion: a tree may be deep
         while stack:

@@ -1,0 +1,219 @@
+"""MJCF in: `symdyn import` of MuJoCo's files against MuJoCo's own dynamics of the same file.
+
+MuJoCo's compiler reads each file for both sides (symdyn takes the numbers it compiles), but the
+dynamics are MuJoCo's own: mj_inverse and its mass matrix, through reference.MujocoReference,
+which maps symdyn's coordinates to MuJoCo's (mimic joints, the free joint's world-axes linear
+velocity) independently of the importer.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from pathlib import Path
+from xml.etree.ElementTree import tostring
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from defusedxml.ElementTree import parse
+from support import assert_close
+
+import symdyn
+from symdyn.check import configurations
+from symdyn.cli import main
+from symdyn.reference import MujocoReference
+from symdyn.robot import import_robot
+from symdyn.robot.mjcf import read_chain as mjcf_chain
+from symdyn.robot.urdf import read_chain as urdf_chain
+
+mujoco = pytest.importorskip("mujoco")
+
+HERE = Path(__file__).parent / "mjcf"
+
+
+def example_robot(relative: str) -> Path:
+    return Path(importlib.metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots")) / relative
+
+
+def mujocos_mjcf(urdf: Path, out: Path, free: bool = False) -> Path:
+    """The MJCF MuJoCo writes of a URDF (its meshes left out: they are not installed), the
+    root link on a free joint with ``free``."""
+    root = parse(str(urdf)).getroot()
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for element in link.findall(tag):
+                link.remove(element)
+    spec = mujoco.MjSpec.from_string(tostring(root, encoding="unicode"))
+    if free:
+        spec.worldbody.first_body().add_freejoint()
+    spec.compile()
+    out.write_text(spec.to_xml())
+    return out
+
+
+def imported(tmp_path, path: Path, *options):
+    """The robot symdyn imports of ``path`` (through the command, as a user runs it)."""
+    out = tmp_path / f"{path.stem}.yaml"
+    result = CliRunner().invoke(main, ["import", str(path), "-o", str(out), "-q", *options])
+    assert result.exit_code == 0, result.output
+    return symdyn.load_robot(out)
+
+
+def assert_matches_mujoco(robot, path: Path, states=100, seed=0, **options):
+    """M, tau and the sites' poses and Jacobians of the robot file against MuJoCo's model."""
+    quantities = ["mass_matrix", "inverse_dynamics"]
+    if robot.frames:
+        quantities += ["frame_poses", "frame_jacobians"]
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=quantities)
+    reference = MujocoReference(path, **options)
+    rng = np.random.default_rng(seed)
+    q = configurations(robot, rng, states)
+    v, a = rng.uniform(-2, 2, (2, states, robot.dof))
+    assert_close(module.mass_matrix(q), np.array([reference.mass_matrix(x) for x in q]))
+    assert_close(module.inverse_dynamics(q, v, a),
+                 np.array([reference.inverse_dynamics(*s) for s in zip(q, v, a)]))
+    frames = getattr(module, "FRAMES", ())
+    sites = [(k, name) for k, name in enumerate(frames) if name in reference.sites]
+    for k, name in sites:
+        assert_close(module.frame_poses(q)[:, k],
+                     np.array([reference.site_pose(x, name) for x in q]))
+        assert_close(module.frame_jacobians(q)[:, k],
+                     np.array([reference.site_jacobian(x, name) for x in q]))
+    return len(sites)
+
+
+def test_an_arm_as_users_write_mjcf_matches_mujoco(tmp_path):
+    """Degrees, an Euler sequence, defaults classes and childclass, inertias from geoms, an
+    include, two joints in one body, hinges off the body's origin with reference angles."""
+    robot = imported(tmp_path, HERE / "arm.xml")
+    assert robot.dof == 5 and robot.spec.convention == "modified"
+    assert_matches_mujoco(robot, HERE / "arm.xml")
+    # the site at the end is the tool: the chain's, as a URDF's tip link is
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["forward_kinematics",
+                                                                          "jacobian"])
+    reference = MujocoReference(HERE / "arm.xml")
+    for q in configurations(robot, np.random.default_rng(1), 20):
+        assert_close(module.forward_kinematics(q), reference.site_pose(q, "tool"))
+        assert_close(module.jacobian(q), reference.site_jacobian(q, "tool"))
+
+
+def test_a_floating_tree_with_a_mimic_joint_matches_mujoco(tmp_path):
+    """A free joint, two legs, two joints in a hip, a joint equality as a mimic joint, sites as
+    named frames; MuJoCo's order of the joints."""
+    robot = imported(tmp_path, HERE / "walker.xml")
+    assert robot.floating and len(robot.coordinates) == 6 and len(robot.links) == 7
+    text = (tmp_path / "walker.yaml").read_text()
+    assert "mimic: finger_a" in text and "multiplier: 0.9" in text and "effort: 100" in text
+    assert [joint.name for joint in mjcf_chain(HERE / "walker.xml").joints] == [
+        "left_hip", "left_knee", "right_hip", "right_hip_roll", "right_knee", "finger_a",
+        "finger_b"]
+    assert assert_matches_mujoco(robot, HERE / "walker.xml") == 3     # imu and the feet
+
+
+@pytest.mark.parametrize("name, relative, free", [
+    ("ur5", "ur_description/urdf/ur5_robot.urdf", False),
+    ("panda", "panda_description/urdf/panda.urdf", False),        # a mimic finger
+    ("baxter", "baxter_description/urdf/baxter.urdf", False),     # a tree, mimic grippers
+    ("solo12", "solo_description/robots/solo12.urdf", True),      # a floating base
+])
+def test_mujocos_mjcf_of_example_robots_matches_mujoco_and_the_urdf(tmp_path, name, relative,
+                                                                    free):
+    """The MJCF MuJoCo writes of each URDF imports to MuJoCo's dynamics of it (1e-10), and to
+    those of symdyn's import of the URDF itself within the 6 digits MuJoCo writes."""
+    urdf = example_robot(relative)
+    path = mujocos_mjcf(urdf, tmp_path / f"{name}.xml", free)
+    robot = imported(tmp_path, path, "--allow-inconsistent-inertia")
+    assert_matches_mujoco(robot, path, states=30)
+    root = ["--root", "free_flyer"] if free else []
+    (tmp_path / "urdf").mkdir()
+    by_urdf = imported(tmp_path / "urdf", urdf, "--allow-inconsistent-inertia", *root)
+    # the same joints, in the orders MuJoCo and Pinocchio give them
+    mine = [j.name for j in mjcf_chain(path).joints if j.mimic is None]
+    theirs = [j.name for j in urdf_chain(urdf, root="free_flyer" if free else None).joints
+              if j.mimic is None]
+    assert sorted(mine) == sorted(theirs)
+    order = [theirs.index(j) for j in mine]
+    shift = 7 if free else 0
+    rng = np.random.default_rng(2)
+    modules = [symdyn.python_module(symdyn.newton_euler(r), quantities=["mass_matrix"])
+               for r in (robot, by_urdf)]
+    for q in configurations(robot, rng, 10):
+        other = q.copy()
+        other[[shift + k for k in order]] = q[shift:]
+        columns = list(range(shift - bool(free))) + [shift - bool(free) + k for k in order]
+        M, M_urdf = modules[0].mass_matrix(q), modules[1].mass_matrix(other)
+        assert_close(M, M_urdf[np.ix_(columns, columns)], rtol=2e-5)
+
+
+def test_several_joints_in_one_body_act_one_after_the_other(tmp_path):
+    path = tmp_path / "gimbal.xml"
+    path.write_text("""<mujoco><worldbody><body pos="0 0 1">
+      <joint name="a" axis="0 0 1" pos="0.1 0 0"/><joint name="b" axis="0 1 0" pos="0 0.2 0"/>
+      <joint name="c" type="slide" axis="1 1 0"/>
+      <geom type="box" size="0.1 0.2 0.3" pos="0.3 0 0"/></body></worldbody></mujoco>""")
+    robot = imported(tmp_path, path)
+    assert robot.dof == 3 and robot.links[-1].inertia.mass != 0
+    assert_matches_mujoco(robot, path)
+
+
+def test_a_fixed_root_holds_the_free_body_where_the_file_puts_it(tmp_path):
+    robot = imported(tmp_path, HERE / "walker.xml", "--root", "fixed")
+    assert not robot.floating
+    assert_matches_mujoco(robot, HERE / "walker.xml", states=20, root="fixed")
+
+
+@pytest.mark.parametrize("body, words, line", [
+    ('<joint name="j" type="ball"/>', "<joint>: joint 'j' is a ball joint", 3),
+    ('<freejoint/><geom size="0.1"/></body><body pos="1 0 0"><joint name="k"/>',
+     "moves, but is not on the floating base", None),
+], ids=["ball", "two robots"])
+def test_what_symdyn_does_not_take_is_refused_in_one_line(tmp_path, body, words, line):
+    path = tmp_path / "bad.xml"
+    path.write_text('<mujoco>\n<worldbody>\n<body>' + body
+                    + '<geom size="0.1"/></body>\n</worldbody>\n</mujoco>\n')
+    out = tmp_path / "bad.yaml"
+    result = CliRunner().invoke(main, ["import", str(path), "-o", str(out), "--root",
+                                       "free_flyer"])
+    assert result.exit_code == 2 and not out.exists()
+    message = result.output.strip()
+    assert "\n" not in message and words in message, message
+    if line is not None:
+        assert f"bad.xml:{line}:" in message
+
+
+@pytest.mark.parametrize("extra, words, line", [
+    ('<tendon><fixed name="t"><joint joint="a" coef="1"/><joint joint="b" coef="1"/></fixed>'
+     '</tendon>', "<tendon>: tendon 't' couples joints", 5),
+    ('<equality><connect name="loop" body1="A" body2="B" anchor="0 0 0"/></equality>',
+     "<connect>: equality 'loop' (connect) constrains the motion", 5),
+    ('<equality><joint name="square" joint1="b" joint2="a" polycoef="0 1 0.5 0 0"/>'
+     '</equality>', "holds joint 'b' to a polynomial", 5),
+    ('<equality><joint name="still" joint1="b"/></equality>', "to a polynomial or a constant",
+     5),
+], ids=["tendon", "loop", "nonlinear coupling", "locked joint"])
+def test_constraints_other_than_mimic_joints_are_refused(tmp_path, extra, words, line):
+    path = tmp_path / "bad.xml"
+    path.write_text('<mujoco>\n<worldbody>\n<body name="A"><joint name="a"/><geom size="0.1"/>'
+                    '<body name="B"><joint name="b"/><geom size="0.1"/></body></body>\n'
+                    f'</worldbody>\n{extra}\n</mujoco>\n')
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2
+    message = result.output.strip()
+    assert "\n" not in message and words in message and f"bad.xml:{line}:" in message, message
+
+
+def test_what_mujoco_cannot_compile_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text('<mujoco>\n<worldbody>\n<body>\n<geom type="bogus" size="1"/>\n'
+                    '</body></worldbody></mujoco>\n')
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: {path}:4: MuJoCo cannot compile it")
+    assert result.output.count("\n") == 1
+
+
+def test_without_mujoco_the_import_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mujoco", None)
+    with pytest.raises(symdyn.errors.RobotFileError, match=r"symdyn\[mjcf\]"):
+        import_robot(HERE / "arm.xml")
