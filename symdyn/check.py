@@ -58,12 +58,13 @@ def _numeric(name, a, b, tolerance=TOLERANCE) -> Row:
 
 
 def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
-          urdf=None, base=None, tip=None, snap_angles=0.0) -> list[Row]:
+          urdf=None, base=None, tip=None, snap_angles=0.0, mjcf=None) -> list[Row]:
     """Every check of ``robot``, on ``states`` random states. With ``urdf``, Pinocchio's model
     is built from that URDF itself (the chain ``base`` -> ``tip`` of it, as ``symdyn import``
     takes it, its angles within ``snap_angles`` of multiples of pi/12 taken as those), so that
     an imported robot file is checked against its original; a row then says how far the
-    snapping moved the model from the URDF as written."""
+    snapping moved the model from the URDF as written. With ``mjcf``, MuJoCo's model of that
+    MJCF file (its chain ``base`` -> ``tip``) is a second reference."""
     progress = progress or (lambda message: None)
     rng = np.random.default_rng(seed)
     n = robot.dof
@@ -174,6 +175,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                         "" if definite else "not at these random parameter values"))
     rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                             (urdf, base, tip, snap_angles) if urdf is not None else None)
+    if mjcf is not None:
+        rows += _mujoco_rows(robot, ne, args, f, progress, mjcf, base, tip)
     if "lagrange" in routes:
         rows += _symbolic_rows(routes, progress)
     return rows
@@ -448,6 +451,50 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _mujoco_rows(robot, ne, args, f, progress, path, base, tip) -> list[Row]:
+    """M, h, g and tau (but friction) against MuJoCo's model of the MJCF file ``path``, and the
+    pose and Jacobian of each frame that is one of its sites (MujocoReference)."""
+    try:
+        from .reference import MujocoReference
+        reference = MujocoReference(path, base, tip, robot.spec.root)
+    except ImportError:
+        return [Row.skip("MuJoCo", "not installed: pip install 'symdyn[mjcf]'")]
+    progress(f"comparing with MuJoCo's model of {path}")
+    name = f" (MuJoCo, {Path(path).name})"
+    if reference.G.shape[1] != robot.dof:
+        return [Row(f"velocities{name}", None, False, f"{path}'s chain has "
+                    f"{reference.G.shape[1]}, the robot file {robot.dof}")]
+    q, qd, qdd = (args[k] for k in ("q", "qd", "qdd"))
+    zero = np.zeros_like(qd)
+    rows = [_numeric(f"mass_matrix{name}", ne.mass_matrix(q),
+                     np.array([reference.mass_matrix(x) for x in q])),
+            _numeric(f"gravity_torques{name}", ne.gravity_torques(q),
+                     np.array([reference.inverse_dynamics(x, z, z) for x, z in zip(q, zero)])),
+            _numeric(f"nonlinear_effects{name}", ne.nonlinear_effects(q, qd),
+                     np.array([reference.inverse_dynamics(x, v, z)
+                               for x, v, z in zip(q, qd, zero)])),
+            _numeric(f"inverse_dynamics - friction_torques{name}",
+                     ne.inverse_dynamics(q, qd, qdd) - f,
+                     np.array([reference.inverse_dynamics(*state) for state in zip(q, qd, qdd)]))]
+    if reference.tool is not None:
+        rows += [_numeric(f"forward_kinematics at site {reference.tool}{name}",
+                          ne.forward_kinematics(q),
+                          np.array([reference.site_pose(x, reference.tool) for x in q])),
+                 _numeric(f"jacobian at site {reference.tool}{name}", ne.jacobian(q),
+                          np.array([reference.site_jacobian(x, reference.tool) for x in q]))]
+    frames = [(k, frame) for k, frame in enumerate(getattr(ne, "FRAMES", ()))
+              if frame in reference.sites]
+    if frames:
+        T, J = ne.frame_poses(q), ne.frame_jacobians(q)
+        rows += [_numeric(f"frame_poses at sites{name}", T[:, [k for k, _ in frames]],
+                          np.array([[reference.site_pose(x, frame) for _, frame in frames]
+                                    for x in q])),
+                 _numeric(f"frame_jacobians at sites{name}", J[:, [k for k, _ in frames]],
+                          np.array([[reference.site_jacobian(x, frame) for _, frame in frames]
+                                    for x in q]))]
+    return rows
 
 
 def _base_motion_rows(pin, model, ne, q, q_pin, v, v_links) -> list[Row]:

@@ -35,9 +35,10 @@ from .robot import import_robot, load_robot, table, variant
 from .robot.export import urdf_text
 from .robot.expr import as_text
 from .robot.file import NAME
+from .robot.mjcf import read_chain as mjcf_chain
 from .robot.rigid import QUARTER_TOLERANCE
 from .robot.spec import ROOTS
-from .robot.urdf import read_chain
+from .robot.urdf import read_chain as urdf_chain
 from .robot.write import FORMS
 from .version import __version__
 
@@ -314,24 +315,30 @@ def derive(robot_file, snap_angles, method, fmt, output, without, quiet):
 @click.option("--urdf", type=click.Path(dir_okay=False),
               help="Compare with Pinocchio's model of this URDF (the one ROBOT was imported "
                    "from), not of ROBOT itself.")
-@click.option("--base", help="With --urdf: the chain's first link, as given to import.")
-@click.option("--tip", help="With --urdf: the chain's last link, as given to import.")
+@click.option("--mjcf", type=click.Path(dir_okay=False),
+              help="Compare with MuJoCo's model of this MJCF file (the one ROBOT was imported "
+                   "from) as well: M, h, g, tau and the sites' poses and Jacobians.")
+@click.option("--base", help="With --urdf or --mjcf: the chain's first link, as given to import.")
+@click.option("--tip", help="With --urdf or --mjcf: the chain's last link, as given to import.")
 @WITHOUT
 @click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
-def check(robot_file, snap_angles, states, seed, urdf, base, tip, without, quiet):
+def check(robot_file, snap_angles, states, seed, urdf, mjcf, base, tip, without, quiet):
     """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
-    the structure of rigid-body dynamics, and against Pinocchio; exit 1 on any disagreement."""
-    if (base or tip) and urdf is None:
-        raise click.UsageError("--base and --tip go with --urdf")
+    the structure of rigid-body dynamics, against Pinocchio, and with --mjcf against MuJoCo;
+    exit 1 on any disagreement."""
+    if (base or tip) and urdf is None and mjcf is None:
+        raise click.UsageError("--base and --tip go with --urdf or --mjcf")
     robot = _load(robot_file, without, snap_angles or 0.0)
-    if urdf is not None:
-        try:    # the chain is read as the importer reads it: a bad URDF is refused the same way
-            read_chain(urdf, base, tip, allow_inconsistent_inertia=True, root=robot.spec.root)
+    for path, reader in ((urdf, urdf_chain), (mjcf, mjcf_chain)):
+        if path is None:
+            continue
+        try:    # the chain is read as the importer reads it: a bad file is refused the same way
+            reader(path, base, tip, allow_inconsistent_inertia=True, root=robot.spec.root)
         except SymdynError as exc:
             raise UserError(str(exc)) from None
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,
                        base=base, tip=tip, snap_angles=QUARTER_TOLERANCE if snap_angles is None
-                       else snap_angles)
+                       else snap_angles, mjcf=mjcf)
     width = max(len(row.check) for row in rows)
     click.echo(f"{robot.name}: {table.joints(robot.spec)}, {states} random states; each row: the "
                "largest "

@@ -255,9 +255,9 @@ class MujocoReference:
     velocity is in the world's axes, its angular one in the body's), and its acceleration's
     linear part R (dv/dt + omega x v).
 
-    MuJoCo computes the rigid-body dynamics alone here: contacts and every constraint disabled,
-    joint springs and dry friction (frictionloss) off; its damping stays, as the robot file's
-    viscous friction, and its armature, as the rotor inertias.
+    MuJoCo computes the rigid-body dynamics alone here, with the joints' armature (the robot
+    file's rotor inertias): contacts and every constraint disabled, joint springs, damping and
+    dry friction off (the robot file's friction_torques are compared apart).
     """
 
     def __init__(self, path, base=None, tip=None, root=None):
@@ -272,6 +272,7 @@ class MujocoReference:
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
         model.jnt_stiffness[:] = 0
+        model.dof_damping[:] = 0
         model.dof_frictionloss[:] = 0
         self.model, self.data = model, mujoco.MjData(model)
         self.floating = chain.root_body is not None
@@ -293,6 +294,8 @@ class MujocoReference:
             self.coordinates.append((int(model.jnt_qposadr[j]), column, multiplier, offset))
         self.sites = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}": s
                       for s in range(model.nsite)}
+        # the site the chain ends at, the robot file's tool (None where the tip is a body)
+        self.tool = chain.tip_link if chain.tip_link in self.sites and not chain.whole else None
 
     def _set(self, q, v=None):
         """MuJoCo's qpos (and qvel) for symdyn's q (and v); the map G of velocities."""
@@ -328,7 +331,7 @@ class MujocoReference:
         return G.T @ MG
 
     def inverse_dynamics(self, q, v, a) -> np.ndarray:
-        """tau for q, v and dv/dt (mj_inverse's qfrc_inverse, damping included)."""
+        """tau for q, v and dv/dt without friction (mj_inverse's qfrc_inverse)."""
         G = self._set(q, v)
         qacc = G @ a
         if self.floating:       # d/dt (R v) = R (dv/dt + omega x v)

@@ -61,8 +61,9 @@ def imported(tmp_path, path: Path, *options):
 
 
 def assert_matches_mujoco(robot, path: Path, states=100, seed=0, **options):
-    """M, tau and the sites' poses and Jacobians of the robot file against MuJoCo's model."""
-    quantities = ["mass_matrix", "inverse_dynamics"]
+    """M, tau (but friction) and the sites' poses and Jacobians of the robot file against
+    MuJoCo's model."""
+    quantities = ["mass_matrix", "inverse_dynamics", "friction_torques"]
     if robot.frames:
         quantities += ["frame_poses", "frame_jacobians"]
     module = symdyn.python_module(symdyn.newton_euler(robot), quantities=quantities)
@@ -71,7 +72,7 @@ def assert_matches_mujoco(robot, path: Path, states=100, seed=0, **options):
     q = configurations(robot, rng, states)
     v, a = rng.uniform(-2, 2, (2, states, robot.dof))
     assert_close(module.mass_matrix(q), np.array([reference.mass_matrix(x) for x in q]))
-    assert_close(module.inverse_dynamics(q, v, a),
+    assert_close(module.inverse_dynamics(q, v, a) - module.friction_torques(v),
                  np.array([reference.inverse_dynamics(*s) for s in zip(q, v, a)]))
     frames = getattr(module, "FRAMES", ())
     sites = [(k, name) for k, name in enumerate(frames) if name in reference.sites]
@@ -217,3 +218,23 @@ def test_without_mujoco_the_import_says_how_to_install_it(tmp_path, monkeypatch)
     monkeypatch.setitem(sys.modules, "mujoco", None)
     with pytest.raises(symdyn.errors.RobotFileError, match=r"symdyn\[mjcf\]"):
         import_robot(HERE / "arm.xml")
+
+
+def test_check_compares_with_mujoco_and_fails_on_a_changed_file(tmp_path):
+    imported(tmp_path, HERE / "walker.xml")
+    path = tmp_path / "walker.yaml"
+    result = CliRunner().invoke(main, ["check", str(path), "--mjcf", str(HERE / "walker.xml"),
+                                       "--states", "20", "-q"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "(MuJoCo, walker.xml)" in line]
+    assert len(rows) == 6 and all(line.endswith("ok") for line in rows)
+    # a heavier thigh than MuJoCo's: the dynamics rows fail, the sites' kinematics do not
+    text = path.read_text()
+    path.write_text(text.replace("mass: 1.24407069082156", "mass: 1.3", 1))
+    result = CliRunner().invoke(main, ["check", str(path), "--mjcf", str(HERE / "walker.xml"),
+                                       "--states", "20", "-q"])
+    assert result.exit_code == 1
+    failed = [line.split("(MuJoCo")[0].strip() for line in result.output.splitlines()
+              if "(MuJoCo, walker.xml)" in line and line.endswith("FAILED")]
+    assert failed == ["mass_matrix", "gravity_torques", "nonlinear_effects",
+                      "inverse_dynamics - friction_torques"]
