@@ -33,6 +33,7 @@ from .program import op_count, optimize_all
 from .report import FORMATS, printout
 from .robot import import_robot, load_robot, table, variant
 from .robot.export import urdf_text
+from .robot.export_mjcf import mjcf_text
 from .robot.expr import as_text
 from .robot.file import NAME
 from .robot.mjcf import read_chain as mjcf_chain
@@ -607,6 +608,31 @@ def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
     if output is None:
         click.echo(text, nl=False)
     else:
+        click.echo(output)
+
+
+@main.command("export-mjcf")
+@ROBOT
+@SNAP
+@SET
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the MJCF file here instead of to standard output.")
+@QUIET
+def export_mjcf(robot_file, snap_angles, settings, output, quiet):
+    """Write ROBOT as a MuJoCo model (MJCF): bodies, joints with their ranges, inertias,
+    armature, damping, a motor per joint and capsules to see it by; free symbols need --set."""
+    robot = _load(robot_file, snap_angles=snap_angles)
+    try:
+        text = mjcf_text(robot, resolve_values(robot, _settings(settings)))
+        if output is not None:
+            write_files({Path(output).name: text}, Path(output).parent)
+    except ValueError as exc:
+        raise UserError(f"{robot_file}: {exc}") from None
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    if output is None:
+        click.echo(text, nl=False)
+    elif not quiet:
         click.echo(output)
 
 

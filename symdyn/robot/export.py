@@ -41,7 +41,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     free = [str(p) for p in robot.parameters if p not in values]
     if free:
         raise ValueError(f"a URDF holds numbers: give {', '.join(free)} a value (--set)")
-    num = _Numbers(values)
+    num = Numbers(values)
     spec = robot.spec
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
@@ -71,7 +71,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     return "\n".join(out)
 
 
-class _Numbers:
+class Numbers:
     def __init__(self, values):
         self.values = values
 

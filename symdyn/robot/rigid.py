@@ -52,6 +52,26 @@ def rotation_wxyz(quaternion) -> np.ndarray:
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
+def wxyz_of_rotation(R) -> np.ndarray:
+    """The unit quaternion (w, x, y, z), w >= 0, of a rotation matrix (Shepperd's method: from
+    its largest diagonal term, so that no division is by a small number)."""
+    R = np.asarray(R, dtype=float)
+    trace = np.trace(R)
+    k = int(np.argmax([trace, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        w = np.sqrt(1 + trace) / 2
+        out = np.array([w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w),
+                        (R[1, 0] - R[0, 1]) / (4 * w)])
+    else:
+        i, j, m = k - 1, k % 3, (k + 1) % 3
+        v = np.zeros(3)
+        v[i] = np.sqrt(1 + R[i, i] - R[j, j] - R[m, m]) / 2
+        v[j] = (R[j, i] + R[i, j]) / (4 * v[i])
+        v[m] = (R[m, i] + R[i, m]) / (4 * v[i])
+        out = np.array([(R[m, j] - R[j, m]) / (4 * v[i]), *v])
+    return -out if out[0] < 0 else out
+
+
 def pose(xyz=(0, 0, 0), rpy=(0, 0, 0), tolerance: float = QUARTER_TOLERANCE) -> np.ndarray:
     T = np.eye(4)
     T[:3, :3] = rotation(rpy, tolerance)

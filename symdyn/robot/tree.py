@@ -90,6 +90,11 @@ class Chain:
         return any(joint.parent != k for k, joint in enumerate(self.joints))
 
     @property
+    def coupled(self) -> bool:
+        """Whether some joint is a mimic joint."""
+        return any(joint.mimic is not None for joint in self.joints)
+
+    @property
     def whole(self) -> bool:
         """Whether this is everything below the base, not a chain to a tip: a tree, or a
         floating base without joints."""
@@ -174,8 +179,10 @@ class LinkTree:
                                      f"{self.format}",
                                      expected="one of " + ", ".join(sorted(self.links)))
         ends = self.chain_ends(base)
-        if tip is None and (len(ends) > 1 or floating and not ends):
-            return self.whole(base)
+        coupled = any(self.joints[link].mimic is not None and self.joints[link].kind in MOVABLE
+                      for link in self.below(base) if link in self.joints)
+        if tip is None and (len(ends) > 1 or floating and not ends or coupled):
+            return self.whole(base)     # (a chain takes no mimic joints: the whole does)
         tip, other_tips = (tip, ()) if tip else self.default_tip(base)
         path = self.path_between(base, tip)
         for joint in path:

@@ -49,9 +49,10 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
-    tree = chain.tree
+    tree = chain.tree or chain.coupled      # named links, each with its parent
     if tree and form == "modified":
-        raise ValueError("a tree is written as the URDF places its joints, not in modified DH")
+        raise ValueError("a tree, or mimic joints, are written as the file places the joints, "
+                         "not in modified DH")
     floating = chain.root_body is not None
     if floating and form == "modified":
         raise ValueError("a floating base is written as the URDF places its joints: its frame "
@@ -97,7 +98,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
                 place = [f"name: {names[k]}",
                          f"parent: {names[joint.parent - 1] if joint.parent else 'base'}",
                          *place]
-            if joint.mimic is not None:      # only in a tree: a chain refuses mimic joints
+            if joint.mimic is not None:      # only in a tree (or a coupled chain: named)
                 followed, multiplier, offset = joint.mimic
                 place += [f"mimic: {names[followed - 1]}", f"multiplier: {decimal(multiplier)}",
                           "offset: " + (angle(offset) if joint.kind == "revolute"

@@ -1,0 +1,173 @@
+"""Robot -> MJCF: a robot file's model for MuJoCo, to view and simulate it.
+
+The bodies are symdyn's joint frames (z along each joint axis), as in the URDF export, so each
+body is placed at its frame at q = 0 and its hinge or slide turns about (or slides along) its
+own z through its origin, qpos being symdyn's q:
+
+    world -> base (welded where the file's base is) -> link1 ... linkn, each with its joint
+
+A floating base is a body on a free joint (MuJoCo's qpos: the position and the quaternion
+(w, x, y, z); its linear velocity in the world's axes, reference.MujocoReference maps them).
+Each body carries its link's inertia; the named frames and the tool are sites. A mimic joint is
+a joint equality (joint1 = offset + multiplier joint2). The rotor inertias are the joints'
+armature, the viscous friction their damping, a symmetric Coulomb friction their frictionloss;
+a joint's effort limit is its actuator force range, and every independent joint has a motor.
+
+Capsules along the links (from each frame's origin to its parent's) and spheres at the joints
+make the model visible; they neither collide nor weigh (contype 0, inertias as given).
+MuJoCo needs mass and inertia in every moving body: a massless link, or a point mass, is given
+MuJoCo's lower bounds (``boundmass``, ``boundinertia``), 1e-12 kg and kg m^2, which move its
+dynamics by that much. MuJoCo refuses inertias no rigid body has, which published data (and a
+robot file with ``allow_inconsistent_inertia``) may hold: such a model is written with
+``balanceinertia``, MuJoCo's repair, and a comment naming the links whose dynamics it changes.
+Names are the robot file's, which are validated, and escaped anyway.
+"""
+from __future__ import annotations
+
+from xml.sax.saxutils import escape, quoteattr
+
+import numpy as np
+
+from .export import Numbers
+from .model import Robot
+from .rigid import wxyz_of_rotation
+from .validity import body_problem
+from .write import decimal, decimals
+
+BOUND = 1e-12            # boundmass and boundinertia: MuJoCo's floor on moving bodies
+RADIUS = 0.02            # the capsules' radius, in metres
+
+
+def mjcf_text(robot: Robot, values: dict | None = None) -> str:
+    """The MJCF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
+    raises ValueError naming the symbols that are left."""
+    values = values or {}
+    free = [str(p) for p in robot.parameters if p not in values]
+    if free:
+        raise ValueError(f"an MJCF file holds numbers: give {', '.join(free)} a value (--set)")
+    num = Numbers(values)
+    spec = robot.spec
+    names = [row.name or f"link{link.index}" for link, row in zip(robot.links, spec.links)]
+    children: dict[int, list[int]] = {}
+    for link in robot.links:
+        children.setdefault(link.parent, []).append(link.index)
+    sites: dict[int, list[str]] = {}
+    for frame in robot.frames:
+        sites.setdefault(frame.link, []).append(_site(frame.name, num.matrix(frame.placement)))
+    if not any(frame.name == "tool" for frame in robot.frames):
+        sites.setdefault(robot.tool_link, []).append(_site("tool", num.matrix(robot.tool)))
+
+    def body(index: int, depth: int) -> list[str]:
+        pad = "  " * depth
+        link = robot.links[index - 1]
+        row = spec.links[index - 1]
+        q0 = {link.q: 0}
+        placement = np.eye(4)
+        placement[:3, :3] = num.matrix(link.rotation.subs(q0))
+        placement[:3, 3] = num.vector(link.position.subs(q0))
+        lines = [f"{pad}<body name={quoteattr(names[index - 1])} {_pose(placement)}>",
+                 f"{pad}  {_joint(f'joint{index}', link, row, num)}",
+                 f"{pad}  {_inertial(link.inertia, num)}",
+                 f'{pad}  <geom type="sphere" size="{2 * RADIUS}"/>']
+        back = -placement[:3, :3].T @ placement[:3, 3]    # the parent's origin, in this frame
+        if np.linalg.norm(back) > 1e-9:
+            lines.append(f'{pad}  <geom type="capsule" size="{RADIUS}" '
+                         f'fromto="0 0 0 {_words(back)}"/>')
+        lines += [f"{pad}  {site}" for site in sites.get(index, [])]
+        for child in children.get(index, []):
+            lines += body(child, depth + 1)
+        return lines + [f"{pad}</body>"]
+
+    impossible = [names[link.index - 1] for link in robot.links if _impossible(link.inertia, num)]
+    if robot.floating and _impossible(robot.root.inertia, num):
+        impossible.insert(0, "base")
+    out = [f"<mujoco model={quoteattr(robot.name)}>",
+           f"  <!-- {escape(robot.name)}: exported by symdyn from its robot file. Bodies are "
+           "symdyn's joint frames (z along each joint axis); qpos is symdyn's q. -->"]
+    if impossible:
+        out.append(f"  <!-- Inertias no rigid body has, which MuJoCo balances (its dynamics "
+                   f"differ from the robot file's there): {escape(', '.join(impossible))}. -->")
+    out += [f'  <compiler angle="radian" inertiafromgeom="false" boundmass="{BOUND}" '
+            f'boundinertia="{BOUND}"' + (' balanceinertia="true"' if impossible else "") + "/>",
+           f'  <option gravity="{_words(num.vector(spec.gravity))}"/>',
+           '  <default><geom contype="0" conaffinity="0" rgba="0.6 0.6 0.7 1"/></default>',
+           "  <worldbody>"]
+    if robot.floating:
+        out += ['    <body name="base">', '      <freejoint name="root"/>',
+                f"      {_inertial(robot.root.inertia, num)}",
+                f'      <geom type="sphere" size="{2 * RADIUS}"/>']
+    else:
+        out += [f'    <body name="base" {_pose(num.matrix(robot.base))}>']
+    out += [f"      {site}" for site in sites.get(0, [])]
+    for child in children.get(0, []):
+        out += body(child, 3)
+    out += ["    </body>", "  </worldbody>"]
+    coupled = [link for link in robot.links if link.mimic is not None]
+    if coupled:
+        out.append("  <equality>")
+        for link in coupled:
+            followed, multiplier, offset = link.mimic
+            out.append(f'    <joint joint1="joint{link.index}" joint2="joint{followed}" '
+                       f'polycoef="{decimal(num(offset))} {decimal(num(multiplier))} 0 0 0"/>')
+        out.append("  </equality>")
+    motors = [link for link in robot.links if link.mimic is None]
+    if motors:
+        out += ["  <actuator>"] + [f'    <motor name="motor{link.index}" '
+                                   f'joint="joint{link.index}"/>' for link in motors]
+        out.append("  </actuator>")
+    return "\n".join(out + ["</mujoco>", ""])
+
+
+def _words(values) -> str:
+    return decimals(values)[1:-1].replace(",", "")
+
+
+def _pose(T) -> str:
+    return f'pos="{_words(T[:3, 3])}" quat="{_words(wxyz_of_rotation(T[:3, :3]))}"'
+
+
+def _site(name: str, T) -> str:
+    return f'<site name={quoteattr(name)} {_pose(T)} size="{RADIUS / 2}"/>'
+
+
+def _joint(name, link, row, num) -> str:
+    kind = "hinge" if link.revolute else "slide"
+    attributes = [f'name="{name}"', f'type="{kind}"', 'axis="0 0 1"']
+    limits = {k: num(v) for k, v in (row.limits or {}).items()}
+    if "lower" in limits:
+        attributes.append(f'range="{decimal(limits["lower"])} {decimal(limits["upper"])}" '
+                          'limited="true"')
+    if limits.get("effort"):
+        attributes.append(f'actuatorfrcrange="{decimal(-limits["effort"])} '
+                          f'{decimal(limits["effort"])}" actuatorfrclimited="true"')
+    armature, viscous = num(link.armature), num(link.viscous)
+    plus, minus = (num(c) for c in link.coulomb)
+    for key, value in (("armature", armature), ("damping", viscous),
+                       ("frictionloss", plus if plus == -minus else 0.0)):
+        if value:
+            attributes.append(f'{key}="{decimal(value)}"')
+    return f"<joint {' '.join(attributes)}/>"
+
+
+def _about_com(inertia, num) -> tuple[float, np.ndarray, np.ndarray, float]:
+    """The body's mass, centre of mass and inertia about it, and the scale of its numbers."""
+    mass = num(inertia.mass)
+    h = num.vector(inertia.first_moment)
+    J = num.matrix(inertia.inertia_origin)
+    c = h / mass if mass else np.zeros(3)
+    about_com = J - mass * (c @ c * np.eye(3) - np.outer(c, c))
+    return mass, c, about_com, max(float(np.abs(about_com).max()), float(np.abs(J).max()))
+
+
+def _impossible(inertia, num) -> bool:
+    mass, c, tensor, _ = _about_com(inertia, num)
+    six = [tensor[i, j] for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))]
+    return body_problem(mass, c, six, about_origin=False) is not None
+
+
+def _inertial(inertia, num) -> str:
+    """The body about its centre of mass (its full tensor: MuJoCo finds the principal axes)."""
+    mass, c, about_com, scale = _about_com(inertia, num)
+    six = [about_com[i, j] for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))]
+    return (f'<inertial pos="{_words(c)}" mass="{decimal(mass)}" '
+            f'fullinertia="{" ".join(decimal(v, scale) for v in six)}"/>')
