@@ -273,3 +273,40 @@ def assert_refused_in_one_line(tmp_path, path, field, words, line):
     result = CliRunner().invoke(main, ["generate", str(path), "--out", str(out), "-q"])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output and not out.exists()
+
+
+# example-robot-data's URDFs the tests import whole (paths below its robots/ folder).
+# Fixed-base trees without mimic joints: imported whole (no --tip), their joints numbered as
+# Pinocchio numbers them, every dynamic quantity against Pinocchio's model of the URDF.
+TREES = ["allegro_hand_description/urdf/allegro_right_hand.urdf",
+         "allegro_hand_description/urdf/allegro_left_hand.urdf",
+         "alex_description/urdf/alex_nub_hands.urdf",
+         "tiago_description/robots/tiago_no_hand.urdf",
+         "tiago_description/robots/tiago.urdf"]      # 48 joints: the arm, torso, head, hand
+
+# Fixed-base trees with mimic joints (buildModelFromUrdf(path, mimic=True)).
+MIMIC_TREES = ["panda_description/urdf/panda.urdf",      # the fingers: one follows the other
+               "baxter_description/urdf/baxter.urdf",    # two arms, mimic grippers
+               "pr2_description/urdf/pr2.urdf",
+               "tiago_pro_description/robots/tiago_pro.urdf"]
+
+# The legged robots of example-robot-data on a free-flyer, as Pinocchio loads them
+# (buildModelFromUrdf(path, JointModelFreeFlyer(), mimic=True)); TALOS: 32 joints, and in full
+# 12 mimic joints in its grippers.
+# Every legged robot, humanoid and aerial robot of example-robot-data (one URDF of each, the
+# whole robot where it comes with and without sensors, hands or arms)
+FLOATING = [
+    "solo_description/robots/solo12.urdf", "anymal_c_simple_description/urdf/anymal.urdf",
+    "anymal_b_simple_description/robots/anymal.urdf", "go1_description/urdf/go1.urdf",
+    "go2_description/urdf/go2.urdf", "a1_description/urdf/a1.urdf", "b1_description/urdf/b1.urdf",
+    "laikago_description/urdf/laikago.urdf", "quadruped_description/urdf/quadruped.urdf",
+    "bolt_description/robots/bolt.urdf", "hyq_description/robots/hyq_no_sensors.urdf",
+    "icub_description/robots/icub_reduced.urdf", "talos_data/robots/talos_reduced.urdf",
+    "talos_data/robots/talos_full_v2.urdf", "romeo_description/urdf/romeo_small.urdf",
+    "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    "simple_humanoid_description/urdf/simple_humanoid.urdf",
+    "alex_description/urdf/alex_nub_hands.urdf",
+    "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf",
+    "centauro_description/urdf/centauro.urdf", "human_description/robots/human.urdf",
+    "iris_description/robots/iris.urdf", "hextilt_description/urdf/hextilt_flying_arm_5.urdf",
+    "borinot_description/urdf/borinot_flying_arm_2.urdf"]
