@@ -92,7 +92,7 @@ def test(*pytest_args):
 def regenerate():
     for robot in sorted((ROOT / "robots").glob("*.yaml")):
         code = run(BIN / "symdyn", "generate", robot.relative_to(ROOT), "--lang", "python",
-                   "--lang", "c", "--out", "generated", "--quiet")
+                   "--lang", "c", "--lang", "casadi", "--out", "generated", "--quiet")
         if code:
             return code
     return 0

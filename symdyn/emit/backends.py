@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .printers import CPrinter, PythonPrinter
+from .printers import CasadiPrinter, CPrinter, PythonPrinter
 
 
 def _one_ascii_line(text: str) -> str:
@@ -43,6 +43,9 @@ BACKENDS = {
                       python_docstring_text, "np.inf"),
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
                  c_comment_text, "HUGE_VAL"),
+    # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
+    "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
+                      python_docstring_text, "ca.inf"),
 }
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

@@ -55,6 +55,20 @@ class Output:
     values: tuple[tuple[int, str], ...]   # (flat index, printed expression)
     offset: int = 0     # where it starts when a function's outputs lie back to back
 
+    @property
+    def matrix_shape(self) -> tuple[int, int]:
+        """The output as a matrix, for languages of matrices alone (CasADi): a vector a
+        column, a scalar 1 x 1, an (F, a, b) array its F blocks stacked, (F a) x b."""
+        if len(self.shape) < 2:
+            return (self.size, 1)
+        return (self.size // self.shape[-1], self.shape[-1])
+
+    @property
+    def cells(self) -> tuple[tuple[int, int, str], ...]:
+        """(row, column, printed expression) of each entry in ``matrix_shape``."""
+        columns = self.matrix_shape[1]
+        return tuple((k // columns, k % columns, value) for k, value in self.values)
+
 
 @dataclass(frozen=True)
 class Body:

@@ -221,7 +221,8 @@ class _ArithmeticMixin:
 
 
 class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
-    """numpy-vectorised Python: functions from ``np``."""
+    """numpy-vectorised Python: functions from ``np`` (``_functions``; a subclass takes them
+    from another module)."""
 
     _functions = {"sin": "np.sin", "cos": "np.cos", "tan": "np.tan", "sqrt": "np.sqrt",
                   "sign": "np.sign", "Abs": "np.abs", "atan2": "np.arctan2"}
@@ -231,7 +232,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
             return literal(expr)
         name = self._functions.get(expr.func.__name__)
         if name is None:
-            raise EmitError(f"no numpy function for {expr.func.__name__}")
+            raise EmitError(f"no function for {expr.func.__name__} in {type(self).__name__}")
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
 
     _print_sin = _print_cos = _print_tan = _print_sign = _print_Abs = _print_atan2 = \
@@ -240,8 +241,16 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
     def _print_Pow(self, expr, rational=False):
         if expr.exp == sympy.Rational(1, 2) and not expr.base.is_number:
             self.common = False
-            return f"np.sqrt({self._print(expr.base)})"
+            return f"{self._functions['sqrt']}({self._print(expr.base)})"
         return super()._print_Pow(expr, rational)
+
+
+class CasadiPrinter(PythonPrinter):
+    """CasADi's SX expressions: the same arithmetic, functions from ``ca``."""
+
+    _functions = {"sin": "ca.sin", "cos": "ca.cos", "tan": "ca.tan", "sqrt": "ca.sqrt",
+                  "sign": "ca.sign", "Abs": "ca.fabs", "atan2": "ca.atan2"}
+
 
 
 class CPrinter(_ArithmeticMixin, C99CodePrinter):
