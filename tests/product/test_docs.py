@@ -66,6 +66,12 @@ def test_optimal_control_tutorial(tmp_path):
     assert "finite differences" in out and "terminal cost by iteration" in out
 
 
+def test_casadi_swing_up_tutorial(tmp_path):
+    out = _run([sys.executable, "swing_up.py"], _copy("casadi_swing_up", tmp_path))
+    assert "IPOPT: Solve_Succeeded" in out
+    assert float(re.search(r"distance from upright: (\S+)", out).group(1)) < 1e-8
+
+
 @pytest.mark.slow
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
