@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import html
 import importlib.metadata
+import importlib.util
 import json
 import math
 import os
@@ -486,8 +487,54 @@ def peer_functions(robot, folder: Path) -> dict:
     }
 
 
+def import_module_from(path: Path):
+    """The Python module in the file at ``path`` (a generated one, under its file's name)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def symdyn_casadi_functions(robot, folder: Path) -> dict:
+    """symdyn's own CasADi functions (--lang casadi) of PEER_WORK's quantities, named as
+    PEER_WORK names adam's with "ours" for "peer", for CasADi to generate C of alike."""
+    import casadi as cs
+
+    symdyn.generate(symdyn.newton_euler(robot), "casadi", folder,
+                    quantities=["mass_matrix", "nonlinear_effects", "pose_and_jacobian"])
+    module = import_module_from(folder / f"{robot.name}_casadi.py")
+    s, v = cs.SX.sym("s", robot.dof), cs.SX.sym("v", robot.dof)
+    return {"ours_M": cs.Function("ours_M", [s], [module.mass_matrix()(s)]),
+            "ours_h": cs.Function("ours_h", [s, v], [module.nonlinear_effects()(s, v)]),
+            "ours_TJ": cs.Function("ours_TJ", [s], list(module.pose_and_jacobian()(s)))}
+
+
+def casadi_c(functions: dict, folder: Path, name: str, n: int) -> Path:
+    """CasADi's C of ``functions`` (its CSE on) in ``folder``/``name``.c, and a harness timing
+    them as PEER_WORK says: the harness's source."""
+    import casadi
+    generator = casadi.CodeGenerator(f"{name}.c", {"with_header": True})
+    for function in functions.values():
+        generator.add(function)
+    generator.generate(str(folder) + "/")
+    prefix = next(iter(functions)).split("_")[0]
+    works = "".join(fill(PEER_C_WORK, I=i, FUNCTION=function.replace("peer", prefix),
+                         W=max(1, functions[function.replace("peer", prefix)].sz_w()),
+                         IW=max(1, functions[function.replace("peer", prefix)].sz_iw()),
+                         ARGS=len(inputs.split(", ")))
+                    for i, (_, function, inputs) in enumerate(PEER_WORK.values()))
+    harness = folder / f"{name}_harness.c"
+    harness.write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=works, TABLE=", ".join(
+            f"work{i}" for i in range(len(PEER_WORK))), INCLUDE=f'"{name}.h"', N=n, NQ=n,
+            NORMALIZE="", STATES=STATES))
+    return harness
+
+
 def compile_peer(robot, folder: Path):
-    """symdyn's harness and CasADi's, each timing PEER_WORK's functions on the same states."""
+    """Three harnesses timing PEER_WORK's functions on the same states: symdyn's C, the C
+    CasADi generates of adam's expressions, and the C CasADi generates of symdyn's CasADi
+    functions."""
     n = robot.dof
     symdyn.generate(symdyn.newton_euler(robot), "c", folder,
                     quantities=["mass_matrix", "nonlinear_effects", "pose_and_jacobian"])
@@ -497,24 +544,16 @@ def compile_peer(robot, folder: Path):
         C_HARNESS, UNIFORM=STATES_C, WORKS=ours, TABLE=", ".join(
             f"work{i}" for i in range(len(PEER_WORK))), INCLUDE=f'"{robot.name}.h"',
         NAME=robot.name, N=n, NQ=n, NORMALIZE="", STATES=STATES))
-    functions = peer_functions(robot, folder)
-    import casadi
-    generator = casadi.CodeGenerator("peer.c", {"with_header": True})
-    for function in functions.values():
-        generator.add(function)
-    generator.generate(str(folder) + "/")
-    theirs = "".join(fill(PEER_C_WORK, I=i, FUNCTION=name, W=max(1, functions[name].sz_w()),
-                          IW=max(1, functions[name].sz_iw()), ARGS=len(inputs.split(", ")))
-                     for i, (_, name, inputs) in enumerate(PEER_WORK.values()))
-    (folder / "theirs.c").write_text(fill(
-        C_HARNESS, UNIFORM=STATES_C, WORKS=theirs, TABLE=", ".join(
-            f"work{i}" for i in range(len(PEER_WORK))), INCLUDE='"peer.h"', N=n, NQ=n,
-            NORMALIZE="", STATES=STATES))
+    harnesses = [(folder / "ours.c", folder / f"{robot.name}.c"),
+                 (casadi_c(peer_functions(robot, folder), folder, "peer", n), folder / "peer.c"),
+                 (casadi_c(symdyn_casadi_functions(robot, folder), folder, "ours_casadi", n),
+                  folder / "ours_casadi.c")]
     binaries = []
-    for harness, source in (("ours", f"{robot.name}.c"), ("theirs", "peer.c")):
-        subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{folder}", str(folder / f"{harness}.c"),
-                        str(folder / source), "-o", str(folder / harness), "-lm"], check=True)
-        binaries.append(folder / harness)
+    for harness, source in harnesses:
+        binary = harness.with_suffix("")
+        subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{folder}", str(harness), str(source),
+                        "-o", str(binary), "-lm"], check=True)
+        binaries.append(binary)
     return binaries
 
 
@@ -526,8 +565,12 @@ def section_peer(robots, quick):
           "base is fixed: the floating-base functions with the base at the identity and at "
           "rest, their joints' block. Both C files are compiled alike (gcc -std=c99 "
           f"{' '.join(FLAGS)}) and timed as in section 1, the harnesses taking turns.\n")
-    print("| robot | quantity | symdyn | CasADi (adam) | ratio |")
-    print("|---|---|---:|---:|---:|")
+    print("The third column is symdyn's own CasADi functions (--lang casadi), their C generated "
+          "by CasADi as adam's are: the speed-up a CasADi user gets by taking symdyn's "
+          "functions.\n")
+    print("| robot | quantity | symdyn | CasADi (adam) | ratio | CasADi (symdyn's) | "
+          "adam / symdyn's, both CasADi |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
@@ -535,11 +578,13 @@ def section_peer(robots, quick):
             folder.mkdir()
             binaries = compile_peer(robot, folder)
             for index, kind in enumerate(PEER_WORK):
-                ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
+                ours, theirs, via = run_alternately(binaries, index, rounds, False, seconds)
                 print(f"| {robot.name} | {kind} | {statistics.median(ours):.0f} ns "
                       f"+-{spread(ours):.0%} | {statistics.median(theirs):.0f} ns "
                       f"+-{spread(theirs):.0%} | "
-                      f"{statistics.median(theirs) / statistics.median(ours):.1f}x |",
+                      f"{statistics.median(theirs) / statistics.median(ours):.1f}x | "
+                      f"{statistics.median(via):.0f} ns +-{spread(via):.0%} | "
+                      f"{statistics.median(theirs) / statistics.median(via):.1f}x |",
                       flush=True)
     print()
 
