@@ -92,7 +92,8 @@ def test(*pytest_args):
 def regenerate():
     for robot in sorted((ROOT / "robots").glob("*.yaml")):
         code = run(BIN / "symdyn", "generate", robot.relative_to(ROOT), "--lang", "python",
-                   "--lang", "c", "--lang", "casadi", "--out", "generated", "--quiet")
+                   "--lang", "c", "--lang", "casadi", "--lang", "jax", "--out", "generated",
+                   "--quiet")
         if code:
             return code
     return 0

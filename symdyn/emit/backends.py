@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .printers import CasadiPrinter, CPrinter, PythonPrinter
+from .printers import CasadiPrinter, CPrinter, JaxPrinter, PythonPrinter
 
 
 def _one_ascii_line(text: str) -> str:
@@ -46,6 +46,9 @@ BACKENDS = {
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
                       python_docstring_text, "ca.inf"),
+    # jax.numpy functions (the optional extra symdyn[jax]), for learning and differentiation
+    "jax": Backend("jax", JaxPrinter, (("jax/module.py.j2", "{name}_jax.py"),),
+                   python_docstring_text, "float('inf')"),
 }
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

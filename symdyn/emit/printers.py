@@ -252,6 +252,12 @@ class CasadiPrinter(PythonPrinter):
                   "sign": "ca.sign", "Abs": "ca.fabs", "atan2": "ca.atan2"}
 
 
+class JaxPrinter(PythonPrinter):
+    """jax.numpy: functions from ``jnp``."""
+
+    _functions = {"sin": "jnp.sin", "cos": "jnp.cos", "tan": "jnp.tan", "sqrt": "jnp.sqrt",
+                  "sign": "jnp.sign", "Abs": "jnp.abs", "atan2": "jnp.arctan2"}
+
 
 class CPrinter(_ArithmeticMixin, C99CodePrinter):
     """C99 with <math.h> doubles. A sum's products are fused into it, a*b + c as

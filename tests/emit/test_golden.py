@@ -40,7 +40,7 @@ def test_generation_is_byte_identical_across_runs_and_hash_seeds(tmp_path):
                         *langs, "--out", str(out), "-q"], cwd=ROOT, check=True,
                        env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True)
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
-    assert len(outputs[0]) == 4      # Python, the C header and source, CasADi's Python
+    assert len(outputs[0]) == 5      # Python, the C header and source, CasADi's, JAX's
     assert outputs[0] == outputs[1]
     for name, data in outputs[0].items():
         assert data == (ROOT / "generated" / name).read_bytes()

@@ -1,0 +1,121 @@
+"""--lang jax: jax.numpy functions of the same programs, equal to the numpy module's.
+
+Every function of the committed JAX modules (generated/*_jax.py, which test_golden proves
+current) and of random trees' modules against the numpy module in float64; in float32 within
+the bounds the documentation states; under jit and vmap; and jax.jacfwd through them against
+symdyn's derivative functions.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+
+import numpy as np
+import pytest
+from support import ROBOTS, ROOT, import_file, input_arrays, random_tree_yaml
+
+import symdyn
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)       # float64 unless an input is float32
+jnp = jax.numpy
+
+SHIPPED = sorted(p.stem for p in ROBOTS.glob("*.yaml"))
+# float32 against float64, relative to the output's largest entry: the documented bounds
+# (docs/reference/generated-code.md); forward dynamics solves with M, whose condition
+# multiplies the rounding
+FLOAT32 = 1e-6
+FLOAT32_SOLVED = 1e-4
+
+
+def modules(robot_file, folder):
+    """The numpy and JAX modules of a robot: the committed ones of a shipped robot, else
+    generated into ``folder``."""
+    name = robot_file.stem
+    if robot_file.parent == ROBOTS:
+        folder = ROOT / "generated"
+    else:
+        symdyn.generate(symdyn.newton_euler(symdyn.load_robot(robot_file)), ["python", "jax"],
+                        folder)
+    return (import_file(folder / f"{name}.py", f"np_{name}_{id(folder)}"),
+            import_file(folder / f"{name}_jax.py", f"jax_{name}_{id(folder)}"))
+
+
+def functions(module):
+    return {name: f for name, f in vars(module).items()
+            if inspect.isfunction(f) and not name.startswith("_")
+            and name != "standard_parameters"}
+
+
+def assert_every_function_equal(numpy_module, jax_module, robot, states=4, seed=0):
+    rng = np.random.default_rng(seed)
+    arrays = input_arrays(rng, robot, states)
+    arrays["params"] = rng.uniform(0.5, 1.5, (states, len(jax_module.PARAMETERS)))
+    assert functions(jax_module).keys() == functions(numpy_module).keys()
+    for name, function in functions(jax_module).items():
+        inputs = [arrays[i] for i in inspect.signature(function).parameters]
+        expected = getattr(numpy_module, name)(*inputs)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        for dtype, bound in ((np.float64, 1e-12),
+                             (np.float32, FLOAT32_SOLVED if "forward_dynamics" in name
+                              else FLOAT32)):
+            actual = function(*(x.astype(dtype) for x in inputs))
+            actual = actual if isinstance(actual, tuple) else (actual,)
+            assert len(actual) == len(expected), name
+            for a, e in zip(actual, expected):
+                assert a.dtype == dtype and a.shape == e.shape, name
+                scale = max(1.0, float(np.abs(e).max()))
+                np.testing.assert_allclose(np.asarray(a, dtype=float), e, rtol=bound,
+                                           atol=bound * scale, err_msg=f"{name} {dtype}")
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_function_of_the_shipped_robots_equals_numpys(name):
+    numpy_module, jax_module = modules(ROBOTS / f"{name}.yaml", None)
+    assert_every_function_equal(numpy_module, jax_module,
+                                symdyn.load_robot(ROBOTS / f"{name}.yaml"))
+
+
+@pytest.mark.parametrize("seed, floating", [(1, False), (2, True)])
+def test_every_function_of_random_trees_equals_numpys(tmp_path, seed, floating):
+    rng = np.random.default_rng(seed)
+    robot_file = tmp_path / "tree.yaml"
+    robot_file.write_text(random_tree_yaml(rng, dof=5, mimics=1, floating=floating))
+    numpy_module, jax_module = modules(robot_file, tmp_path)
+    assert_every_function_equal(numpy_module, jax_module, symdyn.load_robot(robot_file))
+
+
+def test_jit_and_vmap_give_the_batch_and_jacfwd_symdyns_derivatives():
+    numpy_module, jax_module = modules(ROBOTS / "panda.yaml", None)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.uniform(-2, 2, (3, 16, 7))
+    expected = numpy_module.inverse_dynamics(q, qd, qdd)
+    jitted = jax.jit(jax_module.inverse_dynamics)
+    np.testing.assert_allclose(jitted(q, qd, qdd), expected, rtol=1e-12, atol=1e-10)
+    mapped = jax.jit(jax.vmap(jax_module.inverse_dynamics))
+    np.testing.assert_allclose(mapped(q, qd, qdd), expected, rtol=1e-12, atol=1e-10)
+    tau = expected[0]
+    for function, derivatives, last in (
+            (jax_module.inverse_dynamics, numpy_module.inverse_dynamics_derivatives, qdd[0]),
+            (jax_module.forward_dynamics, numpy_module.forward_dynamics_derivatives, tau)):
+        d_dq, d_dqd = jax.jacfwd(function, argnums=(0, 1))(q[0], qd[0], last)
+        want = derivatives(q[0], qd[0], last)
+        np.testing.assert_allclose(d_dq, want[0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(d_dqd, want[1], rtol=1e-9, atol=1e-9)
+    # reverse mode too: the gradient of the kinetic energy is M qd in qd
+    grad = jax.grad(jax_module.kinetic_energy, argnums=1)(q[0], qd[0])
+    np.testing.assert_allclose(grad, numpy_module.mass_matrix(q[0]) @ qd[0], rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_a_wrong_shape_is_refused():
+    _, jax_module = modules(ROBOTS / "panda.yaml", None)
+    with pytest.raises(ValueError, match=r"q must have shape \(\.\.\., 7\)"):
+        jax_module.mass_matrix(np.zeros(6))
+
+
+def test_without_jax_the_module_says_which_extra_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jax", None)
+    monkeypatch.setitem(sys.modules, "jax.numpy", None)
+    with pytest.raises(ImportError, match=r"pip install 'symdyn\[jax\]'"):
+        import_file(ROOT / "generated" / "planar2_jax.py", "jax_planar2_without")
