@@ -14,15 +14,21 @@ Prints Markdown tables:
    and of the Lagrange route for the Panda;
 5. the commands as a user runs them (excite, check, identify on a million rows and more), each
    in its own process: CPU time and peak memory;
-6. the C that CasADi generates from adam-robotics' expressions, beside symdyn's.
+6. the C that CasADi generates from adam-robotics' expressions, beside symdyn's C and the C
+   CasADi generates from symdyn's CasADi functions;
+7. trees imported whole: import and generation times, M's zeros (and 8. per call, section 1's
+   table for single robots);
+9. symdyn's JAX module against adam-robotics' JAX functions, one state and vmapped.
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import importlib.metadata
 import importlib.util
+import io
 import json
 import math
 import os
@@ -589,6 +595,83 @@ def section_peer(robots, quick):
     print()
 
 
+JAX_WORK = {   # quantity: (symdyn's function, adam's, the inputs: "q" or "q, qd")
+    "M": ("mass_matrix", lambda kd, H, z, s, v: kd.mass_matrix(H, s)[6:, 6:], "q"),
+    "h = C qd + g": ("nonlinear_effects",
+                     lambda kd, H, z, s, v: kd.bias_force(H, s, z, v)[6:], "q, qd"),
+    "tool Jacobian": ("jacobian", lambda kd, H, z, s, v: kd.jacobian("tool", H, s)[:, 6:], "q"),
+}
+
+
+def section_jax(robots):
+    """symdyn's JAX module (--lang jax) against adam-robotics' JAX functions of the same robot
+    (from symdyn's URDF export), both jit-compiled on the CPU in float64: one state a call, and
+    10,000 states through jax.vmap; beside them the numpy module's batch."""
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    from adam.jax import KinDynComputations
+
+    from symdyn.robot.export import urdf_text
+    print("## 9. JAX: symdyn's module against adam-robotics'\n")
+    print(f"JAX {jax.__version__} on the CPU, float64, every function jax.jit-compiled (its "
+          "first call, which compiles it, not timed); CPU time a call (JAX's threads "
+          "included), median of rounds in which the contenders take turns. adam-robotics "
+          "builds each quantity from symdyn's URDF export of the robot, with the base fixed "
+          "(the identity, at rest, the joints' block). vmap: 10,000 states in one call of "
+          "jax.jit(jax.vmap(f)), per state; numpy: the numpy module's batch of the same "
+          "states.\n")
+    print("| robot | quantity | symdyn, 1 state | adam, 1 state | ratio | symdyn, vmap | "
+          "adam, vmap | numpy batch |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for robot in robots:
+            folder = Path(tmp)
+            dynamics = symdyn.newton_euler(robot)
+            symdyn.generate(dynamics, ["jax", "python"], folder,
+                            quantities=[name for name, _, _ in JAX_WORK.values()])
+            ours = import_module_from(folder / f"{robot.name}_jax.py")
+            numpy_module = import_module_from(folder / f"{robot.name}.py")
+            urdf = folder / f"{robot.name}.urdf"
+            urdf.write_text(urdf_text(robot))
+            with contextlib.redirect_stderr(io.StringIO()):     # adam's parser's notes
+                kd = KinDynComputations(str(urdf), [f"joint{i}"
+                                                    for i in range(1, robot.dof + 1)])
+            H, zero = jnp.eye(4), jnp.zeros(6)
+            one = [jnp.asarray(rng.uniform(-3, 3, robot.dof)) for _ in range(2)]
+            batch = [jnp.asarray(rng.uniform(-3, 3, (10_000, robot.dof))) for _ in range(2)]
+            for kind, (name, theirs, inputs) in JAX_WORK.items():
+                count = len(inputs.split(", "))
+                mine = getattr(ours, name)
+
+                def adams(s, v=None, theirs=theirs):
+                    return theirs(kd, H, zero, s, v)
+                contenders = [jax.jit(mine), jax.jit(adams)]
+                mapped = [jax.jit(jax.vmap(f)) for f in (mine, adams)]
+                for f in contenders:
+                    jax.block_until_ready(f(*one[:count]))
+                vmap_times = []
+                for f in mapped:
+                    try:
+                        jax.block_until_ready(f(*batch[:count]))
+                        vmap_times.append(per_call((lambda f=f: jax.block_until_ready(
+                            f(*batch[:count])), ()), rounds=3)[0] / 10_000)
+                    except Exception as exc:     # noqa: BLE001 (a peer's failure is a cell)
+                        vmap_times.append(f"fails ({type(exc).__name__})")
+                single = per_call(*((lambda f=f: jax.block_until_ready(f(*one[:count])), ())
+                                    for f in contenders))
+                numpy_batch = per_call((getattr(numpy_module, name),
+                                        [np.asarray(x) for x in batch[:count]]),
+                                       rounds=3)[0] / 10_000
+                cells = [f"{t * 1e6:.2f} us" if isinstance(t, float) else t
+                         for t in vmap_times]
+                print(f"| {robot.name} | {kind} | {single[0] * 1e6:.1f} us | "
+                      f"{single[1] * 1e6:.1f} us | {single[1] / single[0]:.1f}x | {cells[0]} | "
+                      f"{cells[1]} | {numpy_batch * 1e6:.2f} us |", flush=True)
+    print()
+
+
 def section_python(robots):
     import pinocchio as pin
     print("## 2. From Python\n")
@@ -1049,6 +1132,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
+                                           "jax",
                                            "trees"],
                         action="append", help="run only these sections")
     parser.add_argument("--robot", action="append", metavar="NAME",
@@ -1064,7 +1148,8 @@ def main():
                           "tree_times": tree_times}[job](
             *(int(v) if v.isdigit() else v for v in values))))
         return
-    sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees"])
+    sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees",
+                                 "jax"])
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -1087,6 +1172,8 @@ def main():
             section_peer(robots[:2], args.quick)
         if "trees" in sections:
             section_trees(args.quick)
+        if "jax" in sections:
+            section_jax(robots[:2])
 
 if __name__ == "__main__":
     main()
