@@ -596,19 +596,8 @@ def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, root
 @QUIET
 def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
     """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
-    robot = _load(robot_file, snap_angles=snap_angles)
-    try:
-        text = urdf_text(robot, resolve_values(robot, _settings(settings)), visual=visual)
-        if output is not None:
-            write_files({Path(output).name: text}, Path(output).parent)
-    except ValueError as exc:
-        raise UserError(f"{robot_file}: {exc}") from None
-    except SymdynError as exc:
-        raise UserError(str(exc)) from None
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        click.echo(output)
+    _export(robot_file, snap_angles, settings, output,
+            lambda robot, values: urdf_text(robot, values, visual=visual))
 
 
 @main.command("export-mjcf")
@@ -621,9 +610,15 @@ def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
 def export_mjcf(robot_file, snap_angles, settings, output, quiet):
     """Write ROBOT as a MuJoCo model (MJCF): bodies, joints with their ranges, inertias,
     armature, damping, a motor per joint and capsules to see it by; free symbols need --set."""
+    _export(robot_file, snap_angles, settings, output, mjcf_text)
+
+
+def _export(robot_file, snap_angles, settings, output, text_of):
+    """ROBOT's model as ``text_of`` (robot, values) writes it, to ``output`` (then its name
+    is printed) or standard output."""
     robot = _load(robot_file, snap_angles=snap_angles)
     try:
-        text = mjcf_text(robot, resolve_values(robot, _settings(settings)))
+        text = text_of(robot, resolve_values(robot, _settings(settings)))
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except ValueError as exc:
@@ -632,7 +627,7 @@ def export_mjcf(robot_file, snap_angles, settings, output, quiet):
         raise UserError(str(exc)) from None
     if output is None:
         click.echo(text, nl=False)
-    elif not quiet:
+    else:
         click.echo(output)
 
 

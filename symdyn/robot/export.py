@@ -37,11 +37,7 @@ VISUAL_RADIUS = 0.02       # the cylinders drawn with visual=True, in metres
 def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False) -> str:
     """The URDF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
     raises ValueError naming the symbols that are left."""
-    values = values or {}
-    free = [str(p) for p in robot.parameters if p not in values]
-    if free:
-        raise ValueError(f"a URDF holds numbers: give {', '.join(free)} a value (--set)")
-    num = Numbers(values)
+    num = Numbers.of(robot, values, "a URDF")
     spec = robot.spec
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
@@ -72,8 +68,20 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
 
 
 class Numbers:
+    """A robot's expressions as floats, its free symbols replaced by given values."""
+
     def __init__(self, values):
         self.values = values
+
+    @classmethod
+    def of(cls, robot: Robot, values: dict | None, what: str) -> "Numbers":
+        """The numbers of ``robot`` at ``values``; ValueError naming the free symbols left,
+        which ``what`` (a file of numbers: "a URDF") cannot hold."""
+        values = values or {}
+        free = [str(p) for p in robot.parameters if p not in values]
+        if free:
+            raise ValueError(f"{what} holds numbers: give {', '.join(free)} a value (--set)")
+        return cls(values)
 
     def __call__(self, expr) -> float:
         return float(sympy.sympify(expr).subs(self.values))

@@ -41,11 +41,7 @@ RADIUS = 0.02            # the capsules' radius, in metres
 def mjcf_text(robot: Robot, values: dict | None = None) -> str:
     """The MJCF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
     raises ValueError naming the symbols that are left."""
-    values = values or {}
-    free = [str(p) for p in robot.parameters if p not in values]
-    if free:
-        raise ValueError(f"an MJCF file holds numbers: give {', '.join(free)} a value (--set)")
-    num = Numbers(values)
+    num = Numbers.of(robot, values, "an MJCF file")
     spec = robot.spec
     names = [row.name or f"link{link.index}" for link, row in zip(robot.links, spec.links)]
     children: dict[int, list[int]] = {}
