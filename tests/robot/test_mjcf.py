@@ -38,16 +38,22 @@ def example_robot(relative: str) -> Path:
         "cmeel.prefix/share/example-robot-data/robots")) / relative
 
 
-def mujocos_mjcf(urdf: Path, out: Path, free: bool = False, lenient: bool = False) -> Path:
-    """The MJCF MuJoCo writes of a URDF (its meshes left out: they are not installed), the
-    root link on a free joint with ``free``; ``lenient``: with MuJoCo's repairs of inertias no
-    body has and its bounds on massless moving links (both sides then read MuJoCo's numbers)."""
+def without_meshes(urdf: Path) -> str:
+    """The URDF's text without its links' visual and collision elements, whose meshes are not
+    installed (MuJoCo would load them)."""
     root = parse(str(urdf)).getroot()
     for link in root.iter("link"):
         for tag in ("visual", "collision"):
             for element in link.findall(tag):
                 link.remove(element)
-    spec = mujoco.MjSpec.from_string(tostring(root, encoding="unicode"))
+    return tostring(root, encoding="unicode")
+
+
+def mujocos_mjcf(urdf: Path, out: Path, free: bool = False, lenient: bool = False) -> Path:
+    """The MJCF MuJoCo writes of a URDF (without_meshes), the root link on a free joint with
+    ``free``; ``lenient``: with MuJoCo's repairs of inertias no body has and its bounds on
+    massless moving links (both sides then read MuJoCo's numbers)."""
+    spec = mujoco.MjSpec.from_string(without_meshes(urdf))
     if free:
         spec.worldbody.first_body().add_freejoint()
     if lenient:
@@ -70,9 +76,10 @@ def imported(tmp_path, path: Path, *options):
     return symdyn.load_robot(out)
 
 
-def assert_matches_mujoco(robot, path: Path, states=100, seed=0, **options):
+def assert_matches_mujoco(robot, path: Path, states=100, seed=0, names=None, **options):
     """M, tau (but friction) and the sites' poses and Jacobians of the robot file against
-    MuJoCo's model."""
+    MuJoCo's model; ``names``: the robot file's coordinates' joints, where their order is not
+    MuJoCo's (a URDF's import orders them as Pinocchio does)."""
     quantities = ["mass_matrix", "inverse_dynamics", "friction_torques"]
     if robot.frames:
         quantities += ["frame_poses", "frame_jacobians"]
@@ -81,9 +88,18 @@ def assert_matches_mujoco(robot, path: Path, states=100, seed=0, **options):
     rng = np.random.default_rng(seed)
     q = configurations(robot, rng, states)
     v, a = rng.uniform(-2, 2, (2, states, robot.dof))
+    if names is not None:       # MuJoCo's coordinates in the robot file's, on a fixed base
+        order = [names.index(j.name) for j in mjcf_chain(path, **options).joints
+                 if j.mimic is None]
+        assert_close(module.mass_matrix(q)[:, order][:, :, order],
+                     np.array([reference.mass_matrix(x[order]) for x in q]))
+        assert_close((module.inverse_dynamics(q, v, a) - module.friction_torques(v))[:, order],
+                     np.array([reference.inverse_dynamics(x[order], y[order], z[order])
+                               for x, y, z in zip(q, v, a)]))
+        return 0
     assert_close(module.mass_matrix(q), np.array([reference.mass_matrix(x) for x in q]))
     assert_close(module.inverse_dynamics(q, v, a) - module.friction_torques(v),
-                 np.array([reference.inverse_dynamics(*s) for s in zip(q, v, a)]))
+                 np.array([reference.inverse_dynamics(*state) for state in zip(q, v, a)]))
     frames = getattr(module, "FRAMES", ())
     sites = [(k, name) for k, name in enumerate(frames) if name in reference.sites]
     for k, name in sites:
@@ -131,11 +147,19 @@ def test_a_floating_tree_with_a_mimic_joint_matches_mujoco(tmp_path):
 def test_mujocos_mjcf_of_example_robots_matches_mujoco_and_the_urdf(tmp_path, name, relative,
                                                                     free):
     """The MJCF MuJoCo writes of each URDF imports to MuJoCo's dynamics of it (1e-10), and to
-    those of symdyn's import of the URDF itself within the 6 digits MuJoCo writes."""
+    those of symdyn's import of the URDF itself within the 6 digits MuJoCo writes; and
+    symdyn's import of the URDF equals MuJoCo's own reading of the URDF (1e-10): the same
+    robot, but for the digits MuJoCo's writer keeps."""
     urdf = example_robot(relative)
     path = mujocos_mjcf(urdf, tmp_path / f"{name}.xml", free)
     robot = imported(tmp_path, path, "--allow-inconsistent-inertia")
     assert_matches_mujoco(robot, path, states=30)
+    as_given = tmp_path / f"{name}.urdf"        # MuJoCo reads URDF too, its root fixed
+    as_given.write_text(without_meshes(urdf))
+    (tmp_path / "fixed").mkdir()
+    fixed = imported(tmp_path / "fixed", urdf, "--allow-inconsistent-inertia")
+    assert_matches_mujoco(fixed, as_given, states=30, names=[
+        j.name for j in urdf_chain(urdf).joints if j.mimic is None])
     root = ["--root", "free_flyer"] if free else []
     (tmp_path / "urdf").mkdir()
     by_urdf = imported(tmp_path / "urdf", urdf, "--allow-inconsistent-inertia", *root)
