@@ -1043,17 +1043,33 @@ def scaling_svg(points, generic) -> str:
             f'text-anchor="middle">joints (log scale)</text>{"".join(parts)}</svg>\n')
 
 
+# Runs a command in a child of its own and prints the child's CPU seconds and peak resident
+# KiB as the kernel measured them (wait4). The command must not be started from this process
+# directly: Linux carries a process's peak across exec, so a command spawned from here would
+# report this process's memory (numpy, Pinocchio, ...) as its own peak. This small interpreter
+# forks, and the command's peak starts from its fresh copy.
+USAGE_OF_A_CHILD = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status),
+      file=sys.stderr)
+"""
+
+
 def command_usage(argv, env) -> tuple[float, float]:
     """CPU seconds (user + system) and peak resident MiB of one command, run in its own process
-    and measured by the kernel for that process alone (wait4)."""
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)     # this checkout's symdyn
-    _, status, usage = os.wait4(process.pid, 0)
-    error = process.stderr.read().decode()
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(map(str, argv))} failed:\n{error}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    and measured by the kernel for that process alone (USAGE_OF_A_CHILD)."""
+    run = subprocess.run([sys.executable, "-c", USAGE_OF_A_CHILD, *map(str, argv)], env=env,
+                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)     # this checkout's symdyn
+    *error, last = run.stderr.rstrip("\n").split("\n")
+    seconds, peak_kib, code = last.split()
+    if int(code) != 0:
+        raise SystemExit(f"{' '.join(map(str, argv))} failed:\n" + "\n".join(error))
+    return float(seconds), int(peak_kib) / 1024
 
 
 def measurement_csv(path: Path, rows: int, joints: int = 7):
