@@ -33,17 +33,18 @@ from .robot.spec import DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
-             quantities=None, values=None,
+             quantities=None, values=None, precision="double",
              progress: Callable[[str], None] | None = None) -> list[Path]:
     """Optimize the dynamics' programs and write them as files into ``out_dir``.
 
     ``lang`` is a language or a list of them (the programs are optimized once for all);
     ``quantities`` names the functions to write (all of them by default); ``values``
-    ({symbol or name: number}) fixes some of the robot's free parameters in the code.
+    ({symbol or name: number}) fixes some of the robot's free parameters in the code;
+    ``precision`` "single" writes the C with floats (C alone).
     All files are written, or none.
     """
     progress = progress or (lambda message: None)
-    backends = [backend(lang)] if isinstance(lang, str) else [backend(x) for x in lang]
+    backends = [backend(x, precision) for x in ([lang] if isinstance(lang, str) else lang)]
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
         files = {}

@@ -188,20 +188,29 @@ def _warnings_as_lines():
               help="Write only this function (repeatable); all of them by default.")
 @SET
 @WITHOUT
+@click.option("--precision", type=click.Choice(["double", "single"]), default="double",
+              show_default=True, help="With --lang c: single writes the C with floats "
+              "throughout (an FPU without doubles: Cortex-M4F, M7), no double anywhere.")
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
 def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settings, without,
-             build, quiet):
+             precision, build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder."""
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
+    if precision == "single" and set(langs) != {"c"}:
+        raise click.UsageError("--precision single goes with --lang c alone")
+    if precision == "single" and build:
+        raise click.UsageError("--build makes the double-precision Python extension; "
+                               "--precision single writes C for a controller")
     values = _settings(settings)
     progress = Progress(quiet)
     robot = _load(robot_file, without, snap_angles)
     try:        # before the derivation: a folder that cannot take the files is known now
-        check_names(out_dir, [f"{robot.name}.{ext}" for ext in ("py", "h", "c")])
+        check_names(out_dir, [pattern.format(name=robot.name) for lang in langs
+                              for _, pattern in BACKENDS[lang].files])
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
@@ -211,7 +220,7 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
                    "left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
-                               values=values, progress=progress)
+                               values=values, precision=precision, progress=progress)
         if build:
             module = compile_c(dynamics, quantities=quantities or None, values=values,
                                progress=progress)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .printers import CasadiPrinter, CPrinter, JaxPrinter, PythonPrinter
+from .printers import CasadiPrinter, CPrinter, FloatCPrinter, JaxPrinter, PythonPrinter
 
 
 def _one_ascii_line(text: str) -> str:
@@ -50,5 +50,7 @@ BACKENDS = {
     "jax": Backend("jax", JaxPrinter, (("jax/module.py.j2", "{name}_jax.py"),),
                    python_docstring_text, "float('inf')"),
 }
+# C in single precision (generate's precision="single"): the same files, every number a float.
+SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, "HUGE_VALF")
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

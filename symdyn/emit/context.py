@@ -17,6 +17,7 @@ from ..program.program import Program, symbols_in
 from ..version import __version__
 from .backends import Backend
 from .names import identifiers
+from .printers import literal
 
 # The most operations an angle for which a function's sin and cos go in one loop (joint_trig).
 TRIG_LOOP_OPERATIONS = 400
@@ -159,6 +160,7 @@ class Module:
     fixed: tuple[tuple[str, str], ...]   # (name, value) of free symbols fixed at generation
     variant: str             # what a variant of the file leaves out (robot/variant.py), or ""
     angles: str              # the file's numbers read as exact angles (robot/angles.py), or ""
+    real: str = "double"     # the C type of every number (float: --precision single)
     # Where the files of one run name their set: replaced by a digest of them all (render). No
     # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
     code_set: ClassVar[str] = "\0symdyn code set\0"
@@ -232,8 +234,10 @@ def body_code(program: Program, printer) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
     inputs = set(program.input_symbols)
-    # Most lines are arithmetic, the same text in Python and C: printed once, for both.
-    printer.shared = program.cached(_common_text)
+    # Most lines are arithmetic, the same text in Python and C: printed once, for both (not
+    # for single-precision C, whose numbers read otherwise).
+    printer.shared = program.cached(_common_text if printer._literal is literal
+                                    else _common_single_text)
     text = printer.doprint
     steps: list[Line | SinCos] = []
     seen = set()
@@ -259,6 +263,11 @@ def body_code(program: Program, printer) -> Body:
 def _common_text(program: Program) -> dict:
     """{expression: its code where it reads the same in every language}, filled as the first
     language prints the program and read by the next (printers._ArithmeticMixin.shared)."""
+    return {}
+
+
+def _common_single_text(program: Program) -> dict:
+    """_common_text for the printers of single-precision code."""
     return {}
 
 
@@ -297,7 +306,8 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, header.docs[p.name], printer) for p in programs),
-        fixed=fixed, variant=header.variant, angles=header.angles)
+        fixed=fixed, variant=header.variant, angles=header.angles,
+        real=getattr(printer, "real", "double"))
 
 
 LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 1),
@@ -314,7 +324,8 @@ def _limits(limits, printer, infinity: str, floating: bool) -> tuple:
 
     def unbounded(sign):
         return ("-" if sign < 0 else "") + infinity
-    base = {"lower": [unbounded(-1)] * 3 + ["-1.0"] * 4, "upper": [unbounded(1)] * 3 + ["1.0"] * 4,
+    one = printer.doprint(sympy.Float(1.0))
+    base = {"lower": [unbounded(-1)] * 3 + ["-" + one] * 4, "upper": [unbounded(1)] * 3 + [one] * 4,
             "velocity": [unbounded(1)] * 6, "effort": [unbounded(1)] * 6}
     return tuple((name, tuple((base[key] if floating else []) + [
         printer.doprint(link[key]) if key in (link or {}) else unbounded(sign)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import sympy
+from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
@@ -36,6 +38,20 @@ def literal(value) -> str:
     if not math.isfinite(number):
         raise EmitError(f"the constant {value} is not finite (a division by zero?)")
     return repr(number)
+
+
+@functools.lru_cache(maxsize=4096)
+def float_literal(value) -> str:
+    """A number as the shortest decimal that reads back as the same float (IEEE single),
+    suffixed f: single-precision code never promotes to double."""
+    text = literal(value)
+    single = np.float32(float(text))
+    if not np.isfinite(single):
+        raise EmitError(f"the constant {value} is beyond single precision's range")
+    text = np.format_float_positional(single, unique=True, trim="0") \
+        if 1e-4 <= abs(single) < 1e7 or single == 0 else \
+        np.format_float_scientific(single, unique=True, trim="0")
+    return f"{text}f"
 
 
 # What a printed sum never puts in parentheses.
@@ -65,6 +81,8 @@ _LANGUAGE_TYPES = (sympy.sin, sympy.cos)
 
 
 class _ArithmeticMixin:
+    _literal = staticmethod(literal)    # a number's text (a float printer's: float_literal)
+    _one = "1.0"
     def __init__(self, settings=None):
         # Terms in the order sympy holds them (canonical, the same in every run), not sorted
         # again for display: printing a large program is then several times faster.
@@ -98,32 +116,32 @@ class _ArithmeticMixin:
     # (constants, powers and functions of numbers) are caught where they are printed, which
     # costs nothing for the symbols and sums that make up the rest of the code.
     def _print_NumberSymbol(self, expr):
-        return literal(expr)
+        return self._literal(expr)
 
     _print_Pi = _print_Exp1 = _print_GoldenRatio = _print_EulerGamma = _print_Catalan = \
         _print_NumberSymbol
 
     def _print_ImaginaryUnit(self, expr):
-        return literal(expr)      # refused: not a real number
+        return self._literal(expr)      # refused: not a real number
 
     _print_NaN = _print_Infinity = _print_NegativeInfinity = _print_ComplexInfinity = \
         _print_ImaginaryUnit      # refused: not finite
 
     def _print_Function(self, expr):
         if all(arg.is_number for arg in expr.args):
-            return literal(expr)
+            return self._literal(expr)
         return super()._print_Function(expr)
 
     def _print_Integer(self, expr):
         if abs(expr) > LARGEST_INTEGER_LITERAL:
-            return literal(expr)
+            return self._literal(expr)
         return str(expr.p)
 
     def _print_Rational(self, expr):
-        return literal(expr)
+        return self._literal(expr)
 
     def _print_Float(self, expr):
-        return literal(expr)
+        return self._literal(expr)
 
     def doprint(self, expr, assign_to=None):
         """The code for ``expr``; afterwards ``common`` tells whether it is the same text in
@@ -180,19 +198,20 @@ class _ArithmeticMixin:
             if coeff is None:
                 return printed
             if not coeff.is_Integer:
-                return f"{literal(coeff)}*{printed}"     # one literal, rounded once
+                return f"{self._literal(coeff)}*{printed}"     # one literal, rounded once
             if coeff.p < 0:                              # .p: an Integer's int
                 return "-" + printed if coeff.p == -1 else f"-{self._print(-coeff)}*{printed}"
             return f"{self._print(coeff)}*{printed}"
         if expr.is_number:
-            return literal(expr)     # pi/2 too: sympy's C printer would write M_PI_2, not C99
+            return self._literal(expr)     # pi/2 too: sympy's C printer would write M_PI_2, not C99
         # A divisor raised to a power is written as a product, which sympy's printer would
         # leave bare after "/": x/(1 + w)**2 must not become x/(1 + w)*(1 + w).
         powers = [a for a in args if a.is_Pow and a.exp.is_Integer and a.exp < -1]
         if powers:
             top = sympy.Mul(*(a for a in args if a not in powers))
             over = self._print(sympy.Mul(*(1 / a for a in powers)))
-            top = "1.0" if top == 1 else self.parenthesize(top, PRECEDENCE["Mul"], strict=True)
+            top = self._one if top == 1 else self.parenthesize(top, PRECEDENCE["Mul"],
+                                                               strict=True)
             return f"{top}/({over})"
         # The constant factors are one literal, rounded once (-0.70710678118654757*x).
         numbers = [a for a in expr.args if a.is_number]
@@ -203,19 +222,20 @@ class _ArithmeticMixin:
         rest = sympy.Mul(*(a for a in expr.args if not a.is_number))
         if not coeff.is_Integer and rest is not sympy.S.One:
             factor = self.parenthesize(rest, PRECEDENCE["Mul"], strict=True)
-            return f"{literal(coeff)}*{factor}"
+            return f"{self._literal(coeff)}*{factor}"
         return super()._print_Mul(expr)
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.base, expr.exp
         if base.is_number and exponent.is_number:
-            return literal(expr)
+            return self._literal(expr)
         if exponent.is_Integer and exponent != 0 and abs(exponent) <= 8:
             factor = self.parenthesize(base, PRECEDENCE["Mul"], strict=True)
             product = "*".join([factor] * abs(int(exponent)))
             if exponent > 0:
                 return product
-            return f"1.0/{product}" if abs(exponent) == 1 else f"1.0/({product})"
+            return (f"{self._one}/{product}" if abs(exponent) == 1
+                    else f"{self._one}/({product})")
         self.common = False
         return super()._print_Pow(expr)
 
@@ -229,7 +249,7 @@ class PythonPrinter(_ArithmeticMixin, PythonCodePrinter):
 
     def _print_Function(self, expr):
         if all(arg.is_number for arg in expr.args):
-            return literal(expr)
+            return self._literal(expr)
         name = self._functions.get(expr.func.__name__)
         if name is None:
             raise EmitError(f"no function for {expr.func.__name__} in {type(self).__name__}")
@@ -275,7 +295,21 @@ class CPrinter(_ArithmeticMixin, C99CodePrinter):
             code = f"symdyn_fma({head}, {last}, {code})"
         return code
 
+    real = "double"         # the C type of every number
+
     def _print_sign(self, expr):
         # In doubles, not sympy's int arithmetic, so a loop over states vectorises at full width.
         x = self.parenthesize(expr.args[0], PRECEDENCE["Relational"])
-        return f"((double)({x} > 0) - (double)({x} < 0))"
+        return f"(({self.real})({x} > 0) - ({self.real})({x} < 0))"
+
+
+class FloatCPrinter(CPrinter):
+    """C99 in single precision (float), for an FPU without doubles: float literals (1.5f),
+    <math.h>'s float functions (sinf, sqrtf, fmaf), nothing promoted to double."""
+
+    _literal = staticmethod(float_literal)
+    _one = "1.0f"
+    real = "float"
+
+    def __init__(self, settings=None):
+        super().__init__({"type_aliases": {real: float32}, **(settings or {})})

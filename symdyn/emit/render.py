@@ -10,7 +10,7 @@ import hashlib
 import jinja2
 
 from ..errors import EmitError
-from .backends import BACKENDS, Backend
+from .backends import BACKENDS, SINGLE_C, Backend
 from .context import Module
 from .templating import environment
 
@@ -37,8 +37,14 @@ def render(module: Module, backend: Backend, files=None, **context) -> dict[str,
             texts.items()}
 
 
-def backend(lang: str) -> Backend:
+def backend(lang: str, precision: str = "double") -> Backend:
+    """The backend of ``lang``; of single-precision C with ``precision`` "single"."""
     try:
-        return BACKENDS[lang]
+        chosen = BACKENDS[lang]
     except KeyError:
         raise EmitError(f"unknown language {lang!r}; choose from {', '.join(BACKENDS)}") from None
+    if precision == "double":
+        return chosen
+    if precision != "single" or lang != "c":
+        raise EmitError(f"precision {precision!r} is not one of {lang}'s (single is C's)")
+    return SINGLE_C
