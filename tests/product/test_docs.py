@@ -72,6 +72,12 @@ def test_casadi_swing_up_tutorial(tmp_path):
     assert float(re.search(r"distance from upright: (\S+)", out).group(1)) < 1e-8
 
 
+def test_jax_fit_tutorial(tmp_path):
+    out = _run([sys.executable, "fit.py"], _copy("jax_fit", tmp_path))
+    found = re.search(r"found \[(\S+), (\S+)\], true", out)
+    assert abs(float(found.group(1)) - 1.2) < 1e-3 and abs(float(found.group(2)) - 0.6) < 1e-3
+
+
 @pytest.mark.slow
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
