@@ -27,6 +27,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("kinova_jaco2_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -55,6 +56,7 @@ def standard_parameters():
     return jnp.array([0.7477, 0, -0.0014954, 0.043553525, 0.00406030088329, 0, 0.00405731008329, 0, 8.710705e-05, 0.0006011508, 0.99, 0.204435, 0, -0.011484, 0.0009252144, 0, 0.052851249891, 0.002371446, 0, 0.052718035491, 0.6763, 0, 0.0547803, 0.00189364, 0.00586273081108, 0, 0.000309637192, 0, -0.00015338484, 0.00585742861908, 0.463, 0, -0.0013357060146, 0.0229447700181, 0.0015730529476530007, 0, 0.0015691995771185759, 0, 6.619323394555059e-05, 9.645337053442466e-05, 0.463, 0, 0.0230207699865, -0.0013224560195, 0.0015805219734713845, 0, 9.63773000507814e-05, 0, 6.575368432434527e-05, 0.001576744673420603, 1.03, 0, -0.00010000000000023, -0.17187160264696388, 0.029281520175848157, 0, 0.029471064565300496, 0, -2.439775661742128e-05, 0.0007776443641723641])
 
 
+@jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
     tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
@@ -1185,6 +1187,7 @@ def tool_wrench_torques(q, f_ext):
     return tau_ext
 
 
+@jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
@@ -6206,6 +6209,33 @@ def base_parameters(pi):
     beta32 = pi_XX6 - pi_YY6
     beta = _assembled(batch, dtype, (36,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, pi_mx3, beta10, beta11, pi_XY3, pi_XZ3, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6,))
     return beta
+
+
+
+@inverse_dynamics.defjvp
+def _inverse_dynamics_jvp(primals, tangents):
+    """The directional derivative from inverse_dynamics_derivatives: JAX's jacfwd and grad through
+    inverse_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd = inverse_dynamics_derivatives(q, qd, last)
+    d_dlast = mass_matrix(q)
+    return inverse_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+@forward_dynamics.defjvp
+def _forward_dynamics_jvp(primals, tangents):
+    """The directional derivative from forward_dynamics_derivatives: JAX's jacfwd and grad through
+    forward_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd, d_dlast = forward_dynamics_derivatives(q, qd, last)
+    return forward_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+def _times(matrix, vector):
+    """matrix @ vector for batches of both."""
+    return jnp.einsum("...ij,...j->...i", matrix, vector)
 
 
 def _states(*arguments):

@@ -28,6 +28,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("panda_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -50,6 +51,7 @@ def standard_parameters():
     return jnp.array([4.970684, 0.0192614005, 0.010343993404, -0.23670397208, 0.7146633690007234, -0.0001790829744405, 0.7179564810773871, 0.00768922789181, 0.01966158096589848, 0.009213163777211224, 0.646926, -0.002031994566, -0.01857971472, 0.00226100637, 0.00850351162402155, -0.00398335888393552, 0.028124284712194955, 0.01026110182100817, 0.0007689361029464, 0.026534991901690206, 3.228604, 0.088844724872, 0.126729164208, -0.214708623208, 0.05649492601407083, -0.008248333140675744, 0.052878381999606115, -0.005487648106562256, -0.004377257121839584, 0.01824920229252011, 3.587895, -0.19076837715, 0.374644408005, 0.09850206933, 0.06767727025085991, 0.02771584317362585, 0.03239943042445132, 0.0039053550262761, -0.00164448757736927, 0.07758614905253959, 1.225946, -0.014653732538, 0.05034347249, -0.047121686402, 0.03942757095803552, -0.00151524447332703, 0.03146037232526039, -0.004600245517563106, 0.00216405205209813, 0.010869510762828565, 1.666555, 0.100241616695, -0.023526756935, -0.017527158935, 0.00248046035817079, 0.001524110902883315, 0.01056776613310695, -0.000103758917218685, 9.3569097314605e-05, 0.01179456023023895, 0.735522, 0.007735484874, -0.003127439544, 0.045305948634, 0.015320008390949586, -0.000395108718315752, 0.012899064612428356, -0.001672482661783778, -0.000548359106408232, 0.004909651967360946])
 
 
+@jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
     tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
@@ -1649,6 +1651,7 @@ def tool_wrench_torques(q, f_ext):
     return tau_ext
 
 
+@jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
@@ -8548,6 +8551,33 @@ def base_parameters(pi):
     beta39 = pi_XX7 - pi_YY7
     beta = _assembled(batch, dtype, (43,), (beta1, pi_mx2, beta3, beta4, pi_XY2, pi_XZ2, pi_YZ2, beta8, beta9, beta10, beta11, beta12, pi_XZ3, pi_YZ3, beta15, beta16, beta17, beta18, beta19, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, beta30, beta31, beta32, beta33, pi_XZ6, pi_YZ6, beta36, pi_mx7, pi_my7, beta39, pi_XY7, pi_XZ7, pi_YZ7, pi_ZZ7,))
     return beta
+
+
+
+@inverse_dynamics.defjvp
+def _inverse_dynamics_jvp(primals, tangents):
+    """The directional derivative from inverse_dynamics_derivatives: JAX's jacfwd and grad through
+    inverse_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd = inverse_dynamics_derivatives(q, qd, last)
+    d_dlast = mass_matrix(q)
+    return inverse_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+@forward_dynamics.defjvp
+def _forward_dynamics_jvp(primals, tangents):
+    """The directional derivative from forward_dynamics_derivatives: JAX's jacfwd and grad through
+    forward_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd, d_dlast = forward_dynamics_derivatives(q, qd, last)
+    return forward_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+def _times(matrix, vector):
+    """matrix @ vector for batches of both."""
+    return jnp.einsum("...ij,...j->...i", matrix, vector)
 
 
 def _states(*arguments):

@@ -20,6 +20,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("planar2_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -1130,6 +1131,7 @@ def base_parameters(pi, params):
     beta3 = pi_ZZ1 + pi_m2*p_l1*p_l1
     beta = _assembled(batch, dtype, (6,), (beta1, pi_my1, beta3, pi_mx2, pi_my2, pi_ZZ2,))
     return beta
+
 
 
 def _states(*arguments):

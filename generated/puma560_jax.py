@@ -25,6 +25,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("puma560_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -47,6 +48,7 @@ def standard_parameters():
     return jnp.array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0.35, 17.4, 1.1832, 0.1044, 3.9585, 1.03118515, -0.0070992, 1.50501635, -0.269178, -0.023751, 0.620084, 4.8, 0, 0.336, 0.06768, 0.090474288, 0, 0.013454288, 0, -0.0047376, 0.10952, 0.82, 0, 0, 0.01558, 0.00209602, 0, 0.00209602, 0, 0, 0.0013, 0.34, 0, 0, 0, 0.0003, 0, 0.0003, 0, 0, 0.0004, 0.09, 0, 0, 0.00288, 0.00024216, 0, 0.00024216, 0, 0, 4e-05, 0.784029968642, 5.8018217679508, 24.7313845, -27.2358285, 2.324814845, 9.496868641825, 13.58469, -7.654865, 0.576873331938, 3.9804259903722, 7.0892316, -5.6391615, 0.19079062612368, 0.411645229697152, 0.85160768, -1.28501516, 0.170706291657, 0.4272830209354, 0.66600698, -1.0428835, 0.194064505668, 0.2158232532732, 0.30367656, -0.805203])
 
 
+@jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
     tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
@@ -986,6 +988,7 @@ def tool_wrench_torques(q, f_ext):
     return tau_ext
 
 
+@jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
@@ -5396,6 +5399,33 @@ def base_parameters(pi):
     beta32 = pi_XX6 - pi_YY6
     beta = _assembled(batch, dtype, (58,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, beta9, beta10, beta11, beta12, pi_XZ3, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6, pi_fv1, pi_fcp1, pi_fcm1, pi_fv2, pi_fcp2, pi_fcm2, pi_Ia3, pi_fv3, pi_fcp3, pi_fcm3, pi_Ia4, pi_fv4, pi_fcp4, pi_fcm4, pi_Ia5, pi_fv5, pi_fcp5, pi_fcm5, pi_Ia6, pi_fv6, pi_fcp6, pi_fcm6,))
     return beta
+
+
+
+@inverse_dynamics.defjvp
+def _inverse_dynamics_jvp(primals, tangents):
+    """The directional derivative from inverse_dynamics_derivatives: JAX's jacfwd and grad through
+    inverse_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd = inverse_dynamics_derivatives(q, qd, last)
+    d_dlast = mass_matrix(q)
+    return inverse_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+@forward_dynamics.defjvp
+def _forward_dynamics_jvp(primals, tangents):
+    """The directional derivative from forward_dynamics_derivatives: JAX's jacfwd and grad through
+    forward_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd, d_dlast = forward_dynamics_derivatives(q, qd, last)
+    return forward_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+def _times(matrix, vector):
+    """matrix @ vector for batches of both."""
+    return jnp.einsum("...ij,...j->...i", matrix, vector)
 
 
 def _states(*arguments):

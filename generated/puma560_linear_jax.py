@@ -24,6 +24,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("puma560_linear_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -7691,6 +7692,7 @@ def base_parameters(pi, params):
     beta32 = pi_XX6 - pi_YY6
     beta = _assembled(batch, dtype, (36,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, beta9, beta10, beta11, beta12, pi_XZ3, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6,))
     return beta
+
 
 
 def _states(*arguments):

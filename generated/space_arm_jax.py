@@ -28,6 +28,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("space_arm_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -6200,6 +6201,7 @@ def base_parameters(pi):
     beta34 = pi_XX4 - pi_YY4
     beta = _assembled(batch, dtype, (38,), (beta1, beta2, beta3, beta4, beta5, pi_XY0, beta7, beta8, pi_YZ0, beta10, pi_mx1, beta12, beta13, pi_XY1, pi_XZ1, pi_YZ1, beta17, beta18, pi_my2, beta20, pi_XY2, beta22, pi_YZ2, beta24, pi_mx3, pi_my3, beta27, pi_XY3, pi_XZ3, pi_YZ3, pi_ZZ3, pi_mx4, pi_my4, beta34, pi_XY4, pi_XZ4, pi_YZ4, pi_ZZ4,))
     return beta
+
 
 
 def _states(*arguments):

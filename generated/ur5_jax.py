@@ -26,6 +26,7 @@ arrays of shape B + the output's shape, in the inputs' precision: float32 by def
 with jax.config.update("jax_enable_x64", True). Needs jax only.
 """
 try:
+    import jax
     import jax.numpy as jnp
 except ImportError:
     raise ImportError("ur5_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
@@ -54,6 +55,7 @@ def standard_parameters():
     return jnp.array([3.7, 0, 0, 0, 0.010267495893, 0, 0.010267495893, 0, 0, 0.00666, 8.393, 2.35004, 0, 1.14018905, 0.1700020824425, 0, 1.0397965583525, -0.319252934, 0, 0.88490187591, 2.275, 0.56875, 0, 0.03674125, 0.0046883711875, 0, 0.1922241847435, -0.0091853125, 0, 0.191630813556, 1.219, 0, 0, -0.113367, 0.121715886531, 0, 0.229963131, 0, 0, 0.111172755531, 1.219, 0, 0, -0.11537835, 0.1220933163585, 0, 0.1220933163585, 0, 0, 0.21942, 0.1879, 0, 0, 0, 0.0171364731454, 0, 0.033822, 0, 0, 0.0171364731454])
 
 
+@jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
     tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
@@ -882,6 +884,7 @@ def tool_wrench_torques(q, f_ext):
     return tau_ext
 
 
+@jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
     M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
@@ -5089,6 +5092,33 @@ def base_parameters(pi):
     beta32 = pi_XX6 - pi_YY6
     beta = _assembled(batch, dtype, (36,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, beta9, pi_my3, beta11, pi_XY3, beta13, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6,))
     return beta
+
+
+
+@inverse_dynamics.defjvp
+def _inverse_dynamics_jvp(primals, tangents):
+    """The directional derivative from inverse_dynamics_derivatives: JAX's jacfwd and grad through
+    inverse_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd = inverse_dynamics_derivatives(q, qd, last)
+    d_dlast = mass_matrix(q)
+    return inverse_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+@forward_dynamics.defjvp
+def _forward_dynamics_jvp(primals, tangents):
+    """The directional derivative from forward_dynamics_derivatives: JAX's jacfwd and grad through
+    forward_dynamics without tracing its steps."""
+    (q, qd, last), (dq, dqd, dlast) = primals, tangents
+    d_dq, d_dqd, d_dlast = forward_dynamics_derivatives(q, qd, last)
+    return forward_dynamics(q, qd, last), (_times(d_dq, dq) + _times(d_dqd, dqd)
+                                         + _times(d_dlast, dlast))
+
+
+def _times(matrix, vector):
+    """matrix @ vector for batches of both."""
+    return jnp.einsum("...ij,...j->...i", matrix, vector)
 
 
 def _states(*arguments):

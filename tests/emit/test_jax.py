@@ -42,9 +42,10 @@ def modules(robot_file, folder):
 
 
 def functions(module):
+    """The module's quantities (a function, or one with a jvp rule)."""
     return {name: f for name, f in vars(module).items()
-            if inspect.isfunction(f) and not name.startswith("_")
-            and name != "standard_parameters"}
+            if (inspect.isfunction(f) or isinstance(f, jax.custom_jvp))
+            and not name.startswith("_") and name != "standard_parameters"}
 
 
 def assert_every_function_equal(numpy_module, jax_module, robot, states=4, seed=0):
@@ -53,7 +54,8 @@ def assert_every_function_equal(numpy_module, jax_module, robot, states=4, seed=
     arrays["params"] = rng.uniform(0.5, 1.5, (states, len(jax_module.PARAMETERS)))
     assert functions(jax_module).keys() == functions(numpy_module).keys()
     for name, function in functions(jax_module).items():
-        inputs = [arrays[i] for i in inspect.signature(function).parameters]
+        inputs = [arrays[i] for i in inspect.signature(getattr(function, "fun", function))
+                  .parameters]
         expected = getattr(numpy_module, name)(*inputs)
         expected = expected if isinstance(expected, tuple) else (expected,)
         for dtype, bound in ((np.float64, 1e-12),
@@ -98,14 +100,30 @@ def test_jit_and_vmap_give_the_batch_and_jacfwd_symdyns_derivatives():
     for function, derivatives, last in (
             (jax_module.inverse_dynamics, numpy_module.inverse_dynamics_derivatives, qdd[0]),
             (jax_module.forward_dynamics, numpy_module.forward_dynamics_derivatives, tau)):
-        d_dq, d_dqd = jax.jacfwd(function, argnums=(0, 1))(q[0], qd[0], last)
+        # through the jvp rule (symdyn's derivatives) and by tracing the steps (.fun), in
+        # forward and reverse mode: all four the derivative functions'
         want = derivatives(q[0], qd[0], last)
-        np.testing.assert_allclose(d_dq, want[0], rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(d_dqd, want[1], rtol=1e-9, atol=1e-9)
+        assert isinstance(function, jax.custom_jvp)
+        for f in (function, function.fun):
+            for jacobian in (jax.jacfwd, jax.jacrev):
+                d_dq, d_dqd, d_dlast = jacobian(f, argnums=(0, 1, 2))(q[0], qd[0], last)
+                np.testing.assert_allclose(d_dq, want[0], rtol=1e-9, atol=1e-9)
+                np.testing.assert_allclose(d_dqd, want[1], rtol=1e-9, atol=1e-9)
+                np.testing.assert_allclose(
+                    d_dlast, numpy_module.mass_matrix(q[0]) if len(want) == 2 else want[2],
+                    rtol=1e-9, atol=1e-9)
     # reverse mode too: the gradient of the kinetic energy is M qd in qd
     grad = jax.grad(jax_module.kinetic_energy, argnums=1)(q[0], qd[0])
     np.testing.assert_allclose(grad, numpy_module.mass_matrix(q[0]) @ qd[0], rtol=1e-12,
                                atol=1e-12)
+
+
+def test_a_floating_base_and_free_parameters_are_traced_not_ruled():
+    """The rules take q's own coordinates and no params: the space arm's (a floating base) and
+    the planar arm's (symbolic) inverse dynamics are plain functions, which jacfwd traces."""
+    for name in ("space_arm", "planar2"):
+        _, jax_module = modules(ROBOTS / f"{name}.yaml", None)
+        assert not isinstance(jax_module.inverse_dynamics, jax.custom_jvp)
 
 
 def test_a_wrong_shape_is_refused():
