@@ -99,7 +99,7 @@ class _Unkeyed(Exception):
     """An expression holding what ``_sort_key`` does not order (a frozenset)."""
 
 
-@functools.lru_cache(maxsize=1 << 18)
+@functools.lru_cache(maxsize=1 << 14)
 def _sort_key(expr) -> tuple:
     """sympy's canonical order of arguments (Basic.compare) as a key, computed once for each
     subexpression: compare walks both trees again at every comparison of a sort, a tenth of
