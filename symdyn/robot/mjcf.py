@@ -26,8 +26,12 @@ line naming the element and the line MuJoCo read it from.
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
+from xml.etree import ElementTree
 
+import defusedxml
+import defusedxml.ElementTree
 import numpy as np
 
 from ..errors import RobotFileError
@@ -46,6 +50,7 @@ from .tree import Chain, Joint, LinkTree
 from .validity import body_problem
 
 MAX_MJCF_BYTES = 8 << 20
+MAX_ASSET_BYTES = 512 << 20     # a mesh or a texture
 WORLD = "world"
 
 
@@ -72,7 +77,7 @@ def compiled(path: Path):
     """MuJoCo's spec and compiled model of the MJCF file at ``path`` (RobotFileError with the
     line MuJoCo names where it cannot compile it)."""
     mujoco = mujoco_package()
-    read_bounded(path, MAX_MJCF_BYTES, "an MJCF file")      # a regular file, of a sane size
+    check_files(Path(path))
     try:
         spec = mujoco.MjSpec.from_file(str(path))
         return spec, spec.compile()
@@ -81,6 +86,63 @@ def compiled(path: Path):
         found = re.search(r"line (\d+)", message)
         raise RobotFileError(path, f"MuJoCo cannot compile it: {message}",
                              line=int(found.group(1)) if found else None) from None
+
+
+# Where MuJoCo looks for the files an element names, by the <compiler> attribute of its folder
+ASSET_FOLDERS = {"mesh": "meshdir", "skin": "meshdir", "texture": "texturedir",
+                 "hfield": "texturedir"}
+XML_FILES = ("include", "model")        # MJCF files themselves: what they name is read too
+
+
+def check_files(path: Path):
+    """Every file the MJCF at ``path`` names (includes, attached models, meshes, textures,
+    heightfields, skins), through its includes, a regular file of a bounded size before MuJoCo
+    reads any: it would block on a FIFO, and read a device or a huge file to the end. The XML
+    is read by defusedxml (no DTD, no entities); a file that does not exist is left to MuJoCo,
+    which says so."""
+    folder = path.parent
+    dirs: dict[str, Path] = {}
+    stack, seen = [path], set()
+    while stack:
+        xml = stack.pop()
+        raw = read_bounded(xml, MAX_MJCF_BYTES, "an MJCF file")
+        try:
+            root = defusedxml.ElementTree.fromstring(raw)
+        except (ElementTree.ParseError, defusedxml.DefusedXmlException) as exc:
+            raise RobotFileError(xml, f"not an XML file MuJoCo could read: {exc}") from None
+        for compiler in root.iter("compiler"):
+            for key in ("assetdir", "meshdir", "texturedir"):
+                if compiler.get(key) is not None:
+                    dirs.setdefault(key, folder / compiler.get(key))
+        for element in root.iter():
+            name = element.get("file")
+            if name is None:
+                continue
+            if element.tag in XML_FILES:
+                target = folder / name      # MuJoCo's: relative to the main file's folder
+                if target not in seen:
+                    read_bounded_size(target, MAX_MJCF_BYTES, "an MJCF file", xml)
+                    seen.add(target)
+                    stack.append(target)
+                continue
+            base = dirs.get(ASSET_FOLDERS.get(element.tag, ""), dirs.get("assetdir", folder))
+            target = base / name
+            if target.exists() or target.is_symlink():
+                read_bounded_size(target, MAX_ASSET_BYTES, f"a {element.tag} file", xml)
+
+
+def read_bounded_size(path: Path, limit: int, what: str, named_by: Path):
+    """That ``path`` is a regular file of at most ``limit`` bytes (an asset MuJoCo reads)."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise RobotFileError(named_by, f"{path}: {exc.strerror}", expected=what) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise RobotFileError(named_by, f"names {path}, which is not a regular file",
+                             expected=what)
+    if info.st_size > limit:
+        raise RobotFileError(named_by, f"names {path}, larger than {limit >> 20} MiB",
+                             expected=what)
 
 
 def _line(element) -> int | None:

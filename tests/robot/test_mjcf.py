@@ -8,6 +8,7 @@ velocity) independently of the importer.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import sys
 from pathlib import Path
 from xml.etree.ElementTree import tostring
@@ -285,3 +286,20 @@ def test_check_compares_with_mujoco_and_fails_on_a_changed_file(tmp_path):
               if "(MuJoCo, walker.xml)" in line and line.endswith("FAILED")]
     assert failed == ["mass_matrix", "gravity_torques", "nonlinear_effects",
                       "inverse_dynamics - friction_torques"]
+
+
+@pytest.mark.parametrize("element", ['<include file="{target}"/>',
+                                     '<asset><mesh name="m" file="{target}"/></asset>'])
+@pytest.mark.parametrize("target", ["fifo", "/dev/zero"])
+def test_a_file_named_by_the_mjcf_that_is_no_regular_file_is_refused(tmp_path, element,
+                                                                      target):
+    """A FIFO would block MuJoCo's reader, a device be read to no end: refused before MuJoCo
+    reads any, in one line."""
+    if target == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+    path = tmp_path / "bad.xml"
+    path.write_text("<mujoco>\n" + element.format(target=target) + '\n<worldbody><body>'
+                    '<joint/><geom size="0.1"/></body></worldbody></mujoco>\n')
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2
+    assert "which is not a regular file" in result.output and result.output.count("\n") == 1
