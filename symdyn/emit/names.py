@@ -21,6 +21,8 @@ RESERVED = (
        "LANES", "MAX_ARGS", "MAX_DIMS"}
     | {"sin", "cos", "sqrt", "fabs", "copysign", "rint", "fma", "pow", "errno", "NAN", "INFINITY",
        "HUGE_VAL"}
+    | {"sinf", "cosf", "tanf", "sqrtf", "fabsf", "atan2f", "fmaf", "powf", "HUGE_VALF"}   # floats'
+    | {"ca", "functools", "jax", "jnp", "dtype"}      # the CasADi and JAX modules' names
 )
 TEMPLATE_PREFIX = "symdyn_"
 PARAMETER_PREFIX = "p_"

@@ -136,6 +136,22 @@ def test_every_accepted_file_gives_working_python_and_c(tmp_path, text):
         assert not (tmp_path / "PWNED").exists() and not (ROOT / "PWNED").exists()
         header = (out / f"{robot.name}.h").read_text()
         assert "int bad(void)" not in header.replace("*\\/ int bad(void); /\\*", "")
+    # the other outputs of the same file: single-precision C compiles as strictly, the
+    # CasADi and JAX modules import and give the numpy module's numbers
+    single = tmp_path / "single"
+    symdyn.generate(dynamics, "c", single, values=values, precision="single")
+    strict = subprocess.run(["gcc", *STRICT, "-Wdouble-promotion", "-c",
+                             str(single / f"{robot.name}.c"), "-o", str(tmp_path / "single.o")],
+                            capture_output=True, text=True)
+    assert strict.returncode == 0, strict.stderr
+    symdyn.generate(dynamics, ["casadi", "jax"], out, values=values)
+    casadi_module = import_file(out / f"{robot.name}_casadi.py", f"awkward_ca_{id(text)}")
+    jax_module = import_file(out / f"{robot.name}_jax.py", f"awkward_jax_{id(text)}")
+    args = [arrays[i][0] for i in QUANTITIES["mass_matrix"].inputs] + params
+    expected = python.mass_matrix(*args)
+    assert_close(np.array(casadi_module.mass_matrix()(*args)).reshape(expected.shape), expected,
+                 rtol=1e-12)
+    assert_close(np.asarray(jax_module.mass_matrix(*args), dtype=float), expected, rtol=1e-5)
 
 
 # -- writing ---------------------------------------------------------------------------------
