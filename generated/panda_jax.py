@@ -33,6 +33,22 @@ try:
 except ImportError:
     raise ImportError("panda_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".panda.*.symdyn-commit")):
+        raise ImportError("panda_jax.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 7
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 7, 7

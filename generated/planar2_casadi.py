@@ -30,13 +30,29 @@ except ImportError:
     raise ImportError("planar2_casadi needs CasADi: pip install 'symdyn[casadi]' "
                       "(or casadi)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".planar2.*.symdyn-commit")):
+        raise ImportError("planar2_casadi.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 2
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 2, 2
 JOINTS = ("joint1", "joint2",)
 IDX_Q = (0, 1,)
 IDX_V = (0, 1,)
-# Values of the robot's free symbols, in this order, make the `params` input.
+# Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ("m1", "m2", "l1", "l2", "g",)
 # The regressor's columns, as the Python module's STANDARD_PARAMETERS.
 STANDARD_PARAMETERS = ("m1", "mx1", "my1", "mz1", "XX1", "XY1", "YY1", "XZ1", "YZ1", "ZZ1", "m2", "mx2", "my2", "mz2", "XX2", "XY2", "YY2", "XZ2", "YZ2", "ZZ2",)

@@ -35,13 +35,29 @@ except ImportError:
     raise ImportError("puma560_casadi needs CasADi: pip install 'symdyn[casadi]' "
                       "(or casadi)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".puma560.*.symdyn-commit")):
+        raise ImportError("puma560_casadi.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 6
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 6, 6
 JOINTS = ("joint1", "joint2", "joint3", "joint4", "joint5", "joint6",)
 IDX_Q = (0, 1, 2, 3, 4, 5,)
 IDX_V = (0, 1, 2, 3, 4, 5,)
-# Values of the robot's free symbols, in this order, make the `params` input.
+# Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ()
 # The regressor's columns, as the Python module's STANDARD_PARAMETERS.
 STANDARD_PARAMETERS = ("m1", "mx1", "my1", "mz1", "XX1", "XY1", "YY1", "XZ1", "YZ1", "ZZ1", "m2", "mx2", "my2", "mz2", "XX2", "XY2", "YY2", "XZ2", "YZ2", "ZZ2", "m3", "mx3", "my3", "mz3", "XX3", "XY3", "YY3", "XZ3", "YZ3", "ZZ3", "m4", "mx4", "my4", "mz4", "XX4", "XY4", "YY4", "XZ4", "YZ4", "ZZ4", "m5", "mx5", "my5", "mz5", "XX5", "XY5", "YY5", "XZ5", "YZ5", "ZZ5", "m6", "mx6", "my6", "mz6", "XX6", "XY6", "YY6", "XZ6", "YZ6", "ZZ6", "Ia1", "fv1", "fcp1", "fcm1", "Ia2", "fv2", "fcp2", "fcm2", "Ia3", "fv3", "fcp3", "fcm3", "Ia4", "fv4", "fcp4", "fcm4", "Ia5", "fv5", "fcp5", "fcm5", "Ia6", "fv6", "fcp6", "fcm6",)

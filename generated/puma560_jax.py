@@ -30,6 +30,22 @@ try:
 except ImportError:
     raise ImportError("puma560_jax needs JAX: pip install 'symdyn[jax]' (or jax)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".puma560.*.symdyn-commit")):
+        raise ImportError("puma560_jax.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 6
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 6, 6

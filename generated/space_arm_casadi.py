@@ -37,16 +37,31 @@ except ImportError:
     raise ImportError("space_arm_casadi needs CasADi: pip install 'symdyn[casadi]' "
                       "(or casadi)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".space_arm.*.symdyn-commit")):
+        raise ImportError("space_arm_casadi.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 10
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 11, 10
 JOINTS = ("root_joint", "shoulder_yaw", "shoulder_pitch", "elbow", "panel",)
 IDX_Q = (0, 7, 8, 9, 10,)
 IDX_V = (0, 6, 7, 8, 9,)
-# Values of the robot's free symbols, in this order, make the `params` input.
+# Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ()
-# The named frames, in the order of the blocks of frame_poses, frame_jacobians and the columns
-# of frame_jacobians_dot_qd.
+# The named frames, in the order of frame_poses, frame_jacobians and frame_jacobians_dot_qd.
 FRAMES = ("tool",)
 # The joints' limits from the robot file (ca.inf where it gives none): position (rad or m),
 # speed (rad/s or m/s), force or torque (N or N m), for bounds in casadi.Opti.

@@ -36,13 +36,29 @@ except ImportError:
     raise ImportError("ur5_casadi needs CasADi: pip install 'symdyn[casadi]' "
                       "(or casadi)") from None
 
+
+def _refuse_a_half_written_folder():
+    """symdyn writes its files as one set and leaves a journal while it replaces them: one
+    named after this module means that a write was cut short, and the folder may hold files of
+    two runs (the next write into the folder finishes it)."""
+    import glob
+    import os
+    here = glob.escape(os.path.dirname(os.path.abspath(__file__)))
+    if glob.glob(os.path.join(here, ".ur5.*.symdyn-commit")):
+        raise ImportError("ur5_casadi.py: a `symdyn generate` into this folder was cut short "
+                          "and its files may come from two runs; generate them again")
+
+
+if "__file__" in globals():
+    _refuse_a_half_written_folder()
+
 DOF = 6
 # The sizes of q and of qd (Pinocchio's nq and nv), and each joint's first index in them.
 NQ, NV = 6, 6
 JOINTS = ("joint1", "joint2", "joint3", "joint4", "joint5", "joint6",)
 IDX_Q = (0, 1, 2, 3, 4, 5,)
 IDX_V = (0, 1, 2, 3, 4, 5,)
-# Values of the robot's free symbols, in this order, make the `params` input.
+# Values of the robot's free symbols, in this order, make the `params` argument.
 PARAMETERS = ()
 # The joints' limits from the robot file (ca.inf where it gives none): position (rad or m),
 # speed (rad/s or m/s), force or torque (N or N m), for bounds in casadi.Opti.

@@ -154,10 +154,11 @@ def test_a_journal_from_a_run_still_going_is_left_alone(tmp_path):
     live.write_text("complete\n")
     write.write_files({"x.txt": "x"}, tmp_path)
     assert live.exists()
-    symdyn.generate(symdyn.newton_euler(symdyn.load_robot(PLANAR)), "python", tmp_path,
-                    quantities=["gravity_torques"])
-    with pytest.raises(ImportError, match="cut short"):
-        import_file(tmp_path / "planar2.py", "live_journal")
+    symdyn.generate(symdyn.newton_euler(symdyn.load_robot(PLANAR)),
+                    ["python", "casadi", "jax"], tmp_path, quantities=["gravity_torques"])
+    for name in ("planar2.py", "planar2_casadi.py", "planar2_jax.py"):    # every Python module
+        with pytest.raises(ImportError, match="cut short"):
+            import_file(tmp_path / name, f"live_journal_{name[:-3]}")
 
 
 @needs_gcc
