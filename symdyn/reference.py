@@ -266,9 +266,8 @@ class MujocoReference:
         from .robot import mjcf
 
         self.mj = mujoco
-        chain = mjcf.read_chain(path, base, tip, allow_inconsistent_inertia=True,
-                                snap_angles=0.0, root=root)
-        _, model = mjcf.compiled(path)
+        chain, model = mjcf.read_model(path, base, tip, allow_inconsistent_inertia=True,
+                                       snap_angles=0.0, root=root)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
         model.jnt_stiffness[:] = 0

@@ -195,6 +195,19 @@ def generated_python(robot, out_dir: Path, quantities=None):
     return import_file(path, f"gen_{robot.name}_{abs(hash(str(out_dir)))}")
 
 
+def numpy_and(lang: str, robot_file: Path, folder: Path | None):
+    """The numpy module of a robot and its module in ``lang`` (casadi, jax): the committed ones
+    of a shipped robot (test_golden proves them current), else generated into ``folder``."""
+    name = robot_file.stem
+    if robot_file.parent == ROBOTS:
+        folder = ROOT / "generated"
+    else:
+        symdyn.generate(symdyn.newton_euler(symdyn.load_robot(robot_file)), ["python", lang],
+                        folder)
+    return (import_file(folder / f"{name}.py", f"np_{name}_{id(folder)}"),
+            import_file(folder / f"{name}_{lang}.py", f"{lang}_{name}_{id(folder)}"))
+
+
 def random_states(rng, n, count=100):
     return (rng.uniform(-np.pi, np.pi, (count, n)), rng.uniform(-3, 3, (count, n)),
             rng.uniform(-5, 5, (count, n)))

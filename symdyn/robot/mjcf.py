@@ -26,7 +26,6 @@ line naming the element and the line MuJoCo read it from.
 from __future__ import annotations
 
 import re
-import stat
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -36,7 +35,7 @@ import numpy as np
 
 from ..errors import RobotFileError
 from ..spatial import Inertia
-from .reading import read_bounded
+from .reading import read_bounded, regular_file
 from .rigid import (
     QUARTER_TOLERANCE,
     inertia_tensor,
@@ -59,7 +58,16 @@ def read_chain(path, base: str | None = None, tip: str | None = None, *,
                snap_angles: float = QUARTER_TOLERANCE, root: str | None = None) -> Chain:
     """As urdf.read_chain, of an MJCF file. Without ``root``, a model with a free joint is on
     a floating base; ``root`` "fixed" holds that body where the file places it."""
-    return _Model(Path(path), allow_inconsistent_inertia, snap_angles, root).read(base, tip, root)
+    return read_model(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
+                      snap_angles=snap_angles, root=root)[0]
+
+
+def read_model(path, base: str | None = None, tip: str | None = None, *,
+               allow_inconsistent_inertia: bool = False,
+               snap_angles: float = QUARTER_TOLERANCE, root: str | None = None):
+    """read_chain's chain, and the MjModel MuJoCo compiled it from (compiled once for both)."""
+    model = _Model(Path(path), allow_inconsistent_inertia, snap_angles, root)
+    return model.read(base, tip, root), model.model
 
 
 def mujoco_package():
@@ -121,28 +129,14 @@ def check_files(path: Path):
             if element.tag in XML_FILES:
                 target = folder / name      # MuJoCo's: relative to the main file's folder
                 if target not in seen:
-                    read_bounded_size(target, MAX_MJCF_BYTES, "an MJCF file", xml)
+                    regular_file(target, MAX_MJCF_BYTES, "an MJCF file", xml)
                     seen.add(target)
                     stack.append(target)
                 continue
             base = dirs.get(ASSET_FOLDERS.get(element.tag, ""), dirs.get("assetdir", folder))
             target = base / name
             if target.exists() or target.is_symlink():
-                read_bounded_size(target, MAX_ASSET_BYTES, f"a {element.tag} file", xml)
-
-
-def read_bounded_size(path: Path, limit: int, what: str, named_by: Path):
-    """That ``path`` is a regular file of at most ``limit`` bytes (an asset MuJoCo reads)."""
-    try:
-        info = path.stat()
-    except OSError as exc:
-        raise RobotFileError(named_by, f"{path}: {exc.strerror}", expected=what) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise RobotFileError(named_by, f"names {path}, which is not a regular file",
-                             expected=what)
-    if info.st_size > limit:
-        raise RobotFileError(named_by, f"names {path}, larger than {limit >> 20} MiB",
-                             expected=what)
+                regular_file(target, MAX_ASSET_BYTES, f"a {element.tag} file", xml)
 
 
 def _line(element) -> int | None:

@@ -49,3 +49,18 @@ def xml_root(raw: bytes) -> str | None:
                   flags=re.S)
     found = re.search(r"<([A-Za-z_][\w:.-]*)", text)
     return found.group(1) if found else None
+
+
+def regular_file(path: Path, limit: int, what: str, named_by: Path):
+    """That ``path``, which the file ``named_by`` names, is a regular file of at most ``limit``
+    bytes, before another program (MuJoCo) reads it; the errors are ``named_by``'s."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise RobotFileError(named_by, f"{path}: {exc.strerror}", expected=what) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise RobotFileError(named_by, f"names {path}, which is not a regular file",
+                             expected=what)
+    if info.st_size > limit:
+        raise RobotFileError(named_by, f"names {path}, larger than {limit >> 20} MiB",
+                             expected=what)

@@ -12,26 +12,13 @@ import sys
 
 import numpy as np
 import pytest
-from support import ROBOTS, ROOT, import_file, input_arrays, random_tree_yaml
+from support import ROBOTS, ROOT, import_file, input_arrays, numpy_and, random_tree_yaml
 
 import symdyn
 
 ca = pytest.importorskip("casadi")
 
 SHIPPED = sorted(p.stem for p in ROBOTS.glob("*.yaml"))
-
-
-def modules(robot_file, folder, values=None):
-    """The numpy and CasADi modules of a robot: the committed ones of a shipped robot, else
-    generated into ``folder``."""
-    name = robot_file.stem
-    if robot_file.parent == ROBOTS and values is None:
-        folder = ROOT / "generated"
-    else:
-        symdyn.generate(symdyn.newton_euler(symdyn.load_robot(robot_file)),
-                        ["python", "casadi"], folder, values=values)
-    return (import_file(folder / f"{name}.py", f"np_{name}_{id(folder)}"),
-            import_file(folder / f"{name}_casadi.py", f"ca_{name}_{id(folder)}"))
 
 
 def casadi_values(function, *inputs) -> tuple:
@@ -67,7 +54,7 @@ def assert_every_function_equal(numpy_module, casadi_module, robot, states=5, se
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_function_of_the_shipped_robots_equals_numpys(name, tmp_path):
     robot_file = ROBOTS / f"{name}.yaml"
-    numpy_module, casadi_module = modules(robot_file, tmp_path)
+    numpy_module, casadi_module = numpy_and("casadi", robot_file, tmp_path)
     robot = symdyn.load_robot(robot_file)
     assert_every_function_equal(numpy_module, casadi_module, robot)
     assert len(casadi_module.functions()) == len(symdyn.newton_euler(robot).available)
@@ -79,12 +66,12 @@ def test_every_function_of_random_trees_equals_numpys(tmp_path, seed, floating):
     rng = np.random.default_rng(seed)
     robot_file = tmp_path / "tree.yaml"
     robot_file.write_text(random_tree_yaml(rng, dof=5, mimics=1, floating=floating))
-    numpy_module, casadi_module = modules(robot_file, tmp_path)
+    numpy_module, casadi_module = numpy_and("casadi", robot_file, tmp_path)
     assert_every_function_equal(numpy_module, casadi_module, symdyn.load_robot(robot_file))
 
 
 def test_a_trees_mass_matrix_keeps_its_zeros_structural():
-    _, casadi_module = modules(ROBOTS / "space_arm.yaml", None)
+    _, casadi_module = numpy_and("casadi", ROBOTS / "space_arm.yaml", None)
     M = casadi_module.mass_matrix()
     numpy_module = import_file(ROOT / "generated" / "space_arm.py", "np_space_arm_zeros")
     zero = np.all(numpy_module.mass_matrix(np.random.default_rng(0).uniform(
@@ -98,7 +85,7 @@ def test_casadis_derivatives_through_them_are_symdyns_derivative_functions(name)
     """jacobian of inverse_dynamics and forward_dynamics by CasADi's AD, against
     inverse_dynamics_derivatives and forward_dynamics_derivatives (a floating base's q-columns
     are along its velocities: checked on a fixed base)."""
-    numpy_module, casadi_module = modules(ROBOTS / f"{name}.yaml", None)
+    numpy_module, casadi_module = numpy_and("casadi", ROBOTS / f"{name}.yaml", None)
     rng = np.random.default_rng(3)
     n = numpy_module.NV
     q = rng.uniform(-2, 2, numpy_module.NQ)
@@ -121,7 +108,7 @@ def test_casadis_derivatives_through_them_are_symdyns_derivative_functions(name)
 
 
 def test_casadis_generated_c_of_them_compiles_and_agrees(tmp_path, monkeypatch):
-    numpy_module, casadi_module = modules(ROBOTS / "panda.yaml", None)
+    numpy_module, casadi_module = numpy_and("casadi", ROBOTS / "panda.yaml", None)
     function = casadi_module.mass_matrix()
     monkeypatch.chdir(tmp_path)         # CasADi writes its C where it runs
     source = function.generate("mass_matrix_casadi.c")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import ROBOTS, ROOT, import_file, input_arrays, random_tree_yaml
+from support import ROBOTS, ROOT, import_file, input_arrays, numpy_and, random_tree_yaml
 
 import symdyn
 
@@ -26,19 +26,6 @@ SHIPPED = sorted(p.stem for p in ROBOTS.glob("*.yaml"))
 # multiplies the rounding
 FLOAT32 = 1e-6
 FLOAT32_SOLVED = 1e-4
-
-
-def modules(robot_file, folder):
-    """The numpy and JAX modules of a robot: the committed ones of a shipped robot, else
-    generated into ``folder``."""
-    name = robot_file.stem
-    if robot_file.parent == ROBOTS:
-        folder = ROOT / "generated"
-    else:
-        symdyn.generate(symdyn.newton_euler(symdyn.load_robot(robot_file)), ["python", "jax"],
-                        folder)
-    return (import_file(folder / f"{name}.py", f"np_{name}_{id(folder)}"),
-            import_file(folder / f"{name}_jax.py", f"jax_{name}_{id(folder)}"))
 
 
 def functions(module):
@@ -73,7 +60,7 @@ def assert_every_function_equal(numpy_module, jax_module, robot, states=4, seed=
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_function_of_the_shipped_robots_equals_numpys(name):
-    numpy_module, jax_module = modules(ROBOTS / f"{name}.yaml", None)
+    numpy_module, jax_module = numpy_and("jax", ROBOTS / f"{name}.yaml", None)
     assert_every_function_equal(numpy_module, jax_module,
                                 symdyn.load_robot(ROBOTS / f"{name}.yaml"))
 
@@ -83,12 +70,12 @@ def test_every_function_of_random_trees_equals_numpys(tmp_path, seed, floating):
     rng = np.random.default_rng(seed)
     robot_file = tmp_path / "tree.yaml"
     robot_file.write_text(random_tree_yaml(rng, dof=5, mimics=1, floating=floating))
-    numpy_module, jax_module = modules(robot_file, tmp_path)
+    numpy_module, jax_module = numpy_and("jax", robot_file, tmp_path)
     assert_every_function_equal(numpy_module, jax_module, symdyn.load_robot(robot_file))
 
 
 def test_jit_and_vmap_give_the_batch_and_jacfwd_symdyns_derivatives():
-    numpy_module, jax_module = modules(ROBOTS / "panda.yaml", None)
+    numpy_module, jax_module = numpy_and("jax", ROBOTS / "panda.yaml", None)
     rng = np.random.default_rng(5)
     q, qd, qdd = rng.uniform(-2, 2, (3, 16, 7))
     expected = numpy_module.inverse_dynamics(q, qd, qdd)
@@ -122,12 +109,12 @@ def test_a_floating_base_and_free_parameters_are_traced_not_ruled():
     """The rules take q's own coordinates and no params: the space arm's (a floating base) and
     the planar arm's (symbolic) inverse dynamics are plain functions, which jacfwd traces."""
     for name in ("space_arm", "planar2"):
-        _, jax_module = modules(ROBOTS / f"{name}.yaml", None)
+        _, jax_module = numpy_and("jax", ROBOTS / f"{name}.yaml", None)
         assert not isinstance(jax_module.inverse_dynamics, jax.custom_jvp)
 
 
 def test_a_wrong_shape_is_refused():
-    _, jax_module = modules(ROBOTS / "panda.yaml", None)
+    _, jax_module = numpy_and("jax", ROBOTS / "panda.yaml", None)
     with pytest.raises(ValueError, match=r"q must have shape \(\.\.\., 7\)"):
         jax_module.mass_matrix(np.zeros(6))
 
