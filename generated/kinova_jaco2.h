@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x46cebfa239fb6a0
+#define KINOVA_JACO2_CODE_SET 0x85ab3f0d7a43caa
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

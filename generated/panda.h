@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xeda95c82a274ef8
+#define PANDA_CODE_SET 0x876d6921a6992ad
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

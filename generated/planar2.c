@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0xb8d15afa926d199
+#if PLANAR2_CODE_SET != 0x94e8fb1c95df1a8
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -188,11 +188,11 @@ void planar2_inverse_dynamics(const double q[2], const double qd[2], const doubl
     const double t1 = dv2_y*p_m2;
     const double F2_y = symdyn_fma(dw2_z, t0, t1);
     const double N2_z = symdyn_fma(dw2_z*p_m2*p_l2, p_l2, p_l2*t1);
+    tau[1] = N2_z;
     const double N1_z = symdyn_fma(p_m1*qdd1*p_l1, p_l1, dv1_y*p_l1*p_m1);
     const double fr1_y = symdyn_fma(F2_x, S2, C2*F2_y);
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     tau[0] = n1_z;
-    tau[1] = N2_z;
 }
 
 void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
@@ -205,15 +205,15 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
     const double C2 = cos(q2);
     const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
+    M[3] = Jc2_yy;
     const double c2r_x = C2*t2;
     const double t3 = c2r_x*p_l1;
     const double t4 = p_l1*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
-    const double nM1_2_z = Jc2_yy + t3;
     M[0] = Jc1_zz;
+    const double nM1_2_z = Jc2_yy + t3;
     M[1] = nM1_2_z;
     M[2] = nM1_2_z;
-    M[3] = Jc2_yy;
 }
 
 void planar2_coriolis_matrix(const double q[2], const double qd[2], const double params[5], double C[4])
@@ -238,14 +238,14 @@ void planar2_coriolis_matrix(const double q[2], const double qd[2], const double
     const double t4 = symdyn_fma(-MSd2_y, S2, C2*t2);
     const double Jd1_zz = symdyn_fma(2*p_l1, t4, Jd2_yy);
     const double C1_1 = 0.5*Jd1_zz;
+    C[0] = C1_1;
     const double t5 = 0.5*Jd2_yy;
+    C[2] = t5;
     const double t6 = symdyn_fma(-t1, u2_x, t5);
+    C[3] = t6;
     const double fC1_2_y = symdyn_fma(-C2, t2, symdyn_fma(S2, t3, t4));
     const double nC1_2_z = symdyn_fma(fC1_2_y, p_l1, t6);
-    C[0] = C1_1;
     C[1] = nC1_2_z;
-    C[2] = t5;
-    C[3] = t6;
 }
 
 void planar2_gravity_torques(const double q[2], const double params[5], double g[2])
@@ -269,11 +269,11 @@ void planar2_gravity_torques(const double q[2], const double params[5], double g
     const double F2_x = dv2_x*p_m2;
     const double t0 = dv2_y*p_m2;
     const double N2_z = p_l2*t0;
+    g[1] = N2_z;
     const double N1_z = dv1_y*p_l1*p_m1;
     const double fr1_y = symdyn_fma(F2_x, S2, C2*t0);
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     g[0] = n1_z;
-    g[1] = N2_z;
 }
 
 void planar2_nonlinear_effects(const double q[2], const double qd[2], const double params[5], double h[2])
@@ -304,11 +304,11 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
     const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
     const double t5 = dv2_y*p_m2;
     const double N2_z = p_l2*t5;
+    h[1] = N2_z;
     const double N1_z = dv1_y*p_l1*p_m1;
     const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     h[0] = n1_z;
-    h[1] = N2_z;
 }
 
 void planar2_friction_torques(const double qd[2], const double params[5], double tau_f[2])
@@ -326,12 +326,12 @@ void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const
     const double f_ext2 = f_ext[1];
     const double f_ext6 = f_ext[5];
     const double p_l1 = params[2];
+    tau_ext[1] = f_ext6;
     double S2, C2;
     symdyn_sincos(q2, &S2, &C2);
     const double fr1_y = symdyn_fma(S2, f_ext1, C2*f_ext2);
     const double n1_z = symdyn_fma(fr1_y, p_l1, f_ext6);
     tau_ext[0] = n1_z;
-    tau_ext[1] = f_ext6;
 }
 
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd[2])
@@ -381,9 +381,9 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double r2 = tau2 - N2_z;
     const double y2 = symdyn_fma(-L2_1, r1, r2);
     const double qdd2_out = iD2*y2;
+    qdd[1] = qdd2_out;
     const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);
     qdd[0] = qdd1_out;
-    qdd[1] = qdd2_out;
 }
 
 void planar2_forward_kinematics(const double q[2], const double params[5], double T[16])
@@ -391,26 +391,8 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    const double symdyn_angle[2] = {q1, q2};
-    double symdyn_sin[2], symdyn_cos[2];
-    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
-    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double p2_x = p_l1*t1;
-    const double p2_y = p_l1*t0;
-    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
-    const double t6 = C2*t0;
-    const double t7 = S2*t1;
-    const double R2_xy = -t6 - t7;
-    const double R2_yx = t6 + t7;
-    T[0] = R2_xx;
-    T[1] = R2_xy;
     T[2] = 0;
-    T[3] = p2_x;
-    T[4] = R2_yx;
-    T[5] = R2_xx;
     T[6] = 0;
-    T[7] = p2_y;
     T[8] = 0;
     T[9] = 0;
     T[10] = 1;
@@ -419,6 +401,24 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     T[13] = 0;
     T[14] = 0;
     T[15] = 1;
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double p2_x = p_l1*t1;
+    T[3] = p2_x;
+    const double p2_y = p_l1*t0;
+    T[7] = p2_y;
+    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    T[0] = R2_xx;
+    T[5] = R2_xx;
+    const double t6 = C2*t0;
+    const double t7 = S2*t1;
+    const double R2_xy = -t6 - t7;
+    T[1] = R2_xy;
+    const double R2_yx = t6 + t7;
+    T[4] = R2_yx;
 }
 
 void planar2_link_poses(const double q[2], const double params[5], double T_links[32])
@@ -426,24 +426,8 @@ void planar2_link_poses(const double q[2], const double params[5], double T_link
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    const double symdyn_angle[2] = {q1, q2};
-    double symdyn_sin[2], symdyn_cos[2];
-    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
-    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double p2_x = C1*p_l1;
-    const double p2_y = S1*p_l1;
-    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
-    const double t0 = C1*S2;
-    const double t1 = C2*S1;
-    const double R2_xy = -t0 - t1;
-    const double R2_yx = t0 + t1;
-    T_links[0] = C1;
-    T_links[1] = -S1;
     T_links[2] = 0;
     T_links[3] = 0;
-    T_links[4] = S1;
-    T_links[5] = C1;
     T_links[6] = 0;
     T_links[7] = 0;
     T_links[8] = 0;
@@ -454,14 +438,8 @@ void planar2_link_poses(const double q[2], const double params[5], double T_link
     T_links[13] = 0;
     T_links[14] = 0;
     T_links[15] = 1;
-    T_links[16] = R2_xx;
-    T_links[17] = R2_xy;
     T_links[18] = 0;
-    T_links[19] = p2_x;
-    T_links[20] = R2_yx;
-    T_links[21] = R2_xx;
     T_links[22] = 0;
-    T_links[23] = p2_y;
     T_links[24] = 0;
     T_links[25] = 0;
     T_links[26] = 1;
@@ -470,19 +448,35 @@ void planar2_link_poses(const double q[2], const double params[5], double T_link
     T_links[29] = 0;
     T_links[30] = 0;
     T_links[31] = 1;
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    T_links[0] = C1;
+    T_links[1] = -S1;
+    T_links[4] = S1;
+    T_links[5] = C1;
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double p2_x = C1*p_l1;
+    T_links[19] = p2_x;
+    const double p2_y = S1*p_l1;
+    T_links[23] = p2_y;
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
+    T_links[16] = R2_xx;
+    T_links[21] = R2_xx;
+    const double t0 = C1*S2;
+    const double t1 = C2*S1;
+    const double R2_xy = -t0 - t1;
+    T_links[17] = R2_xy;
+    const double R2_yx = t0 + t1;
+    T_links[20] = R2_yx;
 }
 
 void planar2_jacobian(const double q[2], const double params[5], double J[12])
 {
     const double q1 = q[0];
     const double p_l1 = params[2];
-    double t0, t1;
-    symdyn_sincos(q1, &t0, &t1);
-    const double p2_x = p_l1*t1;
-    const double p2_y = p_l1*t0;
-    J[0] = -p2_y;
     J[1] = 0;
-    J[2] = p2_x;
     J[3] = 0;
     J[4] = 0;
     J[5] = 0;
@@ -492,6 +486,12 @@ void planar2_jacobian(const double q[2], const double params[5], double J[12])
     J[9] = 0;
     J[10] = 1;
     J[11] = 1;
+    double t0, t1;
+    symdyn_sincos(q1, &t0, &t1);
+    const double p2_x = p_l1*t1;
+    J[2] = p2_x;
+    const double p2_y = p_l1*t0;
+    J[0] = -p2_y;
 }
 
 void planar2_body_jacobian(const double q[2], const double params[5], double J_body[12])
@@ -499,6 +499,16 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
+    J_body[1] = 0;
+    J_body[3] = 0;
+    J_body[4] = 0;
+    J_body[5] = 0;
+    J_body[6] = 0;
+    J_body[7] = 0;
+    J_body[8] = 0;
+    J_body[9] = 0;
+    J_body[10] = 1;
+    J_body[11] = 1;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -512,19 +522,9 @@ void planar2_body_jacobian(const double q[2], const double params[5], double J_b
     const double R2_xy = -t0 - t1;
     const double R2_yx = t0 + t1;
     const double Jb1_1 = symdyn_fma(-R2_xx, p2_y, R2_yx*p2_x);
-    const double Jb2_1 = symdyn_fma(-R2_xy, p2_y, R2_xx*p2_x);
     J_body[0] = Jb1_1;
-    J_body[1] = 0;
+    const double Jb2_1 = symdyn_fma(-R2_xy, p2_y, R2_xx*p2_x);
     J_body[2] = Jb2_1;
-    J_body[3] = 0;
-    J_body[4] = 0;
-    J_body[5] = 0;
-    J_body[6] = 0;
-    J_body[7] = 0;
-    J_body[8] = 0;
-    J_body[9] = 0;
-    J_body[10] = 1;
-    J_body[11] = 1;
 }
 
 void planar2_pose_and_jacobian(const double q[2], const double params[5], double T[16], double J[12])
@@ -532,26 +532,8 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     const double q1 = q[0];
     const double q2 = q[1];
     const double p_l1 = params[2];
-    const double symdyn_angle[2] = {q1, q2};
-    double symdyn_sin[2], symdyn_cos[2];
-    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
-    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double p2_x = p_l1*t1;
-    const double p2_y = p_l1*t0;
-    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
-    const double t6 = C2*t0;
-    const double t7 = S2*t1;
-    const double R2_xy = -t6 - t7;
-    const double R2_yx = t6 + t7;
-    T[0] = R2_xx;
-    T[1] = R2_xy;
     T[2] = 0;
-    T[3] = p2_x;
-    T[4] = R2_yx;
-    T[5] = R2_xx;
     T[6] = 0;
-    T[7] = p2_y;
     T[8] = 0;
     T[9] = 0;
     T[10] = 1;
@@ -560,9 +542,7 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     T[13] = 0;
     T[14] = 0;
     T[15] = 1;
-    J[0] = -p2_y;
     J[1] = 0;
-    J[2] = p2_x;
     J[3] = 0;
     J[4] = 0;
     J[5] = 0;
@@ -572,6 +552,26 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     J[9] = 0;
     J[10] = 1;
     J[11] = 1;
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double p2_x = p_l1*t1;
+    T[3] = p2_x;
+    J[2] = p2_x;
+    const double p2_y = p_l1*t0;
+    T[7] = p2_y;
+    J[0] = -p2_y;
+    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    T[0] = R2_xx;
+    T[5] = R2_xx;
+    const double t6 = C2*t0;
+    const double t7 = S2*t1;
+    const double R2_xy = -t6 - t7;
+    T[1] = R2_xy;
+    const double R2_yx = t6 + t7;
+    T[4] = R2_yx;
 }
 
 void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double params[5], double Jdot_qd[6])
@@ -579,6 +579,10 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
     const double q1 = q[0];
     const double qd1 = qd[0];
     const double p_l1 = params[2];
+    Jdot_qd[2] = 0;
+    Jdot_qd[3] = 0;
+    Jdot_qd[4] = 0;
+    Jdot_qd[5] = 0;
     double t0, t1;
     symdyn_sincos(q1, &t0, &t1);
     const double S1_dt = qd1*t1;
@@ -586,13 +590,9 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
     const double p2_x_dt = C1_dt*p_l1;
     const double p2_y_dt = S1_dt*p_l1;
     const double v0_dt = -p2_y_dt*qd1;
-    const double v1_dt = p2_x_dt*qd1;
     Jdot_qd[0] = v0_dt;
+    const double v1_dt = p2_x_dt*qd1;
     Jdot_qd[1] = v1_dt;
-    Jdot_qd[2] = 0;
-    Jdot_qd[3] = 0;
-    Jdot_qd[4] = 0;
-    Jdot_qd[5] = 0;
 }
 
 void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2], const double qdd[2], const double params[5], double dtau_dq[4], double dtau_dqd[4])
@@ -627,10 +627,13 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
     const double MSd2_y = symdyn_fma(t2, w2_z, t5);
     const double t6 = 2*u2_x;
     const double Jd2_yy = t2*t6;
+    dtau_dqd[2] = Jd2_yy;
     const double d2r_x = symdyn_fma(-MSd2_y, S2, C2*t4);
     const double Jd1_zz = symdyn_fma(2*d2r_x, p_l1, Jd2_yy);
+    dtau_dqd[0] = Jd1_zz;
     const double ap1u_x = S1*p_g;
     const double ap1u_y = C1*p_g;
+    dtau_dq[2] = symdyn_fma(-ap1u_y, t3, -ap1u_x*c2r_x);
     const double ap2u_x = symdyn_fma(qdd1, t0, symdyn_fma(S2, ap1u_y, C2*ap1u_x));
     const double ap2u_y = symdyn_fma(-S2, ap1u_x, symdyn_fma(qdd1, t1, C2*ap1u_y));
     const double a2w_z = qdd1 + qdd2;
@@ -642,21 +645,18 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
     const double t10 = u2_x*w2_z;
     const double Ff2_y = symdyn_fma(p_m2, t10, symdyn_fma(a2w_z, t2, a2u_y*p_m2));
     const double Dq1w_z = symdyn_fma(-ap1u_y, t3, -MSc1_x*ap1u_x);
+    dtau_dq[0] = Dq1w_z;
     const double y2u_x = t8 - ap2u_y - t10;
     const double y2u_y = t7 - t9;
     const double Dq2w_z = -t2*y2u_y;
+    dtau_dq[3] = Dq2w_z;
     const double Dq2u_x = symdyn_fma(-p_m2, y2u_x, -Ff2_y);
     const double Dq2u_y = symdyn_fma(-p_m2, y2u_y, Ff2_x);
-    const double Dqd2w_z = symdyn_fma(-t2, t6, Jd2_yy);
-    const double Dqd2u_x = symdyn_fma(2, t5, -2*MSd2_y);
-    dtau_dq[0] = Dq1w_z;
     dtau_dq[1] = symdyn_fma(Dq2u_y, t1, symdyn_fma(Dq2u_x, t0, Dq2w_z));
-    dtau_dq[2] = symdyn_fma(-ap1u_y, t3, -ap1u_x*c2r_x);
-    dtau_dq[3] = Dq2w_z;
-    dtau_dqd[0] = Jd1_zz;
-    dtau_dqd[1] = symdyn_fma(Dqd2u_x, t0, Dqd2w_z);
-    dtau_dqd[2] = Jd2_yy;
+    const double Dqd2w_z = symdyn_fma(-t2, t6, Jd2_yy);
     dtau_dqd[3] = Dqd2w_z;
+    const double Dqd2u_x = symdyn_fma(2, t5, -2*MSd2_y);
+    dtau_dqd[1] = symdyn_fma(Dqd2u_x, t0, Dqd2w_z);
 }
 
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4])
@@ -691,6 +691,7 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double L2_1 = iD1*nM1_2_z;
     const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
     const double iD2 = 1.0/D2;
+    Minv[3] = iD2;
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -713,7 +714,10 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double qdd2_out = iD2*y2;
     const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);
     const double U2_1 = -L2_1*iD2;
+    Minv[1] = U2_1;
+    Minv[2] = U2_1;
     const double Minv1_1 = symdyn_fma(-L2_1, U2_1, iD1);
+    Minv[0] = Minv1_1;
     const double t9 = S2*p_l1;
     const double u2_x = qd1*t9;
     const double t10 = C2*p_l1;
@@ -746,26 +750,22 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double dtau_dq1_2 = symdyn_fma(Dq2u_y, t10, symdyn_fma(Dq2u_x, t9, Dq2w_z));
     const double dtau_dq2_1 = symdyn_fma(-dv1_y, t1, -c2r_x*dv1_x);
     const double dqdd_dq1_1 = symdyn_fma(-U2_1, dtau_dq2_1, -Dq1w_z*Minv1_1);
+    dqdd_dq[0] = dqdd_dq1_1;
     const double dqdd_dq1_2 = symdyn_fma(-Minv1_1, dtau_dq1_2, -Dq2w_z*U2_1);
+    dqdd_dq[1] = dqdd_dq1_2;
     const double dqdd_dq2_1 = symdyn_fma(-dtau_dq2_1, iD2, -Dq1w_z*U2_1);
+    dqdd_dq[2] = dqdd_dq2_1;
     const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, -Dq2w_z*iD2);
+    dqdd_dq[3] = dqdd_dq2_2;
     const double dtau_dqd1_2 = symdyn_fma(Dqd2u_x, t9, Dqd2w_z);
     const double dqdd_dqd1_1 = symdyn_fma(-Jd2_yy, U2_1, -Jd1_zz*Minv1_1);
-    const double dqdd_dqd1_2 = symdyn_fma(-Minv1_1, dtau_dqd1_2, -Dqd2w_z*U2_1);
-    const double dqdd_dqd2_1 = symdyn_fma(-Jd2_yy, iD2, -Jd1_zz*U2_1);
-    const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, -Dqd2w_z*iD2);
-    dqdd_dq[0] = dqdd_dq1_1;
-    dqdd_dq[1] = dqdd_dq1_2;
-    dqdd_dq[2] = dqdd_dq2_1;
-    dqdd_dq[3] = dqdd_dq2_2;
     dqdd_dqd[0] = dqdd_dqd1_1;
+    const double dqdd_dqd1_2 = symdyn_fma(-Minv1_1, dtau_dqd1_2, -Dqd2w_z*U2_1);
     dqdd_dqd[1] = dqdd_dqd1_2;
+    const double dqdd_dqd2_1 = symdyn_fma(-Jd2_yy, iD2, -Jd1_zz*U2_1);
     dqdd_dqd[2] = dqdd_dqd2_1;
+    const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, -Dqd2w_z*iD2);
     dqdd_dqd[3] = dqdd_dqd2_2;
-    Minv[0] = Minv1_1;
-    Minv[1] = U2_1;
-    Minv[2] = U2_1;
-    Minv[3] = iD2;
 }
 
 void planar2_all_terms(const double q[2], const double qd[2], const double params[5], double M[4], double h[2], double T[16], double J[12], double Jdot_qd[6])
@@ -779,6 +779,30 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double p_g = params[4];
+    T[2] = 0;
+    T[6] = 0;
+    T[8] = 0;
+    T[9] = 0;
+    T[10] = 1;
+    T[11] = 0;
+    T[12] = 0;
+    T[13] = 0;
+    T[14] = 0;
+    T[15] = 1;
+    J[1] = 0;
+    J[3] = 0;
+    J[4] = 0;
+    J[5] = 0;
+    J[6] = 0;
+    J[7] = 0;
+    J[8] = 0;
+    J[9] = 0;
+    J[10] = 1;
+    J[11] = 1;
+    Jdot_qd[2] = 0;
+    Jdot_qd[3] = 0;
+    Jdot_qd[4] = 0;
+    Jdot_qd[5] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -786,11 +810,15 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t2 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
+    M[3] = Jc2_yy;
     const double c2r_x = C2*t2;
     const double t3 = c2r_x*p_l1;
     const double t4 = p_l1*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
+    M[0] = Jc1_zz;
     const double nM1_2_z = Jc2_yy + t3;
+    M[1] = nM1_2_z;
+    M[2] = nM1_2_z;
     const double dv1_x = p_g*t0;
     const double dv1_y = p_g*t1;
     const double ww1_zz = qd1*qd1;
@@ -802,62 +830,34 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
     const double t5 = dv2_y*p_m2;
     const double N2_z = p_l2*t5;
+    h[1] = N2_z;
     const double N1_z = dv1_y*p_l1*p_m1;
     const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
+    h[0] = n1_z;
     const double p2_x = p_l1*t1;
+    T[3] = p2_x;
+    J[2] = p2_x;
     const double p2_y = p_l1*t0;
+    T[7] = p2_y;
+    J[0] = -p2_y;
     const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    T[0] = R2_xx;
+    T[5] = R2_xx;
     const double t6 = C2*t0;
     const double t7 = S2*t1;
     const double R2_xy = -t6 - t7;
+    T[1] = R2_xy;
     const double R2_yx = t6 + t7;
+    T[4] = R2_yx;
     const double S1_dt = qd1*t1;
     const double C1_dt = -qd1*t0;
     const double p2_x_dt = C1_dt*p_l1;
     const double p2_y_dt = S1_dt*p_l1;
     const double v0_dt = -p2_y_dt*qd1;
-    const double v1_dt = p2_x_dt*qd1;
-    M[0] = Jc1_zz;
-    M[1] = nM1_2_z;
-    M[2] = nM1_2_z;
-    M[3] = Jc2_yy;
-    h[0] = n1_z;
-    h[1] = N2_z;
-    T[0] = R2_xx;
-    T[1] = R2_xy;
-    T[2] = 0;
-    T[3] = p2_x;
-    T[4] = R2_yx;
-    T[5] = R2_xx;
-    T[6] = 0;
-    T[7] = p2_y;
-    T[8] = 0;
-    T[9] = 0;
-    T[10] = 1;
-    T[11] = 0;
-    T[12] = 0;
-    T[13] = 0;
-    T[14] = 0;
-    T[15] = 1;
-    J[0] = -p2_y;
-    J[1] = 0;
-    J[2] = p2_x;
-    J[3] = 0;
-    J[4] = 0;
-    J[5] = 0;
-    J[6] = 0;
-    J[7] = 0;
-    J[8] = 0;
-    J[9] = 0;
-    J[10] = 1;
-    J[11] = 1;
     Jdot_qd[0] = v0_dt;
+    const double v1_dt = p2_x_dt*qd1;
     Jdot_qd[1] = v1_dt;
-    Jdot_qd[2] = 0;
-    Jdot_qd[3] = 0;
-    Jdot_qd[4] = 0;
-    Jdot_qd[5] = 0;
 }
 
 void planar2_integrate(const double q[2], const double qd[2], const double params[5], double q_next[2])
@@ -937,6 +937,7 @@ void planar2_center_of_mass(const double q[2], const double params[5], double co
     const double p_m2 = params[1];
     const double p_l1 = params[2];
     const double p_l2 = params[3];
+    com[2] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -951,10 +952,9 @@ void planar2_center_of_mass(const double q[2], const double params[5], double co
     const double t3 = p_l2*t2;
     const double t4 = inverse_mass*p_m1;
     const double com_x = symdyn_fma(t0, t4, symdyn_fma(t0, t2, R2_xx*t3));
-    const double com_y = symdyn_fma(t1, t4, symdyn_fma(t1, t2, R2_yx*t3));
     com[0] = com_x;
+    const double com_y = symdyn_fma(t1, t4, symdyn_fma(t1, t2, R2_yx*t3));
     com[1] = com_y;
-    com[2] = 0;
 }
 
 void planar2_com_jacobian(const double q[2], const double params[5], double J_com[6])
@@ -965,6 +965,8 @@ void planar2_com_jacobian(const double q[2], const double params[5], double J_co
     const double p_m2 = params[1];
     const double p_l1 = params[2];
     const double p_l2 = params[3];
+    J_com[4] = 0;
+    J_com[5] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -982,15 +984,13 @@ void planar2_com_jacobian(const double q[2], const double params[5], double J_co
     const double t6 = inverse_mass*p_m2;
     const double t7 = p_l2*t6;
     const double com_x_dq1 = symdyn_fma(t3, t6, symdyn_fma(t3, t5, R2_xx_dq1*t7));
-    const double com_x_dq2 = R2_xx_dq2*t7;
-    const double com_y_dq1 = symdyn_fma(t2, t6, symdyn_fma(t2, t5, R2_yx_dq1*t7));
-    const double com_y_dq2 = R2_yx_dq2*t7;
     J_com[0] = com_x_dq1;
+    const double com_x_dq2 = R2_xx_dq2*t7;
     J_com[1] = com_x_dq2;
+    const double com_y_dq1 = symdyn_fma(t2, t6, symdyn_fma(t2, t5, R2_yx_dq1*t7));
     J_com[2] = com_y_dq1;
+    const double com_y_dq2 = R2_yx_dq2*t7;
     J_com[3] = com_y_dq2;
-    J_com[4] = 0;
-    J_com[5] = 0;
 }
 
 void planar2_centroidal_map(const double q[2], const double params[5], double A_g[12])
@@ -1001,6 +1001,12 @@ void planar2_centroidal_map(const double q[2], const double params[5], double A_
     const double p_m2 = params[1];
     const double p_l1 = params[2];
     const double p_l2 = params[3];
+    A_g[4] = 0;
+    A_g[5] = 0;
+    A_g[6] = 0;
+    A_g[7] = 0;
+    A_g[8] = 0;
+    A_g[9] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -1018,27 +1024,21 @@ void planar2_centroidal_map(const double q[2], const double params[5], double A_
     const double t3 = C1*t0;
     const double t4 = MSc1_x*S1;
     const double fM0_1_x = -t3 - t4;
+    A_g[0] = fM0_1_x;
     const double fM0_1_y = symdyn_fma(-S1, t0, C1*MSc1_x);
+    A_g[2] = fM0_1_y;
     const double nM1_2_z = Jc2_yy + t2;
     const double fM0_2_x = symdyn_fma(-S1, c2r_x, -C1*t0);
+    A_g[1] = fM0_2_x;
     const double fM0_2_y = symdyn_fma(-S1, t0, C1*c2r_x);
+    A_g[3] = fM0_2_y;
     const double c1r_y = t3 + t4;
     const double Ag_inverse_mass = 1.0/mc1;
     const double Ag_cx = Ag_inverse_mass*fM0_1_y;
     const double Ag_cy = Ag_inverse_mass*c1r_y;
     const double Ag1_ang_z = symdyn_fma(-Ag_cx, fM0_1_y, symdyn_fma(Ag_cy, fM0_1_x, Jc1_zz));
-    const double Ag2_ang_z = symdyn_fma(-Ag_cx, fM0_2_y, symdyn_fma(Ag_cy, fM0_2_x, nM1_2_z));
-    A_g[0] = fM0_1_x;
-    A_g[1] = fM0_2_x;
-    A_g[2] = fM0_1_y;
-    A_g[3] = fM0_2_y;
-    A_g[4] = 0;
-    A_g[5] = 0;
-    A_g[6] = 0;
-    A_g[7] = 0;
-    A_g[8] = 0;
-    A_g[9] = 0;
     A_g[10] = Ag1_ang_z;
+    const double Ag2_ang_z = symdyn_fma(-Ag_cx, fM0_2_y, symdyn_fma(Ag_cy, fM0_2_x, nM1_2_z));
     A_g[11] = Ag2_ang_z;
 }
 
@@ -1052,6 +1052,9 @@ void planar2_centroidal_map_dot_qd(const double q[2], const double qd[2], const 
     const double p_m2 = params[1];
     const double p_l1 = params[2];
     const double p_l2 = params[3];
+    dA_g_qd[2] = 0;
+    dA_g_qd[3] = 0;
+    dA_g_qd[4] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
@@ -1073,7 +1076,9 @@ void planar2_centroidal_map_dot_qd(const double q[2], const double qd[2], const 
     const double f1_x = F1_x + fr1_x;
     const double n1_z = symdyn_fma(fr1_y, p_l1, N2_z);
     const double fr0_x = symdyn_fma(-S1, fr1_y, C1*f1_x);
+    dA_g_qd[0] = fr0_x;
     const double fr0_y = symdyn_fma(S1, f1_x, C1*fr1_y);
+    dA_g_qd[1] = fr0_y;
     const double c2r_x = C2*t1;
     const double c2r_y = S2*t1;
     const double mc1 = p_m1 + p_m2;
@@ -1084,11 +1089,6 @@ void planar2_centroidal_map_dot_qd(const double q[2], const double qd[2], const 
     const double dAg_cx = c1r_x*dAg_inverse_mass;
     const double dAg_cy = c1r_y*dAg_inverse_mass;
     const double dAg1_ang_z = symdyn_fma(-dAg_cx, fr0_y, symdyn_fma(dAg_cy, fr0_x, n1_z));
-    dA_g_qd[0] = fr0_x;
-    dA_g_qd[1] = fr0_y;
-    dA_g_qd[2] = 0;
-    dA_g_qd[3] = 0;
-    dA_g_qd[4] = 0;
     dA_g_qd[5] = dAg1_ang_z;
 }
 
@@ -1102,30 +1102,7 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     const double qdd2 = qdd[1];
     const double p_l1 = params[2];
     const double p_g = params[4];
-    const double symdyn_angle[2] = {q1, q2};
-    double symdyn_sin[2], symdyn_cos[2];
-    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
-    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double dv1_x = S1*p_g;
-    const double dv1_y = C1*p_g;
-    const double ww1_zz = qd1*qd1;
-    const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
-    const double dvp2_y = symdyn_fma(p_l1, qdd1, dv1_y);
-    const double w2_z = qd1 + qd2;
-    const double dw2_z = qdd1 + qdd2;
-    const double dv2_x = symdyn_fma(S2, dvp2_y, C2*dvp2_x);
-    const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dvp2_y);
-    const double ww2_zz = w2_z*w2_z;
-    const double fr1_y_dm2 = symdyn_fma(S2, dv2_x, C2*dv2_y);
-    const double fr1_y_dmx2 = symdyn_fma(-S2, ww2_zz, C2*dw2_z);
-    const double fr1_y_dmy2 = symdyn_fma(-S2, dw2_z, -C2*ww2_zz);
-    const double n1_z_dm2 = fr1_y_dm2*p_l1;
-    const double n1_z_dmx2 = symdyn_fma(fr1_y_dmx2, p_l1, dv2_y);
-    const double n1_z_dmy2 = symdyn_fma(fr1_y_dmy2, p_l1, -dv2_x);
     Y[0] = 0;
-    Y[1] = dv1_y;
-    Y[2] = -dv1_x;
     Y[3] = 0;
     Y[4] = 0;
     Y[5] = 0;
@@ -1133,16 +1110,12 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     Y[7] = 0;
     Y[8] = 0;
     Y[9] = qdd1;
-    Y[10] = n1_z_dm2;
-    Y[11] = n1_z_dmx2;
-    Y[12] = n1_z_dmy2;
     Y[13] = 0;
     Y[14] = 0;
     Y[15] = 0;
     Y[16] = 0;
     Y[17] = 0;
     Y[18] = 0;
-    Y[19] = dw2_z;
     Y[20] = 0;
     Y[21] = 0;
     Y[22] = 0;
@@ -1154,15 +1127,42 @@ void planar2_regressor(const double q[2], const double qd[2], const double qdd[2
     Y[28] = 0;
     Y[29] = 0;
     Y[30] = 0;
-    Y[31] = dv2_y;
-    Y[32] = -dv2_x;
     Y[33] = 0;
     Y[34] = 0;
     Y[35] = 0;
     Y[36] = 0;
     Y[37] = 0;
     Y[38] = 0;
+    const double symdyn_angle[2] = {q1, q2};
+    double symdyn_sin[2], symdyn_cos[2];
+    symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double dv1_x = S1*p_g;
+    Y[2] = -dv1_x;
+    const double dv1_y = C1*p_g;
+    Y[1] = dv1_y;
+    const double ww1_zz = qd1*qd1;
+    const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
+    const double dvp2_y = symdyn_fma(p_l1, qdd1, dv1_y);
+    const double w2_z = qd1 + qd2;
+    const double dw2_z = qdd1 + qdd2;
+    Y[19] = dw2_z;
     Y[39] = dw2_z;
+    const double dv2_x = symdyn_fma(S2, dvp2_y, C2*dvp2_x);
+    Y[32] = -dv2_x;
+    const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dvp2_y);
+    Y[31] = dv2_y;
+    const double ww2_zz = w2_z*w2_z;
+    const double fr1_y_dm2 = symdyn_fma(S2, dv2_x, C2*dv2_y);
+    const double fr1_y_dmx2 = symdyn_fma(-S2, ww2_zz, C2*dw2_z);
+    const double fr1_y_dmy2 = symdyn_fma(-S2, dw2_z, -C2*ww2_zz);
+    const double n1_z_dm2 = fr1_y_dm2*p_l1;
+    Y[10] = n1_z_dm2;
+    const double n1_z_dmx2 = symdyn_fma(fr1_y_dmx2, p_l1, dv2_y);
+    Y[11] = n1_z_dmx2;
+    const double n1_z_dmy2 = symdyn_fma(fr1_y_dmy2, p_l1, -dv2_x);
+    Y[12] = n1_z_dmy2;
 }
 
 void planar2_base_regressor(const double q[2], const double qd[2], const double qdd[2], const double params[5], double Y_b[12])
@@ -1175,37 +1175,37 @@ void planar2_base_regressor(const double q[2], const double qd[2], const double 
     const double qdd2 = qdd[1];
     const double p_l1 = params[2];
     const double p_g = params[4];
+    Y_b[2] = qdd1;
+    Y_b[6] = 0;
+    Y_b[7] = 0;
+    Y_b[8] = 0;
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double dv1_x = S1*p_g;
+    Y_b[1] = -dv1_x;
     const double dv1_y = C1*p_g;
+    Y_b[0] = dv1_y;
     const double ww1_zz = qd1*qd1;
     const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
     const double dvp2_y = symdyn_fma(p_l1, qdd1, dv1_y);
     const double w2_z = qd1 + qd2;
     const double dw2_z = qdd1 + qdd2;
+    Y_b[5] = dw2_z;
+    Y_b[11] = dw2_z;
     const double dv2_x = symdyn_fma(S2, dvp2_y, C2*dvp2_x);
+    Y_b[10] = -dv2_x;
     const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dvp2_y);
+    Y_b[9] = dv2_y;
     const double ww2_zz = w2_z*w2_z;
     const double fr1_y_dmx2 = symdyn_fma(-S2, ww2_zz, C2*dw2_z);
     const double fr1_y_dmy2 = symdyn_fma(-S2, dw2_z, -C2*ww2_zz);
     const double n1_z_dmx2 = symdyn_fma(fr1_y_dmx2, p_l1, dv2_y);
-    const double n1_z_dmy2 = symdyn_fma(fr1_y_dmy2, p_l1, -dv2_x);
-    Y_b[0] = dv1_y;
-    Y_b[1] = -dv1_x;
-    Y_b[2] = qdd1;
     Y_b[3] = n1_z_dmx2;
+    const double n1_z_dmy2 = symdyn_fma(fr1_y_dmy2, p_l1, -dv2_x);
     Y_b[4] = n1_z_dmy2;
-    Y_b[5] = dw2_z;
-    Y_b[6] = 0;
-    Y_b[7] = 0;
-    Y_b[8] = 0;
-    Y_b[9] = dv2_y;
-    Y_b[10] = -dv2_x;
-    Y_b[11] = dw2_z;
 }
 
 void planar2_base_parameters(const double pi[20], const double params[5], double beta[6])
@@ -1218,12 +1218,12 @@ void planar2_base_parameters(const double pi[20], const double params[5], double
     const double pi_my2 = pi[12];
     const double pi_ZZ2 = pi[19];
     const double p_l1 = params[2];
-    const double beta1 = symdyn_fma(p_l1, pi_m2, pi_mx1);
-    const double beta3 = symdyn_fma(pi_m2*p_l1, p_l1, pi_ZZ1);
-    beta[0] = beta1;
     beta[1] = pi_my1;
-    beta[2] = beta3;
     beta[3] = pi_mx2;
     beta[4] = pi_my2;
     beta[5] = pi_ZZ2;
+    const double beta1 = symdyn_fma(p_l1, pi_m2, pi_mx1);
+    beta[0] = beta1;
+    const double beta3 = symdyn_fma(pi_m2*p_l1, p_l1, pi_ZZ1);
+    beta[2] = beta3;
 }

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0xb8d15afa926d199
+#define PLANAR2_CODE_SET 0x94e8fb1c95df1a8
 
 #define PLANAR2_DOF 2
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x16c4b0e2df0e7c7
+#define PUMA560_LINEAR_CODE_SET 0xe51dedc2c73b4bc
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

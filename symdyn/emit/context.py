@@ -75,6 +75,12 @@ class Output:
 class Body:
     steps: tuple[Line | SinCos, ...]
     outputs: tuple[Output, ...]
+    # For each step and then after the last, the outputs' entries (name, flat index, printed
+    # expression) whose values are ready just before it: the first reads only inputs, the last
+    # needs the last step. C stores an entry there, not at the end, so that the values it reads
+    # need not live to the end of the function (register pressure: the Panda's ID derivatives
+    # held half their instructions in spills and reloads with every store at the end).
+    ready: tuple[tuple[tuple[str, int, str], ...], ...] = ()
 
     @property
     def size(self) -> int:
@@ -275,7 +281,22 @@ def body_code(program: Program, printer) -> Body:
         Output(out.name, len(out.values), out.shape,
                tuple((k, text(sympy.sympify(v))) for k, v in enumerate(out.values)), offset)
         for out, offset in zip(program.outputs, offsets))
-    return Body(tuple(steps), outputs)
+    return Body(tuple(steps), outputs, _ready(program, steps, outputs))
+
+
+def _ready(program: Program, steps, outputs) -> tuple:
+    """Body.ready: each output entry at the step after the last one whose value it reads."""
+    after = {}          # symbol's name -> the index of the step that sets it, plus one
+    for k, step in enumerate(steps, start=1):
+        for name in ((step.lhs,) if step.kind == "line" else (step.sin, step.cos)):
+            after[name] = k
+    ready: list[list] = [[] for _ in range(len(steps) + 1)]
+    for out, printed in zip(program.outputs, outputs):
+        for value, (k, text) in zip(out.values, printed.values):
+            at = max((after.get(s.name, 0) for s in sympy.sympify(value).free_symbols),
+                     default=0)
+            ready[at].append((printed.name, k, text))
+    return tuple(tuple(entries) for entries in ready)
 
 
 def _common_text(program: Program) -> dict:
