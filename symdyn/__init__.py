@@ -1,4 +1,4 @@
-"""symdyn: symbolic equations of motion for robot arms, hands and other fixed-base trees.
+"""symdyn: symbolic equations of motion for robot arms, hands, legged robots and humanoids.
 
 >>> import symdyn, sympy
 >>> robot = symdyn.load_robot("robots/planar2.yaml")

@@ -159,8 +159,8 @@ METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="new
 @click.version_option(__version__, prog_name="symdyn")
 @click.pass_context
 def main(ctx):
-    """Symbolic equations of motion for robot arms, hands and other fixed-base trees, from a
-    DH table or a URDF to Python and C."""
+    """Symbolic equations of motion for robot arms, hands, legged robots and humanoids, from a
+    DH table, a URDF or an MJCF file to Python, C, CasADi and JAX."""
     ctx.with_resource(_warnings_as_lines())
 
 
