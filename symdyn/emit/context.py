@@ -21,6 +21,14 @@ from .printers import literal
 
 # The most operations an angle for which a function's sin and cos go in one loop (joint_trig).
 TRIG_LOOP_OPERATIONS = 400
+# A function whose C is longer than this (characters of its steps and stores) is written as
+# parts of about this length, static functions called in turn that pass the values they share
+# through one array on the stack: gcc's time and memory grow faster than a function's length
+# (-O2: 100 kB in 0.9 s, 200 kB in 2.5 s, 340 kB in 9.7 s; TALOS's inverse-dynamics derivatives,
+# 709 kB, in 25 s and 580 MB; its forward-dynamics derivatives, 2.9 MB, ran 20 minutes at -O3
+# and 8 GB before they were stopped). The shipped arms' longest, the Panda's forward-dynamics
+# derivatives, is 120 kB.
+PART_CHARACTERS = 150_000
 
 
 @dataclass(frozen=True)
@@ -89,12 +97,32 @@ class Body:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One of the static functions a long function is written as in C (PART_STEPS), laid out
+    by the templates as a function is (its steps, then each output entry where it is ready)."""
+
+    body: Body                  # its steps; ready also saves its values that later parts read
+    inputs: tuple[Input, ...]   # the function's inputs, unpacking the entries this part reads
+    loads: tuple[tuple[str, int], ...]   # (name, slot of the shared array) of earlier parts'
+    joint_trig: ClassVar[tuple] = ()     # the angles' loop is for short functions alone
+    trig_padding: ClassVar[int] = 0
+
+    @property
+    def unwritten(self) -> tuple[str, ...]:
+        """The outputs this part stores no entry of."""
+        written = {name for entries in self.body.ready for name, _, _ in entries}
+        return tuple(o.name for o in self.body.outputs if o.name not in written)
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     doc: str
     inputs: tuple[Input, ...]
     body: Body
     ops: OpCount
+    parts: tuple[Part, ...] = ()   # the parts C writes it as, in order; () for one function
+    shared: int = 0                # the entries of the array the parts share
 
     @property
     def texts(self):
@@ -113,7 +141,8 @@ class Function:
         scalar calls overlap with the rest of a long function, the loop does not."""
         trig = tuple(step for step in self.body.steps
                      if step.kind == "sincos" and step.of_inputs)
-        if len(trig) < 2 or self.ops.mul + self.ops.add > TRIG_LOOP_OPERATIONS * len(trig):
+        operations = self.ops.mul + self.ops.add
+        if self.parts or len(trig) < 2 or operations > TRIG_LOOP_OPERATIONS * len(trig):
             return ()
         return trig
 
@@ -241,17 +270,104 @@ class Header:
 
 def function_code(program: Program, doc: str, printer) -> Function:
     used = program.cached(_symbols_read)
-    inputs = tuple(
-        Input(arg.name, len(arg.values),
-              tuple((k, s.name) for k, s in enumerate(arg.values) if s in used))
-        for arg in program.inputs)
-    return Function(program.name, doc, inputs,
-                    body_code(program, printer), op_count(program))
+    inputs = _inputs_reading(program, {s.name for s in used})
+    body = body_code(program, printer)
+    parts, shared = _parts(program, body)
+    return Function(program.name, doc, inputs, body, op_count(program), parts, shared)
 
 
 def _symbols_read(program: Program) -> frozenset:
     return frozenset(symbols_in([a.rhs for a in program.assignments]
                                 + [v for o in program.outputs for v in o.values]))
+
+
+def _inputs_reading(program: Program, names) -> tuple[Input, ...]:
+    """The program's inputs, each unpacking the entries of ``names``."""
+    return tuple(Input(arg.name, len(arg.values),
+                       tuple((k, s.name) for k, s in enumerate(arg.values) if s.name in names))
+                 for arg in program.inputs)
+
+
+def _parts(program: Program, body: Body) -> tuple[tuple[Part, ...], int]:
+    """``body`` cut into parts of about PART_CHARACTERS each (none if it is shorter), each
+    saving into the shared array (at the step that sets it) what a later part reads, and
+    loading at its start what it reads of earlier ones; and the array's size. A slot is free
+    again for the values set in the last part that reads it (which has loaded it by then): the
+    array holds about what crosses one boundary, not every value that crosses any."""
+    steps = body.steps
+    bounds = _bounds(body)
+    count = len(bounds) - 1
+    if count < 2:
+        return (), 0
+    rhs = {a.lhs.name: a.rhs for a in program.assignments}
+    entries = {(out.name, k): v for out in program.outputs for k, v in enumerate(out.values)}
+    setter, reads = {}, []              # a name -> the part that sets it; each part's reads
+    for p in range(count):
+        read = set()
+        for step in steps[bounds[p]:bounds[p + 1]]:
+            setter.update((name, p) for name in _names(step))
+            read |= _read(rhs[_names(step)[0]])
+        for ready in body.ready[bounds[p] + (p > 0):bounds[p + 1] + 1]:
+            for name, k, _ in ready:
+                read |= _read(entries[name, k])
+        reads.append(read)
+    last = {}                           # a value read by a later part -> the last such part
+    for p, read in enumerate(reads):
+        last.update((name, p) for name in read if setter.get(name, p) < p)
+    slot, free, size = {}, [], 0
+    for p in range(count):
+        free += sorted(slot[name] for name, reader in last.items() if reader == p)
+        for step in steps[bounds[p]:bounds[p + 1]]:
+            for name in _names(step):
+                if name in last and free:
+                    slot[name] = free.pop(0)
+                elif name in last:
+                    slot[name], size = size, size + 1
+    parts = []
+    for p in range(count):
+        start, end = bounds[p], bounds[p + 1]
+        ready = [list(body.ready[0]) if p == 0 else []]
+        for step, stores in zip(steps[start:end], body.ready[start + 1:end + 1]):
+            ready.append(list(stores) + [("symdyn_shared", slot[name], name)
+                                         for name in _names(step) if name in slot])
+        loads = sorted(((name, slot[name]) for name in reads[p] if setter.get(name, p) < p),
+                       key=lambda load: load[1])
+        parts.append(Part(Body(steps[start:end], body.outputs, tuple(map(tuple, ready))),
+                          _inputs_reading(program, reads[p]), tuple(loads)))
+    return tuple(parts), size
+
+
+def _bounds(body: Body) -> list[int]:
+    """Where the parts of ``body`` begin, and its end: a part ends before the step that would
+    take its C beyond PART_CHARACTERS (each line as the template writes it, about), the output
+    entries stored after a step counted with it."""
+    def length(k):          # step k's line and those of the output entries stored after it
+        step = body.steps[k]
+        return (len(step.lhs) + len(step.rhs) + 24 if step.kind == "line"
+                else 2 * len(step.angle) + len(step.sin) + len(step.cos) + 60) + stored(k + 1)
+
+    def stored(k):
+        return sum(len(name) + len(text) + 16 for name, _, text in body.ready[k])
+    first = stored(0)       # before any step
+    if first + sum(map(length, range(len(body.steps)))) <= PART_CHARACTERS:
+        return [0, len(body.steps)]
+    bounds, filled = [0], first
+    for k in range(len(body.steps)):
+        if filled and filled + length(k) > PART_CHARACTERS:
+            bounds.append(k)
+            filled = 0
+        filled += length(k)
+    return bounds + [len(body.steps)]
+
+
+def _names(step) -> tuple[str, ...]:
+    """The names a step sets."""
+    return (step.lhs,) if step.kind == "line" else (step.sin, step.cos)
+
+
+def _read(expr) -> set[str]:
+    """The names an expression reads."""
+    return {s.name for s in symbols_in([expr])}
 
 
 def body_code(program: Program, printer) -> Body:
