@@ -477,10 +477,12 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
     """dqdd/dq = -M^-1 dtau/dq and dqdd/dqd = -M^-1 dtau/dqd, the derivatives of inverse
     dynamics (taken in their own program, qdd held fixed) evaluated at the accelerations
-    qdd = FD(q, qd, tau); M^-1 from the same LDL^T (LDLT.inverse). Products by M^-1, not 2n
-    solves: a few operations fewer (M^-1 is computed once, by its symmetry), and each entry is
-    one short sum instead of a chain of substitutions. ``part`` gives another quantity's outputs
-    (build)."""
+    qdd = FD(q, qd, tau); M^-1 from the same factors (inverse). A chain's M is dense, and so are
+    its factors: products by M^-1, n multiplications an entry, cost what 2n solves would, and
+    each entry is one short sum instead of a chain of substitutions. A tree's factors keep M's
+    zeros: a solve per column then costs 2 nnz(L) + n where a product costs n^2 (TALOS on a
+    floating base, n = 38: 640 against 1444, and live values a column's, not all of M^-1 and
+    dtau at once). ``part`` gives another quantity's outputs (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
@@ -491,8 +493,14 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     derivatives = part("inverse_dynamics_derivatives", dict(zip(
         robot.slots(robot.link_qdd, "acceleration"), [*qdd[:shift], *links])))
     for wrt, d in zip(("q", "qd"), derivatives):
-        # named, so that each product reads symbols alone
+        # named, so that each product or solve reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
+        if factors.solve_cost < n * n:
+            columns = [factors.solve(b, [-d[k * n + j] for k in range(n)],
+                                     f"dqdd_d{wrt}{{}}_{j + 1}", f"z{wrt}{{}}_{j + 1}")
+                       for j in range(n)]
+            outs.append([columns[j][i] for i in range(n) for j in range(n)])
+            continue
         # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
         outs.append([to_sympy(define(b, f"dqdd_d{wrt}{i + 1}_{j + 1}", -symengine.Add(*(
             inverse[i][k] * d[k * n + j] for k in range(n))), irreducible=True))
@@ -609,8 +617,16 @@ class LDLT:
                     W[k][i] * U[k][j] for k in range(j, n))))
         return inverse
 
-    def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
-        """x with M x = rhs, by forward and back substitution.
+    @property
+    def solve_cost(self) -> int:
+        """The multiplications of a solve: L's entries twice, and the pivots."""
+        n = len(self.inv_d)
+        return n * (n - 1) + n
+
+    def solve(self, b: ProgramBuilder, rhs, unknown: str = "qdd{}_out",
+              through: str = "y{}") -> list[sympy.Expr]:
+        """x with M x = rhs, by forward and back substitution; x_i named ``unknown`` with i
+        (from 1) and the forward pass's values ``through``.
 
         Where rhs holds symbols and zeros alone, each product of a step pairs an entry of L
         or 1/D with an unknown of this solve or a symbol of its rhs: its steps are irreducible
@@ -622,11 +638,11 @@ class LDLT:
         irreducible = all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
         y = []
         for i in range(n):
-            y.append(define(b, f"y{i + 1}", rhs[i] - symengine.Add(*(
+            y.append(define(b, through.format(i + 1), rhs[i] - symengine.Add(*(
                 L[i][k] * y[k] for k in range(i))), irreducible=irreducible))
         x = [None] * n
         for i in reversed(range(n)):
-            x[i] = define(b, f"qdd{i + 1}_out", y[i] * self.inv_d[i] - symengine.Add(*(
+            x[i] = define(b, unknown.format(i + 1), y[i] * self.inv_d[i] - symengine.Add(*(
                 L[k][i] * x[k] for k in range(i + 1, n))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
 
@@ -684,19 +700,27 @@ class LTDL:
                     *(U[i, k] * W[j, k] for k in sorted(common))))
         return inverse
 
-    def solve(self, b: ProgramBuilder, rhs) -> list[sympy.Expr]:
+    @property
+    def solve_cost(self) -> int:
+        """The multiplications of a solve: L's entries twice, and the pivots."""
+        return 2 * len(self.L) + len(self.inv_d)
+
+    def solve(self, b: ProgramBuilder, rhs, unknown: str = "qdd{}_out",
+              through: str = "y{}") -> list[sympy.Expr]:
         """x with M x = rhs: L^T y = rhs from the leaves in, y / D, then L x = y / D from the
-        base out (RBDA Table 6.4)."""
+        base out (RBDA Table 6.4); x_i named ``unknown`` with i (from 1), y_i ``through``.
+        Where rhs holds symbols and zeros alone, no product of a step recurs (LDLT.solve)."""
         n, up = len(self.inv_d), self.parents
         y = [symengine.sympify(r) for r in rhs]
+        irreducible = all(r == 0 or not r.is_Number and is_trivial(r) for r in y)
         for k in reversed(range(n)):
-            y[k] = define(b, f"y{k + 1}", y[k])
+            y[k] = define(b, through.format(k + 1), y[k], irreducible=irreducible)
             for j in _ancestors(up, k):
                 y[j] = y[j] - self.L[k, j] * y[k]
         x = [None] * n
         for k in range(n):
-            x[k] = define(b, f"qdd{k + 1}_out", y[k] * self.inv_d[k] - symengine.Add(*(
-                self.L[k, j] * x[j] for j in _ancestors(up, k))))
+            x[k] = define(b, unknown.format(k + 1), y[k] * self.inv_d[k] - symengine.Add(*(
+                self.L[k, j] * x[j] for j in _ancestors(up, k))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
 
 
