@@ -268,11 +268,12 @@ class Header:
     docs: dict                             # quantity -> the function's docstring
 
 
-def function_code(program: Program, doc: str, printer) -> Function:
+def function_code(program: Program, doc: str, printer, parts: bool = False) -> Function:
+    """A program printed; with ``parts``, cut into parts where it is long (PART_CHARACTERS)."""
     used = program.cached(_symbols_read)
     inputs = _inputs_reading(program, {s.name for s in used})
     body = body_code(program, printer)
-    parts, shared = _parts(program, body)
+    parts, shared = _parts(program, body) if parts else ((), 0)
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared)
 
 
@@ -460,7 +461,8 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
-        functions=tuple(_function_code(p, header.docs[p.name], printer) for p in programs),
+        functions=tuple(_function_code(p, header.docs[p.name], printer, backend.parts)
+                        for p in programs),
         fixed=fixed, variant=header.variant, angles=header.angles,
         real=getattr(printer, "real", "double"))
 
@@ -495,9 +497,9 @@ def _standard_parameters(standard, printer) -> dict:
             "standard_values": tuple(printer.doprint(v) for _, v in standard) if numeric else ()}
 
 
-def _function_code(program: Program, doc: str, printer) -> Function:
+def _function_code(program: Program, doc: str, printer, parts: bool) -> Function:
     try:
-        return function_code(program, doc, printer)
+        return function_code(program, doc, printer, parts)
     except EmitError as exc:
         raise EmitError(f"{program.name}: {exc}") from None
 
