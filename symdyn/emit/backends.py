@@ -36,14 +36,16 @@ class Backend:
     files: tuple[tuple[str, str], ...]   # (template, output file name with {name})
     text: Callable[[str], str]           # robot-file text made inert in a comment
     infinity: str                        # how the language writes an unlimited joint limit
-    parts: bool = False                  # writes a long function as parts (context.Function)
+    # C's layout: each output entry stored where it is ready (Body.ready), a long function
+    # written as parts (Function.parts); the other languages assemble their outputs at the end
+    c_layout: bool = False
 
 
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
                       python_docstring_text, "np.inf"),
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
-                 c_comment_text, "HUGE_VAL", parts=True),
+                 c_comment_text, "HUGE_VAL", c_layout=True),
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
                       python_docstring_text, "ca.inf"),
@@ -53,6 +55,6 @@ BACKENDS = {
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
 SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, "HUGE_VALF",
-                   parts=True)
+                   c_layout=True)
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

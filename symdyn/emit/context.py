@@ -6,6 +6,7 @@ above (api.py), so that this package knows programs and languages, not robot fil
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -87,7 +88,8 @@ class Body:
     # expression) whose values are ready just before it: the first reads only inputs, the last
     # needs the last step. C stores an entry there, not at the end, so that the values it reads
     # need not live to the end of the function (register pressure: the Panda's ID derivatives
-    # held half their instructions in spills and reloads with every store at the end).
+    # held half their instructions in spills and reloads with every store at the end). Empty
+    # for the languages that assemble their outputs at the end (Backend.c_layout).
     ready: tuple[tuple[tuple[str, int, str], ...], ...] = ()
 
     @property
@@ -268,12 +270,13 @@ class Header:
     docs: dict                             # quantity -> the function's docstring
 
 
-def function_code(program: Program, doc: str, printer, parts: bool = False) -> Function:
-    """A program printed; with ``parts``, cut into parts where it is long (PART_CHARACTERS)."""
+def function_code(program: Program, doc: str, printer, c_layout: bool = False) -> Function:
+    """A program printed; in ``c_layout``, its outputs' entries placed where they are ready
+    and a long function cut into parts (PART_CHARACTERS)."""
     used = program.cached(_symbols_read)
     inputs = _inputs_reading(program, {s.name for s in used})
-    body = body_code(program, printer)
-    parts, shared = _parts(program, body) if parts else ((), 0)
+    body = body_code(program, printer, c_layout)
+    parts, shared = _parts(program, body) if c_layout else ((), 0)
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared)
 
 
@@ -300,17 +303,15 @@ def _parts(program: Program, body: Body) -> tuple[tuple[Part, ...], int]:
     count = len(bounds) - 1
     if count < 2:
         return (), 0
-    rhs = {a.lhs.name: a.rhs for a in program.assignments}
-    entries = {(out.name, k): v for out in program.outputs for k, v in enumerate(out.values)}
     setter, reads = {}, []              # a name -> the part that sets it; each part's reads
     for p in range(count):
         read = set()
         for step in steps[bounds[p]:bounds[p + 1]]:
             setter.update((name, p) for name in _names(step))
-            read |= _read(rhs[_names(step)[0]])
+            read.update(_read(step.rhs if step.kind == "line" else step.angle))
         for ready in body.ready[bounds[p] + (p > 0):bounds[p + 1] + 1]:
-            for name, k, _ in ready:
-                read |= _read(entries[name, k])
+            for *_, text in ready:
+                read.update(_read(text))
         reads.append(read)
     last = {}                           # a value read by a later part -> the last such part
     for p, read in enumerate(reads):
@@ -366,12 +367,17 @@ def _names(step) -> tuple[str, ...]:
     return (step.lhs,) if step.kind == "line" else (step.sin, step.cos)
 
 
-def _read(expr) -> set[str]:
-    """The names an expression reads."""
-    return {s.name for s in symbols_in([expr])}
+# A name in printed code: not a number's exponent (1e-5) or suffix (1.5f), nor a member.
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 
 
-def body_code(program: Program, printer) -> Body:
+def _read(text: str) -> list[str]:
+    """The names printed code reads (and the functions it calls), from its text: a tenth of
+    the time of walking its expression, for the many lines of a long function."""
+    return _NAME.findall(text)
+
+
+def body_code(program: Program, printer, ready: bool = True) -> Body:
     """The assignments and outputs as printed code; sin and cos of one angle become one step."""
     partner = _sin_cos_pairs(program)
     inputs = set(program.input_symbols)
@@ -398,20 +404,19 @@ def body_code(program: Program, printer) -> Body:
         Output(out.name, len(out.values), out.shape,
                tuple((k, text(sympy.sympify(v))) for k, v in enumerate(out.values)), offset)
         for out, offset in zip(program.outputs, offsets))
-    return Body(tuple(steps), outputs, _ready(program, steps, outputs))
+    return Body(tuple(steps), outputs, _ready(steps, outputs) if ready else ())
 
 
-def _ready(program: Program, steps, outputs) -> tuple:
+def _ready(steps, outputs) -> tuple:
     """Body.ready: each output entry at the step after the last one whose value it reads."""
     after = {}          # symbol's name -> the index of the step that sets it, plus one
     for k, step in enumerate(steps, start=1):
-        for name in ((step.lhs,) if step.kind == "line" else (step.sin, step.cos)):
+        for name in _names(step):
             after[name] = k
     ready: list[list] = [[] for _ in range(len(steps) + 1)]
-    for out, printed in zip(program.outputs, outputs):
-        for value, (k, text) in zip(out.values, printed.values):
-            at = max((after.get(s.name, 0) for s in sympy.sympify(value).free_symbols),
-                     default=0)
+    for printed in outputs:
+        for k, text in printed.values:
+            at = max((after.get(name, 0) for name in _read(text)), default=0)
             ready[at].append((printed.name, k, text))
     return tuple(tuple(entries) for entries in ready)
 
@@ -461,7 +466,7 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
-        functions=tuple(_function_code(p, header.docs[p.name], printer, backend.parts)
+        functions=tuple(_function_code(p, header.docs[p.name], printer, backend.c_layout)
                         for p in programs),
         fixed=fixed, variant=header.variant, angles=header.angles,
         real=getattr(printer, "real", "double"))
@@ -497,9 +502,9 @@ def _standard_parameters(standard, printer) -> dict:
             "standard_values": tuple(printer.doprint(v) for _, v in standard) if numeric else ()}
 
 
-def _function_code(program: Program, doc: str, printer, parts: bool) -> Function:
+def _function_code(program: Program, doc: str, printer, c_layout: bool) -> Function:
     try:
-        return function_code(program, doc, printer, parts)
+        return function_code(program, doc, printer, c_layout)
     except EmitError as exc:
         raise EmitError(f"{program.name}: {exc}") from None
 
