@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x876d6921a6992ad
+#define PANDA_CODE_SET 0xb1105907a0b1f76
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -109,8 +109,8 @@ void panda_friction_torques(const double qd[7], double tau_f[7]);
 void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double tau_ext[7]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 713 multiplications, 567 additions, 12 function calls. */
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * 661 multiplications, 567 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -156,7 +156,7 @@ void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], c
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2988 multiplications, 2577 additions, 12 function calls. */
+ * 2943 multiplications, 2577 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms

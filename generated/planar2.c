@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x94e8fb1c95df1a8
+#if PLANAR2_CODE_SET != 0x11d1a74a1270e12
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -359,10 +359,10 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double t2 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t1, symdyn_fma(p_m1, t1, symdyn_fma(2, t2, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t2;
-    const double iD1 = 1.0/Jc1_zz;
-    const double L2_1 = iD1*nM1_2_z;
-    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
-    const double iD2 = 1.0/D2;
+    const double iD2 = 1.0/Jc2_yy;
+    const double L2_1 = iD2*nM1_2_z;
+    const double D1 = symdyn_fma(-L2_1, nM1_2_z, Jc1_zz);
+    const double iD1 = 1.0/D1;
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -379,11 +379,11 @@ void planar2_forward_dynamics(const double q[2], const double qd[2], const doubl
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     const double r1 = tau1 - n1_z;
     const double r2 = tau2 - N2_z;
-    const double y2 = symdyn_fma(-L2_1, r1, r2);
-    const double qdd2_out = iD2*y2;
-    qdd[1] = qdd2_out;
-    const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);
+    const double y1 = symdyn_fma(-L2_1, r2, r1);
+    const double qdd1_out = iD1*y1;
     qdd[0] = qdd1_out;
+    const double qdd2_out = symdyn_fma(-L2_1, qdd1_out, iD2*r2);
+    qdd[1] = qdd2_out;
 }
 
 void planar2_forward_kinematics(const double q[2], const double params[5], double T[16])
@@ -687,11 +687,11 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double t4 = c2r_x*p_l1;
     const double Jc1_zz = symdyn_fma(p_m2, t3, symdyn_fma(p_m1, t3, symdyn_fma(2, t4, Jc2_yy)));
     const double nM1_2_z = Jc2_yy + t4;
-    const double iD1 = 1.0/Jc1_zz;
-    const double L2_1 = iD1*nM1_2_z;
-    const double D2 = symdyn_fma(-Jc1_zz*L2_1, L2_1, Jc2_yy);
-    const double iD2 = 1.0/D2;
-    Minv[3] = iD2;
+    const double iD2 = 1.0/Jc2_yy;
+    const double L2_1 = iD2*nM1_2_z;
+    const double D1 = symdyn_fma(-L2_1, nM1_2_z, Jc1_zz);
+    const double iD1 = 1.0/D1;
+    Minv[0] = iD1;
     const double dv1_x = S1*p_g;
     const double dv1_y = C1*p_g;
     const double ww1_zz = qd1*qd1;
@@ -710,14 +710,14 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     const double r1 = tau1 - n1_z;
     const double r2 = tau2 - N2_z;
-    const double y2 = symdyn_fma(-L2_1, r1, r2);
-    const double qdd2_out = iD2*y2;
-    const double qdd1_out = symdyn_fma(-L2_1, qdd2_out, iD1*r1);
-    const double U2_1 = -L2_1*iD2;
+    const double y1 = symdyn_fma(-L2_1, r2, r1);
+    const double qdd1_out = iD1*y1;
+    const double qdd2_out = symdyn_fma(-L2_1, qdd1_out, iD2*r2);
+    const double U2_1 = -L2_1*iD1;
     Minv[1] = U2_1;
     Minv[2] = U2_1;
-    const double Minv1_1 = symdyn_fma(-L2_1, U2_1, iD1);
-    Minv[0] = Minv1_1;
+    const double Minv2_2 = symdyn_fma(-L2_1, U2_1, iD2);
+    Minv[3] = Minv2_2;
     const double t9 = S2*p_l1;
     const double u2_x = qd1*t9;
     const double t10 = C2*p_l1;
@@ -749,22 +749,22 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     const double Dqd2u_x = symdyn_fma(2, t12, -2*MSd2_y);
     const double dtau_dq1_2 = symdyn_fma(Dq2u_y, t10, symdyn_fma(Dq2u_x, t9, Dq2w_z));
     const double dtau_dq2_1 = symdyn_fma(-dv1_y, t1, -c2r_x*dv1_x);
-    const double dqdd_dq1_1 = symdyn_fma(-U2_1, dtau_dq2_1, -Dq1w_z*Minv1_1);
+    const double dqdd_dq1_1 = symdyn_fma(-U2_1, dtau_dq2_1, -Dq1w_z*iD1);
     dqdd_dq[0] = dqdd_dq1_1;
-    const double dqdd_dq1_2 = symdyn_fma(-Minv1_1, dtau_dq1_2, -Dq2w_z*U2_1);
+    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, -Dq2w_z*U2_1);
     dqdd_dq[1] = dqdd_dq1_2;
-    const double dqdd_dq2_1 = symdyn_fma(-dtau_dq2_1, iD2, -Dq1w_z*U2_1);
+    const double dqdd_dq2_1 = symdyn_fma(-Minv2_2, dtau_dq2_1, -Dq1w_z*U2_1);
     dqdd_dq[2] = dqdd_dq2_1;
-    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, -Dq2w_z*iD2);
+    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, -Dq2w_z*Minv2_2);
     dqdd_dq[3] = dqdd_dq2_2;
     const double dtau_dqd1_2 = symdyn_fma(Dqd2u_x, t9, Dqd2w_z);
-    const double dqdd_dqd1_1 = symdyn_fma(-Jd2_yy, U2_1, -Jd1_zz*Minv1_1);
+    const double dqdd_dqd1_1 = symdyn_fma(-Jd2_yy, U2_1, -Jd1_zz*iD1);
     dqdd_dqd[0] = dqdd_dqd1_1;
-    const double dqdd_dqd1_2 = symdyn_fma(-Minv1_1, dtau_dqd1_2, -Dqd2w_z*U2_1);
+    const double dqdd_dqd1_2 = symdyn_fma(-dtau_dqd1_2, iD1, -Dqd2w_z*U2_1);
     dqdd_dqd[1] = dqdd_dqd1_2;
-    const double dqdd_dqd2_1 = symdyn_fma(-Jd2_yy, iD2, -Jd1_zz*U2_1);
+    const double dqdd_dqd2_1 = symdyn_fma(-Jd2_yy, Minv2_2, -Jd1_zz*U2_1);
     dqdd_dqd[2] = dqdd_dqd2_1;
-    const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, -Dqd2w_z*iD2);
+    const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, -Dqd2w_z*Minv2_2);
     dqdd_dqd[3] = dqdd_dqd2_2;
 }
 

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x94e8fb1c95df1a8
+#define PLANAR2_CODE_SET 0x11d1a74a1270e12
 
 #define PLANAR2_DOF 2
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -85,8 +85,8 @@ void planar2_friction_torques(const double qd[2], const double params[5], double
 void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const double params[5], double tau_ext[2]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 36 multiplications, 17 additions, 4 function calls. */
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * 35 multiplications, 17 additions, 4 function calls. */
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd[2]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -132,7 +132,7 @@ void planar2_inverse_dynamics_derivatives(const double q[2], const double qd[2],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 96 multiplications, 54 additions, 4 function calls. */
+ * 95 multiplications, 54 additions, 4 function calls. */
 void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2], const double tau[2], const double params[5], double dqdd_dq[4], double dqdd_dqd[4], double Minv[4]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms

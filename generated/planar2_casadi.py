@@ -307,9 +307,9 @@ def tool_wrench_torques():
 @functools.lru_cache(maxsize=None)
 def forward_dynamics():
     """casadi.Function forward_dynamics(q, qd, tau, params) -> qdd: The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
 
-    36 multiplications, 17 additions, 4 function calls.
+    35 multiplications, 17 additions, 4 function calls.
     """
     q = ca.SX.sym("q", 2)
     q1 = q[0]
@@ -337,10 +337,10 @@ def forward_dynamics():
     t2 = c2r_x*p_l1
     Jc1_zz = Jc2_yy + 2*t2 + p_m1*t1 + p_m2*t1
     nM1_2_z = Jc2_yy + t2
-    iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*nM1_2_z
-    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
-    iD2 = 1.0/D2
+    iD2 = 1.0/Jc2_yy
+    L2_1 = iD2*nM1_2_z
+    D1 = Jc1_zz - L2_1*nM1_2_z
+    iD1 = 1.0/D1
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -357,9 +357,9 @@ def forward_dynamics():
     n1_z = N1_z + N2_z + fr1_y*p_l1
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
-    y2 = r2 - L2_1*r1
-    qdd2_out = iD2*y2
-    qdd1_out = iD1*r1 - L2_1*qdd2_out
+    y1 = r1 - L2_1*r2
+    qdd1_out = iD1*y1
+    qdd2_out = iD2*r2 - L2_1*qdd1_out
     qdd = ca.SX(2, 1)
     qdd[0, 0] = qdd1_out
     qdd[1, 0] = qdd2_out
@@ -659,7 +659,7 @@ def forward_dynamics_derivatives():
     (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
     forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
 
-    96 multiplications, 54 additions, 4 function calls.
+    95 multiplications, 54 additions, 4 function calls.
     """
     q = ca.SX.sym("q", 2)
     q1 = q[0]
@@ -690,10 +690,10 @@ def forward_dynamics_derivatives():
     t4 = c2r_x*p_l1
     Jc1_zz = Jc2_yy + 2*t4 + p_m1*t3 + p_m2*t3
     nM1_2_z = Jc2_yy + t4
-    iD1 = 1.0/Jc1_zz
-    L2_1 = iD1*nM1_2_z
-    D2 = Jc2_yy - Jc1_zz*L2_1*L2_1
-    iD2 = 1.0/D2
+    iD2 = 1.0/Jc2_yy
+    L2_1 = iD2*nM1_2_z
+    D1 = Jc1_zz - L2_1*nM1_2_z
+    iD1 = 1.0/D1
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -712,11 +712,11 @@ def forward_dynamics_derivatives():
     n1_z = N1_z + N2_z + fr1_y*p_l1
     r1 = tau1 - n1_z
     r2 = tau2 - N2_z
-    y2 = r2 - L2_1*r1
-    qdd2_out = iD2*y2
-    qdd1_out = iD1*r1 - L2_1*qdd2_out
-    U2_1 = -L2_1*iD2
-    Minv1_1 = iD1 - L2_1*U2_1
+    y1 = r1 - L2_1*r2
+    qdd1_out = iD1*y1
+    qdd2_out = iD2*r2 - L2_1*qdd1_out
+    U2_1 = -L2_1*iD1
+    Minv2_2 = iD2 - L2_1*U2_1
     t9 = S2*p_l1
     u2_x = qd1*t9
     t10 = C2*p_l1
@@ -748,15 +748,15 @@ def forward_dynamics_derivatives():
     Dqd2u_x = -2*MSd2_y + 2*t12
     dtau_dq1_2 = Dq2w_z + Dq2u_x*t9 + Dq2u_y*t10
     dtau_dq2_1 = -c2r_x*dv1_x - dv1_y*t1
-    dqdd_dq1_1 = -Dq1w_z*Minv1_1 - U2_1*dtau_dq2_1
-    dqdd_dq1_2 = -Dq2w_z*U2_1 - Minv1_1*dtau_dq1_2
-    dqdd_dq2_1 = -Dq1w_z*U2_1 - dtau_dq2_1*iD2
-    dqdd_dq2_2 = -Dq2w_z*iD2 - U2_1*dtau_dq1_2
+    dqdd_dq1_1 = -Dq1w_z*iD1 - U2_1*dtau_dq2_1
+    dqdd_dq1_2 = -Dq2w_z*U2_1 - dtau_dq1_2*iD1
+    dqdd_dq2_1 = -Dq1w_z*U2_1 - Minv2_2*dtau_dq2_1
+    dqdd_dq2_2 = -Dq2w_z*Minv2_2 - U2_1*dtau_dq1_2
     dtau_dqd1_2 = Dqd2w_z + Dqd2u_x*t9
-    dqdd_dqd1_1 = -Jd1_zz*Minv1_1 - Jd2_yy*U2_1
-    dqdd_dqd1_2 = -Dqd2w_z*U2_1 - Minv1_1*dtau_dqd1_2
-    dqdd_dqd2_1 = -Jd1_zz*U2_1 - Jd2_yy*iD2
-    dqdd_dqd2_2 = -Dqd2w_z*iD2 - U2_1*dtau_dqd1_2
+    dqdd_dqd1_1 = -Jd1_zz*iD1 - Jd2_yy*U2_1
+    dqdd_dqd1_2 = -Dqd2w_z*U2_1 - dtau_dqd1_2*iD1
+    dqdd_dqd2_1 = -Jd1_zz*U2_1 - Jd2_yy*Minv2_2
+    dqdd_dqd2_2 = -Dqd2w_z*Minv2_2 - U2_1*dtau_dqd1_2
     dqdd_dq = ca.SX(2, 2)
     dqdd_dq[0, 0] = dqdd_dq1_1
     dqdd_dq[0, 1] = dqdd_dq1_2
@@ -768,10 +768,10 @@ def forward_dynamics_derivatives():
     dqdd_dqd[1, 0] = dqdd_dqd2_1
     dqdd_dqd[1, 1] = dqdd_dqd2_2
     Minv = ca.SX(2, 2)
-    Minv[0, 0] = Minv1_1
+    Minv[0, 0] = iD1
     Minv[0, 1] = U2_1
     Minv[1, 0] = U2_1
-    Minv[1, 1] = iD2
+    Minv[1, 1] = Minv2_2
     return ca.Function("forward_dynamics_derivatives", [q, qd, tau, params], [dqdd_dq, dqdd_dqd, Minv],
                        ["q", "qd", "tau", "params"], ["dqdd_dq", "dqdd_dqd", "Minv"])
 

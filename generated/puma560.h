@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0xd86e6a17547eff1
+#define PUMA560_CODE_SET 0x8082ca2fc39b2ab
 
 #define PUMA560_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -106,8 +106,8 @@ void puma560_friction_torques(const double qd[6], double tau_f[6]);
 void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 426 multiplications, 291 additions, 16 function calls. */
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * 371 multiplications, 280 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -153,7 +153,7 @@ void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6],
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1628 multiplications, 1306 additions, 16 function calls. */
+ * 1565 multiplications, 1283 additions, 16 function calls. */
 void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0xe51dedc2c73b4bc
+#define PUMA560_LINEAR_CODE_SET 0x8c565641160521d
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -101,8 +101,8 @@ void puma560_linear_friction_torques(const double qd[6], const double params[60]
 void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6], const double params[60], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 632 multiplications, 540 additions, 10 function calls. */
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * 597 multiplications, 540 additions, 10 function calls. */
 void puma560_linear_forward_dynamics(const double q[6], const double qd[6], const double tau[6], const double params[60], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -148,7 +148,7 @@ void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2499 multiplications, 2219 additions, 10 function calls. */
+ * 2465 multiplications, 2219 additions, 10 function calls. */
 void puma560_linear_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], const double params[60], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms

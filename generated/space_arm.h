@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0x1eb4b456a881e8d
+#define SPACE_ARM_CODE_SET 0xa92b5e13c965490
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -117,7 +117,7 @@ void space_arm_friction_torques(const double qd[10], double tau_f[10]);
 void space_arm_tool_wrench_torques(const double q[11], const double f_ext[6], double tau_ext[10]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
  * 451 multiplications, 337 additions, 8 function calls. */
 void space_arm_forward_dynamics(const double q[11], const double qd[10], const double tau[10], double qdd[10]);
 

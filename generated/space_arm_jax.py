@@ -938,7 +938,7 @@ def tool_wrench_torques(q, f_ext):
 
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
 
     451 multiplications, 337 additions, 8 function calls.
     """

@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0xaed893829890b2b
+#define UR5_CODE_SET 0x24df818b9c3362b
 
 #define UR5_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -113,8 +113,8 @@ void ur5_friction_torques(const double qd[6], double tau_f[6]);
 void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.
- * 367 multiplications, 227 additions, 10 function calls. */
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * 306 multiplications, 214 additions, 10 function calls. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -160,7 +160,7 @@ void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], con
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1407 multiplications, 1098 additions, 10 function calls. */
+ * 1343 multiplications, 1079 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms

@@ -5,7 +5,7 @@ velocities, accelerations and gravity, the mass matrix and the Coriolis matrix. 
 assembled here, the same way for both routes: the actuators (rotor inertia G^2 Jm on M's
 diagonal, viscous and Coulomb friction on the joint side, as Robotics Toolbox reflects them),
 g(q) = ID(q, 0, 0), the nonlinear effects C(q, qd) qd + g(q) = ID(q, qd, 0), and forward dynamics
-as an LDL^T solve written out for the robot's n.
+as an L^T D L solve written out for the robot's n.
 """
 from __future__ import annotations
 
@@ -261,7 +261,7 @@ QUANTITIES = {q.name: q for q in (
              builder=_tool_wrench_torques),
     _one("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
-             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by LDL^T.",
+             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.",
              builder=_forward_dynamics_outputs, needs_inverse_m=True),
     _one("forward_kinematics", ("q",), "T",
              "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
@@ -516,13 +516,15 @@ def _square(values: list) -> sympy.Matrix:
 
 
 def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT, list]:
-    """M's factors and qdd = M^-1 (tau - h - friction), of the included programs of M and h:
-    a chain's M is dense, and LDL^T as good as any; a tree's has zeros where neither link
-    supports the other, which Featherstone's L^T D L keeps (LDL^T would fill them in)."""
+    """M's factors and qdd = M^-1 (tau - h - friction), of the included programs of M and h.
+    Featherstone's L^T D L: a tree's M has zeros where neither link supports the other, which
+    it keeps (LDL^T would fill them in); and on a chain too, its pivots come from the tip in,
+    in the order the composite bodies give M's entries, so that the factorization's chain of
+    divisions starts while the rest of M is computed, not after M_11, the last entry made
+    (LDL^T's first pivot). LDL^T where mimic joints across branches fill M in."""
     M = _square(part("mass_matrix")[0])
     tree = robot.coordinate_parents
-    factors = (LDLT.factor(b, M) if tree is None or tree == tuple(range(-1, robot.dof - 1))
-               else LTDL.factor(b, M, tree))
+    factors = LDLT.factor(b, M) if tree is None else LTDL.factor(b, M, tree)
     h = part("nonlinear_effects")[0]
     residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f)
                 for i, f in enumerate(forces(robot, friction(robot)))]
