@@ -4,6 +4,7 @@ function."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -79,3 +80,15 @@ def test_parts_give_the_numbers_of_the_whole_function_bit_for_bit(builds):
         first = getattr(parted, name)(*[a[0] for a in args])
         for b, f in zip(*(((x,) if isinstance(x, np.ndarray) else x) for x in (batch, first))):
             assert np.array_equal(b[0], f), name
+
+
+@needs_gcc
+def test_parts_in_single_precision_compile_without_a_double(tmp_path, monkeypatch):
+    monkeypatch.setattr(context, "PART_CHARACTERS", 3000)
+    dynamics = symdyn.newton_euler(symdyn.load_robot(ROBOTS / "space_arm.yaml"))
+    symdyn.generate(dynamics, "c", tmp_path, precision="single")
+    source = (tmp_path / "space_arm.c").read_text()
+    assert "SYMDYN_PART symdyn_" in source and "float symdyn_shared[" in source
+    subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                    "-Wdouble-promotion", "-c", str(tmp_path / "space_arm.c"),
+                    "-o", str(tmp_path / "space_arm.o")], check=True, capture_output=True)
