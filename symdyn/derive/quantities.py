@@ -515,7 +515,7 @@ def _square(values: list) -> sympy.Matrix:
     return sympy.Matrix(n, n, values)
 
 
-def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT, list]:
+def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT | LTDL, list]:
     """M's factors and qdd = M^-1 (tau - h - friction), of the included programs of M and h.
     Featherstone's L^T D L: a tree's M has zeros where neither link supports the other, which
     it keeps (LDL^T would fill them in); and on a chain too, its pivots come from the tip in,
@@ -651,8 +651,9 @@ class LDLT:
 
 @dataclass(frozen=True)
 class LTDL:
-    """M = L^T D L for a tree's M (Featherstone, "Efficient factorization of the joint-space
-    inertia matrix for branched kinematic trees", IJRR 2005; RBDA Section 6.3): L unit lower
+    """M = L^T D L for a tree's M, a chain's among them (Featherstone, "Efficient factorization
+    of the joint-space inertia matrix for branched kinematic trees", IJRR 2005; RBDA Section
+    6.3): L unit lower
     triangular with L_kj nonzero only where j supports k, the same pattern as M's, so that no
     zero of M is filled in. Held as symengine's expressions, as LDLT's are."""
 

@@ -100,8 +100,8 @@ class Body:
 
 @dataclass(frozen=True)
 class Part:
-    """One of the static functions a long function is written as in C (PART_STEPS), laid out
-    by the templates as a function is (its steps, then each output entry where it is ready)."""
+    """One of the static functions a long function is written as in C (PART_CHARACTERS), laid
+    out by the templates as a function is (its steps, each output entry where it is ready)."""
 
     body: Body                  # its steps; ready also saves its values that later parts read
     inputs: tuple[Input, ...]   # the function's inputs, unpacking the entries this part reads

@@ -27,10 +27,8 @@ _NOT_FINITE = (sympy.nan, sympy.zoo, sympy.oo, sympy.S.NegativeInfinity)   # sym
 
 
 @functools.lru_cache(maxsize=4096)      # a program's few hundred constants recur everywhere
-@functools.lru_cache(maxsize=1 << 14)
 def literal(value) -> str:
-    """A number as the shortest decimal that reads back as the same double (the same few
-    hundred constants come back in every line: float() of a sympy Float is slow)."""
+    """A number as the shortest decimal that reads back as the same double."""
     if any(value is special for special in _NOT_FINITE):
         raise EmitError(f"the constant {value} is not finite (a division by zero?)")
     try:
