@@ -8,9 +8,9 @@ brings it back as sympy's, and what the builder returns comes back here as symen
 from __future__ import annotations
 
 import symengine
-import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.symengine_form import as_engine
 from ..robot.model import Link
 from . import kinematics
 
@@ -21,12 +21,9 @@ Z = symengine.ImmutableMatrix([0, 0, 1])     # shared: never to be written into
 def define(b: ProgramBuilder, name: str, value, expand: bool = True,
            irreducible: bool = False):
     """``b.define``, as symengine's."""
-    return _engine(b.define(name, value, expand, irreducible))
+    return as_engine(b.define(name, value, expand, irreducible))
 
 
-def _engine(x):
-    # nearly always a step's new symbol: made by name, without sympify's dispatch on its type
-    return symengine.Symbol(x.name) if type(x) is sympy.Symbol else symengine.sympify(x)
 
 
 def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
@@ -36,4 +33,4 @@ def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
 
 def vector(b: ProgramBuilder, name: str, values, expand: bool = True) -> Matrix:
     """``b.vector``, as symengine's."""
-    return Matrix([_engine(v) for v in b.components(name, values, expand)])
+    return Matrix([as_engine(v) for v in b.components(name, values, expand)])

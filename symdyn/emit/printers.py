@@ -26,15 +26,26 @@ LARGEST_INTEGER_LITERAL = 2**31 - 1
 _NOT_FINITE = (sympy.nan, sympy.zoo, sympy.oo, sympy.S.NegativeInfinity)   # sympy's singletons
 
 
-@functools.lru_cache(maxsize=4096)      # a program's few hundred constants recur everywhere
 def literal(value) -> str:
     """A number as the shortest decimal that reads back as the same double."""
+    if type(value) is sympy.Float:
+        # not through the cache: a Float's hash converts it to a float, which is all it needs
+        return _finite(float(value), value)
+    return _cached_literal(value)
+
+
+@functools.lru_cache(maxsize=4096)      # a program's few hundred constants recur everywhere
+def _cached_literal(value) -> str:
     if any(value is special for special in _NOT_FINITE):
         raise EmitError(f"the constant {value} is not finite (a division by zero?)")
     try:
         number = float(value)
     except (TypeError, OverflowError):
         raise EmitError(f"the constant {value} is not a real number of double range") from None
+    return _finite(number, value)
+
+
+def _finite(number: float, value) -> str:
     if not math.isfinite(number):
         raise EmitError(f"the constant {value} is not finite (a division by zero?)")
     return repr(number)

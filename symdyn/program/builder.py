@@ -26,13 +26,12 @@ def is_trivial(expr) -> bool:
     return expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Symbol
 
 
-def _expand(expr, memo: dict) -> tuple:
-    """engine.expand, as sympy's and, where it went through symengine, symengine's; skipped
-    for sympy's expressions expanded already (the round trip would cost more)."""
+def _expanded(expr):
+    """symengine's expansion of ``expr``, or None for sympy's expressions expanded already
+    (the round trip would cost more)."""
     if isinstance(expr, sympy.Basic) and _is_expanded(expr):
-        return expr, None
-    engine = symengine.expand(symengine.sympify(expr))
-    return to_sympy(engine, memo), engine
+        return None
+    return symengine.expand(symengine.sympify(expr))
 
 
 def _is_expanded(expr: sympy.Expr) -> bool:
@@ -57,6 +56,7 @@ class ProgramBuilder:
         self._defined: dict[sympy.Expr, sympy.Symbol] = {}
         self._converted: dict = {}           # symengine's expressions met, as sympy's
         self._engine: dict = {}              # and the reverse, for the steps (engine_forms)
+        self._by_engine: dict = {}           # symengine's form of a step -> its symbol
         self._irreducible: set = set()       # right-hand sides CSE is to pass by
         self._taken = set(reserved)
 
@@ -66,18 +66,31 @@ class ProgramBuilder:
         it is trivial. ``irreducible``: the derivation knows that no part of ``expr`` recurs in
         another step (see Program.irreducible)."""
         if expand:
-            expr, engine = _expand(expr, self._converted)
-        elif isinstance(expr, symengine.Basic):     # not sympify: its way back is generic
-            expr, engine = to_sympy(expr, self._converted), expr     # and 5 times slower
+            engine = _expanded(expr)
+        elif isinstance(expr, symengine.Basic):
+            engine = expr
         else:
             expr, engine = sympy.sympify(expr), None
-        if is_trivial(expr):
+        if engine is not None:
+            # a step met again is known by symengine's form, which hashes and compares in
+            # C++: a tenth of a chain's steps, not converted to sympy's again
+            known = self._by_engine.get(engine)
+            if known is not None:
+                return known
+            # not sympify: its way back is generic and 5 times slower
+            expr = to_sympy(engine, self._converted)
+            if is_trivial(expr):
+                return expr
+            if expr in self._defined:
+                return self._by_engine.setdefault(engine, self._defined[expr])
+        elif is_trivial(expr):
             return expr
-        if expr in self._defined:
+        elif expr in self._defined:
             return self._defined[expr]
         symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
         if engine is not None:
             self._engine[expr] = engine
+            self._by_engine[engine] = symbol
         if irreducible:
             self._irreducible.add(expr)
         self._assignments.append(Assignment(symbol, expr))

@@ -14,7 +14,7 @@ import sympy
 
 from .builder import ProgramBuilder
 from .program import support, symbols_in
-from .symengine_form import by_name, to_sympy
+from .symengine_form import as_engine, by_name, to_sympy
 
 
 def directional_derivative(b: ProgramBuilder, targets, tangents, suffix: str) -> list:
@@ -31,7 +31,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
     differentiated once for all of them. The tangents are summed in symengine, and become sympy
     once, as steps of ``b``."""
     targets = [sympy.sympify(t) for t in targets]
-    dots = [{s: symengine.sympify(t) for s, t in tangents.items() if t != 0}
+    dots = [{s: as_engine(t) for s, t in tangents.items() if t != 0}
             for tangents in directions]
     # Which directions move each symbol: most steps move along few of many directions (the
     # regressor's 10 n parameters), and only those are visited.
@@ -47,7 +47,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
             tangent = b.define(f"{a.lhs.name}{suffixes[k]}", symengine.Add(*(
                 partial(y) * dot[y] for y in symbols if y in dot)))
             if tangent != 0:
-                dot[a.lhs] = symengine.sympify(tangent)
+                dot[a.lhs] = as_engine(tangent)
                 moved_along.setdefault(a.lhs, set()).add(k)
     partials = [_partials(b.engine_form(t)) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
@@ -67,5 +67,5 @@ def _partials(engine):
     large expressions)."""
     @functools.cache
     def partial(y):
-        return engine.diff(symengine.sympify(y))
+        return engine.diff(as_engine(y))
     return partial

@@ -376,7 +376,7 @@ def _op_count(program: Program) -> OpCount:
             if not first.is_Number:
                 mul += len(args) - 1
             else:
-                mul += len(args) - 2 + (0 if first is _MINUS_ONE or abs(first) == 1 else 1)
+                mul += len(args) - 2 + (0 if _is_unit(first) else 1)
         elif expr.is_Pow and expr.exp.is_Integer:
             exponent = int(expr.exp)
             mul += abs(exponent) - 1 + (1 if exponent < 0 else 0)
@@ -385,7 +385,16 @@ def _op_count(program: Program) -> OpCount:
     return OpCount(mul, add, calls)
 
 
-_MINUS_ONE = sympy.S.NegativeOne
+def _is_unit(number) -> bool:
+    """Whether a product's number is 1 or -1 (a Float's by its mpf tuple: abs() and == would
+    make a Float and convert it, on every product of a program of generic geometry)."""
+    if number.is_Float:
+        return number._mpf_ in _UNIT_MPFS
+    return number is _MINUS_ONE or number is _ONE
+
+
+_MINUS_ONE, _ONE = sympy.S.NegativeOne, sympy.S.One
+_UNIT_MPFS = {sympy.Float(1)._mpf_, sympy.Float(-1)._mpf_}
 
 
 def _map_outputs(program: Program, fn) -> list[Argument]:

@@ -29,6 +29,12 @@ def expand(expr, memo: dict | None = None) -> sympy.Expr:
     return to_sympy(symengine.expand(symengine.sympify(expr)), memo)
 
 
+def as_engine(x):
+    """sympy's ``x`` as symengine's; a plain symbol made by its name, without sympify's
+    dispatch on the type (most of what derivations hand over is a step's symbol)."""
+    return symengine.Symbol(x.name) if type(x) is sympy.Symbol else symengine.sympify(x)
+
+
 def engine_form(expr: sympy.Expr, forms: Mapping):
     """``expr`` as symengine's: as ``forms`` holds it (the form a derivation built it in, see
     Program.engine_forms), else converted."""
@@ -93,6 +99,7 @@ def _leaf(expr) -> sympy.Expr:
 
 _RANKS = {name: k for k, name in enumerate(ordering_of_classes)}
 _UNRANKED = len(ordering_of_classes) + 1
+_FLOAT_RANK = _RANKS["Float"]
 
 
 class _Unkeyed(Exception):
@@ -110,7 +117,10 @@ def _sort_key(expr) -> tuple:
     content = expr._hashable_content()
     items = []
     for item in content:
-        if isinstance(item, sympy.Basic):
+        if type(item) is sympy.Float:
+            # not through the cache: a Float's hash converts it to a float every time
+            item = _FLOAT_RANK, "", 2, item._hashable_content()
+        elif isinstance(item, sympy.Basic):
             item = _sort_key(item)
         elif isinstance(item, frozenset):
             raise _Unkeyed
