@@ -423,7 +423,7 @@ def mass_matrix(q):
     nM2_6_y = 0.41*fM3_6_z + 0.0098*fM2_6_x - nM3_6_x*t5 - nM4_6_z*t4
     nM2_6_z = -nM3_6_z + 0.41*fM2_6_y
     nM1_6_z = nM2_6_x*t3 - nM2_6_y*t2
-    M = _assembled(batch, dtype, (6, 6), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM1_3_z, nM2_3_z, Jc3_zz, nM3_4_z, nM3_5_z, nM3_6_z, nM1_4_z, nM2_4_z, nM3_4_z, Jc4_zz, c5JR_zz, nM4_6_z, nM1_5_z, nM2_5_z, nM3_5_z, c5JR_zz, Jc5_zz, c6JR_zz, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, 0.0007776443641723641,))
+    M = _fused(batch, dtype, (6, 6), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM1_3_z, nM2_3_z, Jc3_zz, nM3_4_z, nM3_5_z, nM3_6_z, nM1_4_z, nM2_4_z, nM3_4_z, Jc4_zz, c5JR_zz, nM4_6_z, nM1_5_z, nM2_5_z, nM3_5_z, c5JR_zz, Jc5_zz, c6JR_zz, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, 0.0007776443641723641,))
     return M
 
 
@@ -892,7 +892,7 @@ def coriolis_matrix(q, qd):
     C6_3 = t165 + fM3_6_x*u3_y + fM4_6_z*u3_x + nM3_6_x*w3_y + nM4_6_z*w3_x
     C6_2 = -t165 + nM2_6_x*w2_y - nM2_6_y*w2_x
     C6_1 = 0.5*nR1_6_z
-    C = _assembled(batch, dtype, (6, 6), (C1_1, nC1_2_z, nC1_3_z, nC1_4_z, nC1_5_z, nC1_6_z, C2_1, C2_2, nC2_3_z, nC2_4_z, nC2_5_z, nC2_6_z, C3_1, C3_2, C3_3, nC3_4_z, nC3_5_z, nC3_6_z, C4_1, C4_2, C4_3, C4_4, nC4_5_z, nC4_6_z, C5_1, C5_2, C5_3, C5_4, C5_5, nC5_6_z, C6_1, C6_2, C6_3, C6_4, C6_5, C6_6,))
+    C = _fused(batch, dtype, (6, 6), (C1_1, nC1_2_z, nC1_3_z, nC1_4_z, nC1_5_z, nC1_6_z, C2_1, C2_2, nC2_3_z, nC2_4_z, nC2_5_z, nC2_6_z, C3_1, C3_2, C3_3, nC3_4_z, nC3_5_z, nC3_6_z, C4_1, C4_2, C4_3, C4_4, nC4_5_z, nC4_6_z, C5_1, C5_2, C5_3, C5_4, C5_5, nC5_6_z, C6_1, C6_2, C6_3, C6_4, C6_5, C6_6,))
     return C
 
 
@@ -1636,7 +1636,7 @@ def forward_kinematics(q):
     Rt_p_x = p4_x + 0.26375*R5_xy
     Rt_p_y = p4_y + 0.26375*R5_yy
     Rt_p_z = p4_z + 0.26375*R5_zy
-    T = _assembled(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
+    T = _fused(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
     return T
 
 
@@ -1702,7 +1702,7 @@ def link_poses(q):
     R6_yy = R4_yy*S6 - C6*R5_yx
     R6_zx = -C6*R4_zy - R5_zx*S6
     R6_zy = R4_zy*S6 - C6*R5_zx
-    T_links = _assembled(batch, dtype, (6, 4, 4), (-S1, -C1, 0, 0, -C1, S1, 0, 0, 0, 0, -1, 0.2755, 0, 0, 0, 1, R2_xx, R2_xy, C1, 0, R2_yx, R2_yy, -S1, 0, -C2, S2, 0, 0.2755, 0, 0, 0, 1, R3_xx, R3_xy, -C1, p3_x, R3_yx, R3_yy, S1, p3_y, R3_zx, R3_zy, 0, p3_z, 0, 0, 0, 1, R4_xx, R4_xy, -R3_xy, p4_x, R4_yx, R4_yy, -R3_yy, p4_y, R4_zx, R4_zy, -R3_zy, p4_z, 0, 0, 0, 1, R5_xx, R5_xy, -R4_xy, p4_x, R5_yx, R5_yy, -R4_yy, p4_y, R5_zx, R5_zy, -R4_zy, p4_z, 0, 0, 0, 1, R6_xx, R6_xy, -R5_xy, p4_x, R6_yx, R6_yy, -R5_yy, p4_y, R6_zx, R6_zy, -R5_zy, p4_z, 0, 0, 0, 1,))
+    T_links = _fused(batch, dtype, (6, 4, 4), (-S1, -C1, 0, 0, -C1, S1, 0, 0, 0, 0, -1, 0.2755, 0, 0, 0, 1, R2_xx, R2_xy, C1, 0, R2_yx, R2_yy, -S1, 0, -C2, S2, 0, 0.2755, 0, 0, 0, 1, R3_xx, R3_xy, -C1, p3_x, R3_yx, R3_yy, S1, p3_y, R3_zx, R3_zy, 0, p3_z, 0, 0, 0, 1, R4_xx, R4_xy, -R3_xy, p4_x, R4_yx, R4_yy, -R3_yy, p4_y, R4_zx, R4_zy, -R3_zy, p4_z, 0, 0, 0, 1, R5_xx, R5_xy, -R4_xy, p4_x, R5_yx, R5_yy, -R4_yy, p4_y, R5_zx, R5_zy, -R4_zy, p4_z, 0, 0, 0, 1, R6_xx, R6_xy, -R5_xy, p4_x, R6_yx, R6_yy, -R5_yy, p4_y, R6_zx, R6_zy, -R5_zy, p4_z, 0, 0, 0, 1,))
     return T_links
 
 
@@ -1780,7 +1780,7 @@ def jacobian(q):
     J3_4 = R3_yy*r4_x - R3_xy*r4_y
     J3_5 = R4_yy*r4_x - R4_xy*r4_y
     J3_6 = R5_yy*r4_x - R5_xy*r4_y
-    J = _assembled(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
+    J = _fused(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
     return J
 
 
@@ -1909,7 +1909,7 @@ def body_jacobian(q):
     Jb6_4 = R3_xy*R6_xy + R3_yy*R6_yy + R3_zy*R6_zy
     Jb6_5 = R4_xy*R6_xy + R4_yy*R6_yy + R4_zy*R6_zy
     Jb6_6 = R5_xy*R6_xy + R5_yy*R6_yy + R5_zy*R6_zy
-    J_body = _assembled(batch, dtype, (6, 6), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, -R5_zy, Jb4_2, Jb4_3, Jb4_4, Jb4_5, Jb4_6, -R6_zx, Jb5_2, Jb5_3, Jb5_4, Jb5_5, Jb5_6, R6_zy, Jb6_2, Jb6_3, Jb6_4, Jb6_5, Jb6_6,))
+    J_body = _fused(batch, dtype, (6, 6), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, -R5_zy, Jb4_2, Jb4_3, Jb4_4, Jb4_5, Jb4_6, -R6_zx, Jb5_2, Jb5_3, Jb5_4, Jb5_5, Jb5_6, R6_zy, Jb6_2, Jb6_3, Jb6_4, Jb6_5, Jb6_6,))
     return J_body
 
 
@@ -1999,8 +1999,8 @@ def pose_and_jacobian(q):
     J3_4 = R3_yy*r4_x - R3_xy*r4_y
     J3_5 = R4_yy*r4_x - R4_xy*r4_y
     J3_6 = R5_yy*r4_x - R5_xy*r4_y
-    T = _assembled(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
+    T = _fused(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
     return T, J
 
 
@@ -4217,10 +4217,10 @@ def all_terms(q, qd):
     v3_dt = C1_dt*qd2 - C1_dt*qd3 - R3_xy_dt*qd4 - R4_xy_dt*qd5 - R5_xy_dt*qd6
     v4_dt = S1_dt*qd3 - R3_yy_dt*qd4 - R4_yy_dt*qd5 - R5_yy_dt*qd6 - S1_dt*qd2
     v5_dt = -R3_zy_dt*qd4 - R4_zy_dt*qd5 - R5_zy_dt*qd6
-    M = _assembled(batch, dtype, (6, 6), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM1_3_z, nM2_3_z, Jc3_zz, nM3_4_z, nM3_5_z, nM3_6_z, nM1_4_z, nM2_4_z, nM3_4_z, Jc4_zz, c5JR_zz, nM4_6_z, nM1_5_z, nM2_5_z, nM3_5_z, c5JR_zz, Jc5_zz, c6JR_zz, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, 0.0007776443641723641,))
+    M = _fused(batch, dtype, (6, 6), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM1_3_z, nM2_3_z, Jc3_zz, nM3_4_z, nM3_5_z, nM3_6_z, nM1_4_z, nM2_4_z, nM3_4_z, Jc4_zz, c5JR_zz, nM4_6_z, nM1_5_z, nM2_5_z, nM3_5_z, c5JR_zz, Jc5_zz, c6JR_zz, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, 0.0007776443641723641,))
     h = _assembled(batch, dtype, (6,), (n1_z, n2_z, n3_z, n4_z, n5_z, N6_z,))
-    T = _assembled(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
+    T = _fused(batch, dtype, (4, 4), (R5_xy, R6_xx, -R6_xy, Rt_p_x, R5_yy, R6_yx, -R6_yy, Rt_p_y, R5_zy, R6_zx, -R6_zy, Rt_p_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 6), (Rt_p_y, J1_2, J1_3, J1_4, J1_5, J1_6, -Rt_p_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, t1, -t1, -R3_xy, -R4_xy, -R5_xy, 0, -t0, t0, -R3_yy, -R4_yy, -R5_yy, -1, 0, 0, -R3_zy, -R4_zy, -R5_zy,))
     Jdot_qd = _assembled(batch, dtype, (6,), (v0_dt, v1_dt, v2_dt, v3_dt, v4_dt, v5_dt,))
     return M, h, T, J, Jdot_qd
 
@@ -4674,7 +4674,7 @@ def com_jacobian(q):
     com_z_dq4 = -2.288329519456064e-05*R6_zy_dq4 + 3.0320354919908465e-06*t22 + 0.04459779694129608*R5_zy_dq4
     com_z_dq5 = -2.288329519456064e-05*R6_zy_dq5 + 0.04459779694129608*R5_zy_dq5
     com_z_dq6 = -2.288329519456064e-05*R6_zy_dq6
-    J_com = _assembled(batch, dtype, (3, 6), (com_x_dq1, com_x_dq2, com_x_dq3, com_x_dq4, com_x_dq5, com_x_dq6, com_y_dq1, com_y_dq2, com_y_dq3, com_y_dq4, com_y_dq5, com_y_dq6, 0, com_z_dq2, com_z_dq3, com_z_dq4, com_z_dq5, com_z_dq6,))
+    J_com = _fused(batch, dtype, (3, 6), (com_x_dq1, com_x_dq2, com_x_dq3, com_x_dq4, com_x_dq5, com_x_dq6, com_y_dq1, com_y_dq2, com_y_dq3, com_y_dq4, com_y_dq5, com_y_dq6, 0, com_z_dq2, com_z_dq3, com_z_dq4, com_z_dq5, com_z_dq6,))
     return J_com
 
 
@@ -4904,7 +4904,7 @@ def centroidal_map(q):
     Ag6_ang_x = nM0_6_x + Ag_cy*fM1_6_z + Ag_cz*fM0_6_y
     Ag6_ang_y = nM0_6_y - Ag_cx*fM1_6_z - Ag_cz*fM0_6_x
     Ag6_ang_z = -nM1_6_z + Ag_cy*fM0_6_x - Ag_cx*fM0_6_y
-    A_g = _assembled(batch, dtype, (6, 6), (fM0_1_x, fM0_2_x, fM0_3_x, fM0_4_x, fM0_5_x, fM0_6_x, fM0_1_y, fM0_2_y, fM0_3_y, fM0_4_y, fM0_5_y, fM0_6_y, 0, -c2r_x, -fM1_3_z, -fM1_4_z, -fM1_5_z, -fM1_6_z, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, Ag5_ang_x, Ag6_ang_x, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, Ag5_ang_y, Ag6_ang_y, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z, Ag5_ang_z, Ag6_ang_z,))
+    A_g = _fused(batch, dtype, (6, 6), (fM0_1_x, fM0_2_x, fM0_3_x, fM0_4_x, fM0_5_x, fM0_6_x, fM0_1_y, fM0_2_y, fM0_3_y, fM0_4_y, fM0_5_y, fM0_6_y, 0, -c2r_x, -fM1_3_z, -fM1_4_z, -fM1_5_z, -fM1_6_z, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, Ag5_ang_x, Ag6_ang_x, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, Ag5_ang_y, Ag6_ang_y, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z, Ag5_ang_z, Ag6_ang_z,))
     return A_g
 
 
@@ -6222,7 +6222,7 @@ def base_parameters(pi):
     beta25 = pi_XX5 + pi_YY6 - pi_YY5
     beta29 = pi_YY6 + pi_ZZ5
     beta32 = pi_XX6 - pi_YY6
-    beta = _assembled(batch, dtype, (36,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, pi_mx3, beta10, beta11, pi_XY3, pi_XZ3, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6,))
+    beta = _fused(batch, dtype, (36,), (beta1, beta2, pi_my2, beta4, pi_XY2, beta6, pi_YZ2, beta8, pi_mx3, beta10, beta11, pi_XY3, pi_XZ3, pi_YZ3, beta15, pi_mx4, beta17, beta18, pi_XY4, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, pi_mx6, pi_my6, beta32, pi_XY6, pi_XZ6, pi_YZ6, pi_ZZ6,))
     return beta
 
 
@@ -6270,6 +6270,23 @@ def _states(*arguments):
 
 def _assembled(batch, dtype, shape, values):
     """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once (XLA fuses it): numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values],
-                     axis=-1).reshape(batch + shape)
+    once: numbers and values of fewer states broadcast to the batch."""
+    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+
+
+def _fused(batch, dtype, shape, values):
+    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
+    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
+    the whole output into one loop (it fuses no concatenation of more operands, and merges
+    those along one axis)."""
+    level, n = _entries(batch, dtype, values), 8
+    while len(level) > 1:
+        if len(level) > n:
+            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
+        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
+    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+
+
+def _entries(batch, dtype, values) -> list:
+    """Numbers and values of fewer states as arrays of the batch's shape."""
+    return [jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values]

@@ -557,7 +557,7 @@ def mass_matrix(q):
     nM2_7_x = -0.316*fM2_7_z + nM3_7_x*t5 - nM3_7_y*t4
     nM2_7_z = 0.316*fM2_7_x + nM3_7_x*t4 + nM3_7_y*t5
     nM1_7_z = nM3_7_z*t3 - nM2_7_x*t2
-    M = _assembled(batch, dtype, (7, 7), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, nM1_7_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM2_7_z, nM1_3_z, nM2_3_z, Jc3_zz, c4JR_zz, nM3_5_z, nM3_6_z, nM3_7_z, nM1_4_z, nM2_4_z, c4JR_zz, Jc4_zz, nM4_5_z, nM4_6_z, nM4_7_z, nM1_5_z, nM2_5_z, nM3_5_z, nM4_5_z, Jc5_zz, c6JR_zz, nM5_7_z, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, Jc6_zz, c7JR_zz, nM1_7_z, nM2_7_z, nM3_7_z, nM4_7_z, nM5_7_z, c7JR_zz, 0.004909651967360946,))
+    M = _fused(batch, dtype, (7, 7), (Jc1_zz, c2JR_zz, nM1_3_z, nM1_4_z, nM1_5_z, nM1_6_z, nM1_7_z, c2JR_zz, Jc2_zz, nM2_3_z, nM2_4_z, nM2_5_z, nM2_6_z, nM2_7_z, nM1_3_z, nM2_3_z, Jc3_zz, c4JR_zz, nM3_5_z, nM3_6_z, nM3_7_z, nM1_4_z, nM2_4_z, c4JR_zz, Jc4_zz, nM4_5_z, nM4_6_z, nM4_7_z, nM1_5_z, nM2_5_z, nM3_5_z, nM4_5_z, Jc5_zz, c6JR_zz, nM5_7_z, nM1_6_z, nM2_6_z, nM3_6_z, nM4_6_z, c6JR_zz, Jc6_zz, c7JR_zz, nM1_7_z, nM2_7_z, nM3_7_z, nM4_7_z, nM5_7_z, c7JR_zz, 0.004909651967360946,))
     return M
 
 
@@ -2263,7 +2263,7 @@ def forward_kinematics(q):
     R7_yy = -C7*R5_yy - R6_yx*S7
     R7_zx = C7*R6_zx - R5_zy*S7
     R7_zy = -C7*R5_zy - R6_zx*S7
-    T = _assembled(batch, dtype, (4, 4), (R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
+    T = _fused(batch, dtype, (4, 4), (R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
     return T
 
 
@@ -2344,7 +2344,7 @@ def link_poses(q):
     R7_yy = -C7*R5_yy - R6_yx*S7
     R7_zx = C7*R6_zx - R5_zy*S7
     R7_zy = -C7*R5_zy - R6_zx*S7
-    T_links = _assembled(batch, dtype, (7, 4, 4), (C1, -S1, 0, 0, S1, C1, 0, 0, 0, 0, 1, 0.333, 0, 0, 0, 1, R2_xx, R2_xy, -S1, 0, R2_yx, R2_yy, C1, 0, -S2, -C2, 0, 0.333, 0, 0, 0, 1, R3_xx, R3_xy, -R2_xy, p3_x, R3_yx, R3_yy, -R2_yy, p3_y, R3_zx, R3_zy, C2, p3_z, 0, 0, 0, 1, R4_xx, R4_xy, -R3_xy, p4_x, R4_yx, R4_yy, -R3_yy, p4_y, R4_zx, R4_zy, -R3_zy, p4_z, 0, 0, 0, 1, R5_xx, R5_xy, R4_xy, p5_x, R5_yx, R5_yy, R4_yy, p5_y, R5_zx, R5_zy, R4_zy, p5_z, 0, 0, 0, 1, R6_xx, R6_xy, -R5_xy, p5_x, R6_yx, R6_yy, -R5_yy, p5_y, R6_zx, R6_zy, -R5_zy, p5_z, 0, 0, 0, 1, R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
+    T_links = _fused(batch, dtype, (7, 4, 4), (C1, -S1, 0, 0, S1, C1, 0, 0, 0, 0, 1, 0.333, 0, 0, 0, 1, R2_xx, R2_xy, -S1, 0, R2_yx, R2_yy, C1, 0, -S2, -C2, 0, 0.333, 0, 0, 0, 1, R3_xx, R3_xy, -R2_xy, p3_x, R3_yx, R3_yy, -R2_yy, p3_y, R3_zx, R3_zy, C2, p3_z, 0, 0, 0, 1, R4_xx, R4_xy, -R3_xy, p4_x, R4_yx, R4_yy, -R3_yy, p4_y, R4_zx, R4_zy, -R3_zy, p4_z, 0, 0, 0, 1, R5_xx, R5_xy, R4_xy, p5_x, R5_yx, R5_yy, R4_yy, p5_y, R5_zx, R5_zy, R4_zy, p5_z, 0, 0, 0, 1, R6_xx, R6_xy, -R5_xy, p5_x, R6_yx, R6_yy, -R5_yy, p5_y, R6_zx, R6_zy, -R5_zy, p5_z, 0, 0, 0, 1, R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
     return T_links
 
 
@@ -2440,7 +2440,7 @@ def jacobian(q):
     J3_4 = R3_yy*r4_x - R3_xy*r4_y
     J3_5 = R4_xy*r5_y - R4_yy*r5_x
     J3_6 = R5_yy*r5_x - R5_xy*r5_y
-    J = _assembled(batch, dtype, (6, 7), (-p7_y, J1_2, J1_3, J1_4, J1_5, J1_6, 0, p7_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, 0, -t0, -R2_xy, -R3_xy, R4_xy, -R5_xy, -R6_xy, 0, t1, -R2_yy, -R3_yy, R4_yy, -R5_yy, -R6_yy, 1, 0, t3, -R3_zy, R4_zy, -R5_zy, -R6_zy,))
+    J = _fused(batch, dtype, (6, 7), (-p7_y, J1_2, J1_3, J1_4, J1_5, J1_6, 0, p7_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, 0, -t0, -R2_xy, -R3_xy, R4_xy, -R5_xy, -R6_xy, 0, t1, -R2_yy, -R3_yy, R4_yy, -R5_yy, -R6_yy, 1, 0, t3, -R3_zy, R4_zy, -R5_zy, -R6_zy,))
     return J
 
 
@@ -2581,7 +2581,7 @@ def body_jacobian(q):
     Jb6_5 = -R4_xy*R6_xy - R4_yy*R6_yy - R4_zy*R6_zy
     Jb6_6 = R5_xy*R6_xy + R5_yy*R6_yy + R5_zy*R6_zy
     Jb6_7 = R6_xy*R6_xy + R6_yy*R6_yy + R6_zy*R6_zy
-    J_body = _assembled(batch, dtype, (6, 7), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, 0, R7_zx, Jb4_2, Jb4_3, Jb4_4, Jb4_5, Jb4_6, Jb4_7, R7_zy, Jb5_2, Jb5_3, Jb5_4, Jb5_5, Jb5_6, Jb5_7, -R6_zy, Jb6_2, Jb6_3, Jb6_4, Jb6_5, Jb6_6, Jb6_7,))
+    J_body = _fused(batch, dtype, (6, 7), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, 0, R7_zx, Jb4_2, Jb4_3, Jb4_4, Jb4_5, Jb4_6, Jb4_7, R7_zy, Jb5_2, Jb5_3, Jb5_4, Jb5_5, Jb5_6, Jb5_7, -R6_zy, Jb6_2, Jb6_3, Jb6_4, Jb6_5, Jb6_6, Jb6_7,))
     return J_body
 
 
@@ -2686,8 +2686,8 @@ def pose_and_jacobian(q):
     J3_4 = R3_yy*r4_x - R3_xy*r4_y
     J3_5 = R4_xy*r5_y - R4_yy*r5_x
     J3_6 = R5_yy*r5_x - R5_xy*r5_y
-    T = _assembled(batch, dtype, (4, 4), (R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 7), (-p7_y, J1_2, J1_3, J1_4, J1_5, J1_6, 0, p7_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, 0, -t0, -R2_xy, -R3_xy, R4_xy, -R5_xy, -R6_xy, 0, t1, -R2_yy, -R3_yy, R4_yy, -R5_yy, -R6_yy, 1, 0, t3, -R3_zy, R4_zy, -R5_zy, -R6_zy,))
+    T = _fused(batch, dtype, (4, 4), (R7_xx, R7_xy, -R6_xy, p7_x, R7_yx, R7_yy, -R6_yy, p7_y, R7_zx, R7_zy, -R6_zy, p7_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 7), (-p7_y, J1_2, J1_3, J1_4, J1_5, J1_6, 0, p7_x, J2_2, J2_3, J2_4, J2_5, J2_6, 0, 0, J3_2, J3_3, J3_4, J3_5, J3_6, 0, 0, -t0, -R2_xy, -R3_xy, R4_xy, -R5_xy, -R6_xy, 0, t1, -R2_yy, -R3_yy, R4_yy, -R5_yy, -R6_yy, 1, 0, t3, -R3_zy, R4_zy, -R5_zy, -R6_zy,))
     return T, J
 
 
@@ -6435,7 +6435,7 @@ def com_jacobian(q):
     com_z_dq5 = -0.0042854028076098494*R6_zy_dq5 - 0.0009123155343263272*R5_zx_dq5 - 0.00019470886828722365*R7_zy_dq5 + 0.04579230204309117*p7_z_dq5 + 0.0004815976405871898*R7_zx_dq5 + 0.004225505768785862*R5_zy_dq5 + 0.006240866199767253*R6_zx_dq5
     com_z_dq6 = -0.0042854028076098494*R6_zy_dq6 - 0.00019470886828722365*R7_zy_dq6 + 0.04579230204309117*p7_z_dq6 + 0.0004815976405871898*R7_zx_dq6 + 0.006240866199767253*R6_zx_dq6
     com_z_dq7 = -0.00019470886828722365*R7_zy_dq7 + 0.0004815976405871898*R7_zx_dq7
-    J_com = _assembled(batch, dtype, (3, 7), (com_x_dq1, com_x_dq2, com_x_dq3, com_x_dq4, com_x_dq5, com_x_dq6, com_x_dq7, com_y_dq1, com_y_dq2, com_y_dq3, com_y_dq4, com_y_dq5, com_y_dq6, com_y_dq7, 0, com_z_dq2, com_z_dq3, com_z_dq4, com_z_dq5, com_z_dq6, com_z_dq7,))
+    J_com = _fused(batch, dtype, (3, 7), (com_x_dq1, com_x_dq2, com_x_dq3, com_x_dq4, com_x_dq5, com_x_dq6, com_x_dq7, com_y_dq1, com_y_dq2, com_y_dq3, com_y_dq4, com_y_dq5, com_y_dq6, com_y_dq7, 0, com_z_dq2, com_z_dq3, com_z_dq4, com_z_dq5, com_z_dq6, com_z_dq7,))
     return J_com
 
 
@@ -6739,7 +6739,7 @@ def centroidal_map(q):
     Ag7_ang_x = nM0_7_x + Ag_cz*fM0_7_y - Ag_cy*fM1_7_z
     Ag7_ang_y = nM0_7_y + Ag_cx*fM1_7_z - Ag_cz*fM0_7_x
     Ag7_ang_z = nM1_7_z + Ag_cy*fM0_7_x - Ag_cx*fM0_7_y
-    A_g = _assembled(batch, dtype, (6, 7), (fM0_1_x, fM0_2_x, fM0_3_x, fM0_4_x, fM0_5_x, fM0_6_x, fM0_7_x, fM0_1_y, fM0_2_y, fM0_3_y, fM0_4_y, fM0_5_y, fM0_6_y, fM0_7_y, 0, fM1_2_z, fM1_3_z, fM1_4_z, fM1_5_z, fM1_6_z, fM1_7_z, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, Ag5_ang_x, Ag6_ang_x, Ag7_ang_x, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, Ag5_ang_y, Ag6_ang_y, Ag7_ang_y, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z, Ag5_ang_z, Ag6_ang_z, Ag7_ang_z,))
+    A_g = _fused(batch, dtype, (6, 7), (fM0_1_x, fM0_2_x, fM0_3_x, fM0_4_x, fM0_5_x, fM0_6_x, fM0_7_x, fM0_1_y, fM0_2_y, fM0_3_y, fM0_4_y, fM0_5_y, fM0_6_y, fM0_7_y, 0, fM1_2_z, fM1_3_z, fM1_4_z, fM1_5_z, fM1_6_z, fM1_7_z, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, Ag5_ang_x, Ag6_ang_x, Ag7_ang_x, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, Ag5_ang_y, Ag6_ang_y, Ag7_ang_y, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z, Ag5_ang_z, Ag6_ang_z, Ag7_ang_z,))
     return A_g
 
 
@@ -8557,7 +8557,7 @@ def base_parameters(pi):
     beta33 = pi_XY6 + 0.088*pi_mz7
     beta36 = pi_YY7 + pi_ZZ6 + t6
     beta39 = pi_XX7 - pi_YY7
-    beta = _assembled(batch, dtype, (43,), (beta1, pi_mx2, beta3, beta4, pi_XY2, pi_XZ2, pi_YZ2, beta8, beta9, beta10, beta11, beta12, pi_XZ3, pi_YZ3, beta15, beta16, beta17, beta18, beta19, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, beta30, beta31, beta32, beta33, pi_XZ6, pi_YZ6, beta36, pi_mx7, pi_my7, beta39, pi_XY7, pi_XZ7, pi_YZ7, pi_ZZ7,))
+    beta = _fused(batch, dtype, (43,), (beta1, pi_mx2, beta3, beta4, pi_XY2, pi_XZ2, pi_YZ2, beta8, beta9, beta10, beta11, beta12, pi_XZ3, pi_YZ3, beta15, beta16, beta17, beta18, beta19, pi_XZ4, pi_YZ4, beta22, pi_mx5, beta24, beta25, pi_XY5, pi_XZ5, pi_YZ5, beta29, beta30, beta31, beta32, beta33, pi_XZ6, pi_YZ6, beta36, pi_mx7, pi_my7, beta39, pi_XY7, pi_XZ7, pi_YZ7, pi_ZZ7,))
     return beta
 
 
@@ -8605,6 +8605,23 @@ def _states(*arguments):
 
 def _assembled(batch, dtype, shape, values):
     """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once (XLA fuses it): numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values],
-                     axis=-1).reshape(batch + shape)
+    once: numbers and values of fewer states broadcast to the batch."""
+    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+
+
+def _fused(batch, dtype, shape, values):
+    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
+    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
+    the whole output into one loop (it fuses no concatenation of more operands, and merges
+    those along one axis)."""
+    level, n = _entries(batch, dtype, values), 8
+    while len(level) > 1:
+        if len(level) > n:
+            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
+        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
+    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+
+
+def _entries(batch, dtype, values) -> list:
+    """Numbers and values of fewer states as arrays of the batch's shape."""
+    return [jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values]

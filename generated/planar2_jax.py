@@ -368,7 +368,7 @@ def forward_kinematics(q, params):
     t7 = S2*t1
     R2_xy = -t6 - t7
     R2_yx = t6 + t7
-    T = _assembled(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
+    T = _fused(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
     return T
 
 
@@ -397,7 +397,7 @@ def link_poses(q, params):
     t1 = C2*S1
     R2_xy = -t0 - t1
     R2_yx = t0 + t1
-    T_links = _assembled(batch, dtype, (2, 4, 4), (C1, -S1, 0, 0, S1, C1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
+    T_links = _fused(batch, dtype, (2, 4, 4), (C1, -S1, 0, 0, S1, C1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
     return T_links
 
 
@@ -417,7 +417,7 @@ def jacobian(q, params):
     t1 = jnp.cos(q1)
     p2_x = p_l1*t1
     p2_y = p_l1*t0
-    J = _assembled(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
+    J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     return J
 
 
@@ -447,7 +447,7 @@ def body_jacobian(q, params):
     R2_yx = t0 + t1
     Jb1_1 = R2_yx*p2_x - R2_xx*p2_y
     Jb2_1 = R2_xx*p2_x - R2_xy*p2_y
-    J_body = _assembled(batch, dtype, (6, 2), (Jb1_1, 0, Jb2_1, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
+    J_body = _fused(batch, dtype, (6, 2), (Jb1_1, 0, Jb2_1, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     return J_body
 
 
@@ -475,8 +475,8 @@ def pose_and_jacobian(q, params):
     t7 = S2*t1
     R2_xy = -t6 - t7
     R2_yx = t6 + t7
-    T = _assembled(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
+    T = _fused(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     return T, J
 
 
@@ -753,8 +753,8 @@ def all_terms(q, qd, params):
     v1_dt = p2_x_dt*qd1
     M = _assembled(batch, dtype, (2, 2), (Jc1_zz, nM1_2_z, nM1_2_z, Jc2_yy,))
     h = _assembled(batch, dtype, (2,), (n1_z, N2_z,))
-    T = _assembled(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
+    T = _fused(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     Jdot_qd = _assembled(batch, dtype, (6,), (v0_dt, v1_dt, 0, 0, 0, 0,))
     return M, h, T, J, Jdot_qd
 
@@ -981,7 +981,7 @@ def centroidal_map(q, params):
     Ag_cy = Ag_inverse_mass*c1r_y
     Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
     Ag2_ang_z = nM1_2_z + Ag_cy*fM0_2_x - Ag_cx*fM0_2_y
-    A_g = _assembled(batch, dtype, (6, 2), (fM0_1_x, fM0_2_x, fM0_1_y, fM0_2_y, 0, 0, 0, 0, 0, 0, Ag1_ang_z, Ag2_ang_z,))
+    A_g = _fused(batch, dtype, (6, 2), (fM0_1_x, fM0_2_x, fM0_1_y, fM0_2_y, 0, 0, 0, 0, 0, 0, Ag1_ang_z, Ag2_ang_z,))
     return A_g
 
 
@@ -1079,7 +1079,7 @@ def regressor(q, qd, qdd, params):
     n1_z_dm2 = fr1_y_dm2*p_l1
     n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1
-    Y = _assembled(batch, dtype, (2, 20), (0, dv1_y, -dv1_x, 0, 0, 0, 0, 0, 0, qdd1, n1_z_dm2, n1_z_dmx2, n1_z_dmy2, 0, 0, 0, 0, 0, 0, dw2_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv2_y, -dv2_x, 0, 0, 0, 0, 0, 0, dw2_z,))
+    Y = _fused(batch, dtype, (2, 20), (0, dv1_y, -dv1_x, 0, 0, 0, 0, 0, 0, qdd1, n1_z_dm2, n1_z_dmx2, n1_z_dmy2, 0, 0, 0, 0, 0, 0, dw2_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv2_y, -dv2_x, 0, 0, 0, 0, 0, 0, dw2_z,))
     return Y
 
 
@@ -1121,7 +1121,7 @@ def base_regressor(q, qd, qdd, params):
     fr1_y_dmy2 = -C2*ww2_zz - S2*dw2_z
     n1_z_dmx2 = dv2_y + fr1_y_dmx2*p_l1
     n1_z_dmy2 = -dv2_x + fr1_y_dmy2*p_l1
-    Y_b = _assembled(batch, dtype, (2, 6), (dv1_y, -dv1_x, qdd1, n1_z_dmx2, n1_z_dmy2, dw2_z, 0, 0, 0, dv2_y, -dv2_x, dw2_z,))
+    Y_b = _fused(batch, dtype, (2, 6), (dv1_y, -dv1_x, qdd1, n1_z_dmx2, n1_z_dmy2, dw2_z, 0, 0, 0, dv2_y, -dv2_x, dw2_z,))
     return Y_b
 
 
@@ -1167,6 +1167,23 @@ def _states(*arguments):
 
 def _assembled(batch, dtype, shape, values):
     """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once (XLA fuses it): numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values],
-                     axis=-1).reshape(batch + shape)
+    once: numbers and values of fewer states broadcast to the batch."""
+    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+
+
+def _fused(batch, dtype, shape, values):
+    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
+    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
+    the whole output into one loop (it fuses no concatenation of more operands, and merges
+    those along one axis)."""
+    level, n = _entries(batch, dtype, values), 8
+    while len(level) > 1:
+        if len(level) > n:
+            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
+        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
+    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+
+
+def _entries(batch, dtype, values) -> list:
+    """Numbers and values of fewer states as arrays of the batch's shape."""
+    return [jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values]

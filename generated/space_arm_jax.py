@@ -239,7 +239,7 @@ def inverse_dynamics(q, qd, qdd):
     n0_x = N0_x - 0.5*fr0_1_y + C1*n1_x + C4*N4_x - N4_y*S4 - S1*n1_y
     n0_y = N0_y + N4_z + 0.5*fr0_1_x - 0.4*fr1_z + C1*n1_y + S1*n1_x
     n0_z = N0_z + n1_z + 0.4*fr0_1_y - C4*N4_y - N4_x*S4
-    tau = _assembled(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
+    tau = _fused(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
     return tau
 
 
@@ -322,7 +322,7 @@ def mass_matrix(q):
     Jc0_yy = 22.0044 + c2r_z + t17 + c1JR_xy*t0 + t1*t16
     Jc0_yz = t14 - 0.5*t12
     Jc0_zz = 33.96 + Jc1_zz + t17 - S4*c4JR_xz
-    M = _assembled(batch, dtype, (10, 10), (141, 0, 0, 0, MSc0_z, -MSc0_y, -t12, fM0_2_x, fM0_3_x, 0, 0, 141, 0, -MSc0_z, 0, MSc0_x, fM0_1_y, fM0_2_y, fM0_3_y, 0, 0, 0, 141, MSc0_y, -MSc0_x, 0, 0, c2r_x, fM1_3_z, 0, 0, -MSc0_z, MSc0_y, Jc0_xx, Jc0_xy, Jc0_xz, t13, nM0_2_x, nM0_3_x, 0, MSc0_z, 0, -MSc0_x, Jc0_xy, Jc0_yy, Jc0_yz, nM0_1_y, nM0_2_y, nM0_3_y, 0.1, -MSc0_y, MSc0_x, 0, Jc0_xz, Jc0_yz, Jc0_zz, nM0_1_z, nM0_2_z, nM0_3_z, 0, -t12, fM0_1_y, 0, t13, nM0_1_y, nM0_1_z, Jc1_zz, 0, 0, 0, fM0_2_x, fM0_2_y, c2r_x, nM0_2_x, nM0_2_y, nM0_2_z, 0, Jc2_zz, nM2_3_z, 0, fM0_3_x, fM0_3_y, fM1_3_z, nM0_3_x, nM0_3_y, nM0_3_z, 0, nM2_3_z, 0.37, 0, 0, 0, 0, 0, 0.1, 0, 0, 0, 0, 0.1,))
+    M = _fused(batch, dtype, (10, 10), (141, 0, 0, 0, MSc0_z, -MSc0_y, -t12, fM0_2_x, fM0_3_x, 0, 0, 141, 0, -MSc0_z, 0, MSc0_x, fM0_1_y, fM0_2_y, fM0_3_y, 0, 0, 0, 141, MSc0_y, -MSc0_x, 0, 0, c2r_x, fM1_3_z, 0, 0, -MSc0_z, MSc0_y, Jc0_xx, Jc0_xy, Jc0_xz, t13, nM0_2_x, nM0_3_x, 0, MSc0_z, 0, -MSc0_x, Jc0_xy, Jc0_yy, Jc0_yz, nM0_1_y, nM0_2_y, nM0_3_y, 0.1, -MSc0_y, MSc0_x, 0, Jc0_xz, Jc0_yz, Jc0_zz, nM0_1_z, nM0_2_z, nM0_3_z, 0, -t12, fM0_1_y, 0, t13, nM0_1_y, nM0_1_z, Jc1_zz, 0, 0, 0, fM0_2_x, fM0_2_y, c2r_x, nM0_2_x, nM0_2_y, nM0_2_z, 0, Jc2_zz, nM2_3_z, 0, fM0_3_x, fM0_3_y, fM1_3_z, nM0_3_x, nM0_3_y, nM0_3_z, 0, nM2_3_z, 0.37, 0, 0, 0, 0, 0, 0.1, 0, 0, 0, 0, 0.1,))
     return M
 
 
@@ -715,7 +715,7 @@ def coriolis_matrix(q, qd):
     C4_6 = t146 - t145 + Jc0_xx*base_wy + MSc0_z*base_vx - Jc0_xy*base_wx
     C5_6 = t149 + t150 + Jc0_xy*base_wy + MSc0_z*base_vy - Jc0_yy*base_wx
     C6_6 = t139 + t141 + t147 + 0.5*Jd0_zz - t148
-    C = _assembled(batch, dtype, (10, 10), (0, -t124, t125, C1_4, C1_5, C1_6, fC0_1_x, fC0_2_x, fC0_3_x, 0, t124, 0, -t132, C2_4, C2_5, C2_6, fC0_1_y, fC0_2_y, fC0_3_y, 0, -t125, t132, 0, C3_4, C3_5, C3_6, fC0_1_z, d2r_x, fC1_3_z, 0, C4_1, t133, t137, C4_4, C4_5, C4_6, nC0_1_x, nC0_2_x, nC0_3_x, nC0_4_x, t130, C5_2, t138, C5_4, C5_5, C5_6, nC0_1_y, nC0_2_y, nC0_3_y, 0, t131, t136, C6_3, C6_4, C6_5, C6_6, nC0_1_z, nC0_2_z, nC0_3_z, nC0_4_z, C7_1, C7_2, C7_3, C7_4, C7_5, C7_6, t112, nC1_2_z, nC1_3_z, 0, C8_1, C8_2, C8_3, C8_4, C8_5, C8_6, C8_7, C8_8, nC2_3_z, 0, C9_1, C9_2, C9_3, C9_4, C9_5, C9_6, C9_7, C9_8, t121, 0, 0, 0, 0, C10_4, 0, C10_6, 0, 0, 0, 0,))
+    C = _fused(batch, dtype, (10, 10), (0, -t124, t125, C1_4, C1_5, C1_6, fC0_1_x, fC0_2_x, fC0_3_x, 0, t124, 0, -t132, C2_4, C2_5, C2_6, fC0_1_y, fC0_2_y, fC0_3_y, 0, -t125, t132, 0, C3_4, C3_5, C3_6, fC0_1_z, d2r_x, fC1_3_z, 0, C4_1, t133, t137, C4_4, C4_5, C4_6, nC0_1_x, nC0_2_x, nC0_3_x, nC0_4_x, t130, C5_2, t138, C5_4, C5_5, C5_6, nC0_1_y, nC0_2_y, nC0_3_y, 0, t131, t136, C6_3, C6_4, C6_5, C6_6, nC0_1_z, nC0_2_z, nC0_3_z, nC0_4_z, C7_1, C7_2, C7_3, C7_4, C7_5, C7_6, t112, nC1_2_z, nC1_3_z, 0, C8_1, C8_2, C8_3, C8_4, C8_5, C8_6, C8_7, C8_8, nC2_3_z, 0, C9_1, C9_2, C9_3, C9_4, C9_5, C9_6, C9_7, C9_8, t121, 0, 0, 0, 0, C10_4, 0, C10_6, 0, 0, 0, 0,))
     return C
 
 
@@ -727,7 +727,7 @@ def gravity_torques(q):
     (q, ), batch, dtype = _states(
         (q, 11, "q"),
     )
-    g = _assembled(batch, dtype, (10,), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0,))
+    g = _fused(batch, dtype, (10,), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0,))
     return g
 
 
@@ -873,7 +873,7 @@ def nonlinear_effects(q, qd):
     n0_x = N0_x - 0.5*fr0_1_y + C4*N4_x + n1_x*t1 - N4_y*S4 - n1_y*t0
     n0_y = N0_y + N4_z + 0.5*fr0_1_x - 0.4*fr1_z + n1_x*t0 + n1_y*t1
     n0_z = N0_z + n1_z + 0.4*fr0_1_y - C4*N4_y - N4_x*S4
-    h = _assembled(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
+    h = _fused(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
     return h
 
 
@@ -885,7 +885,7 @@ def friction_torques(qd):
     (qd, ), batch, dtype = _states(
         (qd, 10, "qd"),
     )
-    tau_f = _assembled(batch, dtype, (10,), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0,))
+    tau_f = _fused(batch, dtype, (10,), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0,))
     return tau_f
 
 
@@ -932,7 +932,7 @@ def tool_wrench_torques(q, f_ext):
     n0_x = -0.5*fr0_1_y + C1*n1_x + S1*n2_z
     n0_y = 0.5*fr0_1_x - 0.4*fr1_z + S1*n1_x - C1*n2_z
     n0_z = n1_z + 0.4*fr0_1_y
-    tau_ext = _assembled(batch, dtype, (10,), (fr0_1_x, fr0_1_y, fr1_z, n0_x, n0_y, n0_z, n1_z, n2_z, n_tip_z, 0,))
+    tau_ext = _fused(batch, dtype, (10,), (fr0_1_x, fr0_1_y, fr1_z, n0_x, n0_y, n0_z, n1_z, n2_z, n_tip_z, 0,))
     return tau_ext
 
 
@@ -1245,7 +1245,7 @@ def forward_dynamics(q, qd, tau):
     qdd8_out = iD8*y8 - L8_1*qdd1_out - L8_2*qdd2_out - L8_3*qdd3_out - L8_4*qdd4_out - L8_5*qdd5_out - L8_6*qdd6_out
     qdd9_out = 2.7027027027027026*r9 - L9_1*qdd1_out - L9_2*qdd2_out - L9_3*qdd3_out - L9_4*qdd4_out - L9_5*qdd5_out - L9_6*qdd6_out - L9_8*qdd8_out
     qdd10_out = -qdd5_out + 10*r10
-    qdd = _assembled(batch, dtype, (10,), (qdd1_out, qdd2_out, qdd3_out, qdd4_out, qdd5_out, qdd6_out, qdd7_out, qdd8_out, qdd9_out, qdd10_out,))
+    qdd = _fused(batch, dtype, (10,), (qdd1_out, qdd2_out, qdd3_out, qdd4_out, qdd5_out, qdd6_out, qdd7_out, qdd8_out, qdd9_out, qdd10_out,))
     return qdd
 
 
@@ -1324,7 +1324,7 @@ def forward_kinematics(q):
     Rt_p_x = pw3_x + 0.6*Rw3_xx
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
-    T = _assembled(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
+    T = _fused(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
     return T
 
 
@@ -1432,7 +1432,7 @@ def link_poses(q):
     pw4_x = base_x + 0.6*Rb_xy
     pw4_y = base_y + 0.6*Rb_yy
     pw4_z = base_z + 0.6*Rb_zy
-    T_links = _assembled(batch, dtype, (4, 4, 4), (Rw1_xx, Rw1_xy, Rb_xz, pw1_x, Rw1_yx, Rw1_yy, Rb_yz, pw1_y, Rw1_zx, Rw1_zy, Rb_zz, pw1_z, 0, 0, 0, 1, Rw2_xx, Rw2_xy, Rw2_xz, pw1_x, Rw2_yx, Rw2_yy, Rw2_yz, pw1_y, Rw2_zx, Rw2_zy, Rw2_zz, pw1_z, 0, 0, 0, 1, Rw3_xx, Rw3_xy, Rw2_xz, pw3_x, Rw3_yx, Rw3_yy, Rw2_yz, pw3_y, Rw3_zx, Rw3_zy, Rw2_zz, pw3_z, 0, 0, 0, 1, Rw4_xx, Rw4_xy, Rb_xy, pw4_x, Rw4_yx, Rw4_yy, Rb_yy, pw4_y, Rw4_zx, Rw4_zy, Rb_zy, pw4_z, 0, 0, 0, 1,))
+    T_links = _fused(batch, dtype, (4, 4, 4), (Rw1_xx, Rw1_xy, Rb_xz, pw1_x, Rw1_yx, Rw1_yy, Rb_yz, pw1_y, Rw1_zx, Rw1_zy, Rb_zz, pw1_z, 0, 0, 0, 1, Rw2_xx, Rw2_xy, Rw2_xz, pw1_x, Rw2_yx, Rw2_yy, Rw2_yz, pw1_y, Rw2_zx, Rw2_zy, Rw2_zz, pw1_z, 0, 0, 0, 1, Rw3_xx, Rw3_xy, Rw2_xz, pw3_x, Rw3_yx, Rw3_yy, Rw2_yz, pw3_y, Rw3_zx, Rw3_zy, Rw2_zz, pw3_z, 0, 0, 0, 1, Rw4_xx, Rw4_xy, Rb_xy, pw4_x, Rw4_yx, Rw4_yy, Rb_yy, pw4_y, Rw4_zx, Rw4_zy, Rb_zy, pw4_z, 0, 0, 0, 1,))
     return T_links
 
 
@@ -1535,7 +1535,7 @@ def jacobian(q):
     J3_7 = Rb_xz*r1_y - Rb_yz*r1_x
     J3_8 = Rw2_xz*r1_y - Rw2_yz*r1_x
     J3_9 = Rw2_xz*r3_y - Rw2_yz*r3_x
-    J = _assembled(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
+    J = _fused(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
     return J
 
 
@@ -1672,7 +1672,7 @@ def body_jacobian(q):
     Jb4_8 = Rw2_xz*Rw3_xx + Rw2_yz*Rw3_yx + Rw2_zz*Rw3_zx
     Jb5_8 = Rw2_xz*Rw3_xy + Rw2_yz*Rw3_yy + Rw2_zz*Rw3_zy
     Jb6_8 = Rw2_xz*Rw2_xz + Rw2_yz*Rw2_yz + Rw2_zz*Rw2_zz
-    J_body = _assembled(batch, dtype, (6, 10), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, Jb1_7, Jb1_8, Jb1_9, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, Jb2_7, Jb2_8, Jb2_9, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, Jb3_7, Jb3_8, Jb3_9, 0, 0, 0, 0, Jb1_1, Jb1_2, Jb1_3, Jb1_3, Jb4_8, Jb4_8, 0, 0, 0, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_3, Jb5_8, Jb5_8, 0, 0, 0, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_3, Jb6_8, Jb6_8, 0,))
+    J_body = _fused(batch, dtype, (6, 10), (Jb1_1, Jb1_2, Jb1_3, Jb1_4, Jb1_5, Jb1_6, Jb1_7, Jb1_8, Jb1_9, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_4, Jb2_5, Jb2_6, Jb2_7, Jb2_8, Jb2_9, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_4, Jb3_5, Jb3_6, Jb3_7, Jb3_8, Jb3_9, 0, 0, 0, 0, Jb1_1, Jb1_2, Jb1_3, Jb1_3, Jb4_8, Jb4_8, 0, 0, 0, 0, Jb2_1, Jb2_2, Jb2_3, Jb2_3, Jb5_8, Jb5_8, 0, 0, 0, 0, Jb3_1, Jb3_2, Jb3_3, Jb3_3, Jb6_8, Jb6_8, 0,))
     return J_body
 
 
@@ -1781,8 +1781,8 @@ def pose_and_jacobian(q):
     J3_7 = Rb_xz*r1_y - Rb_yz*r1_x
     J3_8 = Rw2_xz*r1_y - Rw2_yz*r1_x
     J3_9 = Rw2_xz*r3_y - Rw2_yz*r3_x
-    T = _assembled(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
+    T = _fused(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
     return T, J
 
 
@@ -2054,7 +2054,7 @@ def frame_poses(q):
     Rn1_p_x = pw3_x + 0.6*Rw3_xx
     Rn1_p_y = pw3_y + 0.6*Rw3_yx
     Rn1_p_z = pw3_z + 0.6*Rw3_zx
-    T_frames = _assembled(batch, dtype, (1, 4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rn1_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rn1_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rn1_p_z, 0, 0, 0, 1,))
+    T_frames = _fused(batch, dtype, (1, 4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rn1_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rn1_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rn1_p_z, 0, 0, 0, 1,))
     return T_frames
 
 
@@ -2156,7 +2156,7 @@ def frame_jacobians(q):
     F1_J3_7 = F1_r1_y*Rb_xz - F1_r1_x*Rb_yz
     F1_J3_8 = F1_r1_y*Rw2_xz - F1_r1_x*Rw2_yz
     F1_J3_9 = F1_r3_y*Rw2_xz - F1_r3_x*Rw2_yz
-    J_frames = _assembled(batch, dtype, (1, 6, 10), (Rb_xx, Rb_xy, Rb_xz, F1_J1_4, F1_J1_5, F1_J1_6, F1_J1_7, F1_J1_8, F1_J1_9, 0, Rb_yx, Rb_yy, Rb_yz, F1_J2_4, F1_J2_5, F1_J2_6, F1_J2_7, F1_J2_8, F1_J2_9, 0, Rb_zx, Rb_zy, Rb_zz, F1_J3_4, F1_J3_5, F1_J3_6, F1_J3_7, F1_J3_8, F1_J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
+    J_frames = _fused(batch, dtype, (1, 6, 10), (Rb_xx, Rb_xy, Rb_xz, F1_J1_4, F1_J1_5, F1_J1_6, F1_J1_7, F1_J1_8, F1_J1_9, 0, Rb_yx, Rb_yy, Rb_yz, F1_J2_4, F1_J2_5, F1_J2_6, F1_J2_7, F1_J2_8, F1_J2_9, 0, Rb_zx, Rb_zy, Rb_zz, F1_J3_4, F1_J3_5, F1_J3_6, F1_J3_7, F1_J3_8, F1_J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
     return J_frames
 
 
@@ -2264,8 +2264,8 @@ def pose_and_jacobian_tool(q):
     F1_J3_7 = F1_r1_y*Rb_xz - F1_r1_x*Rb_yz
     F1_J3_8 = F1_r1_y*Rw2_xz - F1_r1_x*Rw2_yz
     F1_J3_9 = F1_r3_y*Rw2_xz - F1_r3_x*Rw2_yz
-    T = _assembled(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rn1_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rn1_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rn1_p_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, F1_J1_4, F1_J1_5, F1_J1_6, F1_J1_7, F1_J1_8, F1_J1_9, 0, Rb_yx, Rb_yy, Rb_yz, F1_J2_4, F1_J2_5, F1_J2_6, F1_J2_7, F1_J2_8, F1_J2_9, 0, Rb_zx, Rb_zy, Rb_zz, F1_J3_4, F1_J3_5, F1_J3_6, F1_J3_7, F1_J3_8, F1_J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
+    T = _fused(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rn1_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rn1_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rn1_p_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, F1_J1_4, F1_J1_5, F1_J1_6, F1_J1_7, F1_J1_8, F1_J1_9, 0, Rb_yx, Rb_yy, Rb_yz, F1_J2_4, F1_J2_5, F1_J2_6, F1_J2_7, F1_J2_8, F1_J2_9, 0, Rb_zx, Rb_zy, Rb_zz, F1_J3_4, F1_J3_5, F1_J3_6, F1_J3_7, F1_J3_8, F1_J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
     return T, J
 
 
@@ -4432,10 +4432,10 @@ def all_terms(q, qd):
     v3_dt = Rb_xx_dt*base_wx + Rb_xy_dt*base_wy + Rb_xz_dt*base_wz + Rb_xz_dt*qd1 + Rw2_xz_dt*qd2 + Rw2_xz_dt*qd3
     v4_dt = Rb_yx_dt*base_wx + Rb_yy_dt*base_wy + Rb_yz_dt*base_wz + Rb_yz_dt*qd1 + Rw2_yz_dt*qd2 + Rw2_yz_dt*qd3
     v5_dt = Rb_zx_dt*base_wx + Rb_zy_dt*base_wy + Rb_zz_dt*base_wz + Rb_zz_dt*qd1 + Rw2_zz_dt*qd2 + Rw2_zz_dt*qd3
-    M = _assembled(batch, dtype, (10, 10), (141, 0, 0, 0, MSc0_z, -MSc0_y, -t12, fM0_2_x, fM0_3_x, 0, 0, 141, 0, -MSc0_z, 0, MSc0_x, fM0_1_y, fM0_2_y, fM0_3_y, 0, 0, 0, 141, MSc0_y, -MSc0_x, 0, 0, c2r_x, fM1_3_z, 0, 0, -MSc0_z, MSc0_y, Jc0_xx, Jc0_xy, Jc0_xz, t13, nM0_2_x, nM0_3_x, 0, MSc0_z, 0, -MSc0_x, Jc0_xy, Jc0_yy, Jc0_yz, nM0_1_y, nM0_2_y, nM0_3_y, 0.1, -MSc0_y, MSc0_x, 0, Jc0_xz, Jc0_yz, Jc0_zz, nM0_1_z, nM0_2_z, nM0_3_z, 0, -t12, fM0_1_y, 0, t13, nM0_1_y, nM0_1_z, Jc1_zz, 0, 0, 0, fM0_2_x, fM0_2_y, c2r_x, nM0_2_x, nM0_2_y, nM0_2_z, 0, Jc2_zz, nM2_3_z, 0, fM0_3_x, fM0_3_y, fM1_3_z, nM0_3_x, nM0_3_y, nM0_3_z, 0, nM2_3_z, 0.37, 0, 0, 0, 0, 0, 0.1, 0, 0, 0, 0, 0.1,))
-    h = _assembled(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
-    T = _assembled(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
-    J = _assembled(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
+    M = _fused(batch, dtype, (10, 10), (141, 0, 0, 0, MSc0_z, -MSc0_y, -t12, fM0_2_x, fM0_3_x, 0, 0, 141, 0, -MSc0_z, 0, MSc0_x, fM0_1_y, fM0_2_y, fM0_3_y, 0, 0, 0, 141, MSc0_y, -MSc0_x, 0, 0, c2r_x, fM1_3_z, 0, 0, -MSc0_z, MSc0_y, Jc0_xx, Jc0_xy, Jc0_xz, t13, nM0_2_x, nM0_3_x, 0, MSc0_z, 0, -MSc0_x, Jc0_xy, Jc0_yy, Jc0_yz, nM0_1_y, nM0_2_y, nM0_3_y, 0.1, -MSc0_y, MSc0_x, 0, Jc0_xz, Jc0_yz, Jc0_zz, nM0_1_z, nM0_2_z, nM0_3_z, 0, -t12, fM0_1_y, 0, t13, nM0_1_y, nM0_1_z, Jc1_zz, 0, 0, 0, fM0_2_x, fM0_2_y, c2r_x, nM0_2_x, nM0_2_y, nM0_2_z, 0, Jc2_zz, nM2_3_z, 0, fM0_3_x, fM0_3_y, fM1_3_z, nM0_3_x, nM0_3_y, nM0_3_z, 0, nM2_3_z, 0.37, 0, 0, 0, 0, 0, 0.1, 0, 0, 0, 0, 0.1,))
+    h = _fused(batch, dtype, (10,), (f0_x, f0_y, f0_z, n0_x, n0_y, n0_z, n1_z, n2_z, N3_z, N4_z,))
+    T = _fused(batch, dtype, (4, 4), (Rw3_xx, Rw3_xy, Rw2_xz, Rt_p_x, Rw3_yx, Rw3_yy, Rw2_yz, Rt_p_y, Rw3_zx, Rw3_zy, Rw2_zz, Rt_p_z, 0, 0, 0, 1,))
+    J = _fused(batch, dtype, (6, 10), (Rb_xx, Rb_xy, Rb_xz, J1_4, J1_5, J1_6, J1_7, J1_8, J1_9, 0, Rb_yx, Rb_yy, Rb_yz, J2_4, J2_5, J2_6, J2_7, J2_8, J2_9, 0, Rb_zx, Rb_zy, Rb_zz, J3_4, J3_5, J3_6, J3_7, J3_8, J3_9, 0, 0, 0, 0, Rb_xx, Rb_xy, Rb_xz, Rb_xz, Rw2_xz, Rw2_xz, 0, 0, 0, 0, Rb_yx, Rb_yy, Rb_yz, Rb_yz, Rw2_yz, Rw2_yz, 0, 0, 0, 0, Rb_zx, Rb_zy, Rb_zz, Rb_zz, Rw2_zz, Rw2_zz, 0,))
     Jdot_qd = _assembled(batch, dtype, (6,), (v0_dt, v1_dt, v2_dt, v3_dt, v4_dt, v5_dt,))
     return M, h, T, J, Jdot_qd
 
@@ -4515,7 +4515,7 @@ def integrate(q, qd):
     t22 = base_qz*t16
     t23 = 2*base_qw*base_qx
     t24 = -2*base_qx*base_qx
-    q_next = _assembled(batch, dtype, (11,), (base_x + Vu_x*(t20 + t21) + Vu_y*(t18 - t19) + Vu_z*(t15 + t17), base_y + Vu_x*(t18 + t19) + Vu_y*(1 + t20 + t24) + Vu_z*(t22 - t23), base_z + Vu_x*(t15 - t17) + Vu_y*(t22 + t23) + Vu_z*(t21 + t24), quat0*unit, quat1*unit, quat2*unit, quat3*unit, q1 + qd1, q2 + qd2, q3 + qd3, q4 + qd4,))
+    q_next = _fused(batch, dtype, (11,), (base_x + Vu_x*(t20 + t21) + Vu_y*(t18 - t19) + Vu_z*(t15 + t17), base_y + Vu_x*(t18 + t19) + Vu_y*(1 + t20 + t24) + Vu_z*(t22 - t23), base_z + Vu_x*(t15 - t17) + Vu_y*(t22 + t23) + Vu_z*(t21 + t24), quat0*unit, quat1*unit, quat2*unit, quat3*unit, q1 + qd1, q2 + qd2, q3 + qd3, q4 + qd4,))
     return q_next
 
 
@@ -4603,7 +4603,7 @@ def difference(q0, q1):
     t22 = omega_y*t15
     t23 = 0.5*omega_x
     t24 = 1 - e2*omega_x*omega_x
-    dq = _assembled(batch, dtype, (10,), (dp_x*(1 + t20 + t21) + dp_y*(t18 + t19) + dp_z*(t16 - t17), dp_x*(t18 - t19) + dp_y*(t20 + t24) + dp_z*(t22 + t23), dp_x*(t16 + t17) + dp_y*(t22 - t23) + dp_z*(t21 + t24), omega_x, omega_y, omega_z, q1_b - q1_a, q2_b - q2_a, q3_b - q3_a, q4_b - q4_a,))
+    dq = _fused(batch, dtype, (10,), (dp_x*(1 + t20 + t21) + dp_y*(t18 + t19) + dp_z*(t16 - t17), dp_x*(t18 - t19) + dp_y*(t20 + t24) + dp_z*(t22 + t23), dp_x*(t16 + t17) + dp_y*(t22 - t23) + dp_z*(t21 + t24), omega_x, omega_y, omega_z, q1_b - q1_a, q2_b - q2_a, q3_b - q3_a, q4_b - q4_a,))
     return dq
 
 
@@ -5025,7 +5025,7 @@ def com_jacobian(q):
     com_z_dq7 = 0.02127659574468085*pw3_z_dq7 + 0.01276595744680851*Rw2_zx_dq7 + 0.006382978723404255*Rw3_zx_dq7
     com_z_dq8 = 0.02127659574468085*pw3_z_dq8 + 0.01276595744680851*Rw2_zx_dq8 + 0.006382978723404255*Rw3_zx_dq8
     com_z_dq9 = 0.006382978723404255*Rw3_zx_dq9
-    J_com = _assembled(batch, dtype, (3, 10), (Rb_xx, Rb_xy, Rb_xz, com_x_dq4, com_x_dq5, com_x_dq6, com_x_dq7, com_x_dq8, com_x_dq9, 0, Rb_yx, Rb_yy, Rb_yz, com_y_dq4, com_y_dq5, com_y_dq6, com_y_dq7, com_y_dq8, com_y_dq9, 0, Rb_zx, Rb_zy, Rb_zz, com_z_dq4, com_z_dq5, com_z_dq6, com_z_dq7, com_z_dq8, com_z_dq9, 0,))
+    J_com = _fused(batch, dtype, (3, 10), (Rb_xx, Rb_xy, Rb_xz, com_x_dq4, com_x_dq5, com_x_dq6, com_x_dq7, com_x_dq8, com_x_dq9, 0, Rb_yx, Rb_yy, Rb_yz, com_y_dq4, com_y_dq5, com_y_dq6, com_y_dq7, com_y_dq8, com_y_dq9, 0, Rb_zx, Rb_zy, Rb_zz, com_z_dq4, com_z_dq5, com_z_dq6, com_z_dq7, com_z_dq8, com_z_dq9, 0,))
     return J_com
 
 
@@ -5201,7 +5201,7 @@ def centroidal_map(q):
     Ag_mR20 = 141*Rb_zx
     Ag_mR21 = 141*Rb_zy
     Ag_mR22 = 141*Rb_zz
-    A_g = _assembled(batch, dtype, (6, 10), (Ag_mR00, Ag_mR01, Ag_mR02, Ag_cy*Ag_mR02 - Ag_cz*Ag_mR01, Ag_cz*Ag_mR00 - Ag_cx*Ag_mR02, Ag_cx*Ag_mR01 - Ag_cy*Ag_mR00, Ag1_lin_x, Ag2_lin_x, Ag3_lin_x, 0, Ag_mR10, Ag_mR11, Ag_mR12, Ag_cy*Ag_mR12 - Ag_cz*Ag_mR11, Ag_cz*Ag_mR10 - Ag_cx*Ag_mR12, Ag_cx*Ag_mR11 - Ag_cy*Ag_mR10, Ag1_lin_y, Ag2_lin_y, Ag3_lin_y, 0, Ag_mR20, Ag_mR21, Ag_mR22, Ag_cy*Ag_mR22 - Ag_cz*Ag_mR21, Ag_cz*Ag_mR20 - Ag_cx*Ag_mR22, Ag_cx*Ag_mR21 - Ag_cy*Ag_mR20, Ag1_lin_z, Ag2_lin_z, Ag3_lin_z, 0, 0, 0, 0, Ag_Jc00*Rb_xx + Ag_Jc01*Rb_xy + Ag_Jc02*Rb_xz, Ag_Jc01*Rb_xx + Ag_Jc11*Rb_xy + Ag_Jc12*Rb_xz, Ag_Jc02*Rb_xx + Ag_Jc12*Rb_xy + Ag_Jc22*Rb_xz, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, 0, 0, 0, Ag_Jc00*Rb_yx + Ag_Jc01*Rb_yy + Ag_Jc02*Rb_yz, Ag_Jc01*Rb_yx + Ag_Jc11*Rb_yy + Ag_Jc12*Rb_yz, Ag_Jc02*Rb_yx + Ag_Jc12*Rb_yy + Ag_Jc22*Rb_yz, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, 0, 0, 0, Ag_Jc00*Rb_zx + Ag_Jc01*Rb_zy + Ag_Jc02*Rb_zz, Ag_Jc01*Rb_zx + Ag_Jc11*Rb_zy + Ag_Jc12*Rb_zz, Ag_Jc02*Rb_zx + Ag_Jc12*Rb_zy + Ag_Jc22*Rb_zz, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z,))
+    A_g = _fused(batch, dtype, (6, 10), (Ag_mR00, Ag_mR01, Ag_mR02, Ag_cy*Ag_mR02 - Ag_cz*Ag_mR01, Ag_cz*Ag_mR00 - Ag_cx*Ag_mR02, Ag_cx*Ag_mR01 - Ag_cy*Ag_mR00, Ag1_lin_x, Ag2_lin_x, Ag3_lin_x, 0, Ag_mR10, Ag_mR11, Ag_mR12, Ag_cy*Ag_mR12 - Ag_cz*Ag_mR11, Ag_cz*Ag_mR10 - Ag_cx*Ag_mR12, Ag_cx*Ag_mR11 - Ag_cy*Ag_mR10, Ag1_lin_y, Ag2_lin_y, Ag3_lin_y, 0, Ag_mR20, Ag_mR21, Ag_mR22, Ag_cy*Ag_mR22 - Ag_cz*Ag_mR21, Ag_cz*Ag_mR20 - Ag_cx*Ag_mR22, Ag_cx*Ag_mR21 - Ag_cy*Ag_mR20, Ag1_lin_z, Ag2_lin_z, Ag3_lin_z, 0, 0, 0, 0, Ag_Jc00*Rb_xx + Ag_Jc01*Rb_xy + Ag_Jc02*Rb_xz, Ag_Jc01*Rb_xx + Ag_Jc11*Rb_xy + Ag_Jc12*Rb_xz, Ag_Jc02*Rb_xx + Ag_Jc12*Rb_xy + Ag_Jc22*Rb_xz, Ag1_ang_x, Ag2_ang_x, Ag3_ang_x, Ag4_ang_x, 0, 0, 0, Ag_Jc00*Rb_yx + Ag_Jc01*Rb_yy + Ag_Jc02*Rb_yz, Ag_Jc01*Rb_yx + Ag_Jc11*Rb_yy + Ag_Jc12*Rb_yz, Ag_Jc02*Rb_yx + Ag_Jc12*Rb_yy + Ag_Jc22*Rb_yz, Ag1_ang_y, Ag2_ang_y, Ag3_ang_y, Ag4_ang_y, 0, 0, 0, Ag_Jc00*Rb_zx + Ag_Jc01*Rb_zy + Ag_Jc02*Rb_zz, Ag_Jc01*Rb_zx + Ag_Jc11*Rb_zy + Ag_Jc12*Rb_zz, Ag_Jc02*Rb_zx + Ag_Jc12*Rb_zy + Ag_Jc22*Rb_zz, Ag1_ang_z, Ag2_ang_z, Ag3_ang_z, Ag4_ang_z,))
     return A_g
 
 
@@ -6213,7 +6213,7 @@ def base_regressor(q, qd, qdd):
     n0_z_dXZ4 = t51 - C4*V4_y
     n0_z_dYZ4 = t52 - S4*V4_x
     n0_z_dZZ4 = t71 - t72
-    Y_b = _assembled(batch, dtype, (10, 38), (dv0_x, U0_xx, U0_xy, U0_xz, 0, 0, 0, 0, 0, 0, fr0_1_x_dmx1, fr0_1_x_dmy1, 0, 0, 0, 0, 0, fr0_1_x_dmx2, fr0_1_x_dmy2, 0, 0, 0, 0, 0, fr0_1_x_dmx3, fr0_1_x_dmy3, 0, 0, 0, 0, 0, fr0_4_x_dmx4, fr0_4_x_dmy4, 0, 0, 0, 0, 0, dv0_y, U0_yx, U0_yy, U0_yz, 0, 0, 0, 0, 0, 0, fr0_1_y_dmx1, fr0_1_y_dmy1, 0, 0, 0, 0, 0, fr0_1_y_dmx2, fr0_1_y_dmy2, 0, 0, 0, 0, 0, fr0_1_y_dmx3, fr0_1_y_dmy3, 0, 0, 0, 0, 0, U4_zx, U4_zy, 0, 0, 0, 0, 0, dv0_z, U0_zx, U0_zy, U0_zz, 0, 0, 0, 0, 0, 0, U1_zx, U1_zy, 0, 0, 0, 0, 0, fr1_z_dmx2, fr1_z_dmy2, 0, 0, 0, 0, 0, fr1_z_dmx3, fr1_z_dmy3, 0, 0, 0, 0, 0, fr0_4_z_dmx4, fr0_4_z_dmy4, 0, 0, 0, 0, 0, 0, 0, dv0_z, -dv0_y, base_dwx, -U0_zx, -ww0_yz, U0_yx, V0_x, ww0_yz, n0_x_dmx1, n0_x_dmy1, n0_x_dXX1, n0_x_dXY1, n0_x_dXZ1, n0_x_dYZ1, n0_x_dZZ1, n0_x_dmx2, n0_x_dmy2, n0_x_dXX2, n0_x_dXY2, n0_x_dXZ2, n0_x_dYZ2, n0_x_dZZ2, n0_x_dmx3, n0_x_dmy3, n0_x_dXX3, n0_x_dXY3, n0_x_dXZ3, n0_x_dYZ3, n0_x_dZZ3, n0_x_dmx4, n0_x_dmy4, n0_x_dXX4, n0_x_dXY4, n0_x_dXZ4, n0_x_dYZ4, n0_x_dZZ4, 0, -dv0_z, 0, dv0_x, ww0_xz, U0_zy, base_dwy, V0_y, -U0_xy, -ww0_xz, n0_y_dmx1, n0_y_dmy1, n0_y_dXX1, n0_y_dXY1, n0_y_dXZ1, n0_y_dYZ1, n0_y_dZZ1, n0_y_dmx2, n0_y_dmy2, n0_y_dXX2, n0_y_dXY2, n0_y_dXZ2, n0_y_dYZ2, n0_y_dZZ2, n0_y_dmx3, n0_y_dmy3, n0_y_dXX3, n0_y_dXY3, n0_y_dXZ3, n0_y_dYZ3, n0_y_dZZ3, dv4_y, -dv4_x, -ww4_xy, V4_z, -U4_yz, U4_xz, dw4_z, 0, dv0_y, -dv0_x, 0, -ww0_xy, V0_z, ww0_xy, -U0_yz, U0_xz, base_dwz, n0_z_dmx1, n0_z_dmy1, -ww1_xy, V1_z, -U1_yz, U1_xz, dw1_z, n0_z_dmx2, n0_z_dmy2, n1_z_dXX2, n1_z_dXY2, n1_z_dXZ2, n1_z_dYZ2, n1_z_dZZ2, n0_z_dmx3, n0_z_dmy3, n1_z_dXX3, n1_z_dXY3, n1_z_dXZ3, n1_z_dYZ3, n1_z_dZZ3, n0_z_dmx4, n0_z_dmy4, n0_z_dXX4, n0_z_dXY4, n0_z_dXZ4, n0_z_dYZ4, n0_z_dZZ4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv1_y, -dv1_x, -ww1_xy, V1_z, -U1_yz, U1_xz, dw1_z, -t36, n1_x_dmx2, n1_z_dXX2, n1_z_dXY2, n1_z_dXZ2, n1_z_dYZ2, n1_z_dZZ2, n1_z_dmx3, n1_z_dmy3, n1_z_dXX3, n1_z_dXY3, n1_z_dXZ3, n1_z_dYZ3, n1_z_dZZ3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv2_y, -dv2_x, -ww2_xy, V2_z, -U2_yz, U2_xz, dw2_z, n2_z_dmx3, n2_z_dmy3, -ww3_xy, V3_z, -U3_yz, U3_xz, dw3_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv3_y, -dv3_x, -ww3_xy, V3_z, -U3_yz, U3_xz, dw3_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv4_y, -dv4_x, -ww4_xy, V4_z, -U4_yz, U4_xz, dw4_z,))
+    Y_b = _fused(batch, dtype, (10, 38), (dv0_x, U0_xx, U0_xy, U0_xz, 0, 0, 0, 0, 0, 0, fr0_1_x_dmx1, fr0_1_x_dmy1, 0, 0, 0, 0, 0, fr0_1_x_dmx2, fr0_1_x_dmy2, 0, 0, 0, 0, 0, fr0_1_x_dmx3, fr0_1_x_dmy3, 0, 0, 0, 0, 0, fr0_4_x_dmx4, fr0_4_x_dmy4, 0, 0, 0, 0, 0, dv0_y, U0_yx, U0_yy, U0_yz, 0, 0, 0, 0, 0, 0, fr0_1_y_dmx1, fr0_1_y_dmy1, 0, 0, 0, 0, 0, fr0_1_y_dmx2, fr0_1_y_dmy2, 0, 0, 0, 0, 0, fr0_1_y_dmx3, fr0_1_y_dmy3, 0, 0, 0, 0, 0, U4_zx, U4_zy, 0, 0, 0, 0, 0, dv0_z, U0_zx, U0_zy, U0_zz, 0, 0, 0, 0, 0, 0, U1_zx, U1_zy, 0, 0, 0, 0, 0, fr1_z_dmx2, fr1_z_dmy2, 0, 0, 0, 0, 0, fr1_z_dmx3, fr1_z_dmy3, 0, 0, 0, 0, 0, fr0_4_z_dmx4, fr0_4_z_dmy4, 0, 0, 0, 0, 0, 0, 0, dv0_z, -dv0_y, base_dwx, -U0_zx, -ww0_yz, U0_yx, V0_x, ww0_yz, n0_x_dmx1, n0_x_dmy1, n0_x_dXX1, n0_x_dXY1, n0_x_dXZ1, n0_x_dYZ1, n0_x_dZZ1, n0_x_dmx2, n0_x_dmy2, n0_x_dXX2, n0_x_dXY2, n0_x_dXZ2, n0_x_dYZ2, n0_x_dZZ2, n0_x_dmx3, n0_x_dmy3, n0_x_dXX3, n0_x_dXY3, n0_x_dXZ3, n0_x_dYZ3, n0_x_dZZ3, n0_x_dmx4, n0_x_dmy4, n0_x_dXX4, n0_x_dXY4, n0_x_dXZ4, n0_x_dYZ4, n0_x_dZZ4, 0, -dv0_z, 0, dv0_x, ww0_xz, U0_zy, base_dwy, V0_y, -U0_xy, -ww0_xz, n0_y_dmx1, n0_y_dmy1, n0_y_dXX1, n0_y_dXY1, n0_y_dXZ1, n0_y_dYZ1, n0_y_dZZ1, n0_y_dmx2, n0_y_dmy2, n0_y_dXX2, n0_y_dXY2, n0_y_dXZ2, n0_y_dYZ2, n0_y_dZZ2, n0_y_dmx3, n0_y_dmy3, n0_y_dXX3, n0_y_dXY3, n0_y_dXZ3, n0_y_dYZ3, n0_y_dZZ3, dv4_y, -dv4_x, -ww4_xy, V4_z, -U4_yz, U4_xz, dw4_z, 0, dv0_y, -dv0_x, 0, -ww0_xy, V0_z, ww0_xy, -U0_yz, U0_xz, base_dwz, n0_z_dmx1, n0_z_dmy1, -ww1_xy, V1_z, -U1_yz, U1_xz, dw1_z, n0_z_dmx2, n0_z_dmy2, n1_z_dXX2, n1_z_dXY2, n1_z_dXZ2, n1_z_dYZ2, n1_z_dZZ2, n0_z_dmx3, n0_z_dmy3, n1_z_dXX3, n1_z_dXY3, n1_z_dXZ3, n1_z_dYZ3, n1_z_dZZ3, n0_z_dmx4, n0_z_dmy4, n0_z_dXX4, n0_z_dXY4, n0_z_dXZ4, n0_z_dYZ4, n0_z_dZZ4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv1_y, -dv1_x, -ww1_xy, V1_z, -U1_yz, U1_xz, dw1_z, -t36, n1_x_dmx2, n1_z_dXX2, n1_z_dXY2, n1_z_dXZ2, n1_z_dYZ2, n1_z_dZZ2, n1_z_dmx3, n1_z_dmy3, n1_z_dXX3, n1_z_dXY3, n1_z_dXZ3, n1_z_dYZ3, n1_z_dZZ3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv2_y, -dv2_x, -ww2_xy, V2_z, -U2_yz, U2_xz, dw2_z, n2_z_dmx3, n2_z_dmy3, -ww3_xy, V3_z, -U3_yz, U3_xz, dw3_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv3_y, -dv3_x, -ww3_xy, V3_z, -U3_yz, U3_xz, dw3_z, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, dv4_y, -dv4_x, -ww4_xy, V4_z, -U4_yz, U4_xz, dw4_z,))
     return Y_b
 
 
@@ -6297,7 +6297,7 @@ def base_parameters(pi):
     beta24 = pi_ZZ2 + t2
     beta27 = pi_XX3 - pi_YY3
     beta34 = pi_XX4 - pi_YY4
-    beta = _assembled(batch, dtype, (38,), (beta1, beta2, beta3, beta4, beta5, pi_XY0, beta7, beta8, pi_YZ0, beta10, pi_mx1, beta12, beta13, pi_XY1, pi_XZ1, pi_YZ1, beta17, beta18, pi_my2, beta20, pi_XY2, beta22, pi_YZ2, beta24, pi_mx3, pi_my3, beta27, pi_XY3, pi_XZ3, pi_YZ3, pi_ZZ3, pi_mx4, pi_my4, beta34, pi_XY4, pi_XZ4, pi_YZ4, pi_ZZ4,))
+    beta = _fused(batch, dtype, (38,), (beta1, beta2, beta3, beta4, beta5, pi_XY0, beta7, beta8, pi_YZ0, beta10, pi_mx1, beta12, beta13, pi_XY1, pi_XZ1, pi_YZ1, beta17, beta18, pi_my2, beta20, pi_XY2, beta22, pi_YZ2, beta24, pi_mx3, pi_my3, beta27, pi_XY3, pi_XZ3, pi_YZ3, pi_ZZ3, pi_mx4, pi_my4, beta34, pi_XY4, pi_XZ4, pi_YZ4, pi_ZZ4,))
     return beta
 
 
@@ -6319,6 +6319,23 @@ def _states(*arguments):
 
 def _assembled(batch, dtype, shape, values):
     """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once (XLA fuses it): numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack([jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values],
-                     axis=-1).reshape(batch + shape)
+    once: numbers and values of fewer states broadcast to the batch."""
+    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+
+
+def _fused(batch, dtype, shape, values):
+    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
+    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
+    the whole output into one loop (it fuses no concatenation of more operands, and merges
+    those along one axis)."""
+    level, n = _entries(batch, dtype, values), 8
+    while len(level) > 1:
+        if len(level) > n:
+            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
+        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
+    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+
+
+def _entries(batch, dtype, values) -> list:
+    """Numbers and values of fewer states as arrays of the batch's shape."""
+    return [jnp.broadcast_to(jnp.asarray(v, dtype), batch) for v in values]

@@ -385,6 +385,30 @@ def _op_count(program: Program) -> OpCount:
     return OpCount(mul, add, calls)
 
 
+def entry_cost(program: Program, limit: int) -> int:
+    """The operations (nodes of the expressions) that computing each output entry on its own
+    would take, its steps and theirs, none shared between entries, summed over the entries:
+    counted only until the sum passes ``limit``, so that it costs at most that many visits."""
+    rhs = {a.lhs: a.rhs for a in program.assignments}
+    total = 0
+    for out in program.outputs:
+        for value in out.values:
+            seen: set = set()
+            pending = [sympy.sympify(value)]
+            while pending:
+                expr = pending.pop()
+                if expr.is_Symbol:
+                    if expr in rhs and expr not in seen:
+                        seen.add(expr)
+                        pending.append(rhs[expr])
+                elif expr._args:
+                    total += 1
+                    if total > limit:
+                        return total
+                    pending.extend(expr._args)
+    return total
+
+
 def _is_unit(number) -> bool:
     """Whether a product's number is 1 or -1 (a Float's by its mpf tuple: abs() and == would
     make a Float and convert it, on every product of a program of generic geometry)."""

@@ -105,6 +105,26 @@ def test_jit_and_vmap_give_the_batch_and_jacfwd_symdyns_derivatives():
                                atol=1e-12)
 
 
+def test_outputs_cheap_to_compute_entry_by_entry_are_fused_and_equal_under_jit_and_vmap():
+    # the rule (context.FUSED_COST): the Panda's M, Jacobian and link poses (7 x 4 x 4, stacked
+    # three levels deep) are assembled by _fused, its C and derivatives are not, nor an output
+    # of eight entries or fewer
+    text = (ROOT / "generated" / "panda_jax.py").read_text()
+    for fused in ("M = _fused(", "J = _fused(", "T_links = _fused(", "A_g = _fused("):
+        assert fused in text
+    for plain in ("C = _assembled(", "dtau_dq = _assembled(", "tau = _assembled("):
+        assert plain in text
+    numpy_module, jax_module = numpy_and("jax", ROBOTS / "panda.yaml", None)
+    q = np.random.default_rng(7).uniform(-2, 2, (16, 7))
+    for name in ("mass_matrix", "jacobian", "link_poses"):
+        expected = getattr(numpy_module, name)(q)
+        for f in (jax.jit(jax.vmap(getattr(jax_module, name))),
+                  jax.jit(getattr(jax_module, name))):
+            np.testing.assert_allclose(f(q), expected, rtol=1e-12, atol=1e-12, err_msg=name)
+        one = jax.jit(getattr(jax_module, name))(q[3])
+        np.testing.assert_allclose(one, expected[3], rtol=1e-12, atol=1e-12, err_msg=name)
+
+
 def test_a_floating_base_and_free_parameters_are_traced_not_ruled():
     """The rules take q's own coordinates and no params: the space arm's (a floating base) and
     the planar arm's (symbolic) inverse dynamics are plain functions, which jacfwd traces."""

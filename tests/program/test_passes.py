@@ -221,6 +221,23 @@ def test_op_count_counts_as_the_printed_code_computes():
     assert op_count(p) == symdyn.program.OpCount(mul=5, add=3, calls=1)
 
 
+def test_entry_cost_counts_each_entrys_steps_again_and_stops_past_its_limit():
+    # a = x*y (1), b = a + z (1): out (b, b*a, 2.5*x) reads 2, 3 (b*a, b, a once), 1
+    p = program([(a, x * y), (b, a + z)], (b, b * a, 2.5 * x))
+    assert passes.entry_cost(p, 100) == 6
+    assert passes.entry_cost(p, 3) == 4      # counted only until it passes the limit
+    assert passes.entry_cost(program([], (x, 1)), 100) == 0
+
+
+def test_op_count_takes_a_float_factor_of_one_as_the_integers():
+    # as a factor 1 or -1 (no multiplication); any other number is one
+    one, minus = sympy.Float(1.0), sympy.Float(-1.0)
+    for unit in (one, minus):
+        p = program([(a, sympy.Mul(unit, x, y, evaluate=False))], (a,))
+        assert op_count(p).mul == 1
+    assert op_count(program([(a, sympy.Mul(sympy.Float(1.5), x, y))], (a,))).mul == 2
+
+
 def test_facts_of_a_program_are_computed_once_and_not_carried_to_a_changed_one():
     p = program([(a, x * y)], (a,))
     calls = []
