@@ -24,8 +24,6 @@ def define(b: ProgramBuilder, name: str, value, expand: bool = True,
     return as_engine(b.define(name, value, expand, irreducible))
 
 
-
-
 def placement(link: Link, b: ProgramBuilder) -> tuple[Matrix, Matrix]:
     """``kinematics.placement``, as symengine's."""
     return tuple(Matrix(x) for x in kinematics.placement(link, b))

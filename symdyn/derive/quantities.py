@@ -637,7 +637,7 @@ class LDLT:
         """
         L, n = self.L, len(self.inv_d)
         rhs = [symengine.sympify(r) for r in rhs]
-        irreducible = all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
+        irreducible = _symbols_and_zeros(rhs)
         y = []
         for i in range(n):
             y.append(define(b, through.format(i + 1), rhs[i] - symengine.Add(*(
@@ -653,9 +653,9 @@ class LDLT:
 class LTDL:
     """M = L^T D L for a tree's M, a chain's among them (Featherstone, "Efficient factorization
     of the joint-space inertia matrix for branched kinematic trees", IJRR 2005; RBDA Section
-    6.3): L unit lower
-    triangular with L_kj nonzero only where j supports k, the same pattern as M's, so that no
-    zero of M is filled in. Held as symengine's expressions, as LDLT's are."""
+    6.3): L unit lower triangular with L_kj nonzero only where j supports k, the same pattern
+    as M's, so that no zero of M is filled in. Held as symengine's expressions, as LDLT's
+    are."""
 
     L: dict          # (k, j) -> L_kj for j an ancestor of k, 0-based
     inv_d: list
@@ -715,7 +715,7 @@ class LTDL:
         Where rhs holds symbols and zeros alone, no product of a step recurs (LDLT.solve)."""
         n, up = len(self.inv_d), self.parents
         y = [symengine.sympify(r) for r in rhs]
-        irreducible = all(r == 0 or not r.is_Number and is_trivial(r) for r in y)
+        irreducible = _symbols_and_zeros(y)
         for k in reversed(range(n)):
             y[k] = define(b, through.format(k + 1), y[k], irreducible=irreducible)
             for j in _ancestors(up, k):
@@ -725,6 +725,12 @@ class LTDL:
             x[k] = define(b, unknown.format(k + 1), y[k] * self.inv_d[k] - symengine.Add(*(
                 self.L[k, j] * x[j] for j in _ancestors(up, k))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
+
+
+def _symbols_and_zeros(rhs) -> bool:
+    """Whether a solve's right-hand side holds symbols (or their negations) and zeros alone:
+    then no product of its steps recurs (LDLT.solve)."""
+    return all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
 
 
 def _ancestors(parents, k: int, itself: bool = False) -> list[int]:

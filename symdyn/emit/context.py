@@ -309,7 +309,6 @@ def function_code(program: Program, doc: str, printer, c_layout: bool = False,
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused)
 
 
-
 def _symbols_read(program: Program) -> frozenset:
     return frozenset(symbols_in([a.rhs for a in program.assignments]
                                 + [v for o in program.outputs for v in o.values]))

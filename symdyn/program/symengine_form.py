@@ -118,8 +118,10 @@ def _sort_key(expr) -> tuple:
     items = []
     for item in content:
         if type(item) is sympy.Float:
-            # not through the cache: a Float's hash converts it to a float every time
-            item = _FLOAT_RANK, "", 2, item._hashable_content()
+            # not through the cache: a Float's hash converts it to a float every time (its
+            # contents, the mpf tuple and the precision, hold nothing to key)
+            number = item._hashable_content()
+            item = _FLOAT_RANK, "", len(number), number
         elif isinstance(item, sympy.Basic):
             item = _sort_key(item)
         elif isinstance(item, frozenset):

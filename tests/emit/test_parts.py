@@ -78,8 +78,9 @@ def test_parts_give_the_numbers_of_the_whole_function_bit_for_bit(builds):
         # a batch goes through the scalar function, state by state (no lanes for parts)
         batch = getattr(parted, name)(*args)
         first = getattr(parted, name)(*[a[0] for a in args])
-        for b, f in zip(*(((x,) if isinstance(x, np.ndarray) else x) for x in (batch, first))):
-            assert np.array_equal(b[0], f), name
+        for b, one_state in zip(*(((x,) if isinstance(x, np.ndarray) else x)
+                                  for x in (batch, first))):
+            assert np.array_equal(b[0], one_state), name
 
 
 @needs_gcc
