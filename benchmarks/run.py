@@ -375,23 +375,23 @@ def spread(times) -> float:
     return (max(times) - min(times)) / 2 / statistics.median(times)
 
 
-def per_call(*contenders, rounds=7):
+def per_call(*contenders, rounds=7, clock=time.process_time):
     """Median CPU seconds per call of each ``(fn, args)``, the contenders timed in turn in each
     round, so that a shared machine's load falls on all of them alike."""
     counts = []
     for fn, args in contenders:      # enough calls for about 50 ms a batch
-        count, start = 0, time.process_time()
-        while time.process_time() - start < 0.05:
+        count, start = 0, clock()
+        while clock() - start < 0.05:
             fn(*args)
             count += 1
         counts.append(count)
     samples = [[] for _ in contenders]
     for _ in range(rounds):
         for (fn, args), count, times in zip(contenders, counts, samples):
-            t0 = time.process_time()
+            t0 = clock()
             for _ in range(count):
                 fn(*args)
-            times.append((time.process_time() - t0) / count)
+            times.append((clock() - t0) / count)
     return [statistics.median(times) for times in samples]
 
 
@@ -595,11 +595,24 @@ def section_peer(robots, quick):
     print()
 
 
-JAX_WORK = {   # quantity: (symdyn's function, adam's, the inputs: "q" or "q, qd")
-    "M": ("mass_matrix", lambda kd, H, z, s, v: kd.mass_matrix(H, s)[6:, 6:], "q"),
+def _adam_inverse_dynamics(kd, H, z, q, qd, qdd):
+    """M qdd + h from adam's functions: it has no inverse dynamics of its own."""
+    return kd.mass_matrix(H, q)[6:, 6:] @ qdd + kd.bias_force(H, q, z, qd)[6:]
+
+
+def _adam_forward_dynamics(kd, H, z, q, qd, tau):
+    """M^-1 (tau - h) from adam's functions: its aba() is a floating base's."""
+    import jax.numpy as jnp
+    return jnp.linalg.solve(kd.mass_matrix(H, q)[6:, 6:], tau - kd.bias_force(H, q, z, qd)[6:])
+
+
+JAX_WORK = {   # quantity: (symdyn's function, adam's, how many of q, qd, qdd (or tau) it takes)
+    "M": ("mass_matrix", lambda kd, H, z, q: kd.mass_matrix(H, q)[6:, 6:], 1),
     "h = C qd + g": ("nonlinear_effects",
-                     lambda kd, H, z, s, v: kd.bias_force(H, s, z, v)[6:], "q, qd"),
-    "tool Jacobian": ("jacobian", lambda kd, H, z, s, v: kd.jacobian("tool", H, s)[:, 6:], "q"),
+                     lambda kd, H, z, q, qd: kd.bias_force(H, q, z, qd)[6:], 2),
+    "inverse dynamics": ("inverse_dynamics", _adam_inverse_dynamics, 3),
+    "tool Jacobian": ("jacobian", lambda kd, H, z, q: kd.jacobian("tool", H, q)[:, 6:], 1),
+    "forward dynamics": ("forward_dynamics", _adam_forward_dynamics, 3),
 }
 
 
@@ -620,7 +633,8 @@ def section_jax(robots):
           "builds each quantity from symdyn's URDF export of the robot, with the base fixed "
           "(the identity, at rest, the joints' block). vmap: 10,000 states in one call of "
           "jax.jit(jax.vmap(f)), per state; numpy: the numpy module's batch of the same "
-          "states.\n")
+          "states, its thread's CPU time. adam has no inverse dynamics and a floating base's "
+          "forward dynamics alone: its M qdd + h and M^-1 (tau - h) stand in.\n")
     print("| robot | quantity | symdyn, 1 state | adam, 1 state | ratio | symdyn, vmap | "
           "adam, vmap | numpy batch |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -639,14 +653,13 @@ def section_jax(robots):
                 kd = KinDynComputations(str(urdf), [f"joint{i}"
                                                     for i in range(1, robot.dof + 1)])
             H, zero = jnp.eye(4), jnp.zeros(6)
-            one = [jnp.asarray(rng.uniform(-3, 3, robot.dof)) for _ in range(2)]
-            batch = [jnp.asarray(rng.uniform(-3, 3, (10_000, robot.dof))) for _ in range(2)]
-            for kind, (name, theirs, inputs) in JAX_WORK.items():
-                count = len(inputs.split(", "))
+            one = [jnp.asarray(rng.uniform(-3, 3, robot.dof)) for _ in range(3)]
+            batch = [jnp.asarray(rng.uniform(-3, 3, (10_000, robot.dof))) for _ in range(3)]
+            for kind, (name, theirs, count) in JAX_WORK.items():
                 mine = getattr(ours, name)
 
-                def adams(s, v=None, theirs=theirs):
-                    return theirs(kd, H, zero, s, v)
+                def adams(*state, theirs=theirs):
+                    return theirs(kd, H, zero, *state)
                 contenders = [jax.jit(mine), jax.jit(adams)]
                 mapped = [jax.jit(jax.vmap(f)) for f in (mine, adams)]
                 for f in contenders:
@@ -661,9 +674,11 @@ def section_jax(robots):
                         vmap_times.append(f"fails ({type(exc).__name__})")
                 single = per_call(*((lambda f=f: jax.block_until_ready(f(*one[:count])), ())
                                     for f in contenders))
+                # the numpy thread's own CPU time: XLA's threads spin a while after a call,
+                # and process time would charge it to numpy
                 numpy_batch = per_call((getattr(numpy_module, name),
                                         [np.asarray(x) for x in batch[:count]]),
-                                       rounds=3)[0] / 10_000
+                                       rounds=3, clock=time.thread_time)[0] / 10_000
                 cells = [f"{t * 1e6:.2f} us" if isinstance(t, float) else t
                          for t in vmap_times]
                 print(f"| {robot.name} | {kind} | {single[0] * 1e6:.1f} us | "

@@ -111,6 +111,7 @@ def inverse_dynamics(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     t0 = qd2*w2_y
@@ -136,6 +137,7 @@ def inverse_dynamics(q, qd, qdd):
     w3_y = S3*w2_y - C3*w2_x
     w3_z = qd3 - qd2
     dw3_x = qd3*w3_y - C3*dw2_y - S3*dw2_x
+    w3_x, dw3_x = _once(batch, dtype, w3_x, dw3_x)
     dw3_y = S3*dw2_y - C3*dw2_x - qd3*w3_x
     dw3_z = qdd3 - qdd2
     dv3_x = -C3*dvp3_y - S3*dvp3_x
@@ -157,6 +159,7 @@ def inverse_dynamics(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_y, = _once(batch, dtype, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -176,6 +179,7 @@ def inverse_dynamics(q, qd, qdd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    dv4_x, w5_x, w5_y = _once(batch, dtype, dv4_x, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw4_z + qd5*w5_y
     dw5_y = C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = qdd5 - dw4_y
@@ -230,6 +234,7 @@ def inverse_dynamics(q, qd, qdd):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x - C6*N6_y - N6_x*S6
+    N6_z, n5_x = _once(batch, dtype, N6_z, n5_x)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_x - N6_y*S6
     F4_x = -1.32499951e-05*U4_xy
@@ -245,6 +250,7 @@ def inverse_dynamics(q, qd, qdd):
     f4_y = F4_y - f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, f4_x, f4_y = _once(batch, dtype, n5_z, f4_x, f4_y)
     n4_y = N4_y - n5_z
     n4_z = N4_z + C5*n5_y + S5*n5_x
     F3_x = 0.6402493299819*U3_xy
@@ -300,6 +306,7 @@ def mass_matrix(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6r_x = 0.00010000000000023*C6
     t10 = 0.00010000000000023*S6
     c6JR_xx = 0.00018954438945233587*S6
@@ -459,6 +466,7 @@ def coriolis_matrix(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     t0 = S3*w2_y
@@ -473,6 +481,7 @@ def coriolis_matrix(q, qd):
     w3_y = t0 - t2
     w3_z = qd3 - qd2
     t5 = C4*w3_z
+    u3_y, w3_x = _once(batch, dtype, u3_y, w3_x)
     t6 = S4*w3_x
     u4_x = -0.31105*t5 + 0.31105*t6 + C4*u3_x + S4*u3_z
     t7 = S4*w3_z
@@ -481,6 +490,7 @@ def coriolis_matrix(q, qd):
     w4_x = t7 + t8
     w4_y = t5 - t6
     w4_z = qd4 - w3_y
+    u4_x, u4_y = _once(batch, dtype, u4_x, u4_y)
     u5_x = C5*u4_x - S5*u3_y
     u5_y = -C5*u3_y - S5*u4_x
     w5_x = C5*w4_x + S5*w4_z
@@ -488,6 +498,7 @@ def coriolis_matrix(q, qd):
     w5_z = qd5 - w4_y
     u6_x = -C6*u4_y - S6*u5_x
     u6_y = S6*u4_y - C6*u5_x
+    w5_x, w5_y, u6_y = _once(batch, dtype, w5_x, w5_y, u6_y)
     w6_x = C6*w5_z - S6*w5_x
     w6_y = -C6*w5_x - S6*w5_z
     w6_z = qd6 - w5_y
@@ -573,6 +584,7 @@ def coriolis_matrix(q, qd):
     t47 = 0.0098*c3r_y
     Jc2_yz = t45 - t46 - t47
     MSd6_x = 0.00010000000000023*w6_z
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     MSd6_z = -0.00010000000000023*w6_x
     t48 = -0.00020000000000046*u6_y
     t49 = -2.439775661742128e-05*w6_y + 0.00010000000000023*u6_x
@@ -585,6 +597,7 @@ def coriolis_matrix(q, qd):
     Jd6_zz = t48 - t51
     d6r_x = -MSd6_x*S6
     t53 = C6*MSd6_x
+    Jd6_xy, = _once(batch, dtype, Jd6_xy)
     t54 = C6*Jd6_xy
     d6JR_xx = -t54 - S6*t48
     t55 = -Jd6_xy*S6
@@ -613,6 +626,7 @@ def coriolis_matrix(q, qd):
     t67 = MSd5_x*S5
     t68 = C5*MSd6_z
     d5r_z = t67 - t68
+    Jd5_xy, = _once(batch, dtype, Jd5_xy)
     t69 = Jd5_xy*S5
     d5JR_xx = -t69 + C5*Jd5_xx
     t70 = C5*Jd5_xy
@@ -637,6 +651,7 @@ def coriolis_matrix(q, qd):
     t80 = 1.32499951e-05*u3_y
     Jd4_yz = -t73 - t80 - 0.00019283067058520605*w4_x
     Jd4_zz = t74 + t79 + C5*d5JR_yz + S5*d5JR_xz
+    MSd4_x, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz = _once(batch, dtype, MSd4_x, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz)
     t81 = C4*MSd4_x + MSd5_z*S4
     t82 = MSd4_x*S4
     t83 = C4*MSd5_z
@@ -706,6 +721,7 @@ def coriolis_matrix(q, qd):
     hn5_x = nh6_x - t65 + 0.030955209238721096*w5_x
     hn5_y = t63 - hn6_z
     hn5_z = t116 + t62 + 0.031047809238721098*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t117 = C5*hn5_x
     t118 = S5*hn5_y
     nh5_x = t117 - t118
@@ -716,6 +732,7 @@ def coriolis_matrix(q, qd):
     hn4_y = t78 - hn5_z
     hn4_z = t121 + t77 + 0.00019283067058520605*w4_z
     t122 = C4*hn4_x
+    hn4_y, = _once(batch, dtype, hn4_y)
     t123 = S4*hn4_y
     nh4_x = t122 + t95 - t123
     hn3_x = nh4_x + t94 + 0.18209546425793857*w3_x
@@ -919,6 +936,7 @@ def gravity_torques(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     dv2_x = -9.81*C2
     dv2_y = 9.81*S2
     dv3_x = -C3*dv2_y - S3*dv2_x
@@ -980,6 +998,7 @@ def nonlinear_effects(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     w2_x = qd1*t3
     w2_y = -qd1*t2
     dw2_x = qd2*w2_y
@@ -1000,6 +1019,7 @@ def nonlinear_effects(q, qd):
     w3_y = t4*w2_y - t5*w2_x
     w3_z = qd3 - qd2
     dw3_x = qd3*w3_y + t44*t5 - dw2_x*t4
+    w3_x, = _once(batch, dtype, w3_x)
     dw3_y = -dw2_x*t5 - qd3*w3_x - t4*t44
     dv3_x = -dvp3_x*t4 - dvp3_y*t5
     dv3_y = dvp3_y*t4 - dvp3_x*t5
@@ -1030,6 +1050,7 @@ def nonlinear_effects(q, qd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xy = dw3_y + ww4_xy
+    dw4_x, dw4_y, dv4_x = _once(batch, dtype, dw4_x, dw4_y, dv4_x)
     U4_xz = dw4_y + ww4_xz
     U4_yy = -ww4_xx - ww4_zz
     U4_zy = dw4_x + ww4_yz
@@ -1037,6 +1058,7 @@ def nonlinear_effects(q, qd):
     w5_x = t8*w4_z + t9*w4_x
     w5_y = t9*w4_z - t8*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = dw4_x*t9 + qd5*w5_y - dw3_y*t8
     dw5_y = -dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dv4_x*t9 - dvp4_y*t8
@@ -1089,6 +1111,7 @@ def nonlinear_effects(q, qd):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x - C6*N6_y - N6_x*S6
+    N6_z, n5_x = _once(batch, dtype, N6_z, n5_x)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_x - N6_y*S6
     F4_x = -1.32499951e-05*U4_xy
@@ -1104,6 +1127,7 @@ def nonlinear_effects(q, qd):
     f4_y = F4_y - f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + n5_x*t9 - n5_y*t8
+    n5_z, f4_x, f4_y = _once(batch, dtype, n5_z, f4_x, f4_y)
     n4_y = N4_y - n5_z
     n4_z = N4_z + n5_x*t8 + n5_y*t9
     F3_x = 0.6402493299819*ww3_xy
@@ -1181,6 +1205,7 @@ def tool_wrench_torques(q, f_ext):
     C6 = jnp.cos(q6)
     n_tip_x = f_ext5 - 0.26375*f_ext3
     n_tip_y = -f_ext6 - 0.26375*f_ext2
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     fr5_x = C6*f_ext3 - S6*f_ext2
     fr5_z = C6*f_ext2 + S6*f_ext3
     n5_x = -C6*n_tip_y - S6*n_tip_x
@@ -1242,6 +1267,7 @@ def forward_dynamics(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = 0.00010000000000023*C6
     t0 = 0.00010000000000023*S6
     c6JR_xx = 0.00018954438945233587*S6
@@ -1369,6 +1395,7 @@ def forward_dynamics(q, qd, tau):
     L6_4 = 1285.93486440847*nM4_6_z
     L6_3 = 1285.93486440847*nM3_6_z
     L6_2 = 1285.93486440847*nM2_6_z
+    nM1_6_z, = _once(batch, dtype, nM1_6_z)
     L6_1 = 1285.93486440847*nM1_6_z
     H5_4 = c5JR_zz - L6_5*nM4_6_z
     H5_3 = nM3_5_z - L6_5*nM3_6_z
@@ -1378,6 +1405,7 @@ def forward_dynamics(q, qd, tau):
     iD5 = 1.0/D5
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
+    H5_2, H5_1, L5_4 = _once(batch, dtype, H5_2, H5_1, L5_4)
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
     H4_3 = nM3_4_z - H5_3*L5_4 - L6_4*nM3_6_z
@@ -1385,18 +1413,22 @@ def forward_dynamics(q, qd, tau):
     H4_1 = nM1_4_z - H5_1*L5_4 - L6_4*nM1_6_z
     D4 = Jc4_zz - H5_4*L5_4 - L6_4*nM4_6_z
     iD4 = 1.0/D4
+    H4_1, iD4 = _once(batch, dtype, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, L4_2 = _once(batch, dtype, L4_3, L4_2)
     H3_2 = nM2_3_z - H4_2*L4_3 - H5_2*L5_3 - L6_3*nM2_6_z
     H3_1 = nM1_3_z - H4_1*L4_3 - H5_1*L5_3 - L6_3*nM1_6_z
     D3 = Jc3_zz - H4_3*L4_3 - H5_3*L5_3 - L6_3*nM3_6_z
     iD3 = 1.0/D3
+    H3_2, H3_1, iD3 = _once(batch, dtype, H3_2, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = c2JR_zz - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - L6_2*nM1_6_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - L6_2*nM2_6_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -1420,6 +1452,7 @@ def forward_dynamics(q, qd, tau):
     w3_y = S3*w2_y - C3*w2_x
     w3_z = qd3 - qd2
     dw3_x = C3*t34 + qd3*w3_y - S3*dw2_x
+    w3_x, = _once(batch, dtype, w3_x)
     dw3_y = -C3*dw2_x - S3*t34 - qd3*w3_x
     dv3_x = -C3*dvp3_y - S3*dvp3_x
     dv3_y = S3*dvp3_y - C3*dvp3_x
@@ -1452,11 +1485,13 @@ def forward_dynamics(q, qd, tau):
     U4_xy = dw3_y + ww4_xy
     U4_xz = dw4_y + ww4_xz
     U4_yy = -ww4_xx - ww4_zz
+    dw4_x, = _once(batch, dtype, dw4_x)
     U4_zy = dw4_x + ww4_yz
     U4_zz = -ww4_xx - ww4_yy
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw3_y
     dw5_y = -C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dv4_x - S5*dvp4_y
@@ -1509,6 +1544,7 @@ def forward_dynamics(q, qd, tau):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x - C6*N6_y - N6_x*S6
+    N6_z, n5_x = _once(batch, dtype, N6_z, n5_x)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_x - N6_y*S6
     F4_x = -1.32499951e-05*U4_xy
@@ -1524,6 +1560,7 @@ def forward_dynamics(q, qd, tau):
     f4_y = F4_y - f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, f4_x, f4_y = _once(batch, dtype, n5_z, f4_x, f4_y)
     n4_y = N4_y - n5_z
     n4_z = N4_z + C5*n5_y + S5*n5_x
     F3_x = 0.6402493299819*ww3_xy
@@ -1539,6 +1576,7 @@ def forward_dynamics(q, qd, tau):
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.31105*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y - n4_z
     n3_z = N3_z - 0.31105*fr3_x + C4*n4_y + S4*n4_x
     V2_y = U2_zz - U2_xx
@@ -1560,9 +1598,12 @@ def forward_dynamics(q, qd, tau):
     y5 = r5 - L6_5*r6
     y4 = r4 - L5_4*y5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*r6
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
@@ -1599,6 +1640,7 @@ def forward_kinematics(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t0*t2
     R2_xy = t0*t3
     R2_yx = t1*t2
@@ -1668,6 +1710,7 @@ def link_poses(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = S1*S2
     R2_xy = C2*S1
     R2_yx = C1*S2
@@ -1730,6 +1773,7 @@ def jacobian(q):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t0*t2
     R2_xy = t0*t3
     R2_yx = t1*t2
@@ -1811,6 +1855,7 @@ def body_jacobian(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = S1*S2
     R2_xy = C2*S1
     R2_yx = C1*S2
@@ -1845,6 +1890,7 @@ def body_jacobian(q):
     R6_yy = R4_yy*S6 - C6*R5_yx
     R6_zx = -C6*R4_zy - R5_zx*S6
     R6_zy = R4_zy*S6 - C6*R5_zx
+    R5_xy, R5_yy = _once(batch, dtype, R5_xy, R5_yy)
     Rt_p_x = p4_x + 0.26375*R5_xy
     Rt_p_y = p4_y + 0.26375*R5_yy
     Rt_p_z = p4_z + 0.26375*R5_zy
@@ -1857,6 +1903,7 @@ def body_jacobian(q):
     r4_z = Rt_p_z - p4_z
     J1_2 = -S1*r1_z
     J1_3 = S1*r3_z
+    r4_x, r4_y, r4_z = _once(batch, dtype, r4_x, r4_y, r4_z)
     J1_4 = R3_zy*r4_y - R3_yy*r4_z
     J1_5 = R4_zy*r4_y - R4_yy*r4_z
     J1_6 = R5_zy*r4_y - R5_yy*r4_z
@@ -1940,6 +1987,7 @@ def pose_and_jacobian(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t0*t2
     R2_xy = t0*t3
     R2_yx = t1*t2
@@ -2036,6 +2084,7 @@ def jacobian_dot_qd(q, qd):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t0*t2
     R2_xy = t0*t3
     R2_yx = t1*t2
@@ -2106,11 +2155,13 @@ def jacobian_dot_qd(q, qd):
     R5_xy_dt = -C5_dt*R3_xy - R3_xy_dt*t9 - R4_xx*S5_dt - R4_xx_dt*t8
     R5_yy_dt = -C5_dt*R3_yy - R3_yy_dt*t9 - R4_yx*S5_dt - R4_yx_dt*t8
     R5_zy_dt = -C5_dt*R3_zy - R3_zy_dt*t9 - R4_zx*S5_dt - R4_zx_dt*t8
+    p4_x_dt, p4_y_dt, R5_xy_dt, R5_yy_dt = _once(batch, dtype, p4_x_dt, p4_y_dt, R5_xy_dt, R5_yy_dt)
     Rt_p_x_dt = p4_x_dt + 0.26375*R5_xy_dt
     Rt_p_y_dt = p4_y_dt + 0.26375*R5_yy_dt
     Rt_p_z_dt = p4_z_dt + 0.26375*R5_zy_dt
     r3_x_dt = Rt_p_x_dt - p3_x_dt
     r3_y_dt = Rt_p_y_dt - p3_y_dt
+    Rt_p_z_dt, = _once(batch, dtype, Rt_p_z_dt)
     r3_z_dt = Rt_p_z_dt - p3_z_dt
     r4_x_dt = Rt_p_x_dt - p4_x_dt
     r4_y_dt = Rt_p_y_dt - p4_y_dt
@@ -2181,6 +2232,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     t0 = S3*w2_y
@@ -2197,17 +2249,20 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w3_z = qd3 - qd2
     t6 = C4*w3_z
     t7 = 0.31105*S4
+    u3_x, u3_y, w3_x, w3_y = _once(batch, dtype, u3_x, u3_y, w3_x, w3_y)
     u4_x = -0.31105*t6 + C4*u3_x + S4*u3_z + t7*w3_x
     t8 = C4*w3_x
     u4_y = 0.31105*t8 + C4*u3_z + t7*w3_z - S4*u3_x
     w4_x = t8 + S4*w3_z
     w4_y = t6 - S4*w3_x
     w4_z = qd4 - w3_y
+    u4_x, u4_y, w4_x, w4_y = _once(batch, dtype, u4_x, u4_y, w4_x, w4_y)
     u5_x = C5*u4_x - S5*u3_y
     u5_y = -C5*u3_y - S5*u4_x
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    u5_x, u5_y, w5_x, w5_y = _once(batch, dtype, u5_x, u5_y, w5_x, w5_y)
     u6_x = -C6*u4_y - S6*u5_x
     u6_y = S6*u4_y - C6*u5_x
     w6_x = C6*w5_z - S6*w5_x
@@ -2272,6 +2327,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t31 = C3*MSc3_y
     c3r_x = -t30 - t31
     c3r_y = MSc3_y*S3 - C3*c4r_x
+    w6_x, w6_y, w6_z, Jc3_xx, Jc3_xy, Jc3_xz, Jc3_yz = _once(batch, dtype, w6_x, w6_y, w6_z, Jc3_xx, Jc3_xy, Jc3_xz, Jc3_yz)
     t32 = -C3*Jc3_xy
     c3JR_xx = t32 - Jc3_xx*S3
     t33 = Jc3_xy*S3
@@ -2337,6 +2393,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd5_zz = t58 + t65 + C6*d6JR_xz - S6*d6JR_yz
     d5r_x = C5*MSd5_x - S5*t44
     d5r_z = C5*t44 + MSd5_x*S5
+    Jd5_xx, Jd5_xy, Jd5_xz, Jd5_yy, Jd5_zz = _once(batch, dtype, Jd5_xx, Jd5_xy, Jd5_xz, Jd5_yy, Jd5_zz)
     t67 = Jd5_xy*S5
     d5JR_xx = -t67 + C5*Jd5_xx
     t68 = C5*Jd5_xy
@@ -2363,6 +2420,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t80 = 1.32499951e-05*u3_y
     Jd4_yz = -t69 - t80 - 0.00019283067058520605*w4_x
     Jd4_zz = t72 + t79 + C5*d5JR_yz + S5*d5JR_xz
+    MSd4_x, MSd4_z, Jd4_xy, Jd4_xz, Jd4_yz = _once(batch, dtype, MSd4_x, MSd4_z, Jd4_xy, Jd4_xz, Jd4_yz)
     d4r_x = C4*MSd4_x + MSd5_z*S4
     d4r_z = MSd4_x*S4 - C4*MSd5_z
     t81 = Jd4_xy*S4
@@ -2407,6 +2465,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t101 = 0.007428743*w2_x
     t102 = 0.41*d3r_y
     Jd2_xy = t101 - t102 - 0.494415665491*qd2 - C3*d3JR_yy - S3*d3JR_xy
+    Jd3_xz, = _once(batch, dtype, Jd3_xz)
     t103 = Jd3_xz*S3
     t104 = C3*Jd3_yz
     t105 = 0.0098*d3r_x
@@ -2436,6 +2495,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     hn5_y = t64 - hn6_z
     t118 = 0.031047809238721098*w5_z
     hn5_z = t116 + t118 + t63
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t119 = C5*hn5_x
     t120 = S5*hn5_y
     nh5_x = t119 - t120
@@ -2446,6 +2506,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t123 = 0.00019283067058520605*w4_z
     hn4_z = t121 + t123 + t77
     t124 = C4*hn4_x
+    hn4_y, = _once(batch, dtype, hn4_y)
     t125 = S4*hn4_y
     nh4_x = t124 + t96 - t125
     t126 = C4*hn4_y + S4*hn4_x
@@ -2490,6 +2551,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     fM3_5_z = S4*fM4_5_x
     nM3_5_x = t23 + 0.31105*fM3_5_z + C4*c5JR_zx
     nM3_5_z = -t24 - 0.31105*fM3_5_x + S4*c5JR_zx
+    nR4_5_x, = _once(batch, dtype, nR4_5_x)
     nR3_5_x = C4*nR4_5_x + Jd5_zz*S4
     nR3_5_z = S4*nR4_5_x - C4*Jd5_zz
     fM2_5_x = C3*c5r_x - S3*fM3_5_x
@@ -2541,6 +2603,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     ap3u_z = 0.41*a2w_y
     t137 = ap3w_x + qd3*w3_y
     t138 = qd3*w3_x
+    ap3w_y, t137 = _once(batch, dtype, ap3w_y, t137)
     a3w_y = ap3w_y - t138
     a3w_z = qdd3 - qdd2
     t139 = ap3u_x + qd3*u3_y
@@ -2558,6 +2621,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     a4w_z = qdd4 - a3w_y
     t145 = ap4u_x + qd4*u4_y
     t146 = qd4*u4_x
+    a3u_y, ap4u_y, t145 = _once(batch, dtype, a3u_y, ap4u_y, t145)
     a4u_y = ap4u_y - t146
     ap5w_x = C5*t143 + S5*a4w_z
     ap5w_y = C5*a4w_z - S5*t143
@@ -2570,6 +2634,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t149 = ap5u_x + qd5*u5_y
     t150 = qd5*u5_x
     a5u_y = ap5u_y - t150
+    t147, a5w_y = _once(batch, dtype, t147, a5w_y)
     ap6w_x = C6*a5w_z - S6*t147
     ap6w_y = -C6*t147 - S6*a5w_z
     ap6u_x = -C6*a4u_y - S6*t149
@@ -2592,6 +2657,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff6_z = -0.00010000000000023*t151 - 0.00010000000000023*t157
     fF6_x = -C6*Ff6_y - Ff6_x*S6
     fF6_z = C6*Ff6_x - Ff6_y*S6
+    Fn6_x, = _once(batch, dtype, Fn6_x)
     nF6_x = -C6*Fn6_y - Fn6_x*S6
     nF6_z = C6*Fn6_x - Fn6_y*S6
     t158 = w5_y*w5_y
@@ -2604,6 +2670,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t161 = w5_x*w5_x
     Ff5_y = -Ff6_z - 0.19489237263346387*t159 - 0.19489237263346387*t161
     Ff5_z = fF6_z + 0.19489237263346387*t147 + t56*w5_y
+    Fn5_y, Ff5_x, Ff5_y = _once(batch, dtype, Fn5_y, Ff5_x, Ff5_y)
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = C5*Ff5_y + Ff5_x*S5
     nF5_x = C5*Fn5_x - Fn5_y*S5
@@ -2837,6 +2904,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = 0.00010000000000023*C6
     t0 = 0.00010000000000023*S6
     c6JR_xx = 0.00018954438945233587*S6
@@ -2867,6 +2935,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc4_xx = 0.00010023067058520605 + C5*c5JR_xx - S5*c5JR_yx
     Jc4_xy = t9 - t8
     Jc4_xz = C5*c5JR_xz - S5*c5JR_yz
+    c5r_x, c5JR_zz, Jc4_xz = _once(batch, dtype, c5r_x, c5JR_zz, Jc4_xz)
     Jc4_yz = 6.619323394555059e-05 - c5JR_zz
     Jc4_zz = 0.00019283067058520605 + C5*c5JR_yz + S5*c5JR_xz
     c4r_x = C4*c5r_x - MSc4_y*S4
@@ -2887,6 +2956,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc3_xx = 0.18209546425793857 + t17 + C4*c4JR_xx - S4*c4JR_yx
     t18 = C4*Jc4_xz
     t19 = Jc4_yz*S4
+    Jc4_zz, c4r_x, MSc3_y, Jc3_xx = _once(batch, dtype, Jc4_zz, c4r_x, MSc3_y, Jc3_xx)
     t20 = 0.31105*c4r_x
     Jc3_xy = t19 - t18 - t20
     Jc3_xz = C4*c4JR_xz - S4*c4JR_yz
@@ -2908,6 +2978,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t27 = -0.0196*c4r_z
     Jc2_xx = -0.494415665491 + t27 - C3*c3JR_yx - S3*c3JR_xx
     Jc2_xy = -0.41*c3r_y - C3*c3JR_yy - S3*c3JR_xy
+    Jc3_xz, Jc3_yz = _once(batch, dtype, Jc3_xz, Jc3_yz)
     t28 = Jc3_xz*S3
     t29 = C3*Jc3_yz
     Jc2_xz = -0.007428743 + t28 + t29 - 0.0098*c3r_x + 0.41*c4r_z
@@ -2959,12 +3030,14 @@ def forward_dynamics_derivatives(q, qd, tau):
     fM2_6_y = -C3*fM3_6_x - S3*fM4_6_z
     nM2_6_x = -0.0098*fM2_6_y + C3*nM4_6_z - S3*nM3_6_x
     nM2_6_y = 0.41*fM3_6_z + 0.0098*fM2_6_x - C3*nM3_6_x - S3*nM4_6_z
+    nM3_6_z, = _once(batch, dtype, nM3_6_z)
     nM2_6_z = -nM3_6_z + 0.41*fM2_6_y
     nM1_6_z = C2*nM2_6_x - S2*nM2_6_y
     L6_5 = 1285.93486440847*c6JR_zz
     L6_4 = 1285.93486440847*nM4_6_z
     L6_3 = 1285.93486440847*nM3_6_z
     L6_2 = 1285.93486440847*nM2_6_z
+    nM1_6_z, = _once(batch, dtype, nM1_6_z)
     L6_1 = 1285.93486440847*nM1_6_z
     H5_4 = c5JR_zz - L6_5*nM4_6_z
     H5_3 = nM3_5_z - L6_5*nM3_6_z
@@ -2973,6 +3046,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     D5 = Jc5_zz - L6_5*c6JR_zz
     iD5 = 1.0/D5
     L5_4 = H5_4*iD5
+    H5_3, H5_2, H5_1, L5_4 = _once(batch, dtype, H5_3, H5_2, H5_1, L5_4)
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
@@ -2981,18 +3055,22 @@ def forward_dynamics_derivatives(q, qd, tau):
     H4_1 = nM1_4_z - H5_1*L5_4 - L6_4*nM1_6_z
     D4 = Jc4_zz - H5_4*L5_4 - L6_4*nM4_6_z
     iD4 = 1.0/D4
+    H4_1, iD4 = _once(batch, dtype, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, L4_2 = _once(batch, dtype, L4_3, L4_2)
     H3_2 = nM2_3_z - H4_2*L4_3 - H5_2*L5_3 - L6_3*nM2_6_z
     H3_1 = nM1_3_z - H4_1*L4_3 - H5_1*L5_3 - L6_3*nM1_6_z
     D3 = Jc3_zz - H4_3*L4_3 - H5_3*L5_3 - L6_3*nM3_6_z
     iD3 = 1.0/D3
+    H3_2, iD3 = _once(batch, dtype, H3_2, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = c2JR_zz - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - L6_2*nM1_6_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - L6_2*nM2_6_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -3019,6 +3097,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t45 = S3*w2_y
     w3_y = t45 - t44
     w3_z = qd3 - qd2
+    iD1, w3_x, w3_y = _once(batch, dtype, iD1, w3_x, w3_y)
     t46 = qd3*w3_y
     dw3_x = t46 + C3*t35 - S3*t34
     t47 = qd3*w3_x
@@ -3043,6 +3122,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t57 = C4*w3_z
     w4_y = t57 - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     t58 = qd4*w4_y
     dw4_x = t58 + C4*dw3_x
     t59 = qd4*w4_x
@@ -3058,11 +3138,13 @@ def forward_dynamics_derivatives(q, qd, tau):
     U4_xy = dw3_y + t62
     U4_xz = dw4_y + t63
     U4_yy = -t61 - t66
+    dw4_x, = _once(batch, dtype, dw4_x)
     U4_zy = dw4_x + t65
     U4_zz = -t61 - t64
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     t68 = qd5*w5_y
     dw5_x = t68 + C5*dw4_x - S5*dw3_y
     t69 = qd5*w5_x
@@ -3083,6 +3165,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w6_x = C6*w5_z - S6*w5_x
     w6_y = -C6*w5_x - S6*w5_z
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     t78 = qd6*w6_y
     dw6_x = t78 - C6*dw4_y - S6*dw5_x
     t79 = qd6*w6_x
@@ -3119,6 +3202,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x - C6*N6_y - N6_x*S6
+    N6_z, n5_x = _once(batch, dtype, N6_z, n5_x)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_x - N6_y*S6
     F4_x = -1.32499951e-05*U4_xy
@@ -3134,6 +3218,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f4_y = F4_y - f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, f4_x = _once(batch, dtype, n5_z, f4_x)
     n4_y = N4_y - n5_z
     n4_z = N4_z + C5*n5_y + S5*n5_x
     F3_x = 0.6402493299819*t50
@@ -3149,6 +3234,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.31105*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y - n4_z
     n3_z = N3_z - 0.31105*fr3_x + C4*n4_y + S4*n4_x
     V2_y = U2_zz - U2_xx
@@ -3170,23 +3256,31 @@ def forward_dynamics_derivatives(q, qd, tau):
     y5 = r5 - L6_5*r6
     y4 = r4 - L5_4*y5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*r6
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
+    qdd5_out, = _once(batch, dtype, qdd5_out)
     qdd6_out = 1285.93486440847*r6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
+    W3_1, = _once(batch, dtype, W3_1)
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_3 = -L5_3 + L4_3*L5_4
     W5_2 = -L5_2 + L3_2*L5_3 - L5_4*W4_2
+    W4_1, W5_3, W5_2 = _once(batch, dtype, W4_1, W5_3, W5_2)
     W5_1 = -L5_1 + L2_1*L5_2 - L5_3*W3_1 - L5_4*W4_1
     W6_4 = -L6_4 + L5_4*L6_5
     W6_3 = -L6_3 + L4_3*L6_4 - L6_5*W5_3
     W6_2 = -L6_2 + L3_2*L6_3 - L6_4*W4_2 - L6_5*W5_2
+    W5_1, W6_2 = _once(batch, dtype, W5_1, W6_2)
     W6_1 = -L6_1 + L2_1*L6_2 - L6_3*W3_1 - L6_4*W4_1 - L6_5*W5_1
     U2_1 = -L2_1*iD1
     t92 = -L3_2*iD2
@@ -3202,6 +3296,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t99 = W6_4*iD4
     t100 = W6_3*iD3
     t101 = W6_2*iD2
+    W6_1, = _once(batch, dtype, W6_1)
     U6_1 = W6_1*iD1
     Minv2_2 = iD2 - L2_1*U2_1
     Minv2_3 = t92 + U2_1*W3_1
@@ -3224,10 +3319,13 @@ def forward_dynamics_derivatives(q, qd, tau):
     u3_y = -0.0098*t42 - 0.0098*t43 + qd2*t103
     u3_z = 0.41*w2_y
     t104 = 0.31105*S4
+    Minv4_6, Minv5_6, Minv6_6, u3_x, u3_y = _once(batch, dtype, Minv4_6, Minv5_6, Minv6_6, u3_x, u3_y)
     u4_x = -0.31105*t57 + C4*u3_x + S4*u3_z + t104*w3_x
     u4_y = 0.31105*t56 + C4*u3_z + t104*w3_z - S4*u3_x
+    u4_x, u4_y = _once(batch, dtype, u4_x, u4_y)
     u5_x = C5*u4_x - S5*u3_y
     u5_y = -C5*u3_y - S5*u4_x
+    u5_x, u5_y = _once(batch, dtype, u5_x, u5_y)
     u6_x = -C6*u4_y - S6*u5_x
     u6_y = S6*u4_y - C6*u5_x
     t105 = 0.00010000000000023*w6_z
@@ -3266,6 +3364,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t125 = 6.575368432434527e-05*w5_z
     Jd5_xz = -t125 + 9.26e-05*w5_y - C6*d6JR_yz - S6*d6JR_xz
     t126 = 0.00013150736864869054*w5_x
+    Jd6_zz, MSd5_z, Jd5_xz = _once(batch, dtype, Jd6_zz, MSd5_z, Jd5_xz)
     Jd5_yy = Jd6_zz - t126
     t127 = 0.19489237263346387*u4_y
     Jd5_yz = t127 - t117 - 0.031047809238721098*w5_x
@@ -3278,6 +3377,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     d5JR_xz = t129 + Jd5_xx*S5
     d5JR_yx = t129 - Jd5_yy*S5
     d5JR_yz = t128 + C5*Jd5_yy
+    Jd5_yz, Jd5_zz = _once(batch, dtype, Jd5_yz, Jd5_zz)
     t130 = C5*Jd5_yz + Jd5_xz*S5
     t131 = 1.32499951e-05*w4_z
     MSd4_x = d5r_x + t131
@@ -3297,6 +3397,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t140 = 1.32499951e-05*u3_y
     Jd4_yz = -t130 - t140 - 0.00019283067058520605*w4_x
     Jd4_zz = t133 + t139 + C5*d5JR_yz + S5*d5JR_xz
+    MSd4_x, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, MSd4_x, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz)
     d4r_x = C4*MSd4_x + MSd5_z*S4
     d4r_z = MSd4_x*S4 - C4*MSd5_z
     t141 = Jd4_xy*S4
@@ -3366,6 +3467,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn5_y = t125 - hn6_z
     t174 = 0.031047809238721098*w5_z
     hn5_z = t124 + t173 + t174
+    Jd1_zz, hn5_x, hn5_y = _once(batch, dtype, Jd1_zz, hn5_x, hn5_y)
     t175 = C5*hn5_x
     t176 = S5*hn5_y
     nh5_x = t175 - t176
@@ -3374,6 +3476,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn4_y = t138 - hn5_z
     hn4_z = t137 + t177 + 0.00019283067058520605*w4_z
     t178 = C4*hn4_x
+    hn4_y, = _once(batch, dtype, hn4_y)
     t179 = S4*hn4_y
     nh4_x = t154 + t178 - t179
     t180 = C4*hn4_y + S4*hn4_x
@@ -3408,6 +3511,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nR1_5_z = C2*nR2_5_x - S2*nR2_5_y
     nR5_6_x = t173 - t121 - t122
     nR5_6_z = t117 + t171 + t172
+    nR1_2_z, nR1_3_z, nR5_6_x, nR5_6_z = _once(batch, dtype, nR1_2_z, nR1_3_z, nR5_6_x, nR5_6_z)
     nR4_6_x = C5*nR5_6_x + Jd6_zz*S5
     nR4_6_z = S5*nR5_6_x - C5*Jd6_zz
     nR3_6_x = C4*nR4_6_x + S4*nR5_6_z
@@ -3434,6 +3538,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t190 = ap3u_x + qd3*u3_y
     t191 = qd3*u3_x
     a3u_y = ap3u_y - t191
+    t189, a3u_y = _once(batch, dtype, t189, a3u_y)
     t192 = C4*t189
     ap4w_x = t192 + S4*a3w_z
     t193 = C4*a3w_z
@@ -3446,6 +3551,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t195 = ap4u_x + qd4*u4_y
     t196 = qd4*u4_x
     a4u_y = ap4u_y - t196
+    t194, a4w_z, t195 = _once(batch, dtype, t194, a4w_z, t195)
     ap5w_x = C5*t194 + S5*a4w_z
     ap5w_y = C5*a4w_z - S5*t194
     ap5u_x = C5*t195 - S5*a3u_y
@@ -3465,6 +3571,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     a6w_z = qdd6_out - a5w_y
     a6u_x = ap6u_x + qd6*u6_y
     Fn6_x = -0.00018954438945233587*t200 - 2.439775661742128e-05*t84 + 0.00010000000000023*a5u_y + 2.439775661742128e-05*t86 + t110*w6_y + t170*w6_y - t106*u6_y
+    a6w_z, Fn6_x = _once(batch, dtype, a6w_z, Fn6_x)
     Fn6_y = -2.439775661742128e-05*a6w_z - 0.0009671887536247*t83 + t109*w6_x
     Fn6_z = -2.439775661742128e-05*a6w_y + 0.00010000000000023*a6u_x + 0.00018954438945233587*t82 + 0.0007776443641723641*a6w_z - t105*u6_y - t112*w6_x - t114*w6_y
     Ff6_x = -0.00010000000000023*t82 + 0.00010000000000023*a6w_z
@@ -3480,6 +3587,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff5_x = fF6_x - 0.19489237263346387*a5w_z + t119*w5_y
     Ff5_y = -Ff6_z - 0.19489237263346387*t71 - 0.19489237263346387*t76
     Ff5_z = fF6_z + 0.19489237263346387*t197 + t118*w5_y
+    Fn5_y, Ff5_x, Ff5_y = _once(batch, dtype, Fn5_y, Ff5_x, Ff5_y)
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = C5*Ff5_y + Ff5_x*S5
     nF5_x = C5*Fn5_x - Fn5_y*S5
@@ -3500,6 +3608,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff3_z = fF4_z + 0.6402493299819*t189 + 0.6402493299819*t53
     fF3_x = -C3*Ff3_y - Ff3_x*S3
     fF3_y = Ff3_y*S3 - C3*Ff3_x
+    Fn3_x, = _once(batch, dtype, Fn3_x)
     nF3_x = -0.0098*fF3_y - C3*Fn3_y - Fn3_x*S3
     nF3_y = 0.41*Ff3_z + 0.0098*fF3_x + Fn3_y*S3 - C3*Fn3_x
     Fn2_x = nF3_x - 0.494415665491*a2w_x - 0.007428743*qdd2_out - 0.007428743*t38 + 0.495207665491*t34
@@ -3549,6 +3658,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t213 = 2*w4_x
     t214 = 2*u4_y
     y4u_z = t213*u4_x + t214*w4_y
+    Dq2w_z, Dq3w_z, y4w_x, y4u_x = _once(batch, dtype, Dq2w_z, Dq3w_z, y4w_x, y4u_x)
     Dq4w_x = -Fn4_y + Jd4_xx*w4_y + c5r_z*y4u_y - Jc4_xx*y4w_x - Jc4_xy*y4w_y - Jc4_xz*y4w_z - Jd4_xy*w4_x - MSc4_y*y4u_z - hn4_z*w4_x
     t215 = Jc5_zz*y4w_y
     t216 = c5r_x*y4u_z
@@ -3655,6 +3765,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     S4_6w_y = -C6*S5
     dtau_dq1_2 = C2*Dq2w_x - Dq2w_y*S2
     dtau_dq1_3 = Dq3u_x*S1_3u_x + Dq3u_y*S1_3u_y + Dq3u_z*S1_3u_z + Dq3w_x*S1_3w_x + Dq3w_y*S1_3w_y
+    Dq4w_x, Dq4w_y, Dqd4w_x, Dq5w_x, Dq5w_y, Dq6w_x, Dq6w_z, dtau_dq1_2, dtau_dq1_3 = _once(batch, dtype, Dq4w_x, Dq4w_y, Dqd4w_x, Dq5w_x, Dq5w_y, Dq6w_x, Dq6w_z, dtau_dq1_2, dtau_dq1_3)
     dtau_dq1_4 = Dq4u_x*S1_4u_x + Dq4u_y*S1_4u_y + Dq4w_x*t236 - Dq4u_z*S1_3u_y - Dq4w_y*t237 - Dq4w_z*S1_3w_y
     dtau_dq1_5 = Dq5u_x*S1_5u_x + Dq5u_y*S1_5u_y + Dq5w_x*S1_5w_x + Dq5w_y*S1_5w_y + Dq5w_z*t237 - Dq5u_z*S1_4u_y
     dtau_dq1_6 = Dq6u_x*S1_6u_x + Dq6u_y*S1_6u_y + Dq6w_x*S1_6w_x + Dq6w_y*S1_6w_y - Dq6u_z*S1_5u_y - Dq6w_z*S1_5w_y
@@ -3681,6 +3792,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dq6_3 = fM4_6_z*y3u_y + nM4_6_z*y3w_y + nR3_6_x*w3_y + nR4_6_z*w3_x - fM3_6_x*y3u_x - fM3_6_z*y3u_z - nM3_6_x*y3w_x - nM3_6_z*y3w_z
     dtau_dq6_4 = c6JR_zz*y4w_y + c6r_x*y4u_y + nR4_6_x*w4_y + nR5_6_z*w4_x - fM4_6_x*y4u_x - fM4_6_z*y4u_z - nM4_6_x*y4w_x - nM4_6_z*y4w_z
     dtau_dq6_5 = t224 - t225 + Jd6_zz*w5_x + nR5_6_x*w5_y + t0*y5u_x - c6JR_zz*y5w_z - t1*y5w_x
+    dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq3_2, dtau_dq3_5, dtau_dq3_6, dtau_dq4_2, dtau_dq4_3, dtau_dq5_2, dtau_dq5_3, dtau_dq6_2, dtau_dq6_3 = _once(batch, dtype, dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq3_2, dtau_dq3_5, dtau_dq3_6, dtau_dq4_2, dtau_dq4_3, dtau_dq5_2, dtau_dq5_3, dtau_dq6_2, dtau_dq6_3)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - U3_1*dtau_dq3_2 - U4_1*dtau_dq4_2 - U5_1*dtau_dq5_2 - U6_1*dtau_dq6_2 - dtau_dq1_2*iD1
     dqdd_dq1_3 = -Dq3w_z*U3_1 - U2_1*dtau_dq2_3 - U4_1*dtau_dq4_3 - U5_1*dtau_dq5_3 - U6_1*dtau_dq6_3 - dtau_dq1_3*iD1
     dqdd_dq1_4 = -Dq4w_z*U4_1 - U2_1*dtau_dq2_4 - U3_1*dtau_dq3_4 - U5_1*dtau_dq5_4 - U6_1*dtau_dq6_4 - dtau_dq1_4*iD1
@@ -3740,6 +3852,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dqd6_4 = nR4_6_z + c6JR_zz*t213 + c6r_x*t220 + fM4_6_x*t214 + nM4_6_x*t219
     dtau_dqd6_5 = nR5_6_z + t230 + t1*t228 - t0*t223
     dqdd_dqd1_1 = -Jd1_zz*iD1 - U2_1*nR1_2_z - U3_1*nR1_3_z - U4_1*nR1_4_z - U5_1*nR1_5_z - U6_1*nR1_6_z
+    dtau_dqd1_2, dtau_dqd1_3, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd2_5, dtau_dqd4_2, dtau_dqd5_2, dtau_dqd6_2 = _once(batch, dtype, dtau_dqd1_2, dtau_dqd1_3, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd2_5, dtau_dqd4_2, dtau_dqd5_2, dtau_dqd6_2)
     dqdd_dqd1_2 = -Dqd2w_z*U2_1 - U3_1*dtau_dqd3_2 - U4_1*dtau_dqd4_2 - U5_1*dtau_dqd5_2 - U6_1*dtau_dqd6_2 - dtau_dqd1_2*iD1
     dqdd_dqd1_3 = -Dqd3w_z*U3_1 - U2_1*dtau_dqd2_3 - U4_1*dtau_dqd4_3 - U5_1*dtau_dqd5_3 - U6_1*dtau_dqd6_3 - dtau_dqd1_3*iD1
     dqdd_dqd1_4 = -Dqd4w_z*U4_1 - U2_1*dtau_dqd2_4 - U3_1*dtau_dqd3_4 - U5_1*dtau_dqd5_4 - U6_1*dtau_dqd6_4 - dtau_dqd1_4*iD1
@@ -3819,6 +3932,7 @@ def all_terms(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6r_x = 0.00010000000000023*C6
     t10 = 0.00010000000000023*S6
     c6JR_xx = 0.00018954438945233587*S6
@@ -3962,6 +4076,7 @@ def all_terms(q, qd):
     w3_y = t4*w2_y - t5*w2_x
     w3_z = qd3 - qd2
     dw3_x = qd3*w3_y + t44*t5 - dw2_x*t4
+    w3_x, = _once(batch, dtype, w3_x)
     dw3_y = -dw2_x*t5 - qd3*w3_x - t4*t44
     dv3_x = -dvp3_x*t4 - dvp3_y*t5
     dv3_y = dvp3_y*t4 - dvp3_x*t5
@@ -3992,6 +4107,7 @@ def all_terms(q, qd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xy = dw3_y + ww4_xy
+    dw4_x, dw4_y, dv4_x = _once(batch, dtype, dw4_x, dw4_y, dv4_x)
     U4_xz = dw4_y + ww4_xz
     U4_yy = -ww4_xx - ww4_zz
     U4_zy = dw4_x + ww4_yz
@@ -3999,6 +4115,7 @@ def all_terms(q, qd):
     w5_x = t8*w4_z + t9*w4_x
     w5_y = t9*w4_z - t8*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = dw4_x*t9 + qd5*w5_y - dw3_y*t8
     dw5_y = -dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dv4_x*t9 - dvp4_y*t8
@@ -4051,6 +4168,7 @@ def all_terms(q, qd):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x - C6*N6_y - N6_x*S6
+    N6_z, n5_x = _once(batch, dtype, N6_z, n5_x)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_x - N6_y*S6
     F4_x = -1.32499951e-05*U4_xy
@@ -4066,6 +4184,7 @@ def all_terms(q, qd):
     f4_y = F4_y - f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + n5_x*t9 - n5_y*t8
+    n5_z, f4_x, f4_y = _once(batch, dtype, n5_z, f4_x, f4_y)
     n4_y = N4_y - n5_z
     n4_z = N4_z + n5_x*t8 + n5_y*t9
     F3_x = 0.6402493299819*ww3_xy
@@ -4139,6 +4258,7 @@ def all_terms(q, qd):
     r4_z = Rt_p_z - p4_z
     J1_2 = -r1_z*t0
     J1_3 = r3_z*t0
+    r4_x, r4_y = _once(batch, dtype, r4_x, r4_y)
     J1_4 = R3_zy*r4_y - R3_yy*r4_z
     J1_5 = R4_zy*r4_y - R4_yy*r4_z
     J1_6 = R5_zy*r4_y - R5_yy*r4_z
@@ -4187,11 +4307,13 @@ def all_terms(q, qd):
     R5_xy_dt = -C5_dt*R3_xy - R3_xy_dt*t9 - R4_xx*S5_dt - R4_xx_dt*t8
     R5_yy_dt = -C5_dt*R3_yy - R3_yy_dt*t9 - R4_yx*S5_dt - R4_yx_dt*t8
     R5_zy_dt = -C5_dt*R3_zy - R3_zy_dt*t9 - R4_zx*S5_dt - R4_zx_dt*t8
+    p4_x_dt, p4_y_dt, R5_xy_dt, R5_yy_dt = _once(batch, dtype, p4_x_dt, p4_y_dt, R5_xy_dt, R5_yy_dt)
     Rt_p_x_dt = p4_x_dt + 0.26375*R5_xy_dt
     Rt_p_y_dt = p4_y_dt + 0.26375*R5_yy_dt
     Rt_p_z_dt = p4_z_dt + 0.26375*R5_zy_dt
     r3_x_dt = Rt_p_x_dt - p3_x_dt
     r3_y_dt = Rt_p_y_dt - p3_y_dt
+    Rt_p_z_dt, = _once(batch, dtype, Rt_p_z_dt)
     r3_z_dt = Rt_p_z_dt - p3_z_dt
     r4_x_dt = Rt_p_x_dt - p4_x_dt
     r4_y_dt = Rt_p_y_dt - p4_y_dt
@@ -4310,6 +4432,7 @@ def kinetic_energy(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     dw2_x = C2*qd1
     dw2_y = -S2*qd1
     dvp3_x = 0.0098*dw2_y
@@ -4332,6 +4455,7 @@ def kinetic_energy(q, qd):
     dw5_z = qd5 - dw4_y
     dv5_x = C5*dv4_x - S5*dv3_y
     dv5_y = -C5*dv3_y - S5*dv4_x
+    dw5_x, dw5_y, dw5_z = _once(batch, dtype, dw5_x, dw5_y, dw5_z)
     dw6_x = C6*dw5_z - S6*dw5_x
     dw6_y = -C6*dw5_x - S6*dw5_z
     dw6_z = qd6 - dw5_y
@@ -4374,6 +4498,7 @@ def kinetic_energy(q, qd):
     fr3_z = S4*f4_x - C4*f5_z
     f3_x = F3_x + fr3_x
     f3_z = F3_z + fr3_z
+    n4_x, n4_z = _once(batch, dtype, n4_x, n4_z)
     n3_x = N3_x + 0.31105*fr3_z + C4*n4_x - S4*n4_y
     n3_y = N3_y - n4_z
     n3_z = N3_z - 0.31105*fr3_x + C4*n4_y + S4*n4_x
@@ -4415,6 +4540,7 @@ def potential_energy(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     p3_z = 0.2755 - 0.41*C2
     R3_zx = C2*S3 - C3*S2
     R3_zy = C2*C3 + S2*S3
@@ -4456,6 +4582,7 @@ def center_of_mass(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = S1*S2
     R2_xy = C2*S1
     R2_yx = C1*S2
@@ -4521,6 +4648,7 @@ def com_jacobian(q):
     C5 = jnp.cos(q5)
     t28 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, C1, t1, C2, t2, C3, t14, C4, t23, C5, t28, C6 = _once(batch, dtype, t0, C1, t1, C2, t2, C3, t14, C4, t23, C5, t28, C6)
     R2_xx = t0*t1
     R2_xy = C2*t0
     R2_yx = C1*t1
@@ -4706,6 +4834,7 @@ def centroidal_map(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = 0.00010000000000023*C6
     t0 = 0.00010000000000023*S6
     c6JR_xx = -0.029281520175848157*S6
@@ -4758,6 +4887,7 @@ def centroidal_map(q):
     Jc3_xx = 0.19510984330108 + t13 + C4*c4JR_xx - S4*c4JR_yx
     t14 = C4*Jc4_xz
     t15 = Jc4_yz*S4
+    c4r_x, = _once(batch, dtype, c4r_x)
     t16 = 0.31105*c4r_x
     Jc3_xy = t15 - t14 - t16
     Jc3_xz = C4*c4JR_xz - S4*c4JR_yz
@@ -4778,6 +4908,7 @@ def centroidal_map(q):
     MSc2_z = 0.01431254 - MSc3_z
     t21 = -0.0196*MSc3_z
     Jc2_xx = 0.001178020492 + t21 - C3*c3JR_yx - S3*c3JR_xx
+    Jc3_xz, Jc3_yz, c3r_y = _once(batch, dtype, Jc3_xz, Jc3_yz, c3r_y)
     Jc2_xy = -0.41*c3r_y - C3*c3JR_yy - S3*c3JR_xy
     t22 = Jc3_xz*S3
     t23 = C3*Jc3_yz
@@ -4800,6 +4931,7 @@ def centroidal_map(q):
     c2JR_zz = C2*Jc2_xz - Jc2_yz*S2
     MSc1_y = -0.0014954 - MSc2_z
     MSc1_z = 0.043553525 + c2r_z
+    c2r_x, c2JR_xz, c2JR_yz, MSc1_y = _once(batch, dtype, c2r_x, c2JR_xz, c2JR_yz, MSc1_y)
     Jc1_xz = -C2*c2JR_yz - S2*c2JR_xz
     Jc1_yz = 8.710705e-05 - c2JR_zz
     Jc1_zz = 0.0006011508 + C2*c2JR_xz - S2*c2JR_yz
@@ -4828,6 +4960,7 @@ def centroidal_map(q):
     nM0_3_y = 0.2755*fM0_3_x - C1*nM1_3_x - S1*nM2_3_z
     fM3_4_x = -t8 - t9
     nM3_4_x = t14 + t16 - t15
+    fM3_4_x, = _once(batch, dtype, fM3_4_x)
     nM3_4_z = t12 - 0.31105*fM3_4_x
     fM2_4_x = -S3*fM3_4_x
     fM2_4_y = -C3*fM3_4_x
@@ -4943,6 +5076,7 @@ def centroidal_map_dot_qd(q, qd):
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
     ww1_zz = qd1*qd1
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     dw2_x = qd2*w2_y
@@ -4961,6 +5095,7 @@ def centroidal_map_dot_qd(q, qd):
     w3_y = S3*w2_y - C3*w2_x
     w3_z = qd3 - qd2
     dw3_x = C3*t0 + qd3*w3_y - S3*dw2_x
+    w3_x, = _once(batch, dtype, w3_x)
     dw3_y = -C3*dw2_x - S3*t0 - qd3*w3_x
     dv3_x = -C3*dvp3_y - S3*dvp3_x
     dv3_y = S3*dvp3_y - C3*dvp3_x
@@ -4992,6 +5127,7 @@ def centroidal_map_dot_qd(q, qd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xy = dw3_y + ww4_xy
+    dw4_y, dv4_x, dv4_y = _once(batch, dtype, dw4_y, dv4_x, dv4_y)
     U4_xz = dw4_y + ww4_xz
     U4_yy = -ww4_xx - ww4_zz
     U4_yz = ww4_yz - dw4_x
@@ -5000,6 +5136,7 @@ def centroidal_map_dot_qd(q, qd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y, w5_z = _once(batch, dtype, w5_x, w5_y, w5_z)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw3_y
     dw5_y = -C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dv4_x - S5*dvp4_y
@@ -5013,6 +5150,7 @@ def centroidal_map_dot_qd(q, qd):
     U5_xy = dw4_y + ww5_xy
     U5_xz = dw5_y + ww5_xz
     U5_yy = -ww5_xx - ww5_zz
+    dw5_x, dv5_x = _once(batch, dtype, dw5_x, dv5_x)
     U5_yz = ww5_yz - dw5_x
     U5_zy = dw5_x + ww5_yz
     U5_zz = -ww5_xx - ww5_yy
@@ -5080,6 +5218,7 @@ def centroidal_map_dot_qd(q, qd):
     N3_x = -0.00015338484*V3_x - 0.0547803*dvp3_z - 0.00189364*dv3_y + 0.00554779142708*ww3_yz + 0.00586273081108*dw3_x
     N3_y = 0.00189364*dv3_x + 5.302192e-06*ww3_xz + 0.00015338484*ww3_xy + 0.000309637192*dw3_y
     N3_z = -0.00555309361908*ww3_xy - 0.00015338484*U3_xz - 0.0547803*dv3_x
+    f4_x, f4_y, n4_x, n4_y = _once(batch, dtype, f4_x, f4_y, n4_x, n4_y)
     fr3_x = C4*f4_x - S4*f4_y
     fr3_z = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
@@ -5095,6 +5234,7 @@ def centroidal_map_dot_qd(q, qd):
     N2_x = 0.000792*dw2_x + 0.002371446*ww2_xy
     N2_y = -0.104644070982*t0 + 0.002371446*V2_y
     N2_z = 0.051926035491*ww2_xy
+    f3_x, f3_y, f3_z, n3_y = _once(batch, dtype, f3_x, f3_y, f3_z, n3_y)
     fr2_x = -C3*f3_y - S3*f3_x
     fr2_y = S3*f3_y - C3*f3_x
     f2_x = F2_x + fr2_x
@@ -5184,6 +5324,7 @@ def regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     t0 = qd2*w2_y
@@ -5237,6 +5378,7 @@ def regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -5249,6 +5391,7 @@ def regressor(q, qd, qdd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_x, dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -5260,6 +5403,7 @@ def regressor(q, qd, qdd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw4_z + qd5*w5_y
     dw5_y = C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = qdd5 - dw4_y
@@ -5273,6 +5417,7 @@ def regressor(q, qd, qdd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_y, = _once(batch, dtype, dw5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -5295,6 +5440,7 @@ def regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx = _once(batch, dtype, dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -5303,6 +5449,7 @@ def regressor(q, qd, qdd):
     U6_zx = ww6_xz - dw6_y
     U6_zy = dw6_x + ww6_yz
     U6_zz = -ww6_xx - ww6_yy
+    U6_yy, U6_zz = _once(batch, dtype, U6_yy, U6_zz)
     V6_x = U6_yy - U6_zz
     V6_y = U6_zz - U6_xx
     V6_z = U6_xx - U6_yy
@@ -5745,6 +5892,7 @@ def base_regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = C2*qd1
     w2_y = -S2*qd1
     t0 = qd2*w2_y
@@ -5788,6 +5936,7 @@ def base_regressor(q, qd, qdd):
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
+    dw3_x, = _once(batch, dtype, dw3_x)
     U3_yz = ww3_yz - dw3_x
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
@@ -5798,6 +5947,7 @@ def base_regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -5810,6 +5960,7 @@ def base_regressor(q, qd, qdd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -5821,6 +5972,7 @@ def base_regressor(q, qd, qdd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_y, = _once(batch, dtype, w5_y)
     dw5_x = C5*dw4_x + S5*dw4_z + qd5*w5_y
     dw5_y = C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = qdd5 - dw4_y
@@ -5834,6 +5986,7 @@ def base_regressor(q, qd, qdd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_x, dw5_y = _once(batch, dtype, dw5_x, dw5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -5844,6 +5997,7 @@ def base_regressor(q, qd, qdd):
     w6_x = C6*w5_z - S6*w5_x
     w6_y = -C6*w5_x - S6*w5_z
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     dw6_x = C6*dw5_z + qd6*w6_y - S6*dw5_x
     dw6_y = -C6*dw5_x - S6*dw5_z - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -6269,22 +6423,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -111,6 +111,7 @@ def inverse_dynamics(q, qd, qdd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -151,6 +152,7 @@ def inverse_dynamics(q, qd, qdd):
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
     U3_xy = ww3_xy - dw3_z
+    dw3_y, = _once(batch, dtype, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
@@ -164,6 +166,7 @@ def inverse_dynamics(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y, w4_z = _once(batch, dtype, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -180,6 +183,7 @@ def inverse_dynamics(q, qd, qdd):
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
     U4_yy = -ww4_xx - ww4_zz
+    dw4_x, = _once(batch, dtype, dw4_x)
     U4_yz = ww4_yz - dw4_x
     U4_zx = ww4_xz - dw4_y
     U4_zy = dw4_x + ww4_yz
@@ -213,6 +217,7 @@ def inverse_dynamics(q, qd, qdd):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    dvp5_y, dv5_x, dv5_y, w6_y = _once(batch, dtype, dvp5_y, dv5_x, dv5_y, w6_y)
     dw6_x = C6*dw5_x + S6*dw5_z + qd6*w6_y
     dw6_y = C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -225,6 +230,7 @@ def inverse_dynamics(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_x, dw6_y, dw6_z = _once(batch, dtype, dw6_x, dw6_y, dw6_z)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -239,6 +245,7 @@ def inverse_dynamics(q, qd, qdd):
     w7_x = C7*w6_x + S7*w6_z
     w7_y = C7*w6_z - S7*w6_x
     w7_z = qd7 - w6_y
+    w7_x, w7_y = _once(batch, dtype, w7_x, w7_y)
     dw7_x = C7*dw6_x + S7*dw6_z + qd7*w7_y
     dw7_y = C7*dw6_z - S7*dw6_x - qd7*w7_x
     dw7_z = qdd7 - dw6_y
@@ -299,6 +306,7 @@ def inverse_dynamics(q, qd, qdd):
     f5_x = F5_x + fr5_x
     f5_y = F5_y - f6_z
     f5_z = F5_z + fr5_z
+    n6_y, f5_x, f5_y, f5_z = _once(batch, dtype, n6_y, f5_x, f5_y, f5_z)
     n5_x = N5_x + C6*n6_x - S6*n6_y
     n5_y = N5_y - n6_z
     n5_z = N5_z + C6*n6_y + S6*n6_x
@@ -331,6 +339,7 @@ def inverse_dynamics(q, qd, qdd):
     fr3_z = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
+    n4_x, n4_y, n4_z = _once(batch, dtype, n4_x, n4_y, n4_z)
     n3_x = N3_x + C4*n4_x - S4*n4_y
     n3_y = N3_y - n4_z - 0.0825*fr3_z
     n3_z = N3_z - 0.0825*f4_z + C4*n4_y + S4*n4_x
@@ -377,6 +386,7 @@ def mass_matrix(q):
     t11 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7)
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
     t12 = 0.007735484874*S7
     t13 = 0.003127439544*C7
@@ -389,6 +399,7 @@ def mass_matrix(q):
     t17 = 0.001672482661783778*C7
     c7JR_zx = t16 - t17
     c7JR_zz = -0.001672482661783778*S7 - 0.000548359106408232*C7
+    c7r_x, = _once(batch, dtype, c7r_x)
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx - S7*t15
     Jc6_xy = 0.005511034382675315 + t17 - t16
@@ -408,6 +419,7 @@ def mass_matrix(q):
     c6JR_yx = t22 - Jc6_yy*t10
     c6JR_yz = t21 + Jc6_yy*t11
     t23 = Jc6_yz*t10
+    Jc6_xz, = _once(batch, dtype, Jc6_xz)
     t24 = Jc6_xz*t11
     c6JR_zx = t24 - t23
     c6JR_zz = Jc6_xz*t10 + Jc6_yz*t11
@@ -431,6 +443,7 @@ def mass_matrix(q):
     t30 = Jc6_zz*t9
     c5JR_yz = t27 - t30
     t31 = -Jc5_xz*t8 - Jc5_yz*t9
+    c5r_x, c5r_z, t31 = _once(batch, dtype, c5r_x, c5r_z, t31)
     MSc4_x = -0.49008027465 + c5r_x
     MSc4_y = 1.720683553603 + c6r_z
     t32 = 0.768*c6r_z
@@ -448,6 +461,7 @@ def mass_matrix(q):
     t37 = MSc4_x*t6
     t38 = MSc4_y*t7
     c4r_z = t37 + t38
+    Jc4_xy, Jc4_xz, Jc4_zz = _once(batch, dtype, Jc4_xy, Jc4_xz, Jc4_zz)
     t39 = Jc4_xy*t6
     c4JR_xx = -t39 + Jc4_xx*t7
     t40 = Jc4_xy*t7
@@ -477,6 +491,7 @@ def mass_matrix(q):
     c3JR_xz = t47 + Jc3_xx*t4
     c3JR_yx = t47 - Jc3_yy*t4
     c3JR_yz = t46 + Jc3_yy*t5
+    Jc3_xz, Jc3_zz = _once(batch, dtype, Jc3_xz, Jc3_zz)
     t48 = Jc3_xz*t4 + Jc3_yz*t5
     t49 = 0.632*c4r_z
     Jc2_xx = 0.9896232897634767 + t49 + c3JR_xx*t5 - c3JR_yx*t4
@@ -597,6 +612,7 @@ def coriolis_matrix(q, qd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = C3*qd2
@@ -615,6 +631,7 @@ def coriolis_matrix(q, qd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    u4_x, u4_y, w4_x, w4_y, w4_z = _once(batch, dtype, u4_x, u4_y, w4_x, w4_y, w4_z)
     t5 = C5*w4_z
     t6 = 0.0825*w4_y
     t7 = S5*w4_x
@@ -626,11 +643,13 @@ def coriolis_matrix(q, qd):
     w5_x = t9 - t8
     w5_y = -t5 - t7
     w5_z = qd5 + w4_y
+    u5_x, u5_y, w5_x, w5_y = _once(batch, dtype, u5_x, u5_y, w5_x, w5_y)
     u6_x = C6*u5_x + S6*u5_z
     u6_y = C6*u5_z - S6*u5_x
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_y, = _once(batch, dtype, w6_y)
     t10 = 0.088*w6_y
     u7_x = C7*u6_x - S7*t10 - S7*u5_y
     u7_y = -C7*t10 - C7*u5_y - S7*u6_x
@@ -655,6 +674,7 @@ def coriolis_matrix(q, qd):
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx + S7*t16
     Jc6_xy = 0.005511034382675315 + t18 - t19
+    w7_x, w7_y, c7r_z, MSc6_x = _once(batch, dtype, w7_x, w7_y, c7r_z, MSc6_x)
     Jc6_xz = -0.000103758917218685 - 0.088*c7r_z + C7*c7JR_xz + S7*t14
     t20 = 0.176*c7r_x
     Jc6_yy = 0.004909651967360946 + t20
@@ -674,6 +694,7 @@ def coriolis_matrix(q, qd):
     c6JR_yx = t26 - t27
     t28 = C6*Jc6_yy
     c6JR_yz = t24 + t28
+    Jc6_xz, = _once(batch, dtype, Jc6_xz)
     t29 = C6*Jc6_xz
     t30 = Jc6_yz*S6
     c6JR_zx = t29 - t30
@@ -717,11 +738,14 @@ def coriolis_matrix(q, qd):
     t46 = MSc4_x*S4
     t47 = C4*MSc4_y
     c4r_z = t46 + t47
+    Jc4_xx, Jc4_xz, Jc4_yy, Jc4_yz, Jc4_zz = _once(batch, dtype, Jc4_xx, Jc4_xz, Jc4_yy, Jc4_yz, Jc4_zz)
     t48 = C4*Jc4_xx
     t49 = Jc4_xy*S4
+    t49, = _once(batch, dtype, t49)
     c4JR_xx = t48 - t49
     t50 = Jc4_xx*S4
     t51 = C4*Jc4_xy
+    t51, = _once(batch, dtype, t51)
     c4JR_xz = t50 + t51
     t52 = Jc4_yy*S4
     c4JR_yx = t51 - t52
@@ -792,6 +816,7 @@ def coriolis_matrix(q, qd):
     d7JR_xz = t82 + Jd7_xx*S7
     d7JR_yx = t82 - Jd7_yy*S7
     d7JR_yz = t81 + C7*Jd7_yy
+    Jd7_xz, Jd7_yz = _once(batch, dtype, Jd7_xz, Jd7_yz)
     t83 = Jd7_xz*S7
     t84 = C7*Jd7_yz
     t85 = t83 + t84
@@ -821,6 +846,7 @@ def coriolis_matrix(q, qd):
     t102 = 0.005511034382675315*w6_y
     Jd6_yz = t100 - t101 - t102 - t85 - 0.030389507210667306*w6_x
     Jd6_zz = t87 + t88 + t98 + t99 + C7*d7JR_yz + S7*d7JR_xz
+    MSd6_x, MSd6_y, Jd6_xx, Jd6_xy, Jd6_xz, Jd6_yy, Jd6_yz, Jd6_zz = _once(batch, dtype, MSd6_x, MSd6_y, Jd6_xx, Jd6_xy, Jd6_xz, Jd6_yy, Jd6_yz, Jd6_zz)
     t103 = C6*MSd6_x - MSd6_y*S6
     t104 = MSd6_x*S6
     t105 = C6*MSd6_y
@@ -871,6 +897,7 @@ def coriolis_matrix(q, qd):
     t131 = Jd5_xz*S5
     t132 = C5*Jd5_yz
     t133 = -t131 - t132
+    d5r_x, t128 = _once(batch, dtype, d5r_x, t128)
     MSd4_x = d5r_x - 1.720683553603*w4_z
     MSd4_y = MSd5_z - 0.49008027465*w4_z
     MSd4_z = t128 + 0.49008027465*w4_y + 1.720683553603*w4_x
@@ -904,6 +931,7 @@ def coriolis_matrix(q, qd):
     t155 = MSd4_x*S4
     t156 = C4*MSd4_y
     d4r_z = t155 + t156
+    Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz)
     t157 = Jd4_xy*S4
     d4JR_xx = -t157 + C4*Jd4_xx
     t158 = C4*Jd4_xy
@@ -946,6 +974,7 @@ def coriolis_matrix(q, qd):
     d3JR_xx = -t181 + C3*Jd3_xx
     t182 = C3*Jd3_xy
     d3JR_xz = t182 + Jd3_xx*S3
+    Jd3_yy, = _once(batch, dtype, Jd3_yy)
     d3JR_yx = t182 - Jd3_yy*S3
     d3JR_yz = t181 + C3*Jd3_yy
     t183 = Jd3_xz*S3
@@ -974,6 +1003,7 @@ def coriolis_matrix(q, qd):
     hn7_x = t76 - t77 - t78 + 0.00242094377852123*w7_x
     hn7_y = t73 - t72
     hn7_z = t70 + t71 - t69 + 0.004909651967360946*w7_z
+    hn7_x, hn7_y = _once(batch, dtype, hn7_x, hn7_y)
     t197 = C7*hn7_x
     t198 = S7*hn7_y
     nh7_x = t197 - t198
@@ -986,6 +1016,7 @@ def coriolis_matrix(q, qd):
     hn6_y = nh7_y + t96 + t97
     hn6_z = nh7_z + t90 + t94 - t89 + 0.030389507210667306*w6_z
     t202 = C6*hn6_x
+    hn6_y, = _once(batch, dtype, hn6_y)
     t203 = S6*hn6_y
     nh6_x = t202 - t203
     t204 = S6*hn6_x
@@ -994,6 +1025,7 @@ def coriolis_matrix(q, qd):
     hn5_x = nh6_x + t123 + t125 - t124 + 0.024230847133882086*w5_x
     hn5_y = t119 + t120 - hn6_z
     hn5_z = t118 + t206 - t114 - t115 + 0.027133159263935513*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t207 = C5*hn5_x
     t208 = S5*hn5_y
     t209 = t207 - t208
@@ -1006,6 +1038,7 @@ def coriolis_matrix(q, qd):
     hn4_y = nh5_y + t147 - t146
     hn4_z = nh5_z + t139 + t144 - t138 + 0.632524057252814*w4_z
     t212 = C4*hn4_x
+    hn4_y, = _once(batch, dtype, hn4_y)
     t213 = S4*hn4_y
     nh4_x = t212 - t213
     nh4_y = t173 - hn4_z
@@ -1129,6 +1162,7 @@ def coriolis_matrix(q, qd):
     nC6_7_z = 0.5*t197 + 0.5*t83 + 0.5*t84 - 0.5*t198 + 0.088*fC6_7_y + t14*w7_x + t15*w7_y - t16*w7_y
     fC5_7_x = C6*fC6_7_x - S6*fC6_7_y
     fC5_7_z = C6*fC6_7_y + S6*fC6_7_x
+    nC6_7_y, = _once(batch, dtype, nC6_7_y)
     nC5_7_x = C6*nC6_7_x - S6*nC6_7_y
     nC5_7_z = C6*nC6_7_y + S6*nC6_7_x
     fC4_7_x = C5*fC5_7_x + S5*d7r_x
@@ -1282,6 +1316,7 @@ def gravity_torques(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     dv2_x = -9.81*S2
     dv2_y = -9.81*C2
     dv3_x = C3*dv2_x
@@ -1294,6 +1329,7 @@ def gravity_torques(q):
     dv6_y = C6*dv4_y - S6*dv5_x
     dv7_x = C7*dv6_x - S7*dv5_y
     dv7_y = -C7*dv5_y - S7*dv6_x
+    dv6_y, = _once(batch, dtype, dv6_y)
     N7_x = 0.003127439544*dv6_y
     N7_y = 0.007735484874*dv6_y
     N7_z = 0.003127439544*dv7_x + 0.007735484874*dv7_y
@@ -1306,6 +1342,7 @@ def gravity_torques(q):
     N5_x = 0.067870631425*dv4_y
     N5_y = 0.014653732538*dv4_y
     N5_z = -0.014653732538*dv5_y - 0.067870631425*dv5_x
+    n6_y, = _once(batch, dtype, n6_y)
     n5_x = N5_x + C6*n6_x - S6*n6_y
     n5_y = N5_y - n6_z
     n5_z = N5_z + C6*n6_y + S6*n6_x
@@ -1363,6 +1400,7 @@ def nonlinear_effects(q, qd):
     t11 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7)
     w2_x = -qd1*t2
     w2_y = -qd1*t3
     dw2_x = qd2*w2_y
@@ -1384,6 +1422,7 @@ def nonlinear_effects(q, qd):
     w3_x = qd2*t4 + t5*w2_x
     w3_y = qd2*t5 - t4*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = dw2_x*t5 + qd3*w3_y
     dw3_y = -dw2_x*t4 - qd3*w3_x
     dv3_x = dvp3_x*t5 + dvp3_z*t4
@@ -1409,6 +1448,7 @@ def nonlinear_effects(q, qd):
     w4_x = t6*w3_z + t7*w3_x
     w4_y = t7*w3_z - t6*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = dw3_x*t7 + qd4*w4_y + t57*t6
     dw4_y = t57*t7 - dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_z*t6
@@ -1434,6 +1474,7 @@ def nonlinear_effects(q, qd):
     w5_x = t9*w4_x - t8*w4_z
     w5_y = -t8*w4_x - t9*w4_z
     w5_z = qd5 + w4_y
+    dvp5_y, w5_y = _once(batch, dtype, dvp5_y, w5_y)
     dw5_x = dw3_y*t8 + dw4_x*t9 + qd5*w5_y
     dw5_y = dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dvp5_x*t9 - dvp5_z*t8
@@ -1446,6 +1487,7 @@ def nonlinear_effects(q, qd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw4_y
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw4_y + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -1456,6 +1498,7 @@ def nonlinear_effects(q, qd):
     w6_x = t10*w5_z + t11*w5_x
     w6_y = t11*w5_z - t10*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     dw6_x = dw4_y*t10 + dw5_x*t11 + qd6*w6_y
     dw6_y = dw4_y*t11 - dw5_x*t10 - qd6*w6_x
     dv6_x = dv5_x*t11 + dvp5_y*t10
@@ -1468,6 +1511,7 @@ def nonlinear_effects(q, qd):
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
     U6_xy = dw5_y + ww6_xy
+    dw6_x, dw6_y = _once(batch, dtype, dw6_x, dw6_y)
     U6_xz = dw6_y + ww6_xz
     U6_yx = ww6_xy - dw5_y
     U6_yy = -ww6_xx - ww6_zz
@@ -1552,6 +1596,7 @@ def nonlinear_effects(q, qd):
     N4_x = -0.13876407268546084*U4_zx - 0.00164448757736927*V4_x - 1.720683553603*dvp4_y + 0.0039053550262761*U4_yx + 0.540829284939183*dw4_x + 0.632524057252814*ww4_yz
     N4_y = -0.091694772313631*ww4_xz - 0.49008027465*dvp4_y + 0.0039053550262761*V4_y + 0.00164448757736927*U4_xy + 0.13876407268546084*U4_zy
     N4_z = -0.632524057252814*dw3_y - 0.540829284939183*ww4_xy - 0.00164448757736927*U4_xz - 0.0039053550262761*U4_yz - 1.720683553603*dv4_x - 0.49008027465*dv4_y + 0.13876407268546084*V4_z
+    f5_x, f5_y, f5_z, n5_x, n5_y, n5_z = _once(batch, dtype, f5_x, f5_y, f5_z, n5_x, n5_y, n5_z)
     fr4_x = f5_x*t9 - f5_y*t8
     fr4_z = -f5_x*t8 - f5_y*t9
     f4_x = F4_x + fr4_x
@@ -1573,6 +1618,7 @@ def nonlinear_effects(q, qd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     n3_x = N3_x + n4_x*t7 - n4_y*t6
+    n4_z, n3_x = _once(batch, dtype, n4_z, n3_x)
     n3_y = N3_y - n4_z - 0.0825*fr3_z
     n3_z = N3_z - 0.0825*f4_z + n4_x*t6 + n4_y*t7
     V2_x = U2_yy - U2_zz
@@ -1584,6 +1630,7 @@ def nonlinear_effects(q, qd):
     fr2_x = f3_x*t5 - f3_y*t4
     fr2_z = f3_x*t4 + f3_y*t5
     n2_x = N2_x - 0.316*fr2_z + n3_x*t5 - n3_y*t4
+    n3_z, = _once(batch, dtype, n3_z)
     n2_y = N2_y - n3_z
     n2_z = N2_z + 0.316*fr2_x + n3_x*t4 + n3_y*t5
     n1_z = -n2_x*t2 - n2_y*t3
@@ -1638,6 +1685,7 @@ def tool_wrench_torques(q, f_ext):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     fr6_x = C7*f_ext1 - S7*f_ext2
     fr6_z = C7*f_ext2 + S7*f_ext1
     n6_x = C7*f_ext4 - S7*f_ext5
@@ -1711,6 +1759,7 @@ def forward_dynamics(q, qd, tau):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
     t0 = 0.007735484874*S7
     t1 = 0.003127439544*C7
@@ -1723,6 +1772,7 @@ def forward_dynamics(q, qd, tau):
     t5 = 0.000548359106408232*S7
     c7JR_zx = t5 - t4
     c7JR_zz = -0.001672482661783778*S7 - 0.000548359106408232*C7
+    c7r_x, = _once(batch, dtype, c7r_x)
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx - S7*t3
     Jc6_xy = 0.005511034382675315 + t4 - t5
@@ -1741,6 +1791,7 @@ def forward_dynamics(q, qd, tau):
     c6JR_xz = t10 + Jc6_xx*S6
     c6JR_yx = t10 - Jc6_yy*S6
     c6JR_yz = t9 + C6*Jc6_yy
+    Jc6_xz, = _once(batch, dtype, Jc6_xz)
     t11 = C6*Jc6_xz
     t12 = Jc6_yz*S6
     c6JR_zx = t11 - t12
@@ -1771,6 +1822,7 @@ def forward_dynamics(q, qd, tau):
     Jc4_xx = 0.540829284939183 + t20 + C5*c5JR_xx - S5*c5JR_yx
     t21 = C5*Jc5_xz - Jc5_yz*S5
     Jc4_xy = 0.13876407268546084 + t21 - 0.384*c5r_x + 0.0825*c6r_z
+    c5r_z, Jc4_xy = _once(batch, dtype, c5r_z, Jc4_xy)
     t22 = 0.0825*c5r_z
     Jc4_xz = 0.0039053550262761 + t22 + C5*c5JR_xz - S5*c5JR_yz
     t23 = -0.165*c5r_x
@@ -1792,6 +1844,7 @@ def forward_dynamics(q, qd, tau):
     t30 = Jc4_yz*S4
     c4JR_zx = t29 - t30
     c4JR_zz = C4*Jc4_yz + Jc4_xz*S4
+    c4r_x, c4JR_zz = _once(batch, dtype, c4r_x, c4JR_zz)
     MSc3_x = 0.684157959872 + c4r_x
     MSc3_y = 0.028227094878 - c5r_z
     Jc3_xx = 0.01159586409516604 + C4*c4JR_xx - S4*c4JR_yx
@@ -1805,6 +1858,7 @@ def forward_dynamics(q, qd, tau):
     t32 = MSc3_x*S3
     t33 = C3*MSc3_y
     c3r_z = t32 + t33
+    Jc3_xy, Jc3_xz, Jc3_zz = _once(batch, dtype, Jc3_xy, Jc3_xz, Jc3_zz)
     t34 = Jc3_xy*S3
     c3JR_xx = -t34 + C3*Jc3_xx
     t35 = C3*Jc3_xy
@@ -1884,18 +1938,21 @@ def forward_dynamics(q, qd, tau):
     fM3_7_x = C4*fM4_7_x - S4*fM5_7_z
     fM3_7_z = C4*fM5_7_z + S4*fM4_7_x
     nM3_7_x = C4*nM4_7_x - S4*nM4_7_y
+    nM4_7_z, = _once(batch, dtype, nM4_7_z)
     nM3_7_y = -nM4_7_z - 0.0825*fM3_7_z
     nM3_7_z = -t44 + C4*nM4_7_y + S4*nM4_7_x
     fM2_7_x = C3*fM3_7_x + S3*fM4_7_z
     fM2_7_z = S3*fM3_7_x - C3*fM4_7_z
     nM2_7_x = -0.316*fM2_7_z + C3*nM3_7_x - S3*nM3_7_y
     nM2_7_z = 0.316*fM2_7_x + C3*nM3_7_y + S3*nM3_7_x
+    nM3_7_z, nM2_7_z = _once(batch, dtype, nM3_7_z, nM2_7_z)
     nM1_7_z = C2*nM3_7_z - S2*nM2_7_x
     L7_6 = 203.68042513969144*c7JR_zz
     L7_5 = 203.68042513969144*nM5_7_z
     L7_4 = 203.68042513969144*nM4_7_z
     L7_3 = 203.68042513969144*nM3_7_z
     L7_2 = 203.68042513969144*nM2_7_z
+    nM1_7_z, = _once(batch, dtype, nM1_7_z)
     L7_1 = 203.68042513969144*nM1_7_z
     H6_5 = c6JR_zz - L7_6*nM5_7_z
     H6_4 = nM4_6_z - L7_6*nM4_7_z
@@ -1904,6 +1961,7 @@ def forward_dynamics(q, qd, tau):
     H6_1 = nM1_6_z - L7_6*nM1_7_z
     D6 = Jc6_zz - L7_6*c7JR_zz
     iD6 = 1.0/D6
+    H6_3, H6_2, H6_1, iD6 = _once(batch, dtype, H6_3, H6_2, H6_1, iD6)
     L6_5 = H6_5*iD6
     L6_4 = H6_4*iD6
     L6_3 = H6_3*iD6
@@ -1915,15 +1973,18 @@ def forward_dynamics(q, qd, tau):
     H5_1 = nM1_5_z - H6_1*L6_5 - L7_5*nM1_7_z
     D5 = Jc5_zz - H6_5*L6_5 - L7_5*nM5_7_z
     iD5 = 1.0/D5
+    L6_4, H5_3, H5_2, H5_1, iD5 = _once(batch, dtype, L6_4, H5_3, H5_2, H5_1, iD5)
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
+    L5_4, = _once(batch, dtype, L5_4)
     H4_3 = c4JR_zz - H5_3*L5_4 - H6_3*L6_4 - L7_4*nM3_7_z
     H4_2 = nM2_4_z - H5_2*L5_4 - H6_2*L6_4 - L7_4*nM2_7_z
     H4_1 = nM1_4_z - H5_1*L5_4 - H6_1*L6_4 - L7_4*nM1_7_z
     D4 = Jc4_zz - H5_4*L5_4 - H6_4*L6_4 - L7_4*nM4_7_z
     iD4 = 1.0/D4
+    H4_2, H4_1, iD4 = _once(batch, dtype, H4_2, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
@@ -1936,6 +1997,7 @@ def forward_dynamics(q, qd, tau):
     H2_1 = c2JR_zz - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - H6_1*L6_2 - L7_2*nM1_7_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - H6_2*L6_2 - L7_2*nM2_7_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - H6_1*L6_1 - L7_1*nM1_7_z
     iD1 = 1.0/D1
@@ -1960,6 +2022,7 @@ def forward_dynamics(q, qd, tau):
     w3_x = C3*w2_x + S3*qd2
     w3_y = C3*qd2 - S3*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = C3*dw2_x + qd3*w3_y
     dw3_y = -S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_z
@@ -1985,6 +2048,7 @@ def forward_dynamics(q, qd, tau):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*t45 + qd4*w4_y
     dw4_y = C4*t45 - S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_z
@@ -2010,6 +2074,7 @@ def forward_dynamics(q, qd, tau):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw3_y + qd5*w5_y
     dw5_y = C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dvp5_x - S5*dvp5_z
@@ -2022,6 +2087,7 @@ def forward_dynamics(q, qd, tau):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw4_y
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw4_y + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -2033,6 +2099,7 @@ def forward_dynamics(q, qd, tau):
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
     dw6_x = C6*dw5_x + S6*dw4_y + qd6*w6_y
+    w6_x, dw6_x = _once(batch, dtype, w6_x, dw6_x)
     dw6_y = C6*dw4_y - S6*dw5_x - qd6*w6_x
     dv6_x = C6*dv5_x + S6*dvp5_y
     dv6_y = C6*dvp5_y - S6*dv5_x
@@ -2044,6 +2111,7 @@ def forward_dynamics(q, qd, tau):
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
     U6_xy = dw5_y + ww6_xy
+    dw6_y, = _once(batch, dtype, dw6_y)
     U6_xz = dw6_y + ww6_xz
     U6_yx = ww6_xy - dw5_y
     U6_yy = -ww6_xx - ww6_zz
@@ -2100,6 +2168,7 @@ def forward_dynamics(q, qd, tau):
     f6_y = F6_y - F7_z
     f6_z = F6_z + fr6_z
     n6_x = N6_x + C7*N7_x - N7_y*S7
+    N7_z, = _once(batch, dtype, N7_z)
     n6_y = N6_y - N7_z - 0.088*fr6_z
     n6_z = N6_z - 0.088*F7_z + C7*N7_y + N7_x*S7
     F5_x = -0.014653732538*U5_xx + 0.067870631425*U5_xy
@@ -2117,6 +2186,7 @@ def forward_dynamics(q, qd, tau):
     f5_y = F5_y - f6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x + C6*n6_x - S6*n6_y
+    n6_z, f5_x, f5_y, n5_x = _once(batch, dtype, n6_z, f5_x, f5_y, n5_x)
     n5_y = N5_y - n6_z
     n5_z = N5_z + C6*n6_y + S6*n6_x
     F4_x = -0.49008027465*U4_xx + 1.720683553603*U4_xy
@@ -2134,6 +2204,7 @@ def forward_dynamics(q, qd, tau):
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + 0.384*fr4_z + C5*n5_x - S5*n5_y
+    n5_z, = _once(batch, dtype, n5_z)
     n4_y = N4_y + n5_z + 0.0825*fr4_z
     n4_z = N4_z - 0.384*fr4_x - 0.0825*f5_z - C5*n5_y - S5*n5_x
     F3_x = 0.684157959872*U3_xx + 0.028227094878*U3_xy
@@ -2149,6 +2220,7 @@ def forward_dynamics(q, qd, tau):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     n3_x = N3_x + C4*n4_x - S4*n4_y
+    n4_z, n3_x = _once(batch, dtype, n4_z, n3_x)
     n3_y = N3_y - n4_z - 0.0825*fr3_z
     n3_z = N3_z - 0.0825*f4_z + C4*n4_y + S4*n4_x
     V2_x = U2_yy - U2_zz
@@ -2160,6 +2232,7 @@ def forward_dynamics(q, qd, tau):
     fr2_x = C3*f3_x - S3*f3_y
     fr2_z = C3*f3_y + S3*f3_x
     n2_x = N2_x - 0.316*fr2_z + C3*n3_x - S3*n3_y
+    n3_z, = _once(batch, dtype, n3_z)
     n2_y = N2_y - n3_z
     n2_z = N2_z + 0.316*fr2_x + C3*n3_y + S3*n3_x
     n1_z = -C2*n2_y - S2*n2_x
@@ -2172,16 +2245,22 @@ def forward_dynamics(q, qd, tau):
     r7 = tau7 - N7_z
     y6 = r6 - L7_6*r7
     y5 = r5 - L6_5*y6 - L7_5*r7
+    y5, = _once(batch, dtype, y5)
     y4 = r4 - L5_4*y5 - L6_4*y6 - L7_4*r7
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*y6 - L7_3*r7
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*y6 - L7_2*r7
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*y6 - L7_1*r7
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
+    qdd4_out, = _once(batch, dtype, qdd4_out)
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
     qdd6_out = iD6*y6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
+    qdd6_out, = _once(batch, dtype, qdd6_out)
     qdd7_out = 203.68042513969144*r7 - L7_1*qdd1_out - L7_2*qdd2_out - L7_3*qdd3_out - L7_4*qdd4_out - L7_5*qdd5_out - L7_6*qdd6_out
     qdd = _assembled(batch, dtype, (7,), (qdd1_out, qdd2_out, qdd3_out, qdd4_out, qdd5_out, qdd6_out, qdd7_out,))
     return qdd
@@ -2217,6 +2296,7 @@ def forward_kinematics(q):
     t11 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -2298,6 +2378,7 @@ def link_poses(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -2375,6 +2456,7 @@ def jacobian(q):
     t9 = jnp.cos(q5)
     t10 = jnp.sin(q6)
     t11 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -2416,6 +2498,7 @@ def jacobian(q):
     p7_y = p5_y + 0.088*R6_yx
     p7_z = p5_z + 0.088*R6_zx
     r1_z = -0.333 + p7_z
+    p7_x, p7_y = _once(batch, dtype, p7_x, p7_y)
     r3_x = p7_x - p3_x
     r3_y = p7_y - p3_y
     r3_z = p7_z - p3_z
@@ -2474,6 +2557,7 @@ def body_jacobian(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -2520,6 +2604,7 @@ def body_jacobian(q):
     R7_yy = -C7*R5_yy - R6_yx*S7
     R7_zx = C7*R6_zx - R5_zy*S7
     R7_zy = -C7*R5_zy - R6_zx*S7
+    p7_x, p7_y, p7_z, R7_xx, R7_xy, R7_yx, R7_yy = _once(batch, dtype, p7_x, p7_y, p7_z, R7_xx, R7_xy, R7_yx, R7_yy)
     r1_z = -0.333 + p7_z
     r3_x = p7_x - p3_x
     r3_y = p7_y - p3_y
@@ -2615,6 +2700,7 @@ def pose_and_jacobian(q):
     t11 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -2662,6 +2748,7 @@ def pose_and_jacobian(q):
     R7_zx = C7*R6_zx - R5_zy*S7
     R7_zy = -C7*R5_zy - R6_zx*S7
     r1_z = -0.333 + p7_z
+    p7_x, p7_y = _once(batch, dtype, p7_x, p7_y)
     r3_x = p7_x - p3_x
     r3_y = p7_y - p3_y
     r3_z = p7_z - p3_z
@@ -2727,6 +2814,7 @@ def jacobian_dot_qd(q, qd):
     t9 = jnp.cos(q5)
     t10 = jnp.sin(q6)
     t11 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -2765,6 +2853,7 @@ def jacobian_dot_qd(q, qd):
     p7_y = p5_y + 0.088*R6_yx
     p7_z = p5_z + 0.088*R6_zx
     r1_z = -0.333 + p7_z
+    p7_x, p7_y = _once(batch, dtype, p7_x, p7_y)
     r3_x = p7_x - p3_x
     r3_y = p7_y - p3_y
     r3_z = p7_z - p3_z
@@ -2826,6 +2915,7 @@ def jacobian_dot_qd(q, qd):
     p7_x_dt = p5_x_dt + 0.088*R6_xx_dt
     p7_y_dt = p5_y_dt + 0.088*R6_yx_dt
     p7_z_dt = p5_z_dt + 0.088*R6_zx_dt
+    p7_x_dt, p7_y_dt, p7_z_dt = _once(batch, dtype, p7_x_dt, p7_y_dt, p7_z_dt)
     r3_x_dt = p7_x_dt - p3_x_dt
     r3_y_dt = p7_y_dt - p3_y_dt
     r3_z_dt = p7_z_dt - p3_z_dt
@@ -2906,6 +2996,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = 0.316*C3
@@ -2916,6 +3007,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w3_x = C3*w2_x + S3*qd2
     w3_y = -t1 + C3*qd2
     w3_z = qd3 - w2_y
+    u3_x, u3_y, w3_x, w3_y, w3_z = _once(batch, dtype, u3_x, u3_y, w3_x, w3_y, w3_z)
     t3 = 0.0825*w3_y
     u4_x = C4*u3_x - S4*t3
     u4_y = -C4*t3 - S4*u3_x
@@ -2923,6 +3015,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    u4_y, w4_x, w4_y, w4_z = _once(batch, dtype, u4_y, w4_x, w4_y, w4_z)
     t4 = C5*w4_z
     t5 = 0.0825*S5
     t6 = S5*w4_x
@@ -2935,12 +3028,14 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w5_x = t9 - t7
     w5_y = -t4 - t6
     w5_z = qd5 + w4_y
+    u5_x, u5_y, w5_x, w5_y = _once(batch, dtype, u5_x, u5_y, w5_x, w5_y)
     u6_x = C6*u5_x + S6*u5_z
     u6_y = C6*u5_z - S6*u5_x
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
     t10 = 0.088*S7
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     u7_x = C7*u6_x - S7*u5_y - t10*w6_y
     t11 = 0.088*C7
     u7_y = -C7*u5_y - S7*u6_x - t11*w6_y
@@ -2960,6 +3055,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t17 = 0.000548359106408232*S7
     c7JR_zx = t17 - t16
     c7JR_zz = -0.001672482661783778*S7 - 0.000548359106408232*C7
+    u7_x, u7_y, w7_x, w7_y, w7_z, c7r_x = _once(batch, dtype, u7_x, u7_y, w7_x, w7_y, w7_z, c7r_x)
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx - S7*t15
     Jc6_xy = 0.005511034382675315 + t16 - t17
@@ -2978,6 +3074,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     c6JR_xz = t22 + Jc6_xx*S6
     c6JR_yx = t22 - Jc6_yy*S6
     c6JR_yz = t21 + C6*Jc6_yy
+    Jc6_xz, = _once(batch, dtype, Jc6_xz)
     t23 = C6*Jc6_xz
     t24 = Jc6_yz*S6
     c6JR_zx = t23 - t24
@@ -2987,6 +3084,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jc5_xx = 0.024230847133882086 + C6*c6JR_xx - S6*c6JR_yx
     Jc5_xy = -0.00151524447332703 + t24 - t23
     Jc5_xz = -0.004600245517563106 + C6*c6JR_xz - S6*c6JR_yz
+    c6JR_zz, Jc5_xz = _once(batch, dtype, c6JR_zz, Jc5_xz)
     Jc5_yz = 0.00216405205209813 - c6JR_zz
     Jc5_zz = 0.027133159263935513 + C6*c6JR_yz + S6*c6JR_xz
     t25 = C5*MSc5_x
@@ -3008,6 +3106,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jc4_xx = 0.540829284939183 + t32 + C5*c5JR_xx - S5*c5JR_yx
     t33 = C5*Jc5_xz - Jc5_yz*S5
     Jc4_xy = 0.13876407268546084 + t33 - 0.384*c5r_x + 0.0825*c6r_z
+    c5r_z, MSc4_x, MSc4_y, Jc4_xx, Jc4_xy = _once(batch, dtype, c5r_z, MSc4_x, MSc4_y, Jc4_xx, Jc4_xy)
     t34 = 0.0825*c5r_z
     Jc4_xz = 0.0039053550262761 + t34 + C5*c5JR_xz - S5*c5JR_yz
     t35 = -0.165*c5r_x
@@ -3023,6 +3122,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     c4JR_xx = -t39 + C4*Jc4_xx
     t40 = C4*Jc4_xy
     c4JR_xz = t40 + Jc4_xx*S4
+    Jc4_xz, Jc4_yy, Jc4_zz = _once(batch, dtype, Jc4_xz, Jc4_yy, Jc4_zz)
     c4JR_yx = t40 - Jc4_yy*S4
     c4JR_yz = t39 + C4*Jc4_yy
     t41 = C4*Jc4_xz
@@ -3096,6 +3196,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     d7JR_xz = t76 + Jd7_xx*S7
     d7JR_yx = t76 - Jd7_yy*S7
     d7JR_yz = t75 + C7*Jd7_yy
+    Jd7_xz, Jd7_yz = _once(batch, dtype, Jd7_xz, Jd7_yz)
     t77 = C7*Jd7_yz + Jd7_xz*S7
     MSd6_x = d7r_x + 0.068832705569*w6_z
     t78 = 0.164967552695*w6_z
@@ -3130,6 +3231,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd6_zz = t84 + t96 + t97 - t82 + C7*d7JR_yz + S7*d7JR_xz
     d6r_x = C6*MSd6_x - MSd6_y*S6
     d6r_z = C6*MSd6_y + MSd6_x*S6
+    Jd6_xx, Jd6_xy, Jd6_xz, Jd6_yy, Jd6_yz, Jd6_zz = _once(batch, dtype, Jd6_xx, Jd6_xy, Jd6_xz, Jd6_yy, Jd6_yz, Jd6_zz)
     t102 = Jd6_xy*S6
     d6JR_xx = -t102 + C6*Jd6_xx
     t103 = C6*Jd6_xy
@@ -3165,6 +3267,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t124 = 0.067870631425*u5_z
     Jd5_yz = t123 - t104 - t121 - t124 - 0.027133159263935513*w5_x
     Jd5_zz = t108 + t109 + t119 + t120 + C6*d6JR_yz + S6*d6JR_xz
+    MSd5_x, MSd5_y, MSd5_z, Jd5_xx, Jd5_xy = _once(batch, dtype, MSd5_x, MSd5_y, MSd5_z, Jd5_xx, Jd5_xy)
     d5r_x = C5*MSd5_x - MSd5_y*S5
     d5r_z = -C5*MSd5_y - MSd5_x*S5
     t125 = -Jd5_xy*S5
@@ -3210,6 +3313,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd4_zz = t134 + t148 - t133 - t147 - C5*d5JR_yz - S5*d5JR_xz
     d4r_x = C4*MSd4_x - MSd4_y*S4
     d4r_z = C4*MSd4_y + MSd4_x*S4
+    Jd4_xy, Jd4_xz, Jd4_yz = _once(batch, dtype, Jd4_xy, Jd4_xz, Jd4_yz)
     t153 = Jd4_xy*S4
     d4JR_xx = -t153 + C4*Jd4_xx
     t154 = C4*Jd4_xy
@@ -3256,6 +3360,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     d3JR_xz = t179 + Jd3_xx*S3
     d3JR_yx = t179 - Jd3_yy*S3
     d3JR_yz = t178 + C3*Jd3_yy
+    Jd3_xz, = _once(batch, dtype, Jd3_xz)
     t180 = C3*Jd3_yz + Jd3_xz*S3
     t181 = 0.00796671776787104*qd2
     t182 = 0.02052220364201634*w2_y
@@ -3284,6 +3389,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     hn7_x = t196 + t72 - t73 - t74
     hn7_y = t69 - t66
     hn7_z = t62 + t65 - t61 + 0.004909651967360946*w7_z
+    hn7_x, hn7_y = _once(batch, dtype, hn7_x, hn7_y)
     t197 = C7*hn7_x
     t198 = S7*hn7_y
     nh7_x = t197 - t198
@@ -3295,6 +3401,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     hn6_y = nh7_y + t94 + t95
     t201 = 0.030389507210667306*w6_z
     hn6_z = nh7_z + t201 + t86 + t92 - t85
+    hn6_x, hn6_y = _once(batch, dtype, hn6_x, hn6_y)
     t202 = C6*hn6_x
     t203 = S6*hn6_y
     nh6_x = t202 - t203
@@ -3313,6 +3420,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     hn4_x = nh5_x + t149 + t150 + t151 + t209
     hn4_y = nh5_y + t146 - t144
     hn4_z = nh5_z + t137 + t142 - t136 + 0.632524057252814*w4_z
+    hn4_x, hn4_y, hn4_z = _once(batch, dtype, hn4_x, hn4_y, hn4_z)
     t210 = C4*hn4_x
     t211 = S4*hn4_y
     nh4_x = t210 - t211
@@ -3351,6 +3459,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     nR2_4_z = S3*nR3_4_x - C3*Jd4_zz
     nR1_4_z = C2*nR3_4_z - S2*nR2_4_x
     fM4_5_z = t26 - t25
+    fM4_5_z, = _once(batch, dtype, fM4_5_z)
     nM4_5_x = t33 + 0.384*fM4_5_z
     t218 = 0.0825*fM4_5_z
     nM4_5_y = Jc5_zz + t218
@@ -3362,6 +3471,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     nM3_5_x = C4*nM4_5_x - S4*nM4_5_y
     nM3_5_y = -nM4_5_z - 0.0825*fM3_5_z
     nM3_5_z = -t218 + C4*nM4_5_y + S4*nM4_5_x
+    nR4_5_x, = _once(batch, dtype, nR4_5_x)
     nR3_5_x = C4*nR4_5_x - Jd5_zz*S4
     nR3_5_z = C4*Jd5_zz + S4*nR4_5_x
     fM2_5_x = C3*fM3_5_x + S3*fM4_5_z
@@ -3450,6 +3560,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     a3u_y = ap3u_y - t227
     ap4w_x = C4*t224 + S4*a3w_z
     ap4w_y = C4*a3w_z - S4*t224
+    a3w_y, t226 = _once(batch, dtype, a3w_y, t226)
     t228 = 0.0825*a3w_y
     ap4u_x = C4*t226 - S4*ap2u_y - S4*t228
     ap4u_y = -C4*ap2u_y - C4*t228 - S4*t226
@@ -3461,6 +3572,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t231 = ap4u_x + qd4*u4_y
     t232 = qd4*u4_x
     a4u_y = ap4u_y - t232
+    t229, a4w_y = _once(batch, dtype, t229, a4w_y)
     t233 = C5*t229
     t234 = S5*a4w_z
     ap5w_x = t233 - t234
@@ -3479,6 +3591,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     a5u_y = ap5u_y - t240
     ap6w_x = C6*t237 + S6*a5w_z
     ap6w_y = C6*a5w_z - S6*t237
+    t239, a5u_y = _once(batch, dtype, t239, a5u_y)
     ap6u_x = C6*t239 + S6*ap5u_z
     ap6u_y = C6*ap5u_z - S6*t239
     t241 = ap6w_x + qd6*w6_y
@@ -3488,6 +3601,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t243 = ap6u_x + qd6*u6_y
     t244 = qd6*u6_x
     a6u_y = ap6u_y - t244
+    t241, a6w_y, a6w_z, t243, a6u_y = _once(batch, dtype, t241, a6w_y, a6w_z, t243, a6u_y)
     ap7w_x = C7*t241 + S7*a6w_z
     ap7w_y = C7*a6w_z - S7*t241
     ap7u_x = C7*t243 - S7*a5u_y - a6w_y*t10
@@ -3550,10 +3664,12 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff5_x = fF6_x - 0.067870631425*a5w_z + 0.014653732538*t263 + 0.014653732538*t266 + t105*w5_y
     Ff5_y = -Ff6_z - 0.014653732538*a5w_z - 0.067870631425*t263 - 0.067870631425*t267 - t106*w5_x
     Ff5_z = fF6_z - 0.014653732538*t264 + 0.067870631425*t237 + 0.067870631425*t265 + 0.014653732538*a5w_y
+    Fn5_x, Fn5_y, Ff5_x = _once(batch, dtype, Fn5_x, Fn5_y, Ff5_x)
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = -C5*Ff5_y - Ff5_x*S5
     nF5_x = 0.384*fF5_z + C5*Fn5_x - Fn5_y*S5
     nF5_y = Fn5_z + 0.0825*fF5_z
+    fF5_x, = _once(batch, dtype, fF5_x)
     nF5_z = -0.384*fF5_x - 0.0825*Ff5_z - C5*Fn5_y - Fn5_x*S5
     t272 = w4_y*w4_y
     t273 = w4_y*w4_z
@@ -3568,6 +3684,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff4_z = fF5_z - 0.49008027465*t275 + 0.49008027465*a4w_y + 1.720683553603*t229 + 1.720683553603*t273
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_z = C4*Ff4_y + Ff4_x*S4
+    Fn4_x, Fn4_y = _once(batch, dtype, Fn4_x, Fn4_y)
     nF4_x = C4*Fn4_x - Fn4_y*S4
     nF4_y = -Fn4_z - 0.0825*fF4_z
     nF4_z = -0.0825*Ff4_z + C4*Fn4_y + Fn4_x*S4
@@ -3582,6 +3699,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff3_x = fF4_x - 0.028227094878*a3w_z - 0.684157959872*t279 - 0.684157959872*t280 + t158*w3_y
     Ff3_y = -Ff4_z - 0.028227094878*t280 - 0.028227094878*t281 + 0.684157959872*a3w_z + t159*w3_x
     fF3_z = C3*Ff3_y + Ff3_x*S3
+    Fn3_y, = _once(batch, dtype, Fn3_y)
     nF3_x = -0.316*fF3_z + C3*Fn3_x - Fn3_y*S3
     t282 = qd2*qd2
     t283 = w2_y*w2_y
@@ -3794,6 +3912,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     S5_7w_y = -S6*S7
     S5_7u_x = -C6*t10
     S5_7u_y = -C6*t11
+    Dq5w_z, Dq6w_x, Dq6w_y = _once(batch, dtype, Dq5w_z, Dq6w_x, Dq6w_y)
     dtau_dq = _assembled(batch, dtype, (7, 7), (0, -C2*Dq2w_y - Dq2w_x*S2, C2*Dq3w_z + Dq3u_x*S1_3u_x + Dq3u_y*S1_3u_y + Dq3w_x*S1_3w_x + Dq3w_y*S1_3w_y, Dq4u_x*S1_4u_x + Dq4u_y*S1_4u_y + Dq4u_z*S1_4u_z + Dq4w_x*S1_4w_x + Dq4w_y*S1_4w_y - Dq4w_z*S1_3w_y, Dq5u_x*S1_5u_x + Dq5u_y*S1_5u_y + Dq5u_z*S1_5u_z + Dq5w_x*S1_5w_x + Dq5w_y*S1_5w_y + Dq5w_z*S1_4w_y, Dq6u_x*S1_6u_x + Dq6u_y*S1_6u_y + Dq6w_x*S1_6w_x + Dq6w_y*S1_6w_y - Dq6u_z*S1_5u_y - Dq6w_z*S1_5w_y, Dq7u_x*S1_7u_x + Dq7u_y*S1_7u_y + Dq7u_z*S1_7u_z + Dq7w_x*S1_7w_x + Dq7w_y*S1_7w_y - Dq7w_z*S1_6w_y, 0, Dq2w_z, C3*Dq3w_y + Dq3u_x*t0 + Dq3w_x*S3 - Dq3u_y*t2, Dq4u_x*S2_4u_x + Dq4u_y*S2_4u_y + Dq4u_z*t2 + Dq4w_x*S2_4w_x + Dq4w_y*S2_4w_y - C3*Dq4w_z, Dq5u_x*S2_5u_x + Dq5u_y*S2_5u_y + Dq5u_z*S2_5u_z + Dq5w_x*S2_5w_x + Dq5w_y*S2_5w_y + Dq5w_z*S2_4w_y, Dq6u_x*S2_6u_x + Dq6u_y*S2_6u_y + Dq6w_x*S2_6w_x + Dq6w_y*S2_6w_y - Dq6u_z*S2_5u_y - Dq6w_z*S2_5w_y, Dq7u_x*S2_7u_x + Dq7u_y*S2_7u_y + Dq7u_z*S2_7u_z + Dq7w_x*S2_7w_x + Dq7w_y*S2_7w_y - Dq7w_z*S2_6w_y, 0, t285 + Jd3_zz*w2_x + ap2u_y*fM2_3_x + ap2w_y*nM2_3_x + nR2_3_x*w2_y - nM2_3_z*y2w_z, Dq3w_z, -0.0825*Dq4u_z + C4*Dq4w_y + Dq4w_x*S4, C4*Dq5w_z + Dq5u_x*S3_5u_x + Dq5u_y*S3_5u_y + Dq5w_x*S3_5w_x + Dq5w_y*S3_5w_y, Dq6u_x*S3_6u_x + Dq6u_y*S3_6u_y + Dq6w_x*S3_6w_x + Dq6w_y*S3_6w_y - Dq6u_z*S3_5u_y - Dq6w_z*S3_5w_y, Dq7u_x*S3_7u_x + Dq7u_y*S3_7u_y + Dq7u_z*S3_7u_z + Dq7w_x*S3_7w_x + Dq7w_y*S3_7w_y - Dq7w_z*S3_6w_y, 0, ap2u_x*c4r_x + ap2u_y*fM2_4_x + ap2w_x*c4JR_zz + ap2w_y*nM2_4_x + nR2_4_x*w2_y + nR3_4_z*w2_x - nM2_4_z*y2w_z, Jd4_zz*w3_x + nR3_4_x*w3_y - c4JR_zx*y3w_x - c4JR_zz*y3w_z - c4r_x*y3u_z - fM3_4_x*y3u_x - nM3_4_y*y3w_y, Dq4w_z, -0.0825*Dq5u_z + Dq5u_y*t330 - C5*Dq5w_y - Dq5u_x*t329 - Dq5w_x*S5, C5*Dq6w_z + Dq6u_x*S4_6u_x + Dq6u_y*S4_6u_y + Dq6w_x*S4_6w_x + Dq6w_y*S4_6w_y - Dq6u_z*t330, Dq7u_x*S4_7u_x + Dq7u_y*S4_7u_y + Dq7u_z*S4_7u_z + Dq7w_x*S4_7w_x + Dq7w_y*S4_7w_y - Dq7w_z*S4_6w_y, 0, ap2u_x*fM3_5_z + ap2u_y*fM2_5_x + ap2w_x*nM3_5_z + ap2w_y*nM2_5_x + nR2_5_x*w2_y + nR3_5_z*w2_x - nM2_5_z*y2w_z, fM4_5_z*y3u_y + nR3_5_x*w3_y + nR4_5_z*w3_x - fM3_5_x*y3u_x - fM3_5_z*y3u_z - nM3_5_x*y3w_x - nM3_5_y*y3w_y - nM3_5_z*y3w_z, t296 + nR4_5_x*w4_y - Jd5_zz*w4_x - fM4_5_z*y4u_z - nM4_5_x*y4w_x - nM4_5_y*y4w_y - nM4_5_z*y4w_z, Dq5w_z, C6*Dq6w_y + Dq6w_x*S6, Dq7u_x*S5_7u_x + Dq7u_y*S5_7u_y + Dq7w_x*S5_7w_x + Dq7w_y*S5_7w_y - C6*Dq7w_z, 0, ap2u_x*fM3_6_z + ap2u_y*fM2_6_x + ap2w_x*nM3_6_z + ap2w_y*nM2_6_x + nR2_6_x*w2_y + nR3_6_z*w2_x - nM2_6_z*y2w_z, fM4_6_z*y3u_y + nR3_6_x*w3_y + nR4_6_z*w3_x - fM3_6_x*y3u_x - fM3_6_z*y3u_z - nM3_6_x*y3w_x - nM3_6_y*y3w_y - nM3_6_z*y3w_z, nR4_6_x*w4_y - c6r_x*y4u_y - fM4_6_x*y4u_x - fM4_6_z*y4u_z - nM4_6_x*y4w_x - nM4_6_y*y4w_y - nM4_6_z*y4w_z - nR5_6_z*w4_x, t305 + Jd6_zz*w5_x + nR5_6_x*w5_y - c6JR_zx*y5w_x - c6JR_zz*y5w_z - c6r_x*y5u_z - fM5_6_x*y5u_x, Dq6w_z, -0.088*Dq7u_z + C7*Dq7w_y + Dq7w_x*S7, 0, ap2u_x*fM3_7_z + ap2u_y*fM2_7_x + ap2w_x*nM3_7_z + ap2w_y*nM2_7_x + nR2_7_x*w2_y + nR3_7_z*w2_x - nM2_7_z*y2w_z, fM4_7_z*y3u_y + nR3_7_x*w3_y + nR4_7_z*w3_x - fM3_7_x*y3u_x - fM3_7_z*y3u_z - nM3_7_x*y3w_x - nM3_7_y*y3w_y - nM3_7_z*y3w_z, nR4_7_x*w4_y - fM4_7_x*y4u_x - fM4_7_z*y4u_z - fM5_7_z*y4u_y - nM4_7_x*y4w_x - nM4_7_y*y4w_y - nM4_7_z*y4w_z - nR5_7_z*w4_x, c7JR_zz*y5w_y + c7r_x*y5u_y + nR5_7_x*w5_y + nR6_7_z*w5_x - fM5_7_x*y5u_x - fM5_7_z*y5u_z - nM5_7_x*y5w_x - nM5_7_z*y5w_z, Jd7_zz*w6_x + nR6_7_x*w6_y - c7JR_zx*y6w_x - c7JR_zz*y6w_z - c7r_x*y6u_z - fM6_7_x*y6u_x - nM6_7_y*y6w_y, Dq7w_z,))
     dtau_dqd = _assembled(batch, dtype, (7, 7), (Jd1_zz, -C2*Dqd2w_y - Dqd2w_x*S2, C2*Dqd3w_z + Dqd3u_x*S1_3u_x + Dqd3u_y*S1_3u_y + Dqd3w_x*S1_3w_x + Dqd3w_y*S1_3w_y, Dqd4u_x*S1_4u_x + Dqd4u_y*S1_4u_y + Dqd4u_z*S1_4u_z + Dqd4w_x*S1_4w_x + Dqd4w_y*S1_4w_y - Dqd4w_z*S1_3w_y, Dqd5u_x*S1_5u_x + Dqd5u_y*S1_5u_y + Dqd5u_z*S1_5u_z + Dqd5w_x*S1_5w_x + Dqd5w_y*S1_5w_y + Dqd5w_z*S1_4w_y, Dqd6u_x*S1_6u_x + Dqd6u_y*S1_6u_y + Dqd6w_x*S1_6w_x + Dqd6w_y*S1_6w_y - Dqd6u_z*S1_5u_y - Dqd6w_z*S1_5w_y, Dqd7u_z*S1_7u_z + Dqd7w_x*S1_7w_x + Dqd7w_y*S1_7w_y + S1_7u_y*t320 - Dqd7w_z*S1_6w_y - S1_7u_x*t319, nR1_2_z, Dqd2w_z, C3*Dqd3w_y + Dqd3u_x*t0 + Dqd3w_x*S3 - Dqd3u_y*t2, Dqd4u_x*S2_4u_x + Dqd4u_y*S2_4u_y + Dqd4u_z*t2 + Dqd4w_x*S2_4w_x + Dqd4w_y*S2_4w_y - C3*Dqd4w_z, Dqd5u_x*S2_5u_x + Dqd5u_y*S2_5u_y + Dqd5u_z*S2_5u_z + Dqd5w_x*S2_5w_x + Dqd5w_y*S2_5w_y + Dqd5w_z*S2_4w_y, Dqd6u_x*S2_6u_x + Dqd6u_y*S2_6u_y + Dqd6w_x*S2_6w_x + Dqd6w_y*S2_6w_y - Dqd6u_z*S2_5u_y - Dqd6w_z*S2_5w_y, Dqd7u_z*S2_7u_z + Dqd7w_x*S2_7w_x + Dqd7w_y*S2_7w_y + S2_7u_y*t320 - Dqd7w_z*S2_6w_y - S2_7u_x*t319, nR1_3_z, nR2_3_z + t288 + nM2_3_x*t286, Dqd3w_z, -0.0825*Dqd4u_z + C4*Dqd4w_y + Dqd4w_x*S4, C4*Dqd5w_z + Dqd5u_x*S3_5u_x + Dqd5u_y*S3_5u_y + Dqd5w_x*S3_5w_x + Dqd5w_y*S3_5w_y, Dqd6u_x*S3_6u_x + Dqd6u_y*S3_6u_y + Dqd6w_x*S3_6w_x + Dqd6w_y*S3_6w_y - Dqd6u_z*S3_5u_y - Dqd6w_z*S3_5w_y, Dqd7u_z*S3_7u_z + Dqd7w_x*S3_7w_x + Dqd7w_y*S3_7w_y + S3_7u_y*t320 - Dqd7w_z*S3_6w_y - S3_7u_x*t319, nR1_4_z, nR2_4_z + c4JR_zz*t287 + nM2_4_x*t286, nR3_4_z + c4JR_zx*t290 + fM3_4_x*t293 - nM3_4_y*t289, Dqd4w_z, -0.0825*Dqd5u_z + Dqd5u_y*t330 - C5*Dqd5w_y - Dqd5u_x*t329 - Dqd5w_x*S5, C5*Dqd6w_z + Dqd6u_x*S4_6u_x + Dqd6u_y*S4_6u_y + Dqd6w_x*S4_6w_x + Dqd6w_y*S4_6w_y - Dqd6u_z*t330, Dqd7u_z*S4_7u_z + Dqd7w_x*S4_7w_x + Dqd7w_y*S4_7w_y + S4_7u_y*t320 - Dqd7w_z*S4_6w_y - S4_7u_x*t319, nR1_5_z, nR2_5_z + nM2_5_x*t286 + nM3_5_z*t287, nR3_5_z + fM3_5_x*t293 + fM4_5_z*t292 + nM3_5_x*t290 - nM3_5_y*t289, nR4_5_z + t302 + nM4_5_x*t298 - nM4_5_y*t297, Dqd5w_z, C6*Dqd6w_y + Dqd6w_x*S6, Dqd7w_x*S5_7w_x + Dqd7w_y*S5_7w_y + S5_7u_y*t320 - C6*Dqd7w_z - S5_7u_x*t319, nR1_6_z, nR2_6_z + nM2_6_x*t286 + nM3_6_z*t287, nR3_6_z + fM3_6_x*t293 + fM4_6_z*t292 + nM3_6_x*t290 - nM3_6_y*t289, nR4_6_z + fM4_6_x*t295 + nM4_6_x*t298 - c6r_x*t294 - nM4_6_y*t297, nR5_6_z + t309 + c6JR_zx*t304 + fM5_6_x*t311, Dqd6w_z, -0.088*Dqd7u_z + C7*Dqd7w_y + Dqd7w_x*S7, nR1_7_z, nR2_7_z + nM2_7_x*t286 + nM3_7_z*t287, nR3_7_z + fM3_7_x*t293 + fM4_7_z*t292 + nM3_7_x*t290 - nM3_7_y*t289, nR4_7_z + fM4_7_x*t295 + nM4_7_x*t298 - fM5_7_z*t294 - nM4_7_y*t297, nR5_7_z + c7JR_zz*t306 + c7r_x*t303 + fM5_7_x*t311 + nM5_7_x*t304, nR6_7_z + c7JR_zx*t313 - nM6_7_y*t312 + 2*fM6_7_x*u6_y, Dqd7w_z,))
     return dtau_dq, dtau_dqd
@@ -3843,6 +3962,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
     t0 = 0.007735484874*S7
     t1 = 0.003127439544*C7
@@ -3855,6 +3975,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t5 = 0.000548359106408232*S7
     c7JR_zx = t5 - t4
     c7JR_zz = -0.001672482661783778*S7 - 0.000548359106408232*C7
+    c7r_x, c7JR_zz = _once(batch, dtype, c7r_x, c7JR_zz)
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx - S7*t3
     Jc6_xy = 0.005511034382675315 + t4 - t5
@@ -3875,6 +3996,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     c6JR_yz = t9 + C6*Jc6_yy
     t11 = C6*Jc6_xz
     t12 = Jc6_yz*S6
+    c6r_x, c6r_z, t11 = _once(batch, dtype, c6r_x, c6r_z, t11)
     c6JR_zx = t11 - t12
     c6JR_zz = C6*Jc6_yz + Jc6_xz*S6
     MSc5_x = -0.014653732538 + c6r_x
@@ -3882,6 +4004,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc5_xx = 0.024230847133882086 + C6*c6JR_xx - S6*c6JR_yx
     Jc5_xy = -0.00151524447332703 + t12 - t11
     Jc5_xz = -0.004600245517563106 + C6*c6JR_xz - S6*c6JR_yz
+    c6JR_zz, MSc5_y, Jc5_xz = _once(batch, dtype, c6JR_zz, MSc5_y, Jc5_xz)
     Jc5_yz = 0.00216405205209813 - c6JR_zz
     Jc5_zz = 0.027133159263935513 + C6*c6JR_yz + S6*c6JR_xz
     t13 = C5*MSc5_x
@@ -3903,6 +4026,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc4_xx = 0.540829284939183 + t20 + C5*c5JR_xx - S5*c5JR_yx
     t21 = C5*Jc5_xz - Jc5_yz*S5
     Jc4_xy = 0.13876407268546084 + t21 - 0.384*c5r_x + 0.0825*c6r_z
+    Jc5_zz, c5r_z, MSc4_x, Jc4_xx = _once(batch, dtype, Jc5_zz, c5r_z, MSc4_x, Jc4_xx)
     t22 = 0.0825*c5r_z
     Jc4_xz = 0.0039053550262761 + t22 + C5*c5JR_xz - S5*c5JR_yz
     t23 = -0.165*c5r_x
@@ -3931,6 +4055,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc3_xz = -0.005487648106562256 - 0.0825*c4r_z + C4*c4JR_xz - S4*c4JR_yz
     t31 = 0.165*c4r_x
     Jc3_yy = Jc4_zz + t31
+    c4JR_zx, c4JR_zz, Jc3_xx, Jc3_xy, Jc3_xz, Jc3_yy = _once(batch, dtype, c4JR_zx, c4JR_zz, Jc3_xx, Jc3_xy, Jc3_xz, Jc3_yy)
     Jc3_yz = -0.004377257121839584 - c4JR_zz
     Jc3_zz = 0.12445520614822143 + t31 + C4*c4JR_yz + S4*c4JR_xz
     c3r_x = C3*MSc3_x - MSc3_y*S3
@@ -3956,6 +4081,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc2_yz = 0.0007689361029464 - t36 + 0.316*c3r_z
     Jc2_zz = 1.0357790547533403 + t37 + C3*c3JR_yz + S3*c3JR_xz
     c2JR_xz = -C2*Jc2_xy - Jc2_xx*S2
+    Jc3_zz, = _once(batch, dtype, Jc3_zz)
     t41 = C2*Jc3_zz
     c2JR_yz = -t41 - Jc2_xy*S2
     c2JR_zz = -C2*Jc2_yz - Jc2_xz*S2
@@ -3966,6 +4092,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nM1_3_z = t41 - S2*nM2_3_x
     fM3_4_x = -t25 - t26
     nM3_4_y = -Jc4_zz - 0.0825*c4r_x
+    fM3_4_x, nM3_4_y = _once(batch, dtype, fM3_4_x, nM3_4_y)
     fM2_4_x = C3*fM3_4_x
     fM2_4_z = S3*fM3_4_x
     nM2_4_x = -0.316*fM2_4_z + C3*c4JR_zx - S3*nM3_4_y
@@ -3983,10 +4110,12 @@ def forward_dynamics_derivatives(q, qd, tau):
     nM3_5_z = -t42 + C4*nM4_5_y + S4*nM4_5_x
     fM2_5_x = C3*fM3_5_x + S3*fM4_5_z
     fM2_5_z = S3*fM3_5_x - C3*fM4_5_z
+    nM3_5_x, nM3_5_z = _once(batch, dtype, nM3_5_x, nM3_5_z)
     nM2_5_x = -0.316*fM2_5_z + C3*nM3_5_x - S3*nM3_5_y
     nM2_5_z = 0.316*fM2_5_x + C3*nM3_5_y + S3*nM3_5_x
     nM1_5_z = C2*nM3_5_z - S2*nM2_5_x
     fM5_6_x = t8 - t7
+    fM5_6_x, = _once(batch, dtype, fM5_6_x)
     fM4_6_x = C5*fM5_6_x
     fM4_6_z = -S5*fM5_6_x
     nM4_6_x = t17 + 0.384*fM4_6_z + C5*c6JR_zx
@@ -3995,11 +4124,13 @@ def forward_dynamics_derivatives(q, qd, tau):
     nM4_6_z = t18 - 0.384*fM4_6_x - 0.0825*c6r_x - S5*c6JR_zx
     fM3_6_x = C4*fM4_6_x - S4*c6r_x
     fM3_6_z = C4*c6r_x + S4*fM4_6_x
+    nM4_6_x, = _once(batch, dtype, nM4_6_x)
     nM3_6_x = C4*nM4_6_x - S4*nM4_6_y
     nM3_6_y = -nM4_6_z - 0.0825*fM3_6_z
     nM3_6_z = -t43 + C4*nM4_6_y + S4*nM4_6_x
     fM2_6_x = C3*fM3_6_x + S3*fM4_6_z
     fM2_6_z = S3*fM3_6_x - C3*fM4_6_z
+    nM3_6_y, = _once(batch, dtype, nM3_6_y)
     nM2_6_x = -0.316*fM2_6_z + C3*nM3_6_x - S3*nM3_6_y
     nM2_6_z = 0.316*fM2_6_x + C3*nM3_6_y + S3*nM3_6_x
     nM1_6_z = C2*nM3_6_z - S2*nM2_6_x
@@ -4013,23 +4144,27 @@ def forward_dynamics_derivatives(q, qd, tau):
     fM4_7_z = C5*c7r_x - S5*fM5_7_x
     nM4_7_x = 0.384*fM4_7_z + C5*nM5_7_x + S5*c7JR_zz
     t44 = 0.0825*fM4_7_z
+    nM5_7_z, = _once(batch, dtype, nM5_7_z)
     nM4_7_y = nM5_7_z + t44
     nM4_7_z = -0.384*fM4_7_x - 0.0825*fM5_7_z + C5*c7JR_zz - S5*nM5_7_x
     fM3_7_x = C4*fM4_7_x - S4*fM5_7_z
     fM3_7_z = C4*fM5_7_z + S4*fM4_7_x
     nM3_7_x = C4*nM4_7_x - S4*nM4_7_y
+    nM4_7_z, = _once(batch, dtype, nM4_7_z)
     nM3_7_y = -nM4_7_z - 0.0825*fM3_7_z
     nM3_7_z = -t44 + C4*nM4_7_y + S4*nM4_7_x
     fM2_7_x = C3*fM3_7_x + S3*fM4_7_z
     fM2_7_z = S3*fM3_7_x - C3*fM4_7_z
     nM2_7_x = -0.316*fM2_7_z + C3*nM3_7_x - S3*nM3_7_y
     nM2_7_z = 0.316*fM2_7_x + C3*nM3_7_y + S3*nM3_7_x
+    nM3_7_z, nM2_7_z = _once(batch, dtype, nM3_7_z, nM2_7_z)
     nM1_7_z = C2*nM3_7_z - S2*nM2_7_x
     L7_6 = 203.68042513969144*c7JR_zz
     L7_5 = 203.68042513969144*nM5_7_z
     L7_4 = 203.68042513969144*nM4_7_z
     L7_3 = 203.68042513969144*nM3_7_z
     L7_2 = 203.68042513969144*nM2_7_z
+    nM1_7_z, = _once(batch, dtype, nM1_7_z)
     L7_1 = 203.68042513969144*nM1_7_z
     H6_5 = c6JR_zz - L7_6*nM5_7_z
     H6_4 = nM4_6_z - L7_6*nM4_7_z
@@ -4038,26 +4173,31 @@ def forward_dynamics_derivatives(q, qd, tau):
     H6_1 = nM1_6_z - L7_6*nM1_7_z
     D6 = Jc6_zz - L7_6*c7JR_zz
     iD6 = 1.0/D6
+    H6_3, H6_2, H6_1, iD6 = _once(batch, dtype, H6_3, H6_2, H6_1, iD6)
     L6_5 = H6_5*iD6
     L6_4 = H6_4*iD6
     L6_3 = H6_3*iD6
     L6_2 = H6_2*iD6
     L6_1 = H6_1*iD6
+    L6_5, L6_4 = _once(batch, dtype, L6_5, L6_4)
     H5_4 = nM4_5_z - H6_4*L6_5 - L7_5*nM4_7_z
     H5_3 = nM3_5_z - H6_3*L6_5 - L7_5*nM3_7_z
     H5_2 = nM2_5_z - H6_2*L6_5 - L7_5*nM2_7_z
     H5_1 = nM1_5_z - H6_1*L6_5 - L7_5*nM1_7_z
     D5 = Jc5_zz - H6_5*L6_5 - L7_5*nM5_7_z
     iD5 = 1.0/D5
+    H5_2, H5_1, iD5 = _once(batch, dtype, H5_2, H5_1, iD5)
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
+    L5_4, = _once(batch, dtype, L5_4)
     H4_3 = c4JR_zz - H5_3*L5_4 - H6_3*L6_4 - L7_4*nM3_7_z
     H4_2 = nM2_4_z - H5_2*L5_4 - H6_2*L6_4 - L7_4*nM2_7_z
     H4_1 = nM1_4_z - H5_1*L5_4 - H6_1*L6_4 - L7_4*nM1_7_z
     D4 = Jc4_zz - H5_4*L5_4 - H6_4*L6_4 - L7_4*nM4_7_z
     iD4 = 1.0/D4
+    H4_3, iD4 = _once(batch, dtype, H4_3, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
@@ -4065,11 +4205,13 @@ def forward_dynamics_derivatives(q, qd, tau):
     H3_1 = nM1_3_z - H4_1*L4_3 - H5_1*L5_3 - H6_1*L6_3 - L7_3*nM1_7_z
     D3 = Jc3_zz - H4_3*L4_3 - H5_3*L5_3 - H6_3*L6_3 - L7_3*nM3_7_z
     iD3 = 1.0/D3
+    H3_2, iD3 = _once(batch, dtype, H3_2, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = c2JR_zz - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - H6_1*L6_2 - L7_2*nM1_7_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - H6_2*L6_2 - L7_2*nM2_7_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - H6_1*L6_1 - L7_1*nM1_7_z
     iD1 = 1.0/D1
@@ -4095,6 +4237,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t56 = C3*qd2
     w3_y = t56 - S3*w2_x
     w3_z = qd3 - w2_y
+    iD1, w3_x, w3_y, w3_z = _once(batch, dtype, iD1, w3_x, w3_y, w3_z)
     t57 = qd3*w3_y
     dw3_x = t57 + C3*t45
     t58 = qd3*w3_x
@@ -4122,6 +4265,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y, w4_z = _once(batch, dtype, w4_x, w4_y, w4_z)
     t70 = qd4*w4_y
     dw4_x = t70 + C4*dw3_x + S4*t46
     t71 = qd4*w4_x
@@ -4149,6 +4293,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     t83 = qd5*w5_y
     dw5_x = t83 + C5*dw4_x + S5*dw3_y
     t84 = qd5*w5_x
@@ -4163,6 +4308,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t91 = w5_z*w5_z
     U5_xx = -t89 - t91
     U5_xy = t87 - dw4_y
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + t88
     U5_yx = dw4_y + t87
     U5_yy = -t86 - t91
@@ -4173,6 +4319,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     t96 = qd6*w6_y
     dw6_x = t96 + C6*dw5_x + S6*dw4_y
     t97 = qd6*w6_x
@@ -4187,6 +4334,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t104 = w6_z*w6_z
     U6_xx = -t102 - t104
     U6_xy = dw5_y + t100
+    dw6_x, dw6_y = _once(batch, dtype, dw6_x, dw6_y)
     U6_xz = dw6_y + t101
     U6_yx = t100 - dw5_y
     U6_yy = -t104 - t99
@@ -4200,6 +4348,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w7_x = C7*w6_x + S7*w6_z
     w7_y = C7*w6_z - S7*w6_x
     w7_z = qd7 - w6_y
+    w7_x, w7_y, w7_z = _once(batch, dtype, w7_x, w7_y, w7_z)
     t109 = qd7*w7_y
     dw7_x = t109 + C7*dw6_x - S7*dw5_y
     t110 = qd7*w7_x
@@ -4245,6 +4394,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f6_y = F6_y - F7_z
     f6_z = F6_z + fr6_z
     n6_x = N6_x + C7*N7_x - N7_y*S7
+    N7_z, = _once(batch, dtype, N7_z)
     n6_y = N6_y - N7_z - 0.088*fr6_z
     n6_z = N6_z - 0.088*F7_z + C7*N7_y + N7_x*S7
     F5_x = -0.014653732538*U5_xx + 0.067870631425*U5_xy
@@ -4262,6 +4412,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f5_y = F5_y - f6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x + C6*n6_x - S6*n6_y
+    n6_z, f5_x, f5_y = _once(batch, dtype, n6_z, f5_x, f5_y)
     n5_y = N5_y - n6_z
     n5_z = N5_z + C6*n6_y + S6*n6_x
     F4_x = -0.49008027465*U4_xx + 1.720683553603*U4_xy
@@ -4279,6 +4430,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + 0.384*fr4_z + C5*n5_x - S5*n5_y
+    n5_z, n4_x = _once(batch, dtype, n5_z, n4_x)
     n4_y = N4_y + n5_z + 0.0825*fr4_z
     n4_z = N4_z - 0.384*fr4_x - 0.0825*f5_z - C5*n5_y - S5*n5_x
     F3_x = 0.684157959872*U3_xx + 0.028227094878*U3_xy
@@ -4294,6 +4446,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     n3_x = N3_x + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y - n4_z - 0.0825*fr3_z
     n3_z = N3_z - 0.0825*f4_z + C4*n4_y + S4*n4_x
     V2_x = U2_yy - U2_zz
@@ -4320,28 +4473,38 @@ def forward_dynamics_derivatives(q, qd, tau):
     y4 = r4 - L5_4*y5 - L6_4*y6 - L7_4*r7
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*y6 - L7_3*r7
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*y6 - L7_2*r7
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*y6 - L7_1*r7
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
+    qdd2_out, = _once(batch, dtype, qdd2_out)
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
+    qdd5_out, = _once(batch, dtype, qdd5_out)
     qdd6_out = iD6*y6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
+    qdd6_out, = _once(batch, dtype, qdd6_out)
     qdd7_out = 203.68042513969144*r7 - L7_1*qdd1_out - L7_2*qdd2_out - L7_3*qdd3_out - L7_4*qdd4_out - L7_5*qdd5_out - L7_6*qdd6_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
+    W3_1, W4_2 = _once(batch, dtype, W3_1, W4_2)
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_3 = -L5_3 + L4_3*L5_4
     W5_2 = -L5_2 + L3_2*L5_3 - L5_4*W4_2
+    W4_1, W5_3, W5_2 = _once(batch, dtype, W4_1, W5_3, W5_2)
     W5_1 = -L5_1 + L2_1*L5_2 - L5_3*W3_1 - L5_4*W4_1
     W6_4 = -L6_4 + L5_4*L6_5
     W6_3 = -L6_3 + L4_3*L6_4 - L6_5*W5_3
     W6_2 = -L6_2 + L3_2*L6_3 - L6_4*W4_2 - L6_5*W5_2
+    W5_1, W6_3, W6_2 = _once(batch, dtype, W5_1, W6_3, W6_2)
     W6_1 = -L6_1 + L2_1*L6_2 - L6_3*W3_1 - L6_4*W4_1 - L6_5*W5_1
     W7_5 = -L7_5 + L6_5*L7_6
     W7_4 = -L7_4 + L5_4*L7_5 - L7_6*W6_4
     W7_3 = -L7_3 + L4_3*L7_4 - L7_5*W5_3 - L7_6*W6_3
     W7_2 = -L7_2 + L3_2*L7_3 - L7_4*W4_2 - L7_5*W5_2 - L7_6*W6_2
+    W6_1, W7_4, W7_3, W7_2 = _once(batch, dtype, W6_1, W7_4, W7_3, W7_2)
     W7_1 = -L7_1 + L2_1*L7_2 - L7_3*W3_1 - L7_4*W4_1 - L7_5*W5_1 - L7_6*W6_1
     U2_1 = -L2_1*iD1
     t125 = -L3_2*iD2
@@ -4363,6 +4526,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t137 = W7_4*iD4
     t138 = W7_3*iD3
     t139 = W7_2*iD2
+    W7_1, = _once(batch, dtype, W7_1)
     U7_1 = W7_1*iD1
     Minv2_2 = iD2 - L2_1*U2_1
     Minv2_3 = t125 + U2_1*W3_1
@@ -4390,6 +4554,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t141 = 0.316*C3
     u3_y = -qd2*t140 - t141*w2_x
     t142 = 0.0825*w3_y
+    Minv5_6, Minv5_7, Minv6_7, u3_x, u3_y = _once(batch, dtype, Minv5_6, Minv5_7, Minv6_7, u3_x, u3_y)
     u4_x = C4*u3_x - S4*t142
     u4_y = -C4*t142 - S4*u3_x
     u4_z = -u3_y - 0.0825*w3_z
@@ -4400,9 +4565,11 @@ def forward_dynamics_derivatives(q, qd, tau):
     t146 = 0.0825*C5
     u5_y = t145*w4_z - C5*u4_z - S5*u4_x - t143*w4_x - t146*w4_y
     u5_z = u4_y - 0.0825*w4_z
+    u5_x, u5_y = _once(batch, dtype, u5_x, u5_y)
     u6_x = C6*u5_x + S6*u5_z
     u6_y = C6*u5_z - S6*u5_x
     t147 = 0.088*w6_y
+    u6_x, u6_y = _once(batch, dtype, u6_x, u6_y)
     u7_x = C7*u6_x - S7*t147 - S7*u5_y
     u7_y = -C7*t147 - C7*u5_y - S7*u6_x
     u7_z = -u6_y - 0.088*w6_z
@@ -4413,6 +4580,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     MSd7_z = -t150 - t151
     t152 = 0.000790217436631504*w7_z
     t153 = 0.003344965323567556*w7_y
+    u7_x, u7_y = _once(batch, dtype, u7_x, u7_y)
     t155 = 0.006254879088*u7_y
     Jd7_xx = t152 - t153 - t155
     t157 = 0.001672482661783778*w7_x
@@ -4442,6 +4610,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     d7JR_xz = t172 + Jd7_xx*S7
     d7JR_yx = t172 - Jd7_yy*S7
     d7JR_yz = t171 + C7*Jd7_yy
+    Jd7_xz, Jd7_yz = _once(batch, dtype, Jd7_xz, Jd7_yz)
     t173 = C7*Jd7_yz + Jd7_xz*S7
     t174 = 0.068832705569*w6_z
     MSd6_x = d7r_x + t174
@@ -4482,6 +4651,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     d6JR_xz = t199 + Jd6_xx*S6
     d6JR_yx = t199 - Jd6_yy*S6
     d6JR_yz = t198 + C6*Jd6_yy
+    Jd6_xz, Jd6_yz, Jd6_zz = _once(batch, dtype, Jd6_xz, Jd6_yz, Jd6_zz)
     t200 = C6*Jd6_yz + Jd6_xz*S6
     MSd5_x = d6r_x - 0.067870631425*w5_z
     MSd5_y = -MSd6_z - 0.014653732538*w5_z
@@ -4511,6 +4681,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t220 = 0.067870631425*u5_z
     Jd5_yz = t219 - t200 - t217 - t220 - 0.027133159263935513*w5_x
     Jd5_zz = t204 + t205 + t215 + t216 + C6*d6JR_yz + S6*d6JR_xz
+    MSd5_x, MSd5_y, MSd5_z, Jd5_xx, Jd5_xz, Jd5_yz, Jd5_zz = _once(batch, dtype, MSd5_x, MSd5_y, MSd5_z, Jd5_xx, Jd5_xz, Jd5_yz, Jd5_zz)
     d5r_x = C5*MSd5_x - MSd5_y*S5
     d5r_z = -C5*MSd5_y - MSd5_x*S5
     t221 = -Jd5_xy*S5
@@ -4553,6 +4724,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t247 = 0.384*d5r_z
     Jd4_yz = t223 + t244 - t245 - t246 - t247 - 0.632524057252814*w4_x
     Jd4_zz = t230 + t243 - t229 - t242 - C5*d5JR_yz - S5*d5JR_xz
+    MSd4_x, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, MSd4_x, Jd4_xz, Jd4_yz, Jd4_zz)
     d4r_x = C4*MSd4_x - MSd4_y*S4
     d4r_z = C4*MSd4_y + MSd4_x*S4
     t248 = Jd4_xy*S4
@@ -4594,6 +4766,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jd3_zz = t256 + t257 + t269 - t268 + C4*d4JR_yz + S4*d4JR_xz
     d3r_x = C3*MSd3_x - MSd3_y*S3
     d3r_z = C3*MSd3_y + MSd3_x*S3
+    Jd3_xx, Jd3_xy, Jd3_xz, Jd3_zz = _once(batch, dtype, Jd3_xx, Jd3_xy, Jd3_xz, Jd3_zz)
     t272 = Jd3_xy*S3
     d3JR_xx = -t272 + C3*Jd3_xx
     t273 = C3*Jd3_xy
@@ -4628,6 +4801,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn7_x = t168 + t290 - t169 - t170
     hn7_y = t165 - t162
     hn7_z = t158 + t161 - t157 + 0.004909651967360946*w7_z
+    Jd1_zz, hn7_x, hn7_y = _once(batch, dtype, Jd1_zz, hn7_x, hn7_y)
     t291 = C7*hn7_x
     t292 = S7*hn7_y
     nh7_x = t291 - t292
@@ -4639,6 +4813,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn6_y = nh7_y + t190 + t191
     t295 = 0.030389507210667306*w6_z
     hn6_z = nh7_z + t183 + t188 + t295 - t182
+    hn6_x, hn6_y = _once(batch, dtype, hn6_x, hn6_y)
     t296 = C6*hn6_x
     t297 = S6*hn6_y
     nh6_x = t296 - t297
@@ -4647,6 +4822,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn5_x = nh6_x + t220 + t299 - t217 - t219
     hn5_y = t213 + t214 - hn6_z
     hn5_z = t212 + t298 - t206 - t207 + 0.027133159263935513*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t300 = C5*hn5_x - S5*hn5_y
     nh5_x = t247 + t300
     nh5_y = hn5_z + t239
@@ -4656,6 +4832,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn4_x = nh5_x + t244 + t245 + t246 + 0.540829284939183*w4_x
     hn4_y = nh5_y + t241 - t240
     hn4_z = nh5_z + t233 + t238 - t232 + 0.632524057252814*w4_z
+    hn4_x, hn4_y = _once(batch, dtype, hn4_x, hn4_y)
     t303 = C4*hn4_x
     t304 = S4*hn4_y
     nh4_x = t303 - t304
@@ -4667,6 +4844,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn3_y = nh4_y + t266 - t265
     t307 = 0.12445520614822143*w3_z
     hn3_z = nh4_z + t261 + t264 + t307 - t259
+    hn3_x, hn3_y = _once(batch, dtype, hn3_x, hn3_y)
     t308 = C3*hn3_x
     t309 = S3*hn3_y
     nh3_x = t308 - t288 - t309
@@ -4716,6 +4894,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     ap2w_y = -C2*qdd1_out
     a2w_x = ap2w_x + t45
     a2w_y = ap2w_y - t46
+    nR1_2_z, nR1_7_z, a2w_x = _once(batch, dtype, nR1_2_z, nR1_7_z, a2w_x)
     t312 = C3*a2w_x
     ap3w_x = t312 + S3*qdd2_out
     ap3w_y = C3*qdd2_out - S3*a2w_x
@@ -4739,6 +4918,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t318 = ap4u_x + qd4*u4_y
     t319 = qd4*u4_x
     a4u_y = ap4u_y - t319
+    t317, a4w_y, a4w_z, t318 = _once(batch, dtype, t317, a4w_y, a4w_z, t318)
     t320 = C5*t317
     t321 = S5*a4w_z
     ap5w_x = t320 - t321
@@ -4754,6 +4934,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t325 = ap5u_x + qd5*u5_y
     t326 = qd5*u5_x
     a5u_y = ap5u_y - t326
+    t324, a5w_y, t325 = _once(batch, dtype, t324, a5w_y, t325)
     ap6w_x = C6*t324 + S6*a5w_z
     ap6w_y = C6*a5w_z - S6*t324
     ap6u_x = C6*t325 + S6*ap5u_z
@@ -4764,6 +4945,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t328 = ap6u_x + qd6*u6_y
     t329 = qd6*u6_x
     a6u_y = ap6u_y - t329
+    t327, = _once(batch, dtype, t327)
     ap7w_x = C7*t327 + S7*a6w_z
     ap7w_y = C7*a6w_z - S7*t327
     t330 = 0.088*a6w_y
@@ -4776,6 +4958,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t332 = ap7u_x + qd7*u7_y
     t333 = qd7*u7_x
     a7u_y = ap7u_y - t333
+    a7w_z, = _once(batch, dtype, a7w_z)
     Fn7_x = -0.001672482661783778*a7w_z - 0.001672482661783778*t113 - 0.000548359106408232*t115 - 0.000395108718315752*a7w_y - 0.003127439544*ap7u_z + 0.000548359106408232*t117 + 0.00242094377852123*t331 + 0.004909651967360946*t116 + t160*w7_y + t163*w7_z - t150*u7_y
     Fn7_y = -0.001672482661783778*t117 - 0.002488708188839716*t114 - 0.000548359106408232*a7w_z - 0.000395108718315752*t331 - 0.007735484874*ap7u_z + 0.001672482661783778*t112 + t151*u7_x + t159*w7_x - t158*w7_x - t169*w7_z
     Fn7_z = -0.001672482661783778*t331 - 0.000548359106408232*a7w_y - 0.000395108718315752*t112 + 0.003127439544*t332 + 0.007735484874*a7u_y + 0.000395108718315752*t115 + 0.001672482661783778*t116 + 0.004909651967360946*a7w_z + t149*u7_x + t170*w7_y - t148*u7_y - t162*w7_x - t164*w7_x - t290*w7_y
@@ -4784,6 +4967,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff7_z = -0.007735484874*a7w_y - 0.003127439544*t116 - 0.003127439544*t331 + 0.007735484874*t114
     fF7_x = C7*Ff7_x - Ff7_y*S7
     fF7_z = C7*Ff7_y + Ff7_x*S7
+    Fn7_x, Fn7_y = _once(batch, dtype, Fn7_x, Fn7_y)
     nF7_x = C7*Fn7_x - Fn7_y*S7
     nF7_y = -Fn7_z - 0.088*fF7_z
     nF7_z = -0.088*Ff7_z + C7*Fn7_y + Fn7_x*S7
@@ -4797,6 +4981,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff6_z = fF7_z - 0.068832705569*t103 - 0.068832705569*t327 - 0.164967552695*a6w_y + 0.164967552695*t101
     fF6_x = C6*Ff6_x - Ff6_y*S6
     fF6_z = C6*Ff6_y + Ff6_x*S6
+    Fn6_y, = _once(batch, dtype, Fn6_y)
     nF6_x = C6*Fn6_x - Fn6_y*S6
     nF6_z = C6*Fn6_y + Fn6_x*S6
     Fn5_x = nF6_x - 0.004600245517563106*a5w_z - 0.00216405205209813*t91 - 0.00151524447332703*a5w_y + 0.067870631425*ap5u_z + 0.00151524447332703*t88 + 0.00216405205209813*t89 + 0.024230847133882086*t324 + 0.027133159263935513*t90 + t201*u5_y - t206*w5_y - t211*w5_y
@@ -4809,6 +4994,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff5_x = fF6_x - 0.067870631425*a5w_z + 0.067870631425*t87 + 0.014653732538*t89 + 0.014653732538*t91
     Ff5_y = -Ff6_z - 0.014653732538*a5w_z - 0.014653732538*t87 - 0.067870631425*t86 - 0.067870631425*t91
     Ff5_z = fF6_z - 0.014653732538*t88 + 0.067870631425*t324 + 0.067870631425*t90 + 0.014653732538*a5w_y
+    Ff5_x, Ff5_y = _once(batch, dtype, Ff5_x, Ff5_y)
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = -C5*Ff5_y - Ff5_x*S5
     nF5_x = 0.384*fF5_z + C5*Fn5_x - Fn5_y*S5
@@ -4824,6 +5010,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff4_z = fF5_z - 0.49008027465*t75 + 0.49008027465*a4w_y + 1.720683553603*t317 + 1.720683553603*t77
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_z = C4*Ff4_y + Ff4_x*S4
+    Fn4_x, = _once(batch, dtype, Fn4_x)
     nF4_x = C4*Fn4_x - Fn4_y*S4
     nF4_y = -Fn4_z - 0.0825*fF4_z
     nF4_z = -0.0825*Ff4_z + C4*Fn4_y + Fn4_x*S4
@@ -4833,6 +5020,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff3_x = fF4_x - 0.028227094878*a3w_z - 0.684157959872*t63 - 0.684157959872*t65 + 0.028227094878*t61
     Ff3_y = -Ff4_z - 0.028227094878*t60 - 0.028227094878*t65 + 0.684157959872*a3w_z + 0.684157959872*t61
     fF3_z = C3*Ff3_y + Ff3_x*S3
+    Fn3_x, Fn3_y = _once(batch, dtype, Fn3_x, Fn3_y)
     nF3_x = -0.316*fF3_z + C3*Fn3_x - Fn3_y*S3
     Fn2_x = nF3_x - 0.00398335888393552*a2w_y - 0.0007689361029464*t51 + 0.0007689361029464*t50 + 0.01026110182100817*qdd2_out + 0.01026110182100817*t49 + 0.9896232897634767*a2w_x + qd2*t284 + t311*w2_y
     Fn2_y = -Fn3_z - 0.04615576498986361*t46 - 0.01026110182100817*t48 - 0.00398335888393552*a2w_x - 0.0007689361029464*t49 + 0.0007689361029464*qdd2_out + 0.01026110182100817*t51 - qd2*t289
@@ -5046,6 +5234,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     S5_7u_x = -S7*t393
     S5_7u_y = -C7*t393
     dtau_dq1_2 = -C2*Dq2w_y - Dq2w_x*S2
+    Dq2w_z, Dq3w_x, Dq3w_y, Dq4w_x, Dq4w_y, Dq4w_z, Dqd4w_y, Dqd4w_z, Dq5w_x, Dq5w_y, Dq5w_z, Dqd5w_x, Dq6w_x, Dq6w_y, Dq6w_z, Dq7w_z, dtau_dq1_2 = _once(batch, dtype, Dq2w_z, Dq3w_x, Dq3w_y, Dq4w_x, Dq4w_y, Dq4w_z, Dqd4w_y, Dqd4w_z, Dq5w_x, Dq5w_y, Dq5w_z, Dqd5w_x, Dq6w_x, Dq6w_y, Dq6w_z, Dq7w_z, dtau_dq1_2)
     dtau_dq1_3 = C2*Dq3w_z + Dq3u_x*S1_3u_x + Dq3u_y*S1_3u_y + Dq3w_y*S1_3w_y - Dq3w_x*t376
     dtau_dq1_4 = Dq4u_x*S1_4u_x + Dq4u_y*S1_4u_y + Dq4u_z*S1_4u_z + Dq4w_x*S1_4w_x + Dq4w_y*S1_4w_y - Dq4w_z*S1_3w_y
     dtau_dq1_5 = Dq5u_x*S1_5u_x + Dq5u_y*S1_5u_y + Dq5u_z*S1_5u_z + Dq5w_x*S1_5w_x + Dq5w_y*S1_5w_y + Dq5w_z*S1_4w_y
@@ -5081,6 +5270,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dq7_4 = nR4_7_x*w4_y - fM4_7_x*y4u_x - fM4_7_z*y4u_z - fM5_7_z*y4u_y - nM4_7_x*y4w_x - nM4_7_y*y4w_y - nM4_7_z*y4w_z - nR5_7_z*w4_x
     dtau_dq7_5 = c7JR_zz*y5w_y + c7r_x*y5u_y + nR5_7_x*w5_y + nR6_7_z*w5_x - fM5_7_x*y5u_x - fM5_7_z*y5u_z - nM5_7_x*y5w_x - nM5_7_z*y5w_z
     dtau_dq7_6 = Jd7_zz*w6_x + nR6_7_x*w6_y - c7JR_zx*y6w_x - c7JR_zz*y6w_z - c7r_x*y6u_z - fM6_7_x*y6u_x - nM6_7_y*y6w_y
+    dtau_dq1_3, dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq1_7, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq2_7, dtau_dq3_6, dtau_dq3_7, dtau_dq4_6, dtau_dq4_7, dtau_dq5_2, dtau_dq5_3, dtau_dq5_4, dtau_dq5_7, dtau_dq6_2, dtau_dq6_3, dtau_dq6_4, dtau_dq6_5, dtau_dq6_7, dtau_dq7_2, dtau_dq7_3, dtau_dq7_4, dtau_dq7_5, dtau_dq7_6 = _once(batch, dtype, dtau_dq1_3, dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq1_7, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq2_7, dtau_dq3_6, dtau_dq3_7, dtau_dq4_6, dtau_dq4_7, dtau_dq5_2, dtau_dq5_3, dtau_dq5_4, dtau_dq5_7, dtau_dq6_2, dtau_dq6_3, dtau_dq6_4, dtau_dq6_5, dtau_dq6_7, dtau_dq7_2, dtau_dq7_3, dtau_dq7_4, dtau_dq7_5, dtau_dq7_6)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - U3_1*dtau_dq3_2 - U4_1*dtau_dq4_2 - U5_1*dtau_dq5_2 - U6_1*dtau_dq6_2 - U7_1*dtau_dq7_2 - dtau_dq1_2*iD1
     dqdd_dq1_3 = -Dq3w_z*U3_1 - U2_1*dtau_dq2_3 - U4_1*dtau_dq4_3 - U5_1*dtau_dq5_3 - U6_1*dtau_dq6_3 - U7_1*dtau_dq7_3 - dtau_dq1_3*iD1
     dqdd_dq1_4 = -Dq4w_z*U4_1 - U2_1*dtau_dq2_4 - U3_1*dtau_dq3_4 - U5_1*dtau_dq5_4 - U6_1*dtau_dq6_4 - U7_1*dtau_dq7_4 - dtau_dq1_4*iD1
@@ -5160,6 +5350,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dqd7_5 = nR5_7_z + c7JR_zz*t361 + c7r_x*t358 + fM5_7_x*t359 + nM5_7_x*t362
     dtau_dqd7_6 = nR6_7_z + c7JR_zx*t367 + fM6_7_x*t371 - nM6_7_y*t366
     dqdd_dqd1_1 = -Jd1_zz*iD1 - U2_1*nR1_2_z - U3_1*nR1_3_z - U4_1*nR1_4_z - U5_1*nR1_5_z - U6_1*nR1_6_z - U7_1*nR1_7_z
+    dtau_dqd1_2, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd1_7, dtau_dqd2_5, dtau_dqd2_6, dtau_dqd2_7, dtau_dqd3_6, dtau_dqd3_7, dtau_dqd4_6, dtau_dqd6_2, dtau_dqd7_2, dtau_dqd7_3, dtau_dqd7_4 = _once(batch, dtype, dtau_dqd1_2, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd1_7, dtau_dqd2_5, dtau_dqd2_6, dtau_dqd2_7, dtau_dqd3_6, dtau_dqd3_7, dtau_dqd4_6, dtau_dqd6_2, dtau_dqd7_2, dtau_dqd7_3, dtau_dqd7_4)
     dqdd_dqd1_2 = -Dqd2w_z*U2_1 - U3_1*dtau_dqd3_2 - U4_1*dtau_dqd4_2 - U5_1*dtau_dqd5_2 - U6_1*dtau_dqd6_2 - U7_1*dtau_dqd7_2 - dtau_dqd1_2*iD1
     dqdd_dqd1_3 = -Dqd3w_z*U3_1 - U2_1*dtau_dqd2_3 - U4_1*dtau_dqd4_3 - U5_1*dtau_dqd5_3 - U6_1*dtau_dqd6_3 - U7_1*dtau_dqd7_3 - dtau_dqd1_3*iD1
     dqdd_dqd1_4 = -Dqd4w_z*U4_1 - U2_1*dtau_dqd2_4 - U3_1*dtau_dqd3_4 - U5_1*dtau_dqd5_4 - U6_1*dtau_dqd6_4 - U7_1*dtau_dqd7_4 - dtau_dqd1_4*iD1
@@ -5256,6 +5447,7 @@ def all_terms(q, qd):
     t11 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, S7, C7)
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
     t12 = 0.007735484874*S7
     t13 = 0.003127439544*C7
@@ -5268,6 +5460,7 @@ def all_terms(q, qd):
     t17 = 0.001672482661783778*C7
     c7JR_zx = t16 - t17
     c7JR_zz = -0.001672482661783778*S7 - 0.000548359106408232*C7
+    c7r_x, = _once(batch, dtype, c7r_x)
     MSc6_x = 0.164967552695 + c7r_x
     Jc6_xx = -0.000884123530507804 + C7*c7JR_xx - S7*t15
     Jc6_xy = 0.005511034382675315 + t17 - t16
@@ -5287,6 +5480,7 @@ def all_terms(q, qd):
     c6JR_yx = t22 - Jc6_yy*t10
     c6JR_yz = t21 + Jc6_yy*t11
     t23 = Jc6_yz*t10
+    Jc6_xz, = _once(batch, dtype, Jc6_xz)
     t24 = Jc6_xz*t11
     c6JR_zx = t24 - t23
     c6JR_zz = Jc6_xz*t10 + Jc6_yz*t11
@@ -5310,6 +5504,7 @@ def all_terms(q, qd):
     t30 = Jc6_zz*t9
     c5JR_yz = t27 - t30
     t31 = -Jc5_xz*t8 - Jc5_yz*t9
+    c5r_x, c5r_z, t31 = _once(batch, dtype, c5r_x, c5r_z, t31)
     MSc4_x = -0.49008027465 + c5r_x
     MSc4_y = 1.720683553603 + c6r_z
     t32 = 0.768*c6r_z
@@ -5327,6 +5522,7 @@ def all_terms(q, qd):
     t37 = MSc4_x*t6
     t38 = MSc4_y*t7
     c4r_z = t37 + t38
+    Jc4_xy, Jc4_xz, Jc4_zz = _once(batch, dtype, Jc4_xy, Jc4_xz, Jc4_zz)
     t39 = Jc4_xy*t6
     c4JR_xx = -t39 + Jc4_xx*t7
     t40 = Jc4_xy*t7
@@ -5356,6 +5552,7 @@ def all_terms(q, qd):
     c3JR_xz = t47 + Jc3_xx*t4
     c3JR_yx = t47 - Jc3_yy*t4
     c3JR_yz = t46 + Jc3_yy*t5
+    Jc3_xz, Jc3_zz = _once(batch, dtype, Jc3_xz, Jc3_zz)
     t48 = Jc3_xz*t4 + Jc3_yz*t5
     t49 = 0.632*c4r_z
     Jc2_xx = 0.9896232897634767 + t49 + c3JR_xx*t5 - c3JR_yx*t4
@@ -5457,6 +5654,7 @@ def all_terms(q, qd):
     w3_x = qd2*t4 + t5*w2_x
     w3_y = qd2*t5 - t4*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = dw2_x*t5 + qd3*w3_y
     dw3_y = -dw2_x*t4 - qd3*w3_x
     dv3_x = dvp3_x*t5 + dvp3_z*t4
@@ -5482,6 +5680,7 @@ def all_terms(q, qd):
     w4_x = t6*w3_z + t7*w3_x
     w4_y = t7*w3_z - t6*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = dw3_x*t7 + qd4*w4_y + t57*t6
     dw4_y = t57*t7 - dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_z*t6
@@ -5507,6 +5706,7 @@ def all_terms(q, qd):
     w5_x = t9*w4_x - t8*w4_z
     w5_y = -t8*w4_x - t9*w4_z
     w5_z = qd5 + w4_y
+    dvp5_y, w5_y = _once(batch, dtype, dvp5_y, w5_y)
     dw5_x = dw3_y*t8 + dw4_x*t9 + qd5*w5_y
     dw5_y = dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dvp5_x*t9 - dvp5_z*t8
@@ -5519,6 +5719,7 @@ def all_terms(q, qd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw4_y
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw4_y + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -5529,6 +5730,7 @@ def all_terms(q, qd):
     w6_x = t10*w5_z + t11*w5_x
     w6_y = t11*w5_z - t10*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     dw6_x = dw4_y*t10 + dw5_x*t11 + qd6*w6_y
     dw6_y = dw4_y*t11 - dw5_x*t10 - qd6*w6_x
     dv6_x = dv5_x*t11 + dvp5_y*t10
@@ -5541,6 +5743,7 @@ def all_terms(q, qd):
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
     U6_xy = dw5_y + ww6_xy
+    dw6_x, dw6_y = _once(batch, dtype, dw6_x, dw6_y)
     U6_xz = dw6_y + ww6_xz
     U6_yx = ww6_xy - dw5_y
     U6_yy = -ww6_xx - ww6_zz
@@ -5625,6 +5828,7 @@ def all_terms(q, qd):
     N4_x = -0.13876407268546084*U4_zx - 0.00164448757736927*V4_x - 1.720683553603*dvp4_y + 0.0039053550262761*U4_yx + 0.540829284939183*dw4_x + 0.632524057252814*ww4_yz
     N4_y = -0.091694772313631*ww4_xz - 0.49008027465*dvp4_y + 0.0039053550262761*V4_y + 0.00164448757736927*U4_xy + 0.13876407268546084*U4_zy
     N4_z = -0.632524057252814*dw3_y - 0.540829284939183*ww4_xy - 0.00164448757736927*U4_xz - 0.0039053550262761*U4_yz - 1.720683553603*dv4_x - 0.49008027465*dv4_y + 0.13876407268546084*V4_z
+    f5_x, f5_y, f5_z, n5_x, n5_y, n5_z = _once(batch, dtype, f5_x, f5_y, f5_z, n5_x, n5_y, n5_z)
     fr4_x = f5_x*t9 - f5_y*t8
     fr4_z = -f5_x*t8 - f5_y*t9
     f4_x = F4_x + fr4_x
@@ -5646,6 +5850,7 @@ def all_terms(q, qd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     n3_x = N3_x + n4_x*t7 - n4_y*t6
+    n4_z, n3_x = _once(batch, dtype, n4_z, n3_x)
     n3_y = N3_y - n4_z - 0.0825*fr3_z
     n3_z = N3_z - 0.0825*f4_z + n4_x*t6 + n4_y*t7
     V2_x = U2_yy - U2_zz
@@ -5657,6 +5862,7 @@ def all_terms(q, qd):
     fr2_x = f3_x*t5 - f3_y*t4
     fr2_z = f3_x*t4 + f3_y*t5
     n2_x = N2_x - 0.316*fr2_z + n3_x*t5 - n3_y*t4
+    n3_z, = _once(batch, dtype, n3_z)
     n2_y = N2_y - n3_z
     n2_z = N2_z + 0.316*fr2_x + n3_x*t4 + n3_y*t5
     n1_z = -n2_x*t2 - n2_y*t3
@@ -5706,6 +5912,7 @@ def all_terms(q, qd):
     R7_yy = -C7*R5_yy - R6_yx*S7
     R7_zx = C7*R6_zx - R5_zy*S7
     R7_zy = -C7*R5_zy - R6_zx*S7
+    p7_x, p7_y, p7_z = _once(batch, dtype, p7_x, p7_y, p7_z)
     r1_z = -0.333 + p7_z
     r3_x = p7_x - p3_x
     r3_y = p7_y - p3_y
@@ -5783,6 +5990,7 @@ def all_terms(q, qd):
     p7_x_dt = p5_x_dt + 0.088*R6_xx_dt
     p7_y_dt = p5_y_dt + 0.088*R6_yx_dt
     p7_z_dt = p5_z_dt + 0.088*R6_zx_dt
+    p7_x_dt, p7_y_dt, p7_z_dt = _once(batch, dtype, p7_x_dt, p7_y_dt, p7_z_dt)
     r3_x_dt = p7_x_dt - p3_x_dt
     r3_y_dt = p7_y_dt - p3_y_dt
     r3_z_dt = p7_z_dt - p3_z_dt
@@ -5914,6 +6122,7 @@ def kinetic_energy(q, qd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     dw2_x = -S2*qd1
     dw2_y = -C2*qd1
     dvp3_x = 0.316*qd2
@@ -5932,17 +6141,20 @@ def kinetic_energy(q, qd):
     dv4_y = C4*dvp4_z - S4*dv3_x
     dvp5_x = dv4_x - 0.384*dw4_z
     dvp5_y = dv4_y - 0.0825*dw4_z
+    dw4_y, dvp5_y = _once(batch, dtype, dw4_y, dvp5_y)
     dvp5_z = -dvp4_y + 0.0825*dw4_y + 0.384*dw4_x
     dw5_x = C5*dw4_x - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x
     dw5_z = dw4_y + qd5
     dv5_x = C5*dvp5_x - S5*dvp5_z
     dv5_y = -C5*dvp5_z - S5*dvp5_x
+    dw5_x, dv5_x, dv5_y = _once(batch, dtype, dw5_x, dv5_x, dv5_y)
     dw6_x = C6*dw5_x + S6*dw5_z
     dw6_y = C6*dw5_z - S6*dw5_x
     dw6_z = qd6 - dw5_y
     dv6_x = C6*dv5_x + S6*dvp5_y
     dv6_y = C6*dvp5_y - S6*dv5_x
+    dw6_z, = _once(batch, dtype, dw6_z)
     dvp7_y = dv6_y + 0.088*dw6_z
     dvp7_z = -dv5_y - 0.088*dw6_y
     dw7_x = C7*dw6_x + S7*dw6_z
@@ -5950,6 +6162,7 @@ def kinetic_energy(q, qd):
     dw7_z = qd7 - dw6_y
     dv7_x = C7*dv6_x + S7*dvp7_z
     dv7_y = C7*dvp7_z - S7*dv6_x
+    dw7_z, = _once(batch, dtype, dw7_z)
     F7_x = 0.003127439544*dw7_z
     F7_y = 0.007735484874*dw7_z
     F7_z = -0.007735484874*dw7_y - 0.003127439544*dw7_x
@@ -5981,6 +6194,7 @@ def kinetic_energy(q, qd):
     f5_x = F5_x + fr5_x
     f5_y = F5_y - f6_z
     f5_z = F5_z + fr5_z
+    n6_x, n6_y = _once(batch, dtype, n6_x, n6_y)
     n5_x = N5_x + C6*n6_x - S6*n6_y
     n5_y = N5_y - n6_z
     n5_z = N5_z + C6*n6_y + S6*n6_x
@@ -5994,6 +6208,7 @@ def kinetic_energy(q, qd):
     fr4_z = -C5*f5_y - S5*f5_x
     f4_x = F4_x + fr4_x
     f4_y = F4_y + f5_z
+    fr4_z, = _once(batch, dtype, fr4_z)
     f4_z = F4_z + fr4_z
     n4_x = N4_x + 0.384*fr4_z + C5*n5_x - S5*n5_y
     n4_y = N4_y + n5_z + 0.0825*fr4_z
@@ -6052,6 +6267,7 @@ def potential_energy(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     p3_z = 0.333 + 0.316*C2
     R3_zx = -C3*S2
     R3_zy = S2*S3
@@ -6101,6 +6317,7 @@ def center_of_mass(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -6184,6 +6401,7 @@ def com_jacobian(q):
     C6 = jnp.cos(q6)
     t31 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    t0, C1, t1, C2, t4, C3, t12, C4, t20, C5, t27, C6, t31, C7 = _once(batch, dtype, t0, C1, t1, C2, t4, C3, t12, C4, t20, C5, t27, C6, t31, C7)
     t2 = C1*C2
     R2_xy = -C1*t1
     t3 = C2*t0
@@ -6470,6 +6688,7 @@ def centroidal_map(q):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
     t0 = 0.007735484874*S7
     t1 = 0.003127439544*C7
@@ -6507,6 +6726,7 @@ def centroidal_map(q):
     t12 = Jc6_yz*S6
     c6JR_zx = t11 - t12
     c6JR_zz = C6*Jc6_yz + Jc6_xz*S6
+    c6r_x, = _once(batch, dtype, c6r_x)
     MSc5_x = -0.014653732538 + c6r_x
     MSc5_y = 0.05034347249 - MSc6_z
     MSc5_z = -0.047121686402 + c6r_z
@@ -6520,6 +6740,7 @@ def centroidal_map(q):
     t14 = MSc5_y*S5
     c5r_x = t13 - t14
     c5r_z = -C5*MSc5_y - MSc5_x*S5
+    Jc5_xx, Jc5_xy, Jc5_zz, c5r_z = _once(batch, dtype, Jc5_xx, Jc5_xy, Jc5_zz, c5r_z)
     t15 = -Jc5_xy*S5
     c5JR_xx = t15 + C5*Jc5_xx
     t16 = C5*Jc5_xy
@@ -6538,6 +6759,7 @@ def centroidal_map(q):
     t20 = -0.165*c5r_x
     Jc4_yy = 0.05709266196820132 + Jc5_zz + t20
     t21 = -0.384*c5r_z
+    t17, Jc4_xy = _once(batch, dtype, t17, Jc4_xy)
     Jc4_yz = -0.00164448757736927 + t17 + t21
     Jc4_zz = 0.6372531400842896 + t18 + t20 - C5*c5JR_yz - S5*c5JR_xz
     c4r_x = C4*MSc4_x - MSc4_y*S4
@@ -6554,6 +6776,7 @@ def centroidal_map(q):
     t27 = Jc4_yz*S4
     c4JR_zx = t26 - t27
     c4JR_zz = C4*Jc4_yz + Jc4_xz*S4
+    Jc4_zz, c4r_x, c4JR_zz = _once(batch, dtype, Jc4_zz, c4r_x, c4JR_zz)
     MSc3_x = 0.684157959872 + c4r_x
     MSc3_y = 0.126729164208 - MSc4_z
     MSc3_z = -0.214708623208 + c4r_z
@@ -6568,6 +6791,7 @@ def centroidal_map(q):
     t29 = MSc3_x*S3
     t30 = C3*MSc3_y
     c3r_z = t29 + t30
+    Jc3_xx, Jc3_xy, Jc3_xz = _once(batch, dtype, Jc3_xx, Jc3_xy, Jc3_xz)
     t31 = Jc3_xy*S3
     c3JR_xx = -t31 + C3*Jc3_xx
     t32 = C3*Jc3_xy
@@ -6598,6 +6822,7 @@ def centroidal_map(q):
     c2JR_zz = -C2*Jc2_yz - Jc2_xz*S2
     MSc1_x = 0.0192614005 + c2r_x
     MSc1_y = 0.010343993404 + MSc2_z
+    c2r_z, = _once(batch, dtype, c2r_z)
     MSc1_z = -0.23670397208 + c2r_z
     Jc1_xz = 0.00768922789181 + C2*c2JR_xz - S2*c2JR_yz
     Jc1_yz = 0.01966158096589848 + c2JR_zz
@@ -6606,6 +6831,7 @@ def centroidal_map(q):
     t41 = MSc1_x*S1
     fM0_1_x = -t40 - t41
     fM0_1_y = C1*MSc1_x - MSc1_y*S1
+    fM0_1_y, = _once(batch, dtype, fM0_1_y)
     nM0_1_x = -0.333*fM0_1_y + C1*Jc1_xz - Jc1_yz*S1
     nM0_1_y = 0.333*fM0_1_x + C1*Jc1_yz + Jc1_xz*S1
     fM1_2_z = t39 - t38
@@ -6626,6 +6852,7 @@ def centroidal_map(q):
     nM0_3_y = 0.333*fM0_3_x + C1*nM2_3_z + S1*nM1_3_x
     fM3_4_x = -t22 - t23
     nM3_4_y = -Jc4_zz - 0.0825*c4r_x
+    fM3_4_x, = _once(batch, dtype, fM3_4_x)
     fM2_4_x = C3*fM3_4_x
     fM2_4_z = S3*fM3_4_x
     nM2_4_x = -0.316*fM2_4_z + C3*c4JR_zx - S3*nM3_4_y
@@ -6639,12 +6866,14 @@ def centroidal_map(q):
     nM0_4_x = -0.333*fM0_4_y + C1*nM1_4_x - S1*nM2_4_z
     nM0_4_y = 0.333*fM0_4_x + C1*nM2_4_z + S1*nM1_4_x
     fM4_5_z = t14 - t13
+    fM4_5_z, = _once(batch, dtype, fM4_5_z)
     nM4_5_x = t19 + 0.384*fM4_5_z
     t42 = 0.0825*fM4_5_z
     nM4_5_y = Jc5_zz + t42
     nM4_5_z = t17 + t21
     fM3_5_x = C4*c5r_z
     fM3_5_z = S4*c5r_z
+    nM4_5_x, = _once(batch, dtype, nM4_5_x)
     nM3_5_x = C4*nM4_5_x - S4*nM4_5_y
     nM3_5_y = -nM4_5_z - 0.0825*fM3_5_z
     nM3_5_z = -t42 + C4*nM4_5_y + S4*nM4_5_x
@@ -6661,6 +6890,7 @@ def centroidal_map(q):
     nM0_5_x = -0.333*fM0_5_y + C1*nM1_5_x - S1*nM2_5_z
     nM0_5_y = 0.333*fM0_5_x + C1*nM2_5_z + S1*nM1_5_x
     fM5_6_x = t8 - t7
+    fM5_6_x, = _once(batch, dtype, fM5_6_x)
     fM4_6_x = C5*fM5_6_x
     fM4_6_z = -S5*fM5_6_x
     nM4_6_x = 0.384*fM4_6_z + C5*c6JR_zx + Jc6_zz*S5
@@ -6692,6 +6922,7 @@ def centroidal_map(q):
     nM5_7_z = C6*nM6_7_y + S6*c7JR_zx
     fM4_7_x = C5*fM5_7_x + S5*c7r_x
     fM4_7_z = C5*c7r_x - S5*fM5_7_x
+    fM4_7_z, = _once(batch, dtype, fM4_7_z)
     nM4_7_x = 0.384*fM4_7_z + C5*nM5_7_x + S5*c7JR_zz
     t44 = 0.0825*fM4_7_z
     nM4_7_y = nM5_7_z + t44
@@ -6701,6 +6932,7 @@ def centroidal_map(q):
     nM3_7_x = C4*nM4_7_x - S4*nM4_7_y
     nM3_7_y = -nM4_7_z - 0.0825*fM3_7_z
     nM3_7_z = -t44 + C4*nM4_7_y + S4*nM4_7_x
+    fM3_7_x, = _once(batch, dtype, fM3_7_x)
     fM2_7_x = C3*fM3_7_x + S3*fM4_7_z
     fM2_7_z = S3*fM3_7_x - C3*fM4_7_z
     nM2_7_x = -0.316*fM2_7_z + C3*nM3_7_x - S3*nM3_7_y
@@ -6720,6 +6952,7 @@ def centroidal_map(q):
     Ag_cz = 0.062258235706193925*MSc0_z
     Ag1_ang_x = nM0_1_x + Ag_cz*fM0_1_y
     Ag1_ang_y = nM0_1_y - Ag_cz*fM0_1_x
+    Ag_cy, = _once(batch, dtype, Ag_cy)
     Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
     Ag2_ang_x = nM0_2_x + Ag_cz*fM0_2_y - Ag_cy*fM1_2_z
     Ag2_ang_y = nM0_2_y + Ag_cx*fM1_2_z - Ag_cz*fM0_2_x
@@ -6782,6 +7015,7 @@ def centroidal_map_dot_qd(q, qd):
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
     ww1_zz = qd1*qd1
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     dw2_x = qd2*w2_y
@@ -6801,6 +7035,7 @@ def centroidal_map_dot_qd(q, qd):
     w3_x = C3*w2_x + S3*qd2
     w3_y = C3*qd2 - S3*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = C3*dw2_x + qd3*w3_y
     dw3_y = -S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_z
@@ -6826,6 +7061,7 @@ def centroidal_map_dot_qd(q, qd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*t0 + qd4*w4_y
     dw4_y = C4*t0 - S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_z
@@ -6851,6 +7087,7 @@ def centroidal_map_dot_qd(q, qd):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_y = _once(batch, dtype, dvp5_y, w5_y)
     dw5_x = C5*dw4_x + S5*dw3_y + qd5*w5_y
     dw5_y = C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dvp5_x - S5*dvp5_z
@@ -6863,6 +7100,7 @@ def centroidal_map_dot_qd(q, qd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw4_y
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw4_y + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -6873,6 +7111,7 @@ def centroidal_map_dot_qd(q, qd):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     dw6_x = C6*dw5_x + S6*dw4_y + qd6*w6_y
     dw6_y = C6*dw4_y - S6*dw5_x - qd6*w6_x
     dv6_x = C6*dv5_x + S6*dvp5_y
@@ -6885,6 +7124,7 @@ def centroidal_map_dot_qd(q, qd):
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
     U6_xy = dw5_y + ww6_xy
+    dw6_x, dw6_y = _once(batch, dtype, dw6_x, dw6_y)
     U6_xz = dw6_y + ww6_xz
     U6_yx = ww6_xy - dw5_y
     U6_yy = -ww6_xx - ww6_zz
@@ -6898,6 +7138,7 @@ def centroidal_map_dot_qd(q, qd):
     w7_x = C7*w6_x + S7*w6_z
     w7_y = C7*w6_z - S7*w6_x
     w7_z = qd7 - w6_y
+    w7_x, w7_y = _once(batch, dtype, w7_x, w7_y)
     dw7_x = C7*dw6_x + qd7*w7_y - S7*dw5_y
     dw7_y = -C7*dw5_y - S7*dw6_x - qd7*w7_x
     dv7_x = C7*dvp7_x + S7*dvp7_z
@@ -6969,6 +7210,7 @@ def centroidal_map_dot_qd(q, qd):
     N4_x = -0.02771584317362585*U4_zx - 0.00164448757736927*V4_x - 0.374644408005*dvp4_y - 0.09850206933*dv4_y + 0.0039053550262761*U4_yx + 0.04518671862808828*ww4_yz + 0.06767727025085991*dw4_x
     N4_y = -0.00990887880167968*ww4_xz - 0.19076837715*dvp4_y + 0.09850206933*dv4_x + 0.0039053550262761*V4_y + 0.00164448757736927*U4_xy + 0.02771584317362585*U4_zy + 0.03239943042445132*dw4_y
     N4_z = -0.07758614905253959*dw3_y - 0.03527783982640859*ww4_xy - 0.00164448757736927*U4_xz - 0.0039053550262761*U4_yz - 0.374644408005*dv4_x - 0.19076837715*dv4_y + 0.02771584317362585*V4_z
+    f5_x, f5_y = _once(batch, dtype, f5_x, f5_y)
     fr4_x = C5*f5_x - S5*f5_y
     fr4_z = -C5*f5_y - S5*f5_x
     f4_x = F4_x + fr4_x
@@ -6989,6 +7231,7 @@ def centroidal_map_dot_qd(q, qd):
     fr3_x = C4*f4_x - S4*f4_y
     fr3_z = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
+    f4_z, n4_x, n4_y, fr3_z, f3_x = _once(batch, dtype, f4_z, n4_x, n4_y, fr3_z, f3_x)
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + C4*n4_x - S4*n4_y
@@ -7003,6 +7246,7 @@ def centroidal_map_dot_qd(q, qd):
     N2_x = 0.0069142188135168*dw2_x + 0.0007689361029464*V2_x + 0.00398335888393552*U2_zx + 0.01026110182100817*ww2_xy
     N2_y = -0.04615576498986361*t0 - 0.00398335888393552*U2_zy - 0.0007689361029464*ww2_xy + 0.01026110182100817*V2_y
     N2_z = -0.00398335888393552*V2_z + 0.019620773088173407*ww2_xy
+    f3_y, n3_y = _once(batch, dtype, f3_y, n3_y)
     fr2_x = C3*f3_x - S3*f3_y
     fr2_z = C3*f3_y + S3*f3_x
     f2_x = F2_x + fr2_x
@@ -7015,6 +7259,7 @@ def centroidal_map_dot_qd(q, qd):
     F1_y = -0.010343993404*ww1_zz
     N1_x = -0.01966158096589848*ww1_zz
     N1_y = 0.00768922789181*ww1_zz
+    f2_y, = _once(batch, dtype, f2_y)
     fr1_x = C2*f2_x - S2*f2_y
     fr1_z = -C2*f2_y - S2*f2_x
     f1_x = F1_x + fr1_x
@@ -7024,6 +7269,7 @@ def centroidal_map_dot_qd(q, qd):
     n1_z = -C2*n2_y - S2*n2_x
     fr0_x = C1*f1_x - S1*f1_y
     fr0_y = C1*f1_y + S1*f1_x
+    n1_x, = _once(batch, dtype, n1_x)
     n0_x = -0.333*fr0_y + C1*n1_x - S1*n1_y
     n0_y = 0.333*fr0_x + C1*n1_y + S1*n1_x
     c7r_x = 0.003127439544*S7 + 0.007735484874*C7
@@ -7111,6 +7357,7 @@ def regressor(q, qd, qdd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -7138,6 +7385,7 @@ def regressor(q, qd, qdd):
     w3_x = C3*w2_x + S3*qd2
     w3_y = C3*qd2 - S3*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = C3*dw2_x + S3*qdd2 + qd3*w3_y
     dw3_y = C3*qdd2 - S3*dw2_x - qd3*w3_x
     dw3_z = qdd3 - dw2_y
@@ -7164,6 +7412,7 @@ def regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y = _once(batch, dtype, dvp4_y, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -7180,6 +7429,7 @@ def regressor(q, qd, qdd):
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
     U4_yy = -ww4_xx - ww4_zz
+    dw4_x, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dv4_x, dv4_y)
     U4_yz = ww4_yz - dw4_x
     U4_zx = ww4_xz - dw4_y
     U4_zy = dw4_x + ww4_yz
@@ -7191,6 +7441,7 @@ def regressor(q, qd, qdd):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -7203,6 +7454,7 @@ def regressor(q, qd, qdd):
     ww5_yz = w5_y*w5_z
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
+    dw5_x, dw5_y, dw5_z, dv5_x, dv5_y = _once(batch, dtype, dw5_x, dw5_y, dw5_z, dv5_x, dv5_y)
     U5_xy = ww5_xy - dw5_z
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
@@ -7215,6 +7467,7 @@ def regressor(q, qd, qdd):
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
     dw6_x = C6*dw5_x + S6*dw5_z + qd6*w6_y
+    w6_x, dw6_x = _once(batch, dtype, w6_x, dw6_x)
     dw6_y = C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = qdd6 - dw5_y
     dv6_x = C6*dv5_x + S6*dvp5_y
@@ -7226,6 +7479,7 @@ def regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_y, dv6_x, ww6_xy, ww6_yz, U6_xx = _once(batch, dtype, dw6_y, dv6_x, ww6_xy, ww6_yz, U6_xx)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -7243,6 +7497,7 @@ def regressor(q, qd, qdd):
     dw7_x = C7*dw6_x + S7*dw6_z + qd7*w7_y
     dw7_y = C7*dw6_z - S7*dw6_x - qd7*w7_x
     dw7_z = qdd7 - dw6_y
+    dvp7_y, dvp7_z, dw7_x, dw7_y = _once(batch, dtype, dvp7_y, dvp7_z, dw7_x, dw7_y)
     dv7_x = C7*dvp7_x + S7*dvp7_z
     dv7_y = C7*dvp7_z - S7*dvp7_x
     ww7_xx = w7_x*w7_x
@@ -7252,6 +7507,7 @@ def regressor(q, qd, qdd):
     ww7_yz = w7_y*w7_z
     ww7_zz = w7_z*w7_z
     U7_xx = -ww7_yy - ww7_zz
+    ww7_xy, ww7_xz, ww7_yz, U7_xx = _once(batch, dtype, ww7_xy, ww7_xz, ww7_yz, U7_xx)
     U7_xy = ww7_xy - dw7_z
     U7_xz = dw7_y + ww7_xz
     U7_yx = dw7_z + ww7_xy
@@ -7260,6 +7516,7 @@ def regressor(q, qd, qdd):
     U7_zx = ww7_xz - dw7_y
     U7_zy = dw7_x + ww7_yz
     U7_zz = -ww7_xx - ww7_yy
+    U7_yy, U7_zz = _once(batch, dtype, U7_yy, U7_zz)
     V7_x = U7_yy - U7_zz
     V7_y = U7_zz - U7_xx
     V7_z = U7_xx - U7_yy
@@ -7438,6 +7695,7 @@ def regressor(q, qd, qdd):
     n4_x_dXZ6 = C5*n5_x_dXZ6 - S5*U6_yz
     n4_x_dYZ6 = C5*n5_x_dYZ6 + S5*U6_xz
     n4_x_dZZ6 = C5*n5_x_dZZ6 + S5*dw6_z
+    fr4_z_dm7, = _once(batch, dtype, fr4_z_dm7)
     n4_x_dm7 = 0.384*fr4_z_dm7 + C5*n5_x_dm7 + S5*n6_z_dm7
     n4_x_dmx7 = 0.384*fr4_z_dmx7 + C5*n5_x_dmx7 + S5*n6_z_dmx7
     n4_x_dmy7 = 0.384*fr4_z_dmy7 + C5*n5_x_dmy7 + S5*n6_z_dmy7
@@ -7902,6 +8160,7 @@ def base_regressor(q, qd, qdd):
     C6 = jnp.cos(q6)
     S7 = jnp.sin(q7)
     C7 = jnp.cos(q7)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6, S7, C7)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -7929,6 +8188,7 @@ def base_regressor(q, qd, qdd):
     w3_x = C3*w2_x + S3*qd2
     w3_y = C3*qd2 - S3*w2_x
     w3_z = qd3 - w2_y
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = C3*dw2_x + S3*qdd2 + qd3*w3_y
     dw3_y = C3*qdd2 - S3*dw2_x - qd3*w3_x
     dw3_z = qdd3 - dw2_y
@@ -7942,6 +8202,7 @@ def base_regressor(q, qd, qdd):
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
     U3_xy = ww3_xy - dw3_z
+    dw3_y, = _once(batch, dtype, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
@@ -7955,6 +8216,7 @@ def base_regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -7982,6 +8244,7 @@ def base_regressor(q, qd, qdd):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -7994,6 +8257,7 @@ def base_regressor(q, qd, qdd):
     ww5_yz = w5_y*w5_z
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
+    dw5_x, dw5_y, dw5_z, dv5_x, dv5_y = _once(batch, dtype, dw5_x, dw5_y, dw5_z, dv5_x, dv5_y)
     U5_xy = ww5_xy - dw5_z
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
@@ -8005,6 +8269,7 @@ def base_regressor(q, qd, qdd):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     dw6_x = C6*dw5_x + S6*dw5_z + qd6*w6_y
     dw6_y = C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -8018,6 +8283,7 @@ def base_regressor(q, qd, qdd):
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
     U6_xy = ww6_xy - dw6_z
+    dw6_y, = _once(batch, dtype, dw6_y)
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
     U6_yy = -ww6_xx - ww6_zz
@@ -8043,6 +8309,7 @@ def base_regressor(q, qd, qdd):
     ww7_yz = w7_y*w7_z
     ww7_zz = w7_z*w7_z
     U7_xx = -ww7_yy - ww7_zz
+    dw7_x, ww7_xy, ww7_yz, U7_xx = _once(batch, dtype, dw7_x, ww7_xy, ww7_yz, U7_xx)
     U7_xy = ww7_xy - dw7_z
     U7_xz = dw7_y + ww7_xz
     U7_yx = dw7_z + ww7_xy
@@ -8051,6 +8318,7 @@ def base_regressor(q, qd, qdd):
     U7_zx = ww7_xz - dw7_y
     U7_zy = dw7_x + ww7_yz
     U7_zz = -ww7_xx - ww7_yy
+    U7_yy, U7_zx = _once(batch, dtype, U7_yy, U7_zx)
     V7_x = U7_yy - U7_zz
     V7_y = U7_zz - U7_xx
     V7_z = U7_xx - U7_yy
@@ -8604,22 +8872,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -81,6 +81,7 @@ def inverse_dynamics(q, qd, qdd, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -120,6 +121,7 @@ def mass_matrix(q, params):
     C2 = jnp.cos(q2)
     t2 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
+    C2, = _once(batch, dtype, C2)
     c2r_x = C2*t2
     t3 = c2r_x*p_l1
     t4 = p_l1*p_l1
@@ -150,6 +152,7 @@ def coriolis_matrix(q, qd, params):
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
     t0 = p_l1*qd1
+    S2, C2 = _once(batch, dtype, S2, C2)
     u2_x = S2*t0
     u2_y = C2*t0
     w2_z = qd1 + qd2
@@ -189,6 +192,7 @@ def gravity_torques(q, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     dv2_x = C2*dv1_x + S2*dv1_y
@@ -227,6 +231,7 @@ def nonlinear_effects(q, qd, params):
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
     t2 = p_l2*p_m2
+    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
     dv1_x = p_g*t0
     dv1_y = p_g*t1
     ww1_zz = qd1*qd1
@@ -277,6 +282,7 @@ def tool_wrench_torques(q, f_ext, params):
     p_l1 = params[..., 2]
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S2, C2 = _once(batch, dtype, S2, C2)
     fr1_y = C2*f_ext2 + S2*f_ext1
     n1_z = f_ext6 + fr1_y*p_l1
     tau_ext = _assembled(batch, dtype, (2,), (n1_z, f_ext6,))
@@ -312,6 +318,7 @@ def forward_dynamics(q, qd, tau, params):
     C2 = jnp.cos(q2)
     t0 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     c2r_x = C2*t0
     t1 = p_l1*p_l1
     t2 = c2r_x*p_l1
@@ -361,6 +368,7 @@ def forward_kinematics(q, params):
     t1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
     p2_x = p_l1*t1
     p2_y = p_l1*t0
     R2_xx = C2*t1 - S2*t0
@@ -390,6 +398,7 @@ def link_poses(q, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
@@ -415,6 +424,7 @@ def jacobian(q, params):
     p_l1 = params[..., 2]
     t0 = jnp.sin(q1)
     t1 = jnp.cos(q1)
+    t0, t1 = _once(batch, dtype, t0, t1)
     p2_x = p_l1*t1
     p2_y = p_l1*t0
     J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
@@ -438,6 +448,7 @@ def body_jacobian(q, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     p2_x = C1*p_l1
     p2_y = S1*p_l1
     R2_xx = C1*C2 - S1*S2
@@ -468,6 +479,7 @@ def pose_and_jacobian(q, params):
     t1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
     p2_x = p_l1*t1
     p2_y = p_l1*t0
     R2_xx = C2*t1 - S2*t0
@@ -497,6 +509,7 @@ def jacobian_dot_qd(q, qd, params):
     p_l1 = params[..., 2]
     t0 = jnp.sin(q1)
     t1 = jnp.cos(q1)
+    t0, t1 = _once(batch, dtype, t0, t1)
     S1_dt = qd1*t1
     C1_dt = -qd1*t0
     p2_x_dt = C1_dt*p_l1
@@ -537,6 +550,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     t0 = S2*p_l1
     u2_x = qd1*t0
     t1 = C2*p_l1
@@ -608,6 +622,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     C2 = jnp.cos(q2)
     t0 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     c2r_x = C2*t0
     t1 = S2*t0
     t2 = p_l1*p_m1
@@ -642,6 +657,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     qdd1_out = iD1*y1
     qdd2_out = iD2*r2 - L2_1*qdd1_out
     U2_1 = -L2_1*iD1
+    U2_1, = _once(batch, dtype, U2_1)
     Minv2_2 = iD2 - L2_1*U2_1
     t9 = S2*p_l1
     u2_x = qd1*t9
@@ -661,6 +677,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t15 = qd2*u2_x
     a2u_y = ap2u_y - t15
     t16 = u2_y*w2_z
+    t14, = _once(batch, dtype, t14)
     Ff2_x = p_m2*t14 - p_m2*t16 - t0*t7
     t17 = u2_x*w2_z
     Ff2_y = a2u_y*p_m2 + a2w_z*t0 + p_m2*t17
@@ -675,6 +692,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     dtau_dq1_2 = Dq2w_z + Dq2u_x*t9 + Dq2u_y*t10
     dtau_dq2_1 = -c2r_x*dv1_x - dv1_y*t1
     dqdd_dq1_1 = -Dq1w_z*iD1 - U2_1*dtau_dq2_1
+    dtau_dq1_2, = _once(batch, dtype, dtau_dq1_2)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - dtau_dq1_2*iD1
     dqdd_dq2_1 = -Dq1w_z*U2_1 - Minv2_2*dtau_dq2_1
     dqdd_dq2_2 = -Dq2w_z*Minv2_2 - U2_1*dtau_dq1_2
@@ -719,6 +737,7 @@ def all_terms(q, qd, params):
     C2 = jnp.cos(q2)
     t2 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
+    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
     c2r_x = C2*t2
     t3 = c2r_x*p_l1
     t4 = p_l1*p_l1
@@ -821,6 +840,7 @@ def kinetic_energy(q, qd, params):
     C2 = jnp.cos(q2)
     dvp2_y = p_l1*qd1
     dw2_z = qd1 + qd2
+    S2, C2 = _once(batch, dtype, S2, C2)
     dv2_x = S2*dvp2_y
     dv2_y = C2*dvp2_y
     F2_x = dv2_x*p_m2
@@ -857,6 +877,7 @@ def potential_energy(q, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     t0 = S1*p_l1
     R2_yx = C1*S2 + C2*S1
     t1 = p_g*p_m2
@@ -885,6 +906,7 @@ def center_of_mass(q, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     t0 = C1*p_l1
     t1 = S1*p_l1
     R2_xx = C1*C2 - S1*S2
@@ -919,6 +941,7 @@ def com_jacobian(q, params):
     C1 = jnp.cos(q1)
     t1 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    t0, C1, t1, C2 = _once(batch, dtype, t0, C1, t1, C2)
     t2 = C1*p_l1
     inverse_mass = 1.0/(p_m1 + p_m2)
     t3 = -p_l1*t0
@@ -961,6 +984,7 @@ def centroidal_map(q, params):
     C2 = jnp.cos(q2)
     MSc2_x = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     c2r_x = C2*MSc2_x
     t0 = MSc2_x*S2
     mc1 = p_m1 + p_m2
@@ -1011,6 +1035,7 @@ def centroidal_map_dot_qd(q, qd, params):
     ww1_zz = qd1*qd1
     t0 = p_l1*ww1_zz
     w2_z = qd1 + qd2
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     dv2_x = -C2*t0
     dv2_y = S2*t0
     ww2_zz = w2_z*w2_z
@@ -1063,6 +1088,7 @@ def regressor(q, qd, qdd, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -1107,6 +1133,7 @@ def base_regressor(q, qd, qdd, params):
     C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
     dv1_x = S1*p_g
     dv1_y = C1*p_g
     ww1_zz = qd1*qd1
@@ -1166,22 +1193,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -103,6 +103,7 @@ def inverse_dynamics(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     t0 = qd2*w2_y
@@ -130,6 +131,7 @@ def inverse_dynamics(q, qd, qdd):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = C3*dw2_x + S3*dw2_y + qd3*w3_y
     dw3_y = C3*dw2_y - S3*dw2_x - qd3*w3_x
     dw3_z = qdd2 + qdd3
@@ -199,6 +201,7 @@ def inverse_dynamics(q, qd, qdd):
     N4_x = 0.0016*ww4_yz + 0.0003*dw4_x
     N4_y = -0.0013*ww4_xz
     N4_z = -0.0003*ww4_xy + 0.0016*dw4_z
+    F5_x, F5_z = _once(batch, dtype, F5_x, F5_z)
     fr4_x = C5*F5_x - F5_y*S5
     fr4_z = C5*F5_y + F5_x*S5
     n4_x = N4_x + C5*n5_x - S5*n5_y
@@ -217,6 +220,7 @@ def inverse_dynamics(q, qd, qdd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y + fr4_z
     f3_z = F3_z + fr3_z
+    n4_x, n4_y, n4_z = _once(batch, dtype, n4_x, n4_y, n4_z)
     n3_x = N3_x + 0.4318*fr3_z + C4*n4_x - S4*n4_y
     n3_y = N3_y + n4_z - 0.0203*fr3_z
     n3_z = N3_z - 0.4318*fr3_x + 0.0203*fr4_z - C4*n4_y - S4*n4_x
@@ -269,6 +273,7 @@ def mass_matrix(q):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9)
     c5r_x = -0.00288*t8
     t10 = 0.00288*t9
     c5JR_xx = 0.00024216*t9
@@ -388,6 +393,7 @@ def coriolis_matrix(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     t0 = C3*w2_y
@@ -401,6 +407,7 @@ def coriolis_matrix(q, qd):
     w3_x = t3 + t4
     w3_y = t0 - t2
     w3_z = qd2 + qd3
+    u3_y, w3_x, w3_y = _once(batch, dtype, u3_y, w3_x, w3_y)
     t5 = S4*w3_x
     t6 = C4*w3_z
     t7 = 0.0203*w3_y
@@ -412,6 +419,7 @@ def coriolis_matrix(q, qd):
     w4_x = t9 - t8
     w4_y = -t5 - t6
     w4_z = qd4 + w3_y
+    u4_x, = _once(batch, dtype, u4_x)
     u5_x = C5*u4_x + S5*u4_z
     u5_y = C5*u4_z - S5*u4_x
     w5_x = C5*w4_x + S5*w4_z
@@ -419,6 +427,7 @@ def coriolis_matrix(q, qd):
     w5_z = qd5 - w4_y
     w6_x = C6*w5_x - S6*w5_z
     w6_y = -C6*w5_z - S6*w5_x
+    w5_y, = _once(batch, dtype, w5_y)
     w6_z = qd6 + w5_y
     c5r_x = -0.00288*S5
     t10 = 0.00288*C5
@@ -469,6 +478,7 @@ def coriolis_matrix(q, qd):
     Jc2_yz = -0.023751 + t31 - 0.15005*c3r_y
     Jd6_xz = 4e-05*w6_y
     Jd6_yz = -4e-05*w6_x
+    Jd6_xz, Jd6_yz = _once(batch, dtype, Jd6_xz, Jd6_yz)
     t32 = C6*Jd6_xz
     t33 = Jd6_yz*S6
     t34 = t32 - t33
@@ -483,11 +493,14 @@ def coriolis_matrix(q, qd):
     Jd5_xz = 0.0004*w5_y
     t38 = 0.00288*u4_y
     Jd5_yz = d6JR_zz + t38 - 0.00064216*w5_x
+    MSd5_x, Jd5_xx, Jd5_yz = _once(batch, dtype, MSd5_x, Jd5_xx, Jd5_yz)
     d5r_x = C5*MSd5_x
     t39 = MSd5_x*S5
     t40 = Jd5_xy*S5
+    t40, = _once(batch, dtype, t40)
     d5JR_xx = -t40 + C5*Jd5_xx
     t41 = C5*Jd5_xy
+    t41, = _once(batch, dtype, t41)
     d5JR_xz = t41 + Jd5_xx*S5
     t42 = Jd5_xz*S5
     t43 = C5*Jd5_yz
@@ -514,6 +527,7 @@ def coriolis_matrix(q, qd):
     t54 = Jd4_xz*S4
     t55 = C4*Jd4_yz
     t56 = -t54 - t55
+    d4r_x, t49 = _once(batch, dtype, d4r_x, t49)
     MSd3_x = d4r_x - 0.89133*w3_z
     MSd3_y = t39 + 0.025375*w3_z
     MSd3_z = t49 - 0.025375*w3_y + 0.89133*w3_x
@@ -576,6 +590,7 @@ def coriolis_matrix(q, qd):
     hn6_z = 4e-05*w6_z
     hn5_x = -t38 + 0.00024216*w5_x
     hn5_z = t37 + 0.00064216*w5_z
+    hn5_x, = _once(batch, dtype, hn5_x)
     t93 = C5*hn5_x
     t94 = S5*hn6_z
     nh5_x = t93 - t94
@@ -750,6 +765,7 @@ def gravity_torques(q):
     C4 = jnp.cos(q4)
     S5 = jnp.sin(q5)
     C5 = jnp.cos(q5)
+    S2, C2, S3, C3, S4, C4, S5, C5 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5)
     dv2_x = 9.81*S2
     dv2_y = 9.81*C2
     dv3_x = C3*dv2_x + S3*dv2_y
@@ -803,6 +819,7 @@ def nonlinear_effects(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     w2_x = qd1*t2
     w2_y = qd1*t3
     dw2_x = qd2*w2_y
@@ -824,6 +841,7 @@ def nonlinear_effects(q, qd):
     w3_x = t4*w2_y + t5*w2_x
     w3_y = t5*w2_y - t4*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = dw2_x*t5 + qd3*w3_y - t29*t4
     dw3_y = -dw2_x*t4 - qd3*w3_x - t29*t5
     dv3_x = dvp3_x*t5 + dvp3_y*t4
@@ -890,6 +908,7 @@ def nonlinear_effects(q, qd):
     fr4_x = F5_x*t9 - F5_y*t8
     fr4_z = F5_x*t8 + F5_y*t9
     n4_x = N4_x + n5_x*t9 - n5_y*t8
+    n5_z, fr4_x, n4_x = _once(batch, dtype, n5_z, fr4_x, n4_x)
     n4_y = N4_y - n5_z
     n4_z = N4_z + n5_x*t8 + n5_y*t9
     F3_x = 0.025375*U3_xx + 0.89133*ww3_xy
@@ -906,6 +925,7 @@ def nonlinear_effects(q, qd):
     f3_y = F3_y + fr4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.4318*fr3_z + n4_x*t7 - n4_y*t6
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y + n4_z - 0.0203*fr3_z
     n3_z = N3_z - 0.4318*fr3_x + 0.0203*fr4_z - n4_x*t6 - n4_y*t7
     V2_x = U2_yy - U2_zz
@@ -980,6 +1000,7 @@ def tool_wrench_torques(q, f_ext):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     fr5_x = C6*f_ext1 - S6*f_ext2
     fr5_z = -C6*f_ext2 - S6*f_ext1
     n5_x = C6*f_ext4 - S6*f_ext5
@@ -1043,6 +1064,7 @@ def forward_dynamics(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c5r_x = -0.00288*S5
     t0 = 0.00288*C5
     c5JR_xx = 0.00024216*C5
@@ -1140,6 +1162,7 @@ def forward_dynamics(q, qd, tau):
     iD4 = 1.0/D4
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
+    H4_1, = _once(batch, dtype, H4_1)
     L4_1 = H4_1*iD4
     t20 = -L6_3*nM3_6_z
     H3_2 = nM2_3_z + t20 - H4_2*L4_3 - L5_3*nM2_5_z
@@ -1147,11 +1170,14 @@ def forward_dynamics(q, qd, tau):
     H3_1 = nM1_3_z + t21 - H4_1*L4_3 - L5_3*nM1_5_z
     D3 = 0.576873331938 + Jc3_zz + t20 - H4_3*L4_3 - L5_3*nM3_5_z
     iD3 = 1.0/D3
+    H3_1, iD3 = _once(batch, dtype, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
+    L3_2, = _once(batch, dtype, L3_2)
     H2_1 = c2JR_zz + t21 - H3_1*L3_2 - H4_1*L4_2 - L5_2*nM1_5_z
     D2 = 2.324814845 + Jc2_zz + t20 - H3_2*L3_2 - H4_2*L4_2 - L5_2*nM2_5_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = 0.784029968642 + Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - L5_1*nM1_5_z - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -1177,6 +1203,7 @@ def forward_dynamics(q, qd, tau):
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
     dw3_x = C3*dw2_x + qd3*w3_y - S3*t22
+    w3_x, = _once(batch, dtype, w3_x)
     dw3_y = -C3*t22 - S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_y
     dv3_y = C3*dvp3_y - S3*dvp3_x
@@ -1208,6 +1235,7 @@ def forward_dynamics(q, qd, tau):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    dw4_x, w5_x, w5_y = _once(batch, dtype, dw4_x, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw3_y + qd5*w5_y
     dw5_y = C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dv4_x + S5*dvp4_y
@@ -1242,6 +1270,7 @@ def forward_dynamics(q, qd, tau):
     fr4_x = C5*F5_x - F5_y*S5
     fr4_z = C5*F5_y + F5_x*S5
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, n4_x = _once(batch, dtype, n5_z, n4_x)
     n4_y = N4_y - n5_z
     n4_z = N4_z + C5*n5_y + S5*n5_x
     F3_x = 0.025375*U3_xx + 0.89133*ww3_xy
@@ -1258,6 +1287,7 @@ def forward_dynamics(q, qd, tau):
     f3_y = F3_y + fr4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.4318*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y + n4_z - 0.0203*fr3_z
     n3_z = N3_z - 0.4318*fr3_x + 0.0203*fr4_z - C4*n4_y - S4*n4_x
     V2_x = U2_yy - U2_zz
@@ -1286,9 +1316,12 @@ def forward_dynamics(q, qd, tau):
     r6 = tau6 - N6_z - 0.2158232532732*qd6 - 0.55443978*t35 + 0.25076322*t35*t35
     y4 = r4 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*r5 - L6_3*r6
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*r5 - L6_3*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*r5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
@@ -1325,6 +1358,7 @@ def forward_kinematics(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1391,6 +1425,7 @@ def link_poses(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -1458,6 +1493,7 @@ def jacobian(q):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1524,6 +1560,7 @@ def body_jacobian(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -1620,6 +1657,7 @@ def pose_and_jacobian(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1701,6 +1739,7 @@ def jacobian_dot_qd(q, qd):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1819,6 +1858,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     t0 = C3*w2_y
@@ -1833,6 +1873,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w3_x = t3 + t5
     w3_y = t0 - t2
     w3_z = qd2 + qd3
+    u3_x, u3_y, w3_x, w3_y = _once(batch, dtype, u3_x, u3_y, w3_x, w3_y)
     t6 = S4*w3_x
     t7 = 0.4318*C4
     t8 = 0.0203*w3_y
@@ -1843,11 +1884,13 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w4_x = -t9 + C4*w3_x
     w4_y = -t6 - C4*w3_z
     w4_z = qd4 + w3_y
+    u4_x, u4_y, w4_x, w4_y = _once(batch, dtype, u4_x, u4_y, w4_x, w4_y)
     u5_x = C5*u4_x + S5*u4_z
     u5_y = C5*u4_z - S5*u4_x
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     w6_x = C6*w5_x - S6*w5_z
     w6_y = -C6*w5_z - S6*w5_x
     w6_z = qd6 + w5_y
@@ -1912,6 +1955,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd5_xy = t27 - t32 + 0.00024216*w5_z
     Jd5_xz = 0.0004*w5_y
     t34 = 0.00288*u4_y
+    t28, t29, t31, Jd5_xy = _once(batch, dtype, t28, t29, t31, Jd5_xy)
     Jd5_yz = t28 + t34 - 0.00064216*w5_x
     d5r_x = -C5*t29
     d5r_z = -S5*t29
@@ -1968,6 +2012,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd3_zz = t48 + t60 - t59 - C4*d4JR_yz - S4*d4JR_xz
     d3r_x = C3*MSd3_x - MSd3_y*S3
     d3r_y = C3*MSd3_y + MSd3_x*S3
+    Jd3_xy, Jd3_xz, Jd3_yz = _once(batch, dtype, Jd3_xy, Jd3_xz, Jd3_yz)
     t64 = Jd3_xy*S3
     d3JR_xx = -t64 + C3*Jd3_xx
     t65 = C3*Jd3_xy
@@ -2011,6 +2056,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t90 = 0.0003*w4_x
     hn4_x = nh5_x + t90
     hn4_z = t89 + 0.0016*w4_z
+    hn5_z, = _once(batch, dtype, hn5_z)
     t91 = C4*hn4_x + S4*hn5_z
     nh4_x = t63 + t91
     nh4_y = hn4_z + t56
@@ -2103,6 +2149,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t107 = ap3u_x + qd3*u3_y
     t108 = qd3*u3_x
     a3u_y = ap3u_y - t108
+    t105, a3w_y = _once(batch, dtype, t105, a3w_y)
     ap4w_x = C4*t105 - S4*a3w_z
     t109 = S4*t105
     ap4w_y = -t109 - C4*a3w_z
@@ -2144,6 +2191,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff5_z = 0.00288*t116 + 0.00288*t118
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = C5*Ff5_y + Ff5_x*S5
+    Fn5_x, = _once(batch, dtype, Fn5_x)
     nF5_x = C5*Fn5_x - Fn5_y*S5
     nF5_z = C5*Fn5_y + Fn5_x*S5
     t121 = w4_y*w4_z
@@ -2153,6 +2201,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Fn4_z = nF5_z + 0.0016*a4w_z - t90*w4_y
     fF4_x = C4*fF5_x + Ff5_z*S4
     fF4_z = C4*Ff5_z - S4*fF5_x
+    Fn4_y, = _once(batch, dtype, Fn4_y)
     nF4_x = 0.4318*fF4_z + C4*Fn4_x - Fn4_y*S4
     nF4_y = Fn4_z - 0.0203*fF4_z
     t123 = w3_z*w3_z
@@ -2341,6 +2390,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c5r_x = -0.00288*S5
     t0 = 0.00288*C5
     c5JR_xx = 0.00024216*C5
@@ -2350,6 +2400,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc4_xx = 0.0003 + C5*c5JR_xx - S5*c5JR_yx
     Jc4_xz = C5*c5JR_xz - S5*c5JR_yz
     Jc4_zz = 0.0016 + C5*c5JR_yz + S5*c5JR_xz
+    c5r_x, Jc4_xz, Jc4_zz = _once(batch, dtype, c5r_x, Jc4_xz, Jc4_zz)
     t1 = C4*c5r_x
     c4r_z = -S4*c5r_x
     c4JR_xx = C4*Jc4_xx
@@ -2442,16 +2493,20 @@ def forward_dynamics_derivatives(q, qd, tau):
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
     t20 = -L6_3*nM3_6_z
+    L5_3, L4_3 = _once(batch, dtype, L5_3, L4_3)
     H3_2 = nM2_3_z + t20 - H4_2*L4_3 - L5_3*nM2_5_z
     t21 = -L6_3*nM1_6_z
     H3_1 = nM1_3_z + t21 - H4_1*L4_3 - L5_3*nM1_5_z
     D3 = 0.576873331938 + Jc3_zz + t20 - H4_3*L4_3 - L5_3*nM3_5_z
     iD3 = 1.0/D3
+    H3_1, iD3 = _once(batch, dtype, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
+    L3_2, = _once(batch, dtype, L3_2)
     H2_1 = c2JR_zz + t21 - H3_1*L3_2 - H4_1*L4_2 - L5_2*nM1_5_z
     D2 = 2.324814845 + Jc2_zz + t20 - H3_2*L3_2 - H4_2*L4_2 - L5_2*nM2_5_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = 0.784029968642 + Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - L5_1*nM1_5_z - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -2480,6 +2535,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t35 = C3*w2_y
     w3_y = t35 - t34
     w3_z = qd2 + qd3
+    iD1, w3_x, w3_y = _once(batch, dtype, iD1, w3_x, w3_y)
     t36 = qd3*w3_y
     dw3_x = t36 + C3*t22 - S3*t23
     t37 = qd3*w3_x
@@ -2506,6 +2562,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t49 = S4*w3_x
     w4_y = -t49 - C4*w3_z
     w4_z = qd4 + w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     t50 = qd4*w4_y
     dw4_x = t50 + C4*dw3_x
     t51 = qd4*w4_x
@@ -2518,6 +2575,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     t56 = qd5*w5_y
     dw5_x = t56 + C5*dw4_x + S5*dw3_y
     t57 = qd5*w5_x
@@ -2534,6 +2592,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w6_x = C6*w5_x - S6*w5_z
     w6_y = -C6*w5_z - S6*w5_x
     w6_z = qd6 + w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     t64 = w6_x*w6_z
     t65 = w6_y*w6_z
     N6_x = 4e-05*t65
@@ -2546,6 +2605,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     N5_y = -0.0004*t61
     N5_z = -0.00064216*dw4_y - 0.00024216*t60 - 0.00288*dv5_x
     n5_x = N5_x + C6*N6_x - N6_y*S6
+    N6_z, = _once(batch, dtype, N6_z)
     n5_y = N5_y + N6_z
     n5_z = N5_z - C6*N6_y - N6_x*S6
     N4_x = 0.0016*t55 + 0.0003*dw4_x
@@ -2554,6 +2614,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     fr4_x = C5*F5_x - F5_y*S5
     fr4_z = C5*F5_y + F5_x*S5
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, n4_x = _once(batch, dtype, n5_z, n4_x)
     n4_y = N4_y - n5_z
     n4_z = N4_z + C5*n5_y + S5*n5_x
     F3_x = 0.025375*U3_xx + 0.89133*t40
@@ -2570,6 +2631,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f3_y = F3_y + fr4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.4318*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y + n4_z - 0.0203*fr3_z
     n3_z = N3_z - 0.4318*fr3_x + 0.0203*fr4_z - C4*n4_y - S4*n4_x
     V2_x = U2_yy - U2_zz
@@ -2598,21 +2660,27 @@ def forward_dynamics_derivatives(q, qd, tau):
     r6 = tau6 - N6_z - 0.2158232532732*qd6 - 0.55443978*t72 + 0.25076322*t72*t72
     y4 = r4 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*r5 - L6_3*r6
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*r5 - L6_3*r6
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*r5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
+    qdd2_out, = _once(batch, dtype, qdd2_out)
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
     qdd5_out = 5.836060905888831*r5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out
+    qdd4_out, = _once(batch, dtype, qdd4_out)
     qdd6_out = 5.1518639227799214*r6 - L6_1*qdd1_out - L6_3*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
+    W3_1, W4_2 = _once(batch, dtype, W3_1, W4_2)
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_2 = -L5_2 + L3_2*L5_3
     W5_1 = -L5_1 + L2_1*L5_2 - L5_3*W3_1
     W6_3 = -L6_3 + L4_3*L6_4
     W6_2 = -L6_3 + L3_2*L6_3 - L6_4*W4_2
+    W4_1, W5_2, W5_1, W6_2 = _once(batch, dtype, W4_1, W5_2, W5_1, W6_2)
     W6_1 = -L6_1 + L2_1*L6_3 - L6_3*W3_1 - L6_4*W4_1
     U2_1 = -L2_1*iD1
     t74 = -L3_2*iD2
@@ -2626,6 +2694,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t79 = -L6_4*iD4
     t80 = W6_3*iD3
     t81 = W6_2*iD2
+    W6_1, = _once(batch, dtype, W6_1)
     U6_1 = W6_1*iD1
     Minv2_2 = iD2 - L2_1*U2_1
     Minv2_3 = t74 + U2_1*W3_1
@@ -2649,9 +2718,11 @@ def forward_dynamics_derivatives(q, qd, tau):
     u3_z = -0.4318*w2_y
     t84 = 0.4318*C4
     t85 = 0.0203*w3_y
+    Minv4_6, Minv6_6, u3_x, u3_y = _once(batch, dtype, Minv4_6, Minv6_6, u3_x, u3_y)
     u4_x = -0.4318*t49 + C4*u3_x + S4*t85 - S4*u3_z - t84*w3_z
     u4_y = 0.4318*t48 + C4*t85 - C4*u3_z - S4*u3_x - t84*w3_x
     u4_z = u3_y + 0.0203*w3_z
+    u4_x, u4_y = _once(batch, dtype, u4_x, u4_y)
     u5_x = C5*u4_x + S5*u4_z
     u5_y = C5*u4_z - S5*u4_x
     Jd6_xz = 4e-05*w6_y
@@ -2662,12 +2733,14 @@ def forward_dynamics_derivatives(q, qd, tau):
     t88 = 0.00288*w5_x
     t89 = 0.00576*u5_y
     t90 = 0.00288*u5_x
+    t86, d6JR_zz, t87 = _once(batch, dtype, t86, d6JR_zz, t87)
     Jd5_xy = t86 - t90 + 0.00024216*w5_z
     Jd5_xz = 0.0004*w5_y
     t92 = 0.00288*u4_y
     Jd5_yz = d6JR_zz + t92 - 0.00064216*w5_x
     d5r_x = -C5*t87
     d5r_z = -S5*t87
+    Jd5_xy, = _once(batch, dtype, Jd5_xy)
     t93 = Jd5_xy*S5
     d5JR_xx = -t93 + C5*t89
     t94 = C5*Jd5_xy
@@ -2690,6 +2763,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     d4JR_yx = t99 - t100
     t101 = C4*t89
     d4JR_yz = t98 - t101
+    Jd4_xz, Jd4_yz = _once(batch, dtype, Jd4_xz, Jd4_yz)
     t102 = -C4*Jd4_yz - Jd4_xz*S4
     MSd3_x = d4r_x - 0.89133*w3_z
     MSd3_y = d5r_z + 0.025375*w3_z
@@ -2738,6 +2812,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t131 = -0.4318*MSd3_z
     t132 = 0.023751*qd2
     t133 = 0.15005*d3r_x
+    Jd3_xz, = _once(batch, dtype, Jd3_xz)
     t134 = C3*Jd3_xz - Jd3_yz*S3
     Jd2_xz = t131 + t132 + t134 - t129 - t133 + 3.349975204*w2_y
     t135 = 0.047502*w2_x
@@ -2761,6 +2836,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t143 = C5*hn6_z + S5*hn5_x
     hn4_x = nh5_x + 0.0003*w4_x
     hn4_z = t143 + 0.0016*w4_z
+    hn5_z, hn4_x = _once(batch, dtype, hn5_z, hn4_x)
     t144 = C4*hn4_x + S4*hn5_z
     nh4_x = t120 + t144
     nh4_y = hn4_z + t113
@@ -2771,6 +2847,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn3_y = nh4_y + t115 - t114
     hn3_z = nh4_z + t108 + t112 + 0.3586500705*w3_z
     t147 = C3*hn3_x
+    hn3_y, = _once(batch, dtype, hn3_y)
     t148 = S3*hn3_y
     nh3_x = t137 + t147 - t148
     t149 = C3*hn3_y + S3*hn3_x
@@ -2791,6 +2868,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nR1_4_z = C2*nR2_4_y + S2*nR2_4_x
     nR4_5_x = t143 + t96 - t97
     nR4_5_z = t142 + t95 - t141
+    nR1_2_z, nR4_5_x = _once(batch, dtype, nR1_2_z, nR4_5_x)
     nR3_5_x = t100 + C4*nR4_5_x
     nR3_5_z = t101 - S4*nR4_5_x
     nR2_5_x = C3*nR3_5_x - S3*nR4_5_z
@@ -2807,6 +2885,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     ap2w_y = C2*qdd1_out
     a2w_x = ap2w_x + t22
     a2w_y = ap2w_y - t23
+    a2w_x, a2w_y = _once(batch, dtype, a2w_x, a2w_y)
     t151 = C3*a2w_x
     t152 = S3*a2w_y
     ap3w_x = t151 + t152
@@ -2835,6 +2914,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t161 = ap4u_x + qd4*u4_y
     t162 = qd4*u4_x
     a4u_y = ap4u_y - t162
+    t160, = _once(batch, dtype, t160)
     ap5w_x = C5*t160 + S5*a4w_z
     ap5w_y = C5*a4w_z - S5*t160
     ap5u_x = C5*t161 + S5*ap4u_z
@@ -2849,6 +2929,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Fn6_z = 4e-05*a6w_z
     nF6_x = C6*Fn6_x - Fn6_y*S6
     nF6_z = -C6*Fn6_y - Fn6_x*S6
+    t163, a5w_z = _once(batch, dtype, t163, a5w_z)
     Fn5_x = nF6_x - 0.00288*a4u_y + 0.00024216*t163 + 0.00064216*t62 + t88*u5_y - t90*w5_y
     Fn5_y = Fn6_z - 0.0004*t61
     Fn5_z = nF6_z - 0.00024216*t60 - 0.00288*a5u_x + 0.00064216*a5w_z + t87*u5_y + t92*w5_y
@@ -2857,6 +2938,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff5_z = 0.00288*t163 + 0.00288*t62
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = C5*Ff5_y + Ff5_x*S5
+    Fn5_x, = _once(batch, dtype, Fn5_x)
     nF5_x = C5*Fn5_x - Fn5_y*S5
     nF5_z = C5*Fn5_y + Fn5_x*S5
     Fn4_x = nF5_x + 0.0016*t55 + 0.0003*t160
@@ -2873,6 +2955,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff3_z = fF4_z - 0.025375*a3w_y + 0.025375*t41 + 0.89133*t155 + 0.89133*t43
     fF3_x = C3*Ff3_x - Ff3_y*S3
     fF3_y = C3*Ff3_y + Ff3_x*S3
+    Fn3_x, = _once(batch, dtype, Fn3_x)
     nF3_x = -0.15005*fF3_y + C3*Fn3_x - Fn3_y*S3
     nF3_y = -0.4318*Ff3_z + 0.15005*fF3_x + C3*Fn3_y + Fn3_x*S3
     Fn2_x = nF3_x - 0.6903913435*qdd2_out - 0.6903913435*t26 - 1.601861202*a2w_x - 0.023751*t27 - 0.0070992*a2w_y + 0.023751*t28 + qd2*t129 + t150*w2_y
@@ -2920,6 +3003,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t174 = 2*u4_x
     t175 = 2*u4_y
     y4u_z = t174*w4_x + t175*w4_y
+    Dq2w_z, Dq3w_z, Dqd3w_z, y4w_x = _once(batch, dtype, Dq2w_z, Dq3w_z, Dqd3w_z, y4w_x)
     Dq4w_x = -Fn4_y + Jd4_xx*w4_y + t0*y4u_y - Jc4_xx*y4w_x - Jc4_xz*y4w_z - Jd4_xy*w4_x - hn4_z*w4_x
     t176 = c5r_x*y4u_z
     t177 = 0.00064216*y4w_y
@@ -2996,6 +3080,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     S4_6w_y = -S5*S6
     dtau_dq1_2 = C2*Dq2w_y + Dq2w_x*S2
     dtau_dq1_3 = Dq3u_x*S1_3u_x + Dq3u_y*S1_3u_y + Dq3u_z*S1_3u_z + Dq3w_x*S1_3w_x + Dq3w_y*S1_3w_y
+    Dq4w_x, Dq4w_y, Dq5w_x, Dq5w_z, dtau_dq1_2, dtau_dq1_3 = _once(batch, dtype, Dq4w_x, Dq4w_y, Dq5w_x, Dq5w_z, dtau_dq1_2, dtau_dq1_3)
     dtau_dq1_4 = Dq4u_x*S1_4u_x + Dq4u_y*S1_4u_y + Dq4u_z*S1_3u_y + Dq4w_x*t191 + Dq4w_z*S1_3w_y - Dq4w_y*t192
     dtau_dq1_5 = Dq5u_x*S1_5u_x + Dq5u_y*S1_5u_y + Dq5w_x*S1_5w_x + Dq5w_y*S1_5w_y + Dq5w_z*t192 - Dq5u_z*S1_4u_y
     dtau_dq1_6 = Dq6w_x*S1_6w_x + Dq6w_y*S1_6w_y + Dq6w_z*S1_5w_y
@@ -3020,6 +3105,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dq6_3 = nR3_6_x*w3_y - c5JR_yz*y3w_y - nM3_6_x*y3w_x - nM3_6_z*y3w_z - nR4_6_z*w3_x
     dtau_dq6_4 = d6JR_zz*w4_x + nR4_6_x*w4_y - c5JR_yx*y4w_x - c5JR_yz*y4w_z
     dtau_dq6_5 = t184 + t86*w5_y
+    dtau_dq1_4, dtau_dq1_5, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq3_2, dtau_dq3_5, dtau_dq4_2, dtau_dq4_3, dtau_dq5_2, dtau_dq5_3 = _once(batch, dtype, dtau_dq1_4, dtau_dq1_5, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq3_2, dtau_dq3_5, dtau_dq4_2, dtau_dq4_3, dtau_dq5_2, dtau_dq5_3)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - U3_1*dtau_dq3_2 - U4_1*dtau_dq4_2 - U5_1*dtau_dq5_2 - U6_1*dtau_dq6_2 - dtau_dq1_2*iD1
     dqdd_dq1_3 = -Dq3w_z*U3_1 - U2_1*dtau_dq2_3 - U4_1*dtau_dq4_3 - U5_1*dtau_dq5_3 - U6_1*dtau_dq6_3 - dtau_dq1_3*iD1
     dqdd_dq1_4 = -Dq4w_z*U4_1 - U2_1*dtau_dq2_4 - U3_1*dtau_dq3_4 - U5_1*dtau_dq5_4 - U6_1*dtau_dq6_4 - dtau_dq1_4*iD1
@@ -3079,6 +3165,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dqd6_3 = nR3_6_z + nM3_6_x*t170 - c5JR_yz*t169
     dtau_dqd6_4 = nR4_6_z + c5JR_yx*t180
     dtau_dqd6_5 = d6JR_zz + t186
+    dtau_dqd1_1, dtau_dqd1_2, dtau_dqd1_3, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd2_2, dtau_dqd3_2 = _once(batch, dtype, dtau_dqd1_1, dtau_dqd1_2, dtau_dqd1_3, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd2_2, dtau_dqd3_2)
     dqdd_dqd1_1 = -U2_1*nR1_2_z - U3_1*nR1_3_z - U4_1*nR1_4_z - U5_1*nR1_5_z - U6_1*nR1_6_z - dtau_dqd1_1*iD1
     dqdd_dqd1_2 = -U2_1*dtau_dqd2_2 - U3_1*dtau_dqd3_2 - U4_1*dtau_dqd4_2 - U5_1*dtau_dqd5_2 - U6_1*dtau_dqd6_2 - dtau_dqd1_2*iD1
     dqdd_dqd1_3 = -U2_1*dtau_dqd2_3 - U3_1*dtau_dqd3_3 - U4_1*dtau_dqd4_3 - U5_1*dtau_dqd5_3 - U6_1*dtau_dqd6_3 - dtau_dqd1_3*iD1
@@ -3159,6 +3246,7 @@ def all_terms(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c5r_x = -0.00288*t8
     t10 = 0.00288*t9
     c5JR_xx = 0.00024216*t9
@@ -3263,6 +3351,7 @@ def all_terms(q, qd):
     w3_x = t4*w2_y + t5*w2_x
     w3_y = t5*w2_y - t4*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = dw2_x*t5 + qd3*w3_y - t29*t4
     dw3_y = -dw2_x*t4 - qd3*w3_x - t29*t5
     dv3_x = dvp3_x*t5 + dvp3_y*t4
@@ -3329,6 +3418,7 @@ def all_terms(q, qd):
     fr4_x = F5_x*t9 - F5_y*t8
     fr4_z = F5_x*t8 + F5_y*t9
     n4_x = N4_x + n5_x*t9 - n5_y*t8
+    n5_z, fr4_x, n4_x = _once(batch, dtype, n5_z, fr4_x, n4_x)
     n4_y = N4_y - n5_z
     n4_z = N4_z + n5_x*t8 + n5_y*t9
     F3_x = 0.025375*U3_xx + 0.89133*ww3_xy
@@ -3345,6 +3435,7 @@ def all_terms(q, qd):
     f3_y = F3_y + fr4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x + 0.4318*fr3_z + n4_x*t7 - n4_y*t6
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y + n4_z - 0.0203*fr3_z
     n3_z = N3_z - 0.4318*fr3_x + 0.0203*fr4_z - n4_x*t6 - n4_y*t7
     V2_x = U2_yy - U2_zz
@@ -3543,6 +3634,7 @@ def kinetic_energy(q, qd):
     C4 = jnp.cos(q4)
     S5 = jnp.sin(q5)
     C5 = jnp.cos(q5)
+    S2, C2, S3, C3, S4, C4, S5, C5 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5)
     dw2_x = S2*qd1
     dw2_y = C2*qd1
     dvp3_x = 0.15005*dw2_y
@@ -3626,6 +3718,7 @@ def potential_energy(q):
     C4 = jnp.cos(q4)
     S5 = jnp.sin(q5)
     C5 = jnp.cos(q5)
+    S2, C2, S3, C3, C4, S5, C5 = _once(batch, dtype, S2, C2, S3, C3, C4, S5, C5)
     p3_z = 0.672 + 0.4318*S2
     R3_zx = C2*S3 + C3*S2
     R3_zy = C2*C3 - S2*S3
@@ -3661,6 +3754,7 @@ def center_of_mass(q):
     C4 = jnp.cos(q4)
     S5 = jnp.sin(q5)
     C5 = jnp.cos(q5)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -3714,6 +3808,7 @@ def com_jacobian(q):
     C4 = jnp.cos(q4)
     t15 = jnp.sin(q5)
     C5 = jnp.cos(q5)
+    t0, C1, t1, C2, t4, C3, t12, C4, t15, C5 = _once(batch, dtype, t0, C1, t1, C2, t4, C3, t12, C4, t15, C5)
     t2 = C1*C2
     R2_xy = -C1*t1
     t3 = C2*t0
@@ -3838,6 +3933,7 @@ def centroidal_map(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     t0 = 0.00024216*C6
     c6JR_xz = -0.00024216*S6
     t1 = -S6*c6JR_xz
@@ -3896,10 +3992,12 @@ def centroidal_map(q):
     Jc2_xx = 1.167400915125 + t16 + C3*c3JR_xx - S3*c3JR_yx
     Jc2_xy = -0.0070992 - 0.4318*c3r_y + C3*c3JR_xy - S3*c3JR_yy
     t17 = -0.15005*c3r_x + C3*Jc3_xz - Jc3_yz*S3
+    t17, = _once(batch, dtype, t17)
     Jc2_xz = -0.6611671195 + t17 - 0.4318*MSc3_z
     t18 = 0.8636*c3r_x
     Jc2_yy = 2.769262117125 + t16 + t18 + C3*c3JR_yy + S3*c3JR_xy
     t19 = C3*Jc3_yz + Jc3_xz*S3
+    t19, = _once(batch, dtype, t19)
     Jc2_yz = -0.023751 + t19 - 0.15005*c3r_y
     Jc2_zz = 1.748114002 + Jc3_zz + t18
     c2r_x = C2*MSc2_x - MSc2_y*S2
@@ -3913,6 +4011,7 @@ def centroidal_map(q):
     Jc1_xz = C2*c2JR_xz - S2*c2JR_yz
     Jc1_zz = 0.35 + C2*c2JR_yz + S2*c2JR_xz
     t22 = C1*MSc2_z
+    c2r_x, Jc1_xz = _once(batch, dtype, c2r_x, Jc1_xz)
     t23 = S1*c2r_x
     fM0_1_x = t22 - t23
     fM0_1_y = C1*c2r_x + MSc2_z*S1
@@ -4038,6 +4137,7 @@ def centroidal_map_dot_qd(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     dw2_x = qd2*w2_y
@@ -4057,6 +4157,7 @@ def centroidal_map_dot_qd(q, qd):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = C3*dw2_x + qd3*w3_y - S3*t0
     dw3_y = -C3*t0 - S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_y
@@ -4105,6 +4206,7 @@ def centroidal_map_dot_qd(q, qd):
     w6_z = qd6 + w5_y
     dw6_x = C6*dw5_x + S6*dw4_y + qd6*w6_y
     dw6_y = C6*dw4_y - S6*dw5_x - qd6*w6_x
+    dv4_y, dv5_x, dv5_y = _once(batch, dtype, dv4_y, dv5_x, dv5_y)
     dv6_x = C6*dv5_x + S6*dv4_y
     dv6_y = C6*dv4_y - S6*dv5_x
     ww6_xx = w6_x*w6_x
@@ -4126,6 +4228,7 @@ def centroidal_map_dot_qd(q, qd):
     N5_x = 0.0001*ww5_yz + 0.0003*dw5_x
     N5_y = -0.0001*ww5_xz + 0.0003*dw5_y
     N5_z = -0.0004*dw4_y
+    F6_x, F6_y = _once(batch, dtype, F6_x, F6_y)
     fr5_x = C6*F6_x - F6_y*S6
     fr5_z = -C6*F6_y - F6_x*S6
     f5_x = F5_x + fr5_x
@@ -4155,6 +4258,7 @@ def centroidal_map_dot_qd(q, qd):
     N3_x = -0.0047376*V3_x - 0.06768*dv3_y + 0.336*dvp3_z + 0.090474288*dw3_x + 0.096065712*ww3_yz
     N3_y = -0.019045712*ww3_xz + 0.06768*dv3_x + 0.0047376*ww3_xy + 0.013454288*dw3_y
     N3_z = -0.07702*ww3_xy - 0.0047376*U3_xz - 0.336*dv3_x
+    f4_x, f4_y, n4_x, n4_y = _once(batch, dtype, f4_x, f4_y, n4_x, n4_y)
     fr3_x = C4*f4_x - S4*f4_y
     fr3_z = -C4*f4_y - S4*f4_x
     f3_x = F3_x + fr3_x
@@ -4172,6 +4276,7 @@ def centroidal_map_dot_qd(q, qd):
     N2_x = -0.269178*ww2_xy - 0.023751*V2_x + 0.0070992*U2_zx + 0.1462528*dw2_x
     N2_y = -1.0939152*t0 - 0.269178*V2_y - 0.0070992*U2_zy + 0.023751*ww2_xy
     N2_z = -0.0070992*V2_z + 0.4738312*ww2_xy
+    f3_x, f3_y, n3_y = _once(batch, dtype, f3_x, f3_y, n3_y)
     fr2_x = C3*f3_x - S3*f3_y
     fr2_y = C3*f3_y + S3*f3_x
     f2_x = F2_x + fr2_x
@@ -4254,6 +4359,7 @@ def regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     t0 = qd2*w2_y
@@ -4308,6 +4414,7 @@ def regressor(q, qd, qdd):
     w4_x = C4*w3_x - S4*w3_z
     w4_y = -C4*w3_z - S4*w3_x
     w4_z = qd4 + w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + qd4*w4_y - S4*dw3_z
     dw4_y = -C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = dw3_y + qdd4
@@ -4320,6 +4427,7 @@ def regressor(q, qd, qdd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_x, dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -4331,6 +4439,7 @@ def regressor(q, qd, qdd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw4_z + qd5*w5_y
     dw5_y = C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = qdd5 - dw4_y
@@ -4344,6 +4453,7 @@ def regressor(q, qd, qdd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_y, = _once(batch, dtype, dw5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -4366,6 +4476,7 @@ def regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx = _once(batch, dtype, dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -4374,6 +4485,7 @@ def regressor(q, qd, qdd):
     U6_zx = ww6_xz - dw6_y
     U6_zy = dw6_x + ww6_yz
     U6_zz = -ww6_xx - ww6_yy
+    U6_yy, U6_zz = _once(batch, dtype, U6_yy, U6_zz)
     V6_x = U6_yy - U6_zz
     V6_y = U6_zz - U6_xx
     V6_z = U6_xx - U6_yy
@@ -4855,6 +4967,7 @@ def base_regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = S2*qd1
     w2_y = C2*qd1
     t0 = qd2*w2_y
@@ -4898,6 +5011,7 @@ def base_regressor(q, qd, qdd):
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
+    dw3_x, = _once(batch, dtype, dw3_x)
     U3_yz = ww3_yz - dw3_x
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
@@ -4909,6 +5023,7 @@ def base_regressor(q, qd, qdd):
     w4_x = C4*w3_x - S4*w3_z
     w4_y = -C4*w3_z - S4*w3_x
     w4_z = qd4 + w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + qd4*w4_y - S4*dw3_z
     dw4_y = -C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = dw3_y + qdd4
@@ -4921,6 +5036,7 @@ def base_regressor(q, qd, qdd):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -4932,6 +5048,7 @@ def base_regressor(q, qd, qdd):
     w5_x = C5*w4_x + S5*w4_z
     w5_y = C5*w4_z - S5*w4_x
     w5_z = qd5 - w4_y
+    w5_x, w5_y, w5_z = _once(batch, dtype, w5_x, w5_y, w5_z)
     dw5_x = C5*dw4_x + S5*dw4_z + qd5*w5_y
     dw5_y = C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = qdd5 - dw4_y
@@ -4945,6 +5062,7 @@ def base_regressor(q, qd, qdd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_x, dw5_y = _once(batch, dtype, dw5_x, dw5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -4956,6 +5074,7 @@ def base_regressor(q, qd, qdd):
     w6_y = -C6*w5_z - S6*w5_x
     w6_z = qd6 + w5_y
     dw6_x = C6*dw5_x + qd6*w6_y - S6*dw5_z
+    w6_x, dw6_x = _once(batch, dtype, w6_x, dw6_x)
     dw6_y = -C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = dw5_y + qdd6
     dv6_x = C6*dv5_x + S6*dv4_y
@@ -4967,6 +5086,7 @@ def base_regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    ww6_xy, = _once(batch, dtype, ww6_xy)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -5437,22 +5557,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

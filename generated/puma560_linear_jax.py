@@ -151,6 +151,7 @@ def inverse_dynamics(q, qd, qdd, params):
     ww1_zz = qd1*qd1
     dvp2_x = -0.2435*qdd1
     dvp2_y = -0.2435*ww1_zz
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -178,6 +179,7 @@ def inverse_dynamics(q, qd, qdd, params):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = C3*dw2_x + S3*dw2_y + qd3*w3_y
     dw3_y = C3*dw2_y - S3*dw2_x - qd3*w3_x
     dw3_z = qdd2 + qdd3
@@ -194,6 +196,7 @@ def inverse_dynamics(q, qd, qdd, params):
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
+    dw3_x, dv3_y = _once(batch, dtype, dw3_x, dv3_y)
     U3_yz = ww3_yz - dw3_x
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
@@ -227,6 +230,7 @@ def inverse_dynamics(q, qd, qdd, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dv4_x, dv4_y, w5_x, w5_y = _once(batch, dtype, dv4_x, dv4_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -239,6 +243,7 @@ def inverse_dynamics(q, qd, qdd, params):
     ww5_yz = w5_y*w5_z
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
+    dw5_x, dw5_y, dw5_z, dv5_x = _once(batch, dtype, dw5_x, dw5_y, dw5_z, dv5_x)
     U5_xy = ww5_xy - dw5_z
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
@@ -250,6 +255,7 @@ def inverse_dynamics(q, qd, qdd, params):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y = _once(batch, dtype, w6_x, w6_y)
     dw6_x = C6*dw5_x + S6*dw5_z + qd6*w6_y
     dw6_y = C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -322,6 +328,7 @@ def inverse_dynamics(q, qd, qdd, params):
     N3_x = U3_yx*p_XZ3 + V3_x*p_YZ3 + dvp3_z*p_my3 + dw3_x*p_XX3 + ww3_yz*(p_ZZ3 - p_YY3) - U3_zx*p_XY3 - dv3_y*p_mz3
     N3_y = U3_zy*p_XY3 + V3_y*p_XZ3 + dv3_x*p_mz3 + dw3_y*p_YY3 + ww3_xz*(p_XX3 - p_ZZ3) - U3_xy*p_YZ3 - dvp3_z*p_mx3
     N3_z = U3_xz*p_YZ3 + V3_z*p_XY3 + dv3_y*p_mx3 + dw3_z*p_ZZ3 + ww3_xy*(p_YY3 - p_XX3) - U3_yz*p_XZ3 - dv3_x*p_my3
+    f4_x, f4_y, f4_z, n4_x, n4_y, n4_z = _once(batch, dtype, f4_x, f4_y, f4_z, n4_x, n4_y, n4_z)
     fr3_x = C4*f4_x - S4*f4_y
     fr3_z = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
@@ -342,6 +349,7 @@ def inverse_dynamics(q, qd, qdd, params):
     fr2_y = C3*f3_y + S3*f3_x
     f2_x = F2_x + fr2_x
     f2_y = F2_y + fr2_y
+    n3_y, = _once(batch, dtype, n3_y)
     n2_x = N2_x + 0.0934*fr2_y + C3*n3_x - S3*n3_y
     n2_y = N2_y - 0.4318*f3_z - 0.0934*fr2_x + C3*n3_y + S3*n3_x
     n2_z = N2_z + n3_z + 0.4318*fr2_y
@@ -427,6 +435,7 @@ def mass_matrix(q, params):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6r_x = C6*p_mx6 - S6*p_my6
     t10 = S6*p_mx6
     t11 = C6*p_my6
@@ -466,6 +475,7 @@ def mass_matrix(q, params):
     mc4 = mc5 + p_m4
     MSc4_x = c5r_x + p_mx4
     MSc4_y = MSc5_z + p_my4
+    c5r_z, t20 = _once(batch, dtype, c5r_z, t20)
     MSc4_z = c5r_z + p_mz4
     Jc4_xx = p_XX4 + c5JR_xx*t9 - c5JR_yx*t8
     Jc4_xy = p_XY4 + t20
@@ -483,6 +493,7 @@ def mass_matrix(q, params):
     c4JR_xz = t24 + Jc4_xx*t6
     c4JR_yx = t24 - Jc4_yy*t6
     c4JR_yz = t23 + Jc4_yy*t7
+    Jc4_xz, Jc4_yz, c4r_x = _once(batch, dtype, Jc4_xz, Jc4_yz, c4r_x)
     t25 = Jc4_xz*t6 + Jc4_yz*t7
     mc3 = mc4 + p_m3
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
@@ -516,6 +527,7 @@ def mass_matrix(q, params):
     t35 = -0.1868*MSc3_z
     Jc2_xx = p_XX2 + t35 + 0.00872356*mc3 + c3JR_xx*t5 - c3JR_yx*t4
     Jc2_xy = p_XY2 - 0.4318*c3r_y + c3JR_xy*t5 - c3JR_yy*t4
+    Jc3_xz, = _once(batch, dtype, Jc3_xz)
     t36 = 0.0934*c3r_x + Jc3_xz*t5 - Jc3_yz*t4
     Jc2_xz = p_XZ2 + t36 - 0.4318*MSc3_z + 0.04033012*mc3
     t37 = 0.8636*c3r_x
@@ -661,6 +673,7 @@ def coriolis_matrix(q, qd, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     t0 = C2*qd1
     u2_x = -0.2435*t0
     t1 = S2*qd1
@@ -676,6 +689,7 @@ def coriolis_matrix(q, qd, params):
     w3_x = t5 + t6
     w3_y = t4 - t3
     w3_z = qd2 + qd3
+    u3_x, u3_y, w3_x, w3_y = _once(batch, dtype, u3_x, u3_y, w3_x, w3_y)
     t7 = S4*w3_x
     t8 = C4*w3_z
     t9 = 0.0203*w3_y
@@ -687,6 +701,7 @@ def coriolis_matrix(q, qd, params):
     w4_x = t10 + t11
     w4_y = t8 - t7
     w4_z = qd4 - w3_y
+    u4_x, u4_y, w4_y = _once(batch, dtype, u4_x, u4_y, w4_y)
     u5_x = C5*u4_x - S5*u4_z
     u5_y = -C5*u4_z - S5*u4_x
     w5_x = C5*w4_x - S5*w4_z
@@ -694,6 +709,7 @@ def coriolis_matrix(q, qd, params):
     w5_z = qd5 + w4_y
     u6_x = C6*u5_x + S6*u4_y
     u6_y = C6*u4_y - S6*u5_x
+    u5_y, w5_x, w5_y, u6_x, u6_y = _once(batch, dtype, u5_y, w5_x, w5_y, u6_x, u6_y)
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
@@ -727,6 +743,7 @@ def coriolis_matrix(q, qd, params):
     t21 = MSc5_y*S5
     c5r_x = t20 - t21
     c5r_z = -C5*MSc5_y - MSc5_x*S5
+    w6_x, w6_y, Jc5_xx = _once(batch, dtype, w6_x, w6_y, Jc5_xx)
     t22 = C5*Jc5_xx
     t23 = Jc5_xy*S5
     c5JR_xx = t22 - t23
@@ -765,6 +782,7 @@ def coriolis_matrix(q, qd, params):
     c4JR_yz = t33 + t37
     c4JR_zz = C4*Jc4_yz + Jc4_xz*S4
     mc3 = mc4 + p_m3
+    MSc4_z, c4r_x, c4r_z = _once(batch, dtype, MSc4_z, c4r_x, c4r_z)
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
     MSc3_y = p_my3 - MSc4_z - 0.4331*mc4
     MSc3_z = c4r_z + p_mz3
@@ -781,6 +799,7 @@ def coriolis_matrix(q, qd, params):
     t42 = C3*MSc3_y
     c3r_y = t41 + t42
     t43 = C3*Jc3_xx
+    Jc3_xy, Jc3_xz = _once(batch, dtype, Jc3_xy, Jc3_xz)
     t44 = Jc3_xy*S3
     c3JR_xx = t43 - t44
     t45 = Jc3_xx*S3
@@ -882,6 +901,7 @@ def coriolis_matrix(q, qd, params):
     t106 = MSd5_y*S5
     d5r_x = t105 - t106
     t107 = -C5*MSd5_y - MSd5_x*S5
+    Jd5_xx, Jd5_xy, Jd5_xz, Jd5_yz, Jd5_zz = _once(batch, dtype, Jd5_xx, Jd5_xy, Jd5_xz, Jd5_yz, Jd5_zz)
     t108 = -Jd5_xy*S5
     d5JR_xx = t108 + C5*Jd5_xx
     t109 = C5*Jd5_xy
@@ -918,6 +938,7 @@ def coriolis_matrix(q, qd, params):
     t130 = p_XZ4*w4_z - p_mz4*u4_y
     Jd4_yz = t112 + t130 - t128 - t129 + p_YY4*w4_x - p_ZZ4*w4_x
     Jd4_zz = t116 + t126 + t127 - t114 - C5*d5JR_yz - S5*d5JR_xz
+    MSd4_x, MSd4_y, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yy, Jd4_yz = _once(batch, dtype, MSd4_x, MSd4_y, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yy, Jd4_yz)
     t131 = C4*MSd4_x - MSd4_y*S4
     t132 = MSd4_x*S4
     t133 = C4*MSd4_y
@@ -1010,6 +1031,7 @@ def coriolis_matrix(q, qd, params):
     hn5_x = nh6_x + t102 + t103 + t104 + p_XX5*w5_x
     hn5_y = t97 + t98 + t99 - hn6_z + p_YY5*w5_y
     hn5_z = t184 + t92 + t93 + t96 + p_ZZ5*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t185 = C5*hn5_x
     t186 = S5*hn5_y
     t187 = t185 - t186
@@ -1020,6 +1042,7 @@ def coriolis_matrix(q, qd, params):
     hn4_y = hn5_z + t123 + t124 + t125 + p_YY4*w4_y
     hn4_z = nh5_z + t117 + t118 + t122 + p_ZZ4*w4_z
     t190 = C4*hn4_x
+    hn4_y, = _once(batch, dtype, hn4_y)
     t191 = S4*hn4_y
     nh4_x = t190 - t153 - t191
     nh4_y = t145 - hn4_z
@@ -1095,6 +1118,7 @@ def coriolis_matrix(q, qd, params):
     fC4_5_z = t106 - t105 + t222*w5_y + t224*u5_x + t225*w5_x - t223*u5_y
     nC4_5_x = 0.5*t119 - 0.5*t120 - 0.5*t188 - 0.5*t189 + t22*w5_y + t222*u5_x + t27*w5_x - t225*u5_y - t23*w5_y - t26*w5_x
     nC4_5_z = 0.5*t186 - 0.5*t110 - 0.5*t111 - 0.5*t185 + t23*w5_x + t28*w5_x - t222*u5_y - t225*u5_x - t25*w5_y - t26*w5_y
+    fC4_5_x, = _once(batch, dtype, fC4_5_x)
     fC3_5_x = C4*fC4_5_x - S4*fC4_5_y
     fC3_5_z = C4*fC4_5_y + S4*fC4_5_x
     nC3_5_x = -0.4331*fC3_5_z + C4*nC4_5_x - C5_5*S4
@@ -1253,14 +1277,17 @@ def gravity_torques(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     dv2_x = -9.81*S2
     dv2_y = -9.81*C2
     dv3_x = C3*dv2_x + S3*dv2_y
     dv3_y = C3*dv2_y - S3*dv2_x
+    dv3_x, = _once(batch, dtype, dv3_x)
     dv4_x = C4*dv3_x
     dv4_y = -S4*dv3_x
     dv5_x = C5*dv4_x + S5*dv3_y
     dv5_y = C5*dv3_y - S5*dv4_x
+    dv5_x, dv5_y = _once(batch, dtype, dv5_x, dv5_y)
     dv6_x = C6*dv5_x + S6*dv4_y
     dv6_y = C6*dv4_y - S6*dv5_x
     F6_x = dv6_x*p_m6
@@ -1410,6 +1437,7 @@ def nonlinear_effects(q, qd, params):
     C6 = jnp.cos(q6)
     ww1_zz = qd1*qd1
     dvp2_y = -0.2435*ww1_zz
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     w2_x = -qd1*t2
     w2_y = -qd1*t3
     dw2_x = qd2*w2_y
@@ -1442,6 +1470,7 @@ def nonlinear_effects(q, qd, params):
     ww3_yz = w3_y*w3_z
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
+    dw3_x, dw3_y = _once(batch, dtype, dw3_x, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yy = -ww3_xx - ww3_zz
     U3_yz = ww3_yz - dw3_x
@@ -1454,6 +1483,7 @@ def nonlinear_effects(q, qd, params):
     w4_x = t6*w3_z + t7*w3_x
     w4_y = t7*w3_z - t6*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = dw3_x*t7 + qd4*w4_y
     dw4_y = -dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_z*t6
@@ -1477,6 +1507,7 @@ def nonlinear_effects(q, qd, params):
     w5_y = -t8*w4_x - t9*w4_z
     w5_z = qd5 + w4_y
     dw5_x = dw3_y*t8 + dw4_x*t9 + qd5*w5_y
+    dv4_x, dv4_y, w5_x = _once(batch, dtype, dv4_x, dv4_y, w5_x)
     dw5_y = dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dv4_x*t9 + dvp4_y*t8
     dv5_y = dvp4_y*t9 - dv4_x*t8
@@ -1557,6 +1588,7 @@ def nonlinear_effects(q, qd, params):
     f4_x = F4_x + fr4_x
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
+    n5_x, n5_y, f4_x, f4_y, f4_z = _once(batch, dtype, n5_x, n5_y, f4_x, f4_y, f4_z)
     n4_x = N4_x + n5_x*t9 - n5_y*t8
     n4_y = N4_y + n5_z
     n4_z = N4_z - n5_x*t8 - n5_y*t9
@@ -1574,6 +1606,7 @@ def nonlinear_effects(q, qd, params):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
+    n4_y, = _once(batch, dtype, n4_y)
     n3_x = N3_x - 0.4331*fr3_z + n4_x*t7 - n4_y*t6
     n3_y = N3_y - n4_z + 0.0203*fr3_z
     n3_z = N3_z + 0.0203*f4_z + 0.4331*fr3_x + n4_x*t6 + n4_y*t7
@@ -1644,6 +1677,7 @@ def tool_wrench_torques(q, f_ext, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     fr5_x = C6*f_ext1 - S6*f_ext2
     fr5_z = C6*f_ext2 + S6*f_ext1
     n5_x = C6*f_ext4 - S6*f_ext5
@@ -1758,6 +1792,7 @@ def forward_dynamics(q, qd, tau, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = C6*p_mx6 - S6*p_my6
     t0 = S6*p_mx6
     t1 = C6*p_my6
@@ -1799,6 +1834,7 @@ def forward_dynamics(q, qd, tau, params):
     MSc4_y = MSc5_z + p_my4
     MSc4_z = c5r_z + p_mz4
     Jc4_xx = p_XX4 + C5*c5JR_xx - S5*c5JR_yx
+    t10, = _once(batch, dtype, t10)
     Jc4_xy = p_XY4 + t10
     Jc4_xz = p_XZ4 + C5*c5JR_xz - S5*c5JR_yz
     Jc4_yy = Jc5_zz + p_YY4
@@ -1816,6 +1852,7 @@ def forward_dynamics(q, qd, tau, params):
     c4JR_yz = t13 + C4*Jc4_yy
     t15 = C4*Jc4_yz + Jc4_xz*S4
     mc3 = mc4 + p_m3
+    c4r_x, = _once(batch, dtype, c4r_x)
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
     MSc3_y = p_my3 - MSc4_z - 0.4331*mc4
     MSc3_z = c4r_z + p_mz3
@@ -1834,6 +1871,7 @@ def forward_dynamics(q, qd, tau, params):
     t21 = MSc3_x*S3
     t22 = C3*MSc3_y
     c3r_y = t21 + t22
+    Jc3_xy, = _once(batch, dtype, Jc3_xy)
     t23 = Jc3_xy*S3
     c3JR_xx = -t23 + C3*Jc3_xx
     t24 = C3*Jc3_xy
@@ -1902,6 +1940,7 @@ def forward_dynamics(q, qd, tau, params):
     fM2_6_y = S3*fM3_6_x - C3*fM4_6_z
     nM2_6_x = 0.0934*fM2_6_y + C3*nM3_6_x - S3*nM3_6_y
     nM2_6_y = -0.4318*fM3_6_z - 0.0934*fM2_6_x + C3*nM3_6_y + S3*nM3_6_x
+    nM3_6_z, = _once(batch, dtype, nM3_6_z)
     nM2_6_z = nM3_6_z + 0.4318*fM2_6_y
     fM1_6_x = C2*fM2_6_x - S2*fM2_6_y
     nM1_6_z = -0.2435*fM1_6_x - C2*nM2_6_y - S2*nM2_6_x
@@ -1910,6 +1949,7 @@ def forward_dynamics(q, qd, tau, params):
     L6_4 = iD6*nM4_6_z
     L6_3 = iD6*nM3_6_z
     L6_2 = iD6*nM2_6_z
+    nM1_6_z, = _once(batch, dtype, nM1_6_z)
     L6_1 = iD6*nM1_6_z
     H5_4 = c5JR_zz - L6_5*nM4_6_z
     H5_3 = nM3_5_z - L6_5*nM3_6_z
@@ -1919,6 +1959,7 @@ def forward_dynamics(q, qd, tau, params):
     iD5 = 1.0/D5
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
+    H5_2, H5_1, L5_4, L5_3 = _once(batch, dtype, H5_2, H5_1, L5_4, L5_3)
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
     H4_3 = nM3_4_z - H5_3*L5_4 - L6_4*nM3_6_z
@@ -1926,18 +1967,22 @@ def forward_dynamics(q, qd, tau, params):
     H4_1 = nM1_4_z - H5_1*L5_4 - L6_4*nM1_6_z
     D4 = Jc4_zz - H5_4*L5_4 - L6_4*nM4_6_z
     iD4 = 1.0/D4
+    H4_1, iD4 = _once(batch, dtype, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, L4_2 = _once(batch, dtype, L4_3, L4_2)
     H3_2 = nM2_3_z - H4_2*L4_3 - H5_2*L5_3 - L6_3*nM2_6_z
     H3_1 = nM1_3_z - H4_1*L4_3 - H5_1*L5_3 - L6_3*nM1_6_z
     D3 = Jc3_zz - H4_3*L4_3 - H5_3*L5_3 - L6_3*nM3_6_z
     iD3 = 1.0/D3
+    H3_2, H3_1, iD3 = _once(batch, dtype, H3_2, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = nM1_2_z - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - L6_2*nM1_6_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - L6_2*nM2_6_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -1964,6 +2009,7 @@ def forward_dynamics(q, qd, tau, params):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    w3_y, = _once(batch, dtype, w3_y)
     dw3_x = C3*dw2_x + qd3*w3_y - S3*t29
     dw3_y = -C3*t29 - S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_y
@@ -1975,6 +2021,7 @@ def forward_dynamics(q, qd, tau, params):
     ww3_yz = w3_y*w3_z
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
+    dw3_x, dw3_y = _once(batch, dtype, dw3_x, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yy = -ww3_xx - ww3_zz
     U3_yz = ww3_yz - dw3_x
@@ -1987,6 +2034,7 @@ def forward_dynamics(q, qd, tau, params):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + qd4*w4_y
     dw4_y = -S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_z
@@ -2009,6 +2057,7 @@ def forward_dynamics(q, qd, tau, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dv4_y, w5_x, w5_y = _once(batch, dtype, dv4_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw3_y + qd5*w5_y
     dw5_y = C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dv4_x + S5*dvp4_y
@@ -2033,6 +2082,7 @@ def forward_dynamics(q, qd, tau, params):
     w6_z = qd6 - w5_y
     dw6_x = C6*dw5_x + S6*dw4_y + qd6*w6_y
     dw6_y = C6*dw4_y - S6*dw5_x - qd6*w6_x
+    dv5_x, dv5_y = _once(batch, dtype, dv5_x, dv5_y)
     dv6_x = C6*dv5_x + S6*dv4_y
     dv6_y = C6*dv4_y - S6*dv5_x
     ww6_xx = w6_x*w6_x
@@ -2074,6 +2124,7 @@ def forward_dynamics(q, qd, tau, params):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x + C6*N6_x - N6_y*S6
+    N6_z, = _once(batch, dtype, N6_z)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_y + N6_x*S6
     F4_x = U4_xx*p_mx4 + U4_xy*p_my4 + U4_xz*p_mz4 + dv4_x*p_m4
@@ -2091,6 +2142,7 @@ def forward_dynamics(q, qd, tau, params):
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, f4_x, f4_y, f4_z = _once(batch, dtype, n5_z, f4_x, f4_y, f4_z)
     n4_y = N4_y + n5_z
     n4_z = N4_z - C5*n5_y - S5*n5_x
     F3_x = U3_xx*p_mx3 + U3_xz*p_mz3 + dv3_x*p_m3 + p_my3*ww3_xy
@@ -2108,6 +2160,7 @@ def forward_dynamics(q, qd, tau, params):
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x - 0.4331*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, n3_x = _once(batch, dtype, n4_z, n3_x)
     n3_y = N3_y - n4_z + 0.0203*fr3_z
     n3_z = N3_z + 0.0203*f4_z + 0.4331*fr3_x + C4*n4_y + S4*n4_x
     F2_x = U2_xx*p_mx2 + dv2_x*p_m2 + p_my2*ww2_xy
@@ -2124,6 +2177,7 @@ def forward_dynamics(q, qd, tau, params):
     f2_y = F2_y + fr2_y
     n2_x = N2_x + 0.0934*fr2_y + C3*n3_x - S3*n3_y
     n2_y = N2_y - 0.4318*f3_z - 0.0934*fr2_x + C3*n3_y + S3*n3_x
+    n3_z, = _once(batch, dtype, n3_z)
     n2_z = N2_z + n3_z + 0.4318*fr2_y
     fr1_x = C2*f2_x - S2*f2_y
     n1_z = -0.2435*fr1_x - C2*n2_y - S2*n2_x
@@ -2137,10 +2191,13 @@ def forward_dynamics(q, qd, tau, params):
     y4 = r4 - L5_4*y5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*r6
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
     qdd6_out = iD6*r6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
@@ -2176,6 +2233,7 @@ def forward_kinematics(q, params):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     p2_x = -0.2435*t0
     p2_y = 0.2435*t1
     R2_xx = t1*t3
@@ -2245,6 +2303,7 @@ def link_poses(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     p2_x = -0.2435*S1
     p2_y = 0.2435*C1
     R2_xx = C1*C2
@@ -2310,6 +2369,7 @@ def jacobian(q, params):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     p2_x = -0.2435*t0
     p2_y = 0.2435*t1
     R2_xx = t1*t3
@@ -2380,6 +2440,7 @@ def body_jacobian(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     p2_x = -0.2435*S1
     p2_y = 0.2435*C1
     R2_xx = C1*C2
@@ -2480,6 +2541,7 @@ def pose_and_jacobian(q, params):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     p2_x = -0.2435*t0
     p2_y = 0.2435*t1
     R2_xx = t1*t3
@@ -2565,6 +2627,7 @@ def jacobian_dot_qd(q, qd, params):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     p2_x = -0.2435*t0
     p2_y = 0.2435*t1
     R2_xx = t1*t3
@@ -2741,6 +2804,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     t0 = C2*qd1
     u2_x = -0.2435*t0
     t1 = S2*qd1
@@ -2757,6 +2821,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     w3_x = t5 + t7
     w3_y = t4 - t3
     w3_z = qd2 + qd3
+    u3_x, u3_y, w3_x, w3_y = _once(batch, dtype, u3_x, u3_y, w3_x, w3_y)
     t8 = S4*w3_x
     t9 = C4*w3_z
     t10 = 0.0203*w3_y
@@ -2768,11 +2833,13 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     w4_x = t11 + t12
     w4_y = t9 - t8
     w4_z = qd4 - w3_y
+    u4_x, u4_y, u4_z, w4_x, w4_y, w4_z = _once(batch, dtype, u4_x, u4_y, u4_z, w4_x, w4_y, w4_z)
     u5_x = C5*u4_x - S5*u4_z
     u5_y = -C5*u4_z - S5*u4_x
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    u5_x, u5_y, w5_x, w5_y = _once(batch, dtype, u5_x, u5_y, w5_x, w5_y)
     u6_x = C6*u5_x + S6*u4_y
     u6_y = C6*u4_y - S6*u5_x
     w6_x = C6*w5_x + S6*w5_z
@@ -2812,6 +2879,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     c5JR_xz = -t22 - Jc5_xx*S5
     c5JR_yx = t22 - Jc5_yy*S5
     c5JR_yz = t21 - C5*Jc5_yy
+    u6_x, u6_y, w6_x, w6_y, w6_z, Jc5_xz, Jc5_yz, c5r_z, c5JR_xz = _once(batch, dtype, u6_x, u6_y, w6_x, w6_y, w6_z, Jc5_xz, Jc5_yz, c5r_z, c5JR_xz)
     t23 = C5*Jc5_xz - Jc5_yz*S5
     c5JR_zz = -C5*Jc5_yz - Jc5_xz*S5
     mc4 = mc5 + p_m4
@@ -2836,6 +2904,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     c4JR_yz = t26 + C4*Jc4_yy
     t28 = C4*Jc4_yz + Jc4_xz*S4
     mc3 = mc4 + p_m3
+    c4r_x, c4r_z = _once(batch, dtype, c4r_x, c4r_z)
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
     MSc3_y = p_my3 - MSc4_z - 0.4331*mc4
     MSc3_z = c4r_z + p_mz3
@@ -2854,6 +2923,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     t34 = MSc3_x*S3
     t35 = C3*MSc3_y
     c3r_y = t34 + t35
+    Jc3_xx, Jc3_xy, Jc3_xz = _once(batch, dtype, Jc3_xx, Jc3_xy, Jc3_xz)
     t36 = Jc3_xy*S3
     c3JR_xx = -t36 + C3*Jc3_xx
     t37 = C3*Jc3_xy
@@ -2922,6 +2992,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     d6JR_xz = t75 + Jd6_xx*S6
     d6JR_yx = t75 - Jd6_yy*S6
     d6JR_yz = t74 + C6*Jd6_yy
+    Jd6_xz, Jd6_yz = _once(batch, dtype, Jd6_xz, Jd6_yz)
     t76 = C6*Jd6_yz + Jd6_xz*S6
     t77 = p_m5*u5_x
     MSd5_x = d6r_x + t77 + p_mz5*w5_y - p_my5*w5_z
@@ -2968,6 +3039,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     d5JR_xz = -t106 - Jd5_xx*S5
     d5JR_yx = t106 - Jd5_yy*S5
     d5JR_yz = t105 - C5*Jd5_yy
+    Jd5_xz, Jd5_zz = _once(batch, dtype, Jd5_xz, Jd5_zz)
     t107 = -C5*Jd5_yz - Jd5_xz*S5
     t108 = p_m4*u4_x
     MSd4_x = d5r_x + t108 + p_mz4*w4_y - p_my4*w4_z
@@ -3003,6 +3075,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     t132 = p_XZ4*w4_z - p_mz4*u4_y
     Jd4_yz = t107 + t132 - t130 - t131 + p_YY4*w4_x - p_ZZ4*w4_x
     Jd4_zz = t116 + t127 + t129 - t114 - C5*d5JR_yz - S5*d5JR_xz
+    MSd4_x, MSd4_y, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, MSd4_x, MSd4_y, MSd4_z, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz, Jd4_zz)
     d4r_x = C4*MSd4_x - MSd4_y*S4
     d4r_z = C4*MSd4_y + MSd4_x*S4
     t133 = Jd4_xy*S4
@@ -3058,6 +3131,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     d3JR_xx = -t167 + C3*Jd3_xx
     t168 = C3*Jd3_xy
     d3JR_xy = t168 + Jd3_xx*S3
+    Jd3_yy, = _once(batch, dtype, Jd3_yy)
     d3JR_yx = t168 - Jd3_yy*S3
     d3JR_yy = t167 + C3*Jd3_yy
     t169 = -p_mz2*t0
@@ -3105,12 +3179,14 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     t204 = -t203 + p_XZ2*qd2
     Jd2_yz = t199 + t202 + t204 - t200 - t201 - p_YY2*t1
     Jd2_zz = Jd3_zz + t179 + t196 + t198 - t177
+    Jd2_xy, = _once(batch, dtype, Jd2_xy)
     d2JR_xz = -C2*Jd2_xy - Jd2_xx*S2
     d2JR_yz = -C2*Jd2_yy - Jd2_xy*S2
     Jd1_zz = 0.487*MSd2_z - C2*d2JR_yz - S2*d2JR_xz
     hn6_x = t69 + t73 - t71 + p_XX6*w6_x
     hn6_y = t60 + t62 + t64 + p_YY6*w6_y
     hn6_z = t55 + t56 + t59 + p_ZZ6*w6_z
+    hn6_x, hn6_y = _once(batch, dtype, hn6_x, hn6_y)
     t205 = C6*hn6_x
     t206 = S6*hn6_y
     nh6_x = t205 - t206
@@ -3119,6 +3195,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     hn5_x = nh6_x + t101 + t103 + t104 + t208
     hn5_y = t94 + t95 + t96 - hn6_z + p_YY5*w5_y
     hn5_z = t207 + t87 + t88 + t93 + p_ZZ5*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t209 = C5*hn5_x - S5*hn5_y
     t210 = S5*hn5_x
     t211 = C5*hn5_y
@@ -3137,6 +3214,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     hn3_x = nh4_x + t163 + t164 + t166 + p_XX3*w3_x
     hn3_y = nh4_y + t156 + t157 + t158 + p_YY3*w3_y
     hn3_z = nh4_z + t147 + t148 + t154 + p_ZZ3*w3_z
+    hn3_x, = _once(batch, dtype, hn3_x)
     t217 = C3*hn3_x
     t218 = S3*hn3_y
     nh3_x = t199 + t217 - t218
@@ -3233,6 +3311,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     a3w_z = qdd2 + qdd3
     t229 = ap3u_x + qd3*u3_y
     t230 = qd3*u3_x
+    ap3u_y, t227, a3w_y, t229 = _once(batch, dtype, ap3u_y, t227, a3w_y, t229)
     a3u_y = ap3u_y - t230
     t231 = C4*t227
     t232 = S4*a3w_z
@@ -3258,12 +3337,14 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     t240 = ap5w_x + qd5*w5_y
     t241 = qd5*w5_x
     a5w_y = ap5w_y - t241
+    a4w_y, a4u_y, ap5u_y, t240, a5w_y = _once(batch, dtype, a4w_y, a4u_y, ap5u_y, t240, a5w_y)
     a5w_z = a4w_y + qdd5
     t242 = ap5u_x + qd5*u5_y
     t243 = qd5*u5_x
     a5u_y = ap5u_y - t243
     ap6w_x = C6*t240 + S6*a5w_z
     ap6w_y = C6*a5w_z - S6*t240
+    t242, = _once(batch, dtype, t242)
     ap6u_x = C6*t242 + S6*a4u_y
     ap6u_y = C6*a4u_y - S6*t242
     t244 = ap6w_x + qd6*w6_y
@@ -3290,6 +3371,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     Ff6_z = p_mx6*t251 + p_my6*t244 + p_my6*t248 + t45*w6_x - a5u_y*p_m6 - a6w_y*p_mx6 - p_mz6*t252 - p_mz6*t254 - t43*w6_y
     fF6_x = C6*Ff6_x - Ff6_y*S6
     fF6_z = C6*Ff6_y + Ff6_x*S6
+    Fn6_x, Fn6_y = _once(batch, dtype, Fn6_x, Fn6_y)
     nF6_x = C6*Fn6_x - Fn6_y*S6
     nF6_z = C6*Fn6_y + Fn6_x*S6
     t257 = u4_y*w5_x
@@ -3309,6 +3391,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     Ff5_z = fF6_z + a4u_y*p_m5 + p_mx5*t258 + p_my5*t240 + p_my5*t261 + t78*w5_x - a5w_y*p_mx5 - p_mz5*t262 - p_mz5*t265 - t77*w5_y
     fF5_x = C5*Ff5_x - Ff5_y*S5
     fF5_z = -C5*Ff5_y - Ff5_x*S5
+    Fn5_y, = _once(batch, dtype, Fn5_y)
     nF5_x = C5*Fn5_x - Fn5_y*S5
     nF5_z = -C5*Fn5_y - Fn5_x*S5
     t266 = w4_y*w4_z
@@ -3326,6 +3409,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     Ff4_x = fF5_x + a4w_y*p_mz4 + p_m4*t238 + p_m4*t272 + p_mz4*t269 + t110*w4_y - a4w_z*p_my4 - p_m4*t274 - p_mx4*t267 - p_mx4*t270
     Ff4_y = Ff5_z + a4u_y*p_m4 + a4w_z*p_mx4 + p_m4*t271 + p_mz4*t266 + t111*w4_x - p_m4*t268 - p_my4*t270 - p_my4*t273 - p_mz4*t236
     Ff4_z = fF5_z + ap4u_z*p_m4 + p_mx4*t269 + p_my4*t236 + p_my4*t266 + t109*w4_x - a4w_y*p_mx4 - p_mz4*t267 - p_mz4*t273 - t108*w4_y
+    Ff4_x, Ff4_y = _once(batch, dtype, Ff4_x, Ff4_y)
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_z = C4*Ff4_y + Ff4_x*S4
     nF4_x = -0.4331*fF4_z + C4*Fn4_x - Fn4_y*S4
@@ -3344,6 +3428,7 @@ def inverse_dynamics_derivatives(q, qd, qdd, params):
     Ff3_x = fF4_x + a3w_y*p_mz3 + p_m3*t229 + p_m3*t282 + p_mz3*t280 + t138*w3_y - a3w_z*p_my3 - p_m3*t283 - p_mx3*t276 - p_mx3*t279
     Ff3_y = -Ff4_z + a3u_y*p_m3 + a3w_z*p_mx3 + p_m3*t278 + p_mz3*t277 + t139*w3_x - p_m3*t275 - p_my3*t276 - p_my3*t281 - p_mz3*t227
     Ff3_z = fF4_z + ap3u_z*p_m3 + p_mx3*t280 + p_my3*t227 + p_my3*t277 + t137*w3_x - a3w_y*p_mx3 - p_mz3*t279 - p_mz3*t281 - t136*w3_y
+    Ff3_y, = _once(batch, dtype, Ff3_y)
     fF3_x = C3*Ff3_x - Ff3_y*S3
     fF3_y = C3*Ff3_y + Ff3_x*S3
     nF3_x = 0.0934*fF3_y + C3*Fn3_x - Fn3_y*S3
@@ -3592,6 +3677,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = C6*p_mx6 - S6*p_my6
     t0 = S6*p_mx6
     t1 = C6*p_my6
@@ -3607,6 +3693,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     c6JR_zx = t4 - t5
     c6JR_zz = C6*p_YZ6 + S6*p_XZ6
     mc5 = p_m5 + p_m6
+    c6r_x, = _once(batch, dtype, c6r_x)
     MSc5_x = c6r_x + p_mx5
     MSc5_y = p_my5 - p_mz6
     MSc5_z = c6r_z + p_mz5
@@ -3630,6 +3717,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     c5JR_zz = -C5*Jc5_yz - Jc5_xz*S5
     mc4 = mc5 + p_m4
     MSc4_x = c5r_x + p_mx4
+    MSc5_z, Jc5_zz, c5r_z, t10, c5JR_zz, mc4, MSc4_x = _once(batch, dtype, MSc5_z, Jc5_zz, c5r_z, t10, c5JR_zz, mc4, MSc4_x)
     MSc4_y = MSc5_z + p_my4
     MSc4_z = c5r_z + p_mz4
     Jc4_xx = p_XX4 + C5*c5JR_xx - S5*c5JR_yx
@@ -3650,6 +3738,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     c4JR_yz = t13 + C4*Jc4_yy
     t15 = C4*Jc4_yz + Jc4_xz*S4
     mc3 = mc4 + p_m3
+    Jc4_zz, c4r_x, t15 = _once(batch, dtype, Jc4_zz, c4r_x, t15)
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
     MSc3_y = p_my3 - MSc4_z - 0.4331*mc4
     MSc3_z = c4r_z + p_mz3
@@ -3668,6 +3757,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t21 = MSc3_x*S3
     t22 = C3*MSc3_y
     c3r_y = t21 + t22
+    Jc3_xx, Jc3_xy, Jc3_xz, Jc3_zz, c3r_x = _once(batch, dtype, Jc3_xx, Jc3_xy, Jc3_xz, Jc3_zz, c3r_x)
     t23 = Jc3_xy*S3
     c3JR_xx = -t23 + C3*Jc3_xx
     t24 = C3*Jc3_xy
@@ -3701,6 +3791,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     fM3_4_x = -t11 - t12
     nM3_4_x = t17 - t18 - t19
     nM3_4_y = -Jc4_zz + 0.0203*c4r_x
+    fM3_4_x, nM3_4_x = _once(batch, dtype, fM3_4_x, nM3_4_x)
     nM3_4_z = t15 + 0.4331*fM3_4_x
     fM2_4_x = C3*fM3_4_x
     fM2_4_y = S3*fM3_4_x
@@ -3723,6 +3814,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     fM1_5_x = C2*fM2_5_x - S2*fM2_5_y
     nM1_5_z = -0.2435*fM1_5_x - C2*nM2_5_y - S2*nM2_5_x
     fM5_6_x = -t0 - t1
+    fM5_6_x, = _once(batch, dtype, fM5_6_x)
     fM4_6_x = C5*fM5_6_x
     fM4_6_z = -S5*fM5_6_x
     nM4_6_x = C5*c6JR_zx + S5*p_ZZ6
@@ -3736,6 +3828,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     fM2_6_y = S3*fM3_6_x - C3*fM4_6_z
     nM2_6_x = 0.0934*fM2_6_y + C3*nM3_6_x - S3*nM3_6_y
     nM2_6_y = -0.4318*fM3_6_z - 0.0934*fM2_6_x + C3*nM3_6_y + S3*nM3_6_x
+    nM3_6_z, = _once(batch, dtype, nM3_6_z)
     nM2_6_z = nM3_6_z + 0.4318*fM2_6_y
     fM1_6_x = C2*fM2_6_x - S2*fM2_6_y
     nM1_6_z = -0.2435*fM1_6_x - C2*nM2_6_y - S2*nM2_6_x
@@ -3744,6 +3837,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     L6_4 = iD6*nM4_6_z
     L6_3 = iD6*nM3_6_z
     L6_2 = iD6*nM2_6_z
+    nM1_6_z, = _once(batch, dtype, nM1_6_z)
     L6_1 = iD6*nM1_6_z
     H5_4 = c5JR_zz - L6_5*nM4_6_z
     H5_3 = nM3_5_z - L6_5*nM3_6_z
@@ -3751,27 +3845,33 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     H5_1 = nM1_5_z - L6_5*nM1_6_z
     D5 = Jc5_zz - L6_5*c6JR_zz
     iD5 = 1.0/D5
+    H5_2, H5_1, iD5 = _once(batch, dtype, H5_2, H5_1, iD5)
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
     L5_1 = H5_1*iD5
+    L5_4, L5_3 = _once(batch, dtype, L5_4, L5_3)
     H4_3 = nM3_4_z - H5_3*L5_4 - L6_4*nM3_6_z
     H4_2 = nM2_4_z - H5_2*L5_4 - L6_4*nM2_6_z
     H4_1 = nM1_4_z - H5_1*L5_4 - L6_4*nM1_6_z
     D4 = Jc4_zz - H5_4*L5_4 - L6_4*nM4_6_z
     iD4 = 1.0/D4
+    H4_1, iD4 = _once(batch, dtype, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, = _once(batch, dtype, L4_3)
     H3_2 = nM2_3_z - H4_2*L4_3 - H5_2*L5_3 - L6_3*nM2_6_z
     H3_1 = nM1_3_z - H4_1*L4_3 - H5_1*L5_3 - L6_3*nM1_6_z
     D3 = Jc3_zz - H4_3*L4_3 - H5_3*L5_3 - L6_3*nM3_6_z
     iD3 = 1.0/D3
+    H3_2, iD3 = _once(batch, dtype, H3_2, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = nM1_2_z - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - L6_2*nM1_6_z
     D2 = Jc2_zz - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - L6_2*nM2_6_z
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -3802,6 +3902,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t46 = -C3*t30
     w3_y = t46 - t45
     w3_z = qd2 + qd3
+    iD1, w3_x, w3_y = _once(batch, dtype, iD1, w3_x, w3_y)
     t47 = qd3*w3_y
     dw3_x = t47 + C3*t31 - S3*t32
     t48 = qd3*w3_x
@@ -3815,6 +3916,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t54 = w3_y*w3_z
     t55 = w3_z*w3_z
     U3_xx = -t53 - t55
+    dw3_x, dw3_y, dv3_y = _once(batch, dtype, dw3_x, dw3_y, dv3_y)
     U3_xz = dw3_y + t52
     U3_yy = -t50 - t55
     U3_yz = t54 - dw3_x
@@ -3829,6 +3931,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t61 = C4*w3_z
     w4_y = t61 - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y, w4_z = _once(batch, dtype, w4_x, w4_y, w4_z)
     t62 = qd4*w4_y
     dw4_x = t62 + C4*dw3_x
     t63 = qd4*w4_x
@@ -3853,6 +3956,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dv4_x, dv4_y, w5_x, w5_y = _once(batch, dtype, dv4_x, dv4_y, w5_x, w5_y)
     t75 = qd5*w5_y
     dw5_x = t75 + C5*dw4_x + S5*dw3_y
     t76 = qd5*w5_x
@@ -3877,6 +3981,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     t88 = qd6*w6_y
     dw6_x = t88 + C6*dw5_x + S6*dw4_y
     t89 = qd6*w6_x
@@ -3922,6 +4027,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     f5_y = F5_y - F6_z
     f5_z = F5_z + fr5_z
     n5_x = N5_x + C6*N6_x - N6_y*S6
+    N6_z, f5_x, f5_y = _once(batch, dtype, N6_z, f5_x, f5_y)
     n5_y = N5_y - N6_z
     n5_z = N5_z + C6*N6_y + N6_x*S6
     F4_x = U4_xx*p_mx4 + U4_xy*p_my4 + U4_xz*p_mz4 + dv4_x*p_m4
@@ -3939,6 +4045,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, f4_y, n4_x = _once(batch, dtype, n5_z, f4_y, n4_x)
     n4_y = N4_y + n5_z
     n4_z = N4_z - C5*n5_y - S5*n5_x
     F3_x = U3_xx*p_mx3 + U3_xz*p_mz3 + dv3_x*p_m3 + p_my3*t51
@@ -3956,6 +4063,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
     n3_x = N3_x - 0.4331*fr3_z + C4*n4_x - S4*n4_y
+    n4_z, = _once(batch, dtype, n4_z)
     n3_y = N3_y - n4_z + 0.0203*fr3_z
     n3_z = N3_z + 0.0203*f4_z + 0.4331*fr3_x + C4*n4_y + S4*n4_x
     F2_x = U2_xx*p_mx2 + p_m2*t34 + p_my2*t37
@@ -3972,6 +4080,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     f2_y = F2_y + fr2_y
     n2_x = N2_x + 0.0934*fr2_y + C3*n3_x - S3*n3_y
     n2_y = N2_y - 0.4318*f3_z - 0.0934*fr2_x + C3*n3_y + S3*n3_x
+    n3_z, = _once(batch, dtype, n3_z)
     n2_z = N2_z + n3_z + 0.4318*fr2_y
     fr1_x = C2*f2_x - S2*f2_y
     n1_z = -0.2435*fr1_x - C2*n2_y - S2*n2_x
@@ -3982,25 +4091,33 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     r5 = tau5 - n5_z
     r6 = tau6 - N6_z
     y5 = r5 - L6_5*r6
+    y5, = _once(batch, dtype, y5)
     y4 = r4 - L5_4*y5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*r6
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*r6
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
+    qdd2_out, = _once(batch, dtype, qdd2_out)
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
+    qdd4_out, = _once(batch, dtype, qdd4_out)
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
     qdd6_out = iD6*r6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
+    W3_1, W4_2 = _once(batch, dtype, W3_1, W4_2)
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_3 = -L5_3 + L4_3*L5_4
     W5_2 = -L5_2 + L3_2*L5_3 - L5_4*W4_2
+    W4_1, W5_2 = _once(batch, dtype, W4_1, W5_2)
     W5_1 = -L5_1 + L2_1*L5_2 - L5_3*W3_1 - L5_4*W4_1
     W6_4 = -L6_4 + L5_4*L6_5
     W6_3 = -L6_3 + L4_3*L6_4 - L6_5*W5_3
     W6_2 = -L6_2 + L3_2*L6_3 - L6_4*W4_2 - L6_5*W5_2
+    W5_1, W6_3, W6_2 = _once(batch, dtype, W5_1, W6_3, W6_2)
     W6_1 = -L6_1 + L2_1*L6_2 - L6_3*W3_1 - L6_4*W4_1 - L6_5*W5_1
     U2_1 = -L2_1*iD1
     t102 = -L3_2*iD2
@@ -4016,6 +4133,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t109 = W6_4*iD4
     t110 = W6_3*iD3
     t111 = W6_2*iD2
+    W6_1, = _once(batch, dtype, W6_1)
     U6_1 = W6_1*iD1
     Minv2_2 = iD2 - L2_1*U2_1
     Minv2_3 = t102 + U2_1*W3_1
@@ -4043,12 +4161,15 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t115 = 0.0203*w3_y
     u4_x = 0.4331*t61 + C4*u3_x + S4*t115 + S4*u3_z - t114*w3_x
     u4_y = -0.4331*t60 + C4*t115 + C4*u3_z - S4*u3_x - t114*w3_z
+    Minv4_6, Minv5_6, Minv6_6, u3_y, u4_x, u4_y = _once(batch, dtype, Minv4_6, Minv5_6, Minv6_6, u3_y, u4_x, u4_y)
     u4_z = -u3_y + 0.0203*w3_z
     u5_x = C5*u4_x - S5*u4_z
     u5_y = -C5*u4_z - S5*u4_x
+    u5_x, u5_y = _once(batch, dtype, u5_x, u5_y)
     u6_x = C6*u5_x + S6*u4_y
     u6_y = C6*u4_y - S6*u5_x
     t116 = p_mz6*w6_y
+    u6_x, u6_y = _once(batch, dtype, u6_x, u6_y)
     t117 = p_m6*u6_x
     MSd6_x = t116 + t117 - p_my6*w6_z
     t118 = p_mz6*w6_x
@@ -4094,6 +4215,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     d6JR_xz = t147 + Jd6_xx*S6
     d6JR_yx = t147 - Jd6_yy*S6
     d6JR_yz = t146 + C6*Jd6_yy
+    Jd6_xz, Jd6_yz, Jd6_zz = _once(batch, dtype, Jd6_xz, Jd6_yz, Jd6_zz)
     t148 = C6*Jd6_yz + Jd6_xz*S6
     t149 = p_m5*u5_x
     MSd5_x = d6r_x + t149 + p_mz5*w5_y - p_my5*w5_z
@@ -4130,6 +4252,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t174 = p_XZ5*w5_z - p_mz5*u5_y
     Jd5_yz = t174 - t148 - t172 - t173 + p_YY5*w5_x - p_ZZ5*w5_x
     Jd5_zz = t158 + t169 + t171 - t155 + C6*d6JR_yz + S6*d6JR_xz
+    MSd5_x, MSd5_y, MSd5_z, Jd5_xz, Jd5_yz, Jd5_zz = _once(batch, dtype, MSd5_x, MSd5_y, MSd5_z, Jd5_xz, Jd5_yz, Jd5_zz)
     d5r_x = C5*MSd5_x - MSd5_y*S5
     d5r_z = -C5*MSd5_y - MSd5_x*S5
     t175 = -Jd5_xy*S5
@@ -4180,6 +4303,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     d4JR_xz = t203 + Jd4_xx*S4
     d4JR_yx = t203 - Jd4_yy*S4
     d4JR_yz = t202 + C4*Jd4_yy
+    MSd4_z, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, MSd4_z, Jd4_xz, Jd4_yz, Jd4_zz)
     t204 = C4*Jd4_yz + Jd4_xz*S4
     t205 = p_m3*u3_x
     MSd3_x = d4r_x + t205 + p_mz3*w3_y - p_my3*w3_z
@@ -4212,6 +4336,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t227 = 2*w3_x
     t228 = p_YZ3*t227
     t229 = 2*u3_x
+    MSd3_x, MSd3_z, Jd3_xx, Jd3_xy, Jd3_xz, t229 = _once(batch, dtype, MSd3_x, MSd3_z, Jd3_xx, Jd3_xy, Jd3_xz, t229)
     t230 = -0.0406*d4r_x + p_mx3*t229
     Jd3_yy = Jd4_zz + t209 + t210 + t230 - t228
     t231 = p_my3*u3_z
@@ -4257,6 +4382,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t258 = -p_ZZ2*t30
     t259 = p_mz2*u2_x
     t260 = 0.0934*d3r_x
+    Jd3_yz, = _once(batch, dtype, Jd3_yz)
     t261 = C3*Jd3_xz - Jd3_yz*S3
     Jd2_xz = t255 + t256 + t258 + t260 + t261 - t257 - t259 + p_XX2*t30
     t262 = -2*t29
@@ -4278,6 +4404,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     hn6_x = t141 + t145 - t143 + p_XX6*w6_x
     hn6_y = t132 + t134 + t136 + p_YY6*w6_y
     hn6_z = t128 + t129 + t131 + p_ZZ6*w6_z
+    Jd1_zz, hn6_x, hn6_y = _once(batch, dtype, Jd1_zz, hn6_x, hn6_y)
     t272 = C6*hn6_x
     t273 = S6*hn6_y
     nh6_x = t272 - t273
@@ -4285,6 +4412,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     hn5_x = nh6_x + t172 + t173 + t174 + p_XX5*w5_x
     hn5_y = t165 + t166 + t167 - hn6_z + p_YY5*w5_y
     hn5_z = t159 + t160 + t164 + t274 + p_ZZ5*w5_z
+    hn5_x, hn5_y = _once(batch, dtype, hn5_x, hn5_y)
     t275 = C5*hn5_x - S5*hn5_y
     t276 = S5*hn5_x
     t277 = C5*hn5_y
@@ -4292,6 +4420,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     hn4_x = t199 + t200 + t201 + t275 + p_XX4*w4_x
     hn4_y = hn5_z + t192 + t193 + t194 + p_YY4*w4_y
     hn4_z = nh5_z + t187 + t188 + t191 + p_ZZ4*w4_z
+    hn4_x, hn4_y = _once(batch, dtype, hn4_x, hn4_y)
     t278 = C4*hn4_x
     t279 = S4*hn4_y
     nh4_x = t278 - t233 - t279
@@ -4301,6 +4430,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     hn3_x = nh4_x + t231 + t232 + t234 + p_XX3*w3_x
     hn3_y = nh4_y + t224 + t225 + t226 + p_YY3*w3_y
     hn3_z = nh4_z + t216 + t217 + t222 + p_ZZ3*w3_z
+    hn3_x, hn3_y = _once(batch, dtype, hn3_x, hn3_y)
     t281 = C3*hn3_x
     t282 = S3*hn3_y
     nh3_x = t266 + t281 - t282
@@ -4367,6 +4497,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     t296 = S4*t291
     t297 = C4*a3w_z
     ap4w_y = t297 - t296
+    a3w_y, a3u_y, ap4w_y = _once(batch, dtype, a3w_y, a3u_y, ap4w_y)
     t298 = 0.0203*a3w_y
     ap4u_x = -0.4331*t296 + 0.4331*t297 + C4*t292 + S4*ap3u_z + S4*t298
     ap4u_y = -0.4331*t294 - 0.4331*t295 + C4*ap3u_z + C4*t298 - S4*t292
@@ -4376,6 +4507,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     a4w_z = qdd4_out - a3w_y
     t300 = ap4u_x + qd4*u4_y
     t301 = qd4*u4_x
+    ap4u_y, t299, t300 = _once(batch, dtype, ap4u_y, t299, t300)
     a4u_y = ap4u_y - t301
     ap5w_x = C5*t299 - S5*a4w_z
     ap5w_y = -C5*a4w_z - S5*t299
@@ -4389,6 +4521,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     a5u_y = ap5u_y - t304
     ap6w_x = C6*t302 + S6*a5w_z
     ap6w_y = C6*a5w_z - S6*t302
+    t303, ap6w_y = _once(batch, dtype, t303, ap6w_y)
     ap6u_x = C6*t303 + S6*a4u_y
     ap6u_y = C6*a4u_y - S6*t303
     t305 = ap6w_x + t88
@@ -4399,6 +4532,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     a6u_y = ap6u_y - t307
     t308 = u6_x*w6_z
     t309 = u5_y*w6_x
+    t305, a6w_z = _once(batch, dtype, t305, a6w_z)
     Fn6_x = a6w_y*p_XY6 + a6w_z*p_XZ6 + p_XX6*t305 + p_XZ6*t92 + p_YZ6*t94 + p_ZZ6*t95 + t120*u6_y - a5u_y*p_my6 - a6u_y*p_mz6 - p_XY6*t93 - p_YY6*t95 - p_YZ6*t96 - p_mz6*t308 - p_mz6*t309 - t130*w6_y
     t310 = u6_y*w6_z
     t311 = u5_y*w6_y
@@ -4409,6 +4543,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     Ff6_z = p_mx6*t93 + p_my6*t305 + p_my6*t95 + t119*w6_x - a5u_y*p_m6 - a6w_y*p_mx6 - p_mz6*t91 - p_mz6*t94 - t117*w6_y
     fF6_x = C6*Ff6_x - Ff6_y*S6
     fF6_z = C6*Ff6_y + Ff6_x*S6
+    Fn6_x, = _once(batch, dtype, Fn6_x)
     nF6_x = C6*Fn6_x - Fn6_y*S6
     nF6_z = C6*Fn6_y + Fn6_x*S6
     t312 = u4_y*w5_x
@@ -4435,6 +4570,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     Ff4_x = fF5_x + a4w_y*p_mz4 + p_m4*t300 + p_m4*t318 + p_my4*t66 + p_mz4*t67 - a4w_z*p_my4 - p_m4*t319 - p_mx4*t68 - p_mx4*t70
     Ff4_y = Ff5_z + a4u_y*p_m4 + a4w_z*p_mx4 + p_m4*t317 + p_mx4*t66 + p_mz4*t69 - p_m4*t316 - p_my4*t65 - p_my4*t70 - p_mz4*t299
     Ff4_z = fF5_z + ap4u_z*p_m4 + p_mx4*t67 + p_my4*t299 + p_my4*t69 + t179*w4_x - a4w_y*p_mx4 - p_mz4*t65 - p_mz4*t68 - t178*w4_y
+    Ff4_x, Ff4_y = _once(batch, dtype, Ff4_x, Ff4_y)
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_z = C4*Ff4_y + Ff4_x*S4
     nF4_x = -0.4331*fF4_z + C4*Fn4_x - Fn4_y*S4
@@ -4448,6 +4584,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     Ff3_x = fF4_x + a3w_y*p_mz3 + p_m3*t292 + p_m3*t322 + p_my3*t51 + p_mz3*t52 - a3w_z*p_my3 - p_m3*t323 - p_mx3*t53 - p_mx3*t55
     Ff3_y = -Ff4_z + a3u_y*p_m3 + a3w_z*p_mx3 + p_m3*t321 + p_mx3*t51 + p_mz3*t54 - p_m3*t320 - p_my3*t50 - p_my3*t55 - p_mz3*t291
     Ff3_z = fF4_z + ap3u_z*p_m3 + p_mx3*t52 + p_my3*t291 + p_my3*t54 + t206*w3_x - a3w_y*p_mx3 - p_mz3*t50 - p_mz3*t53 - t205*w3_y
+    Fn3_x, Fn3_y, Ff3_y = _once(batch, dtype, Fn3_x, Fn3_y, Ff3_y)
     fF3_x = C3*Ff3_x - Ff3_y*S3
     fF3_y = C3*Ff3_y + Ff3_x*S3
     nF3_x = 0.0934*fF3_y + C3*Fn3_x - Fn3_y*S3
@@ -4475,6 +4612,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     y3u_y = t292 - t322 - t323
     y3u_z = t213*w3_y + t229*w3_x
     Dq3w_x = -Fn3_y + Jd3_xx*w3_y + MSc3_z*y3u_y - Jc3_xx*y3w_x - Jc3_xy*y3w_y - Jc3_xz*y3w_z - Jd3_xy*w3_x - MSc3_y*y3u_z - hn3_z*w3_x
+    Dq2w_z, Dqd2w_z, y3u_x = _once(batch, dtype, Dq2w_z, Dqd2w_z, y3u_x)
     Dq3w_y = Fn3_x + Jd3_xy*w3_y + MSc3_x*y3u_z - Jc3_xy*y3w_x - Jc3_yy*y3w_y - Jc3_yz*y3w_z - Jd3_yy*w3_x - MSc3_z*y3u_x - hn3_z*w3_y
     Dq3w_z = Jd3_xz*w3_y + MSc3_y*y3u_x + hn3_x*w3_x + hn3_y*w3_y - Jc3_xz*y3w_x - Jc3_yz*y3w_y - Jc3_zz*y3w_z - Jd3_yz*w3_x - MSc3_x*y3u_y
     Dq3u_x = -Ff3_y + MSc3_y*y3w_z - MSc3_z*y3w_y - MSd3_z*t227 - mc3*y3u_x
@@ -4590,6 +4728,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     S4_6w_y = S5*S6
     dtau_dq1_2 = Dq2u_y*t286 - C2*Dq2w_y - Dq2u_x*t285 - Dq2w_x*S2
     dtau_dq1_3 = Dq3u_x*S1_3u_x + Dq3u_y*S1_3u_y + Dq3u_z*S1_3u_z + Dq3w_x*S1_3w_x + Dq3w_y*S1_3w_y
+    Dq3w_z, Dqd3w_z, Dq4w_x, Dq4w_y, Dq4w_z, Dqd4w_x, Dq5w_x, Dq5w_y, Dq5w_z, Dqd5w_z, dtau_dq1_2, dtau_dq1_3 = _once(batch, dtype, Dq3w_z, Dqd3w_z, Dq4w_x, Dq4w_y, Dq4w_z, Dqd4w_x, Dq5w_x, Dq5w_y, Dq5w_z, Dqd5w_z, dtau_dq1_2, dtau_dq1_3)
     dtau_dq1_4 = Dq4u_x*S1_4u_x + Dq4u_y*S1_4u_y + Dq4w_x*t336 - Dq4u_z*S1_3u_y - Dq4w_y*t337 - Dq4w_z*S1_3w_y
     dtau_dq1_5 = Dq5u_x*S1_5u_x + Dq5u_y*S1_5u_y + Dq5u_z*S1_4u_y + Dq5w_x*S1_5w_x + Dq5w_y*S1_5w_y - Dq5w_z*t337
     dtau_dq1_6 = Dq6u_x*S1_6u_x + Dq6u_y*S1_6u_y + Dq6w_x*S1_6w_x + Dq6w_y*S1_6w_y - Dq6u_z*S1_5u_y - Dq6w_z*S1_5w_y
@@ -4616,6 +4755,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     dtau_dq6_3 = fM4_6_z*y3u_y + nR3_6_x*w3_y + nR4_6_z*w3_x - fM3_6_x*y3u_x - fM3_6_z*y3u_z - nM3_6_x*y3w_x - nM3_6_y*y3w_y - nM3_6_z*y3w_z
     dtau_dq6_4 = nR4_6_x*w4_y - c6JR_zz*y4w_y - c6r_x*y4u_y - fM4_6_x*y4u_x - fM4_6_z*y4u_z - nM4_6_x*y4w_x - nM4_6_z*y4w_z - nR5_6_z*w4_x
     dtau_dq6_5 = Jd6_zz*w5_x + nR5_6_x*w5_y + p_ZZ6*y5w_y - c6JR_zx*y5w_x - c6JR_zz*y5w_z - c6r_x*y5u_z - fM5_6_x*y5u_x
+    dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq3_4, dtau_dq3_5, dtau_dq3_6, dtau_dq4_6, dtau_dq5_2, dtau_dq5_3, dtau_dq5_6, dtau_dq6_2, dtau_dq6_3, dtau_dq6_4 = _once(batch, dtype, dtau_dq1_4, dtau_dq1_5, dtau_dq1_6, dtau_dq2_3, dtau_dq2_4, dtau_dq2_5, dtau_dq2_6, dtau_dq3_4, dtau_dq3_5, dtau_dq3_6, dtau_dq4_6, dtau_dq5_2, dtau_dq5_3, dtau_dq5_6, dtau_dq6_2, dtau_dq6_3, dtau_dq6_4)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - U3_1*dtau_dq3_2 - U4_1*dtau_dq4_2 - U5_1*dtau_dq5_2 - U6_1*dtau_dq6_2 - dtau_dq1_2*iD1
     dqdd_dq1_3 = -Dq3w_z*U3_1 - U2_1*dtau_dq2_3 - U4_1*dtau_dq4_3 - U5_1*dtau_dq5_3 - U6_1*dtau_dq6_3 - dtau_dq1_3*iD1
     dqdd_dq1_4 = -Dq4w_z*U4_1 - U2_1*dtau_dq2_4 - U3_1*dtau_dq3_4 - U5_1*dtau_dq5_4 - U6_1*dtau_dq6_4 - dtau_dq1_4*iD1
@@ -4675,6 +4815,7 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     dtau_dqd6_4 = nR4_6_z + fM4_6_x*t156 + nM4_6_x*t183 - c6JR_zz*t195 - c6r_x*t197
     dtau_dqd6_5 = nR5_6_z + c6JR_zx*t154 + fM5_6_x*t125 + p_ZZ6*t168
     dqdd_dqd1_1 = -Jd1_zz*iD1 - U2_1*nR1_2_z - U3_1*nR1_3_z - U4_1*nR1_4_z - U5_1*nR1_5_z - U6_1*nR1_6_z
+    dtau_dqd1_2, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd2_6, dtau_dqd3_2, dtau_dqd3_6, dtau_dqd5_2, dtau_dqd6_2 = _once(batch, dtype, dtau_dqd1_2, dtau_dqd1_4, dtau_dqd1_5, dtau_dqd1_6, dtau_dqd2_6, dtau_dqd3_2, dtau_dqd3_6, dtau_dqd5_2, dtau_dqd6_2)
     dqdd_dqd1_2 = -Dqd2w_z*U2_1 - U3_1*dtau_dqd3_2 - U4_1*dtau_dqd4_2 - U5_1*dtau_dqd5_2 - U6_1*dtau_dqd6_2 - dtau_dqd1_2*iD1
     dqdd_dqd1_3 = -Dqd3w_z*U3_1 - U2_1*dtau_dqd2_3 - U4_1*dtau_dqd4_3 - U5_1*dtau_dqd5_3 - U6_1*dtau_dqd6_3 - dtau_dqd1_3*iD1
     dqdd_dqd1_4 = -Dqd4w_z*U4_1 - U2_1*dtau_dqd2_4 - U3_1*dtau_dqd3_4 - U5_1*dtau_dqd5_4 - U6_1*dtau_dqd6_4 - dtau_dqd1_4*iD1
@@ -4806,6 +4947,7 @@ def all_terms(q, qd, params):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6r_x = C6*p_mx6 - S6*p_my6
     t10 = S6*p_mx6
     t11 = C6*p_my6
@@ -4845,6 +4987,7 @@ def all_terms(q, qd, params):
     mc4 = mc5 + p_m4
     MSc4_x = c5r_x + p_mx4
     MSc4_y = MSc5_z + p_my4
+    c5r_z, t20 = _once(batch, dtype, c5r_z, t20)
     MSc4_z = c5r_z + p_mz4
     Jc4_xx = p_XX4 + c5JR_xx*t9 - c5JR_yx*t8
     Jc4_xy = p_XY4 + t20
@@ -4862,6 +5005,7 @@ def all_terms(q, qd, params):
     c4JR_xz = t24 + Jc4_xx*t6
     c4JR_yx = t24 - Jc4_yy*t6
     c4JR_yz = t23 + Jc4_yy*t7
+    Jc4_xz, Jc4_yz, c4r_x = _once(batch, dtype, Jc4_xz, Jc4_yz, c4r_x)
     t25 = Jc4_xz*t6 + Jc4_yz*t7
     mc3 = mc4 + p_m3
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
@@ -4895,6 +5039,7 @@ def all_terms(q, qd, params):
     t35 = -0.1868*MSc3_z
     Jc2_xx = p_XX2 + t35 + 0.00872356*mc3 + c3JR_xx*t5 - c3JR_yx*t4
     Jc2_xy = p_XY2 - 0.4318*c3r_y + c3JR_xy*t5 - c3JR_yy*t4
+    Jc3_xz, = _once(batch, dtype, Jc3_xz)
     t36 = 0.0934*c3r_x + Jc3_xz*t5 - Jc3_yz*t4
     Jc2_xz = p_XZ2 + t36 - 0.4318*MSc3_z + 0.04033012*mc3
     t37 = 0.8636*c3r_x
@@ -4987,6 +5132,7 @@ def all_terms(q, qd, params):
     ww3_yz = w3_y*w3_z
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
+    dw3_x, dw3_y = _once(batch, dtype, dw3_x, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yy = -ww3_xx - ww3_zz
     U3_yz = ww3_yz - dw3_x
@@ -4999,6 +5145,7 @@ def all_terms(q, qd, params):
     w4_x = t6*w3_z + t7*w3_x
     w4_y = t7*w3_z - t6*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = dw3_x*t7 + qd4*w4_y
     dw4_y = -dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_z*t6
@@ -5022,6 +5169,7 @@ def all_terms(q, qd, params):
     w5_y = -t8*w4_x - t9*w4_z
     w5_z = qd5 + w4_y
     dw5_x = dw3_y*t8 + dw4_x*t9 + qd5*w5_y
+    dv4_x, dv4_y, w5_x = _once(batch, dtype, dv4_x, dv4_y, w5_x)
     dw5_y = dw3_y*t9 - dw4_x*t8 - qd5*w5_x
     dv5_x = dv4_x*t9 + dvp4_y*t8
     dv5_y = dvp4_y*t9 - dv4_x*t8
@@ -5102,6 +5250,7 @@ def all_terms(q, qd, params):
     f4_x = F4_x + fr4_x
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
+    n5_x, n5_y, f4_x, f4_y, f4_z = _once(batch, dtype, n5_x, n5_y, f4_x, f4_y, f4_z)
     n4_x = N4_x + n5_x*t9 - n5_y*t8
     n4_y = N4_y + n5_z
     n4_z = N4_z - n5_x*t8 - n5_y*t9
@@ -5119,6 +5268,7 @@ def all_terms(q, qd, params):
     f3_x = F3_x + fr3_x
     f3_y = F3_y - f4_z
     f3_z = F3_z + fr3_z
+    n4_y, = _once(batch, dtype, n4_y)
     n3_x = N3_x - 0.4331*fr3_z + n4_x*t7 - n4_y*t6
     n3_y = N3_y - n4_z + 0.0203*fr3_z
     n3_z = N3_z + 0.0203*f4_z + 0.4331*fr3_x + n4_x*t6 + n4_y*t7
@@ -5388,6 +5538,7 @@ def kinetic_energy(q, qd, params):
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
     dvp2_x = -0.2435*qd1
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     dw2_x = -S2*qd1
     dw2_y = -C2*qd1
     dv2_x = C2*dvp2_x
@@ -5402,12 +5553,14 @@ def kinetic_energy(q, qd, params):
     dv3_y = C3*dvp3_y - S3*dvp3_x
     dvp4_x = dv3_x + 0.4331*dw3_z
     dvp4_y = dv3_y - 0.0203*dw3_z
+    dw3_x, dvp4_y = _once(batch, dtype, dw3_x, dvp4_y)
     dvp4_z = dvp3_z - 0.4331*dw3_x + 0.0203*dw3_y
     dw4_x = C4*dw3_x + S4*dw3_z
     dw4_y = C4*dw3_z - S4*dw3_x
     dw4_z = qd4 - dw3_y
     dv4_x = C4*dvp4_x + S4*dvp4_z
     dv4_y = C4*dvp4_z - S4*dvp4_x
+    dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_z, dv4_x, dv4_y)
     dw5_x = C5*dw4_x - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x
     dw5_z = dw4_y + qd5
@@ -5449,6 +5602,7 @@ def kinetic_energy(q, qd, params):
     f4_x = F4_x + fr4_x
     f4_y = F4_y + f5_z
     f4_z = F4_z + fr4_z
+    n5_x, n5_y, n5_z, f4_x, f4_y, f4_z = _once(batch, dtype, n5_x, n5_y, n5_z, f4_x, f4_y, f4_z)
     n4_x = N4_x + C5*n5_x - S5*n5_y
     n4_y = N4_y + n5_z
     n4_z = N4_z - C5*n5_y - S5*n5_x
@@ -5529,6 +5683,7 @@ def potential_energy(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     p3_z = -0.4318*S2
     R3_zx = -C2*S3 - C3*S2
     R3_zy = S2*S3 - C2*C3
@@ -5600,6 +5755,7 @@ def center_of_mass(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     p2_x = -0.2435*S1
     p2_y = 0.2435*C1
     R2_xx = C1*C2
@@ -5716,6 +5872,7 @@ def com_jacobian(q, params):
     C5 = jnp.cos(q5)
     t25 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, C1, t1, C2, t4, C3, t12, C4, t20, C5, t25, C6 = _once(batch, dtype, t0, C1, t1, C2, t4, C3, t12, C4, t20, C5, t25, C6)
     t2 = C1*C2
     R2_xy = -C1*t1
     t3 = C2*t0
@@ -5997,6 +6154,7 @@ def centroidal_map(q, params):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6r_x = C6*p_mx6 - S6*p_my6
     t0 = S6*p_mx6
     t1 = C6*p_my6
@@ -6036,6 +6194,7 @@ def centroidal_map(q, params):
     mc4 = mc5 + p_m4
     MSc4_x = c5r_x + p_mx4
     MSc4_y = MSc5_z + p_my4
+    c5r_z, t10 = _once(batch, dtype, c5r_z, t10)
     MSc4_z = c5r_z + p_mz4
     Jc4_xx = p_XX4 + C5*c5JR_xx - S5*c5JR_yx
     Jc4_xy = p_XY4 + t10
@@ -6053,6 +6212,7 @@ def centroidal_map(q, params):
     c4JR_xz = t14 + Jc4_xx*S4
     c4JR_yx = t14 - Jc4_yy*S4
     c4JR_yz = t13 + C4*Jc4_yy
+    Jc4_xz, c4r_x = _once(batch, dtype, Jc4_xz, c4r_x)
     t15 = C4*Jc4_yz + Jc4_xz*S4
     mc3 = mc4 + p_m3
     MSc3_x = c4r_x + p_mx3 - 0.0203*mc4
@@ -6080,6 +6240,7 @@ def centroidal_map(q, params):
     c3JR_yx = t24 - Jc3_yy*S3
     c3JR_yy = t23 + C3*Jc3_yy
     mc2 = mc3 + p_m2
+    c3r_x, = _once(batch, dtype, c3r_x)
     MSc2_x = c3r_x + p_mx2 + 0.4318*mc3
     MSc2_y = c3r_y + p_my2
     MSc2_z = MSc3_z + p_mz2 - 0.0934*mc3
@@ -6087,10 +6248,12 @@ def centroidal_map(q, params):
     Jc2_xx = p_XX2 + t25 + 0.00872356*mc3 + C3*c3JR_xx - S3*c3JR_yx
     Jc2_xy = p_XY2 - 0.4318*c3r_y + C3*c3JR_xy - S3*c3JR_yy
     t26 = 0.0934*c3r_x + C3*Jc3_xz - Jc3_yz*S3
+    t26, = _once(batch, dtype, t26)
     Jc2_xz = p_XZ2 + t26 - 0.4318*MSc3_z + 0.04033012*mc3
     t27 = 0.8636*c3r_x
     Jc2_yy = p_YY2 + t25 + t27 + 0.1951748*mc3 + C3*c3JR_yy + S3*c3JR_xy
     t28 = C3*Jc3_yz + Jc3_xz*S3
+    t28, = _once(batch, dtype, t28)
     Jc2_yz = p_YZ2 + t28 + 0.0934*c3r_y
     Jc2_zz = Jc3_zz + p_ZZ2 + t27 + 0.18645124*mc3
     t29 = C2*MSc2_x
@@ -6103,6 +6266,7 @@ def centroidal_map(q, params):
     mc1 = mc2 + p_m1
     MSc1_x = c2r_x + p_mx1
     MSc1_y = MSc2_z + p_my1 + 0.2435*mc2
+    c2r_z, c2JR_xz, c2JR_yz = _once(batch, dtype, c2r_z, c2JR_xz, c2JR_yz)
     MSc1_z = c2r_z + p_mz1
     Jc1_xz = p_XZ1 + C2*c2JR_xz - S2*c2JR_yz
     t32 = -0.2435*c2r_z
@@ -6135,6 +6299,7 @@ def centroidal_map(q, params):
     fM3_4_x = -t11 - t12
     nM3_4_x = t17 - t18 - t19
     nM3_4_y = -Jc4_zz + 0.0203*c4r_x
+    fM3_4_x, = _once(batch, dtype, fM3_4_x)
     nM3_4_z = t15 + 0.4331*fM3_4_x
     fM2_4_x = C3*fM3_4_x
     fM2_4_y = S3*fM3_4_x
@@ -6169,6 +6334,7 @@ def centroidal_map(q, params):
     nM0_5_x = C1*nM1_5_x - S1*nM2_5_z
     nM0_5_y = C1*nM2_5_z + S1*nM1_5_x
     fM5_6_x = -t0 - t1
+    fM5_6_x, = _once(batch, dtype, fM5_6_x)
     fM4_6_x = C5*fM5_6_x
     fM4_6_z = -S5*fM5_6_x
     nM4_6_x = C5*c6JR_zx + S5*p_ZZ6
@@ -6198,6 +6364,7 @@ def centroidal_map(q, params):
     Ag_cz = Ag_inverse_mass*MSc1_z
     Ag1_ang_x = nM0_1_x + Ag_cz*fM0_1_y
     Ag1_ang_y = nM0_1_y - Ag_cz*fM0_1_x
+    Ag_cx, Ag_cy = _once(batch, dtype, Ag_cx, Ag_cy)
     Ag1_ang_z = Jc1_zz + Ag_cy*fM0_1_x - Ag_cx*fM0_1_y
     Ag2_ang_x = nM0_2_x + Ag_cz*fM0_2_y - Ag_cy*fM1_2_z
     Ag2_ang_y = nM0_2_y + Ag_cx*fM1_2_z - Ag_cz*fM0_2_x
@@ -6311,6 +6478,7 @@ def centroidal_map_dot_qd(q, qd, params):
     C6 = jnp.cos(q6)
     ww1_zz = qd1*qd1
     dvp2_y = -0.2435*ww1_zz
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     dw2_x = qd2*w2_y
@@ -6341,6 +6509,7 @@ def centroidal_map_dot_qd(q, qd, params):
     ww3_yz = w3_y*w3_z
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
+    dw3_x, dw3_y = _once(batch, dtype, dw3_x, dw3_y)
     U3_xz = dw3_y + ww3_xz
     U3_yy = -ww3_xx - ww3_zz
     U3_yz = ww3_yz - dw3_x
@@ -6353,6 +6522,7 @@ def centroidal_map_dot_qd(q, qd, params):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + qd4*w4_y
     dw4_y = -S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_z
@@ -6375,6 +6545,7 @@ def centroidal_map_dot_qd(q, qd, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dv4_y, w5_x, w5_y = _once(batch, dtype, dv4_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + S5*dw3_y + qd5*w5_y
     dw5_y = C5*dw3_y - S5*dw4_x - qd5*w5_x
     dv5_x = C5*dv4_x + S5*dvp4_y
@@ -6399,6 +6570,7 @@ def centroidal_map_dot_qd(q, qd, params):
     w6_z = qd6 - w5_y
     dw6_x = C6*dw5_x + S6*dw4_y + qd6*w6_y
     dw6_y = C6*dw4_y - S6*dw5_x - qd6*w6_x
+    dv5_x, dv5_y = _once(batch, dtype, dv5_x, dv5_y)
     dv6_x = C6*dv5_x + S6*dv4_y
     dv6_y = C6*dv4_y - S6*dv5_x
     ww6_xx = w6_x*w6_x
@@ -6468,6 +6640,7 @@ def centroidal_map_dot_qd(q, qd, params):
     N3_x = V3_x*p_YZ3 + dvp3_z*p_my3 + dw3_x*p_XX3 + p_XZ3*ww3_xy + ww3_yz*(p_ZZ3 - p_YY3) - U3_zx*p_XY3 - dv3_y*p_mz3
     N3_y = U3_zy*p_XY3 + V3_y*p_XZ3 + dv3_x*p_mz3 + dw3_y*p_YY3 + ww3_xz*(p_XX3 - p_ZZ3) - dvp3_z*p_mx3 - p_YZ3*ww3_xy
     N3_z = U3_xz*p_YZ3 + V3_z*p_XY3 + dv3_y*p_mx3 + ww3_xy*(p_YY3 - p_XX3) - U3_yz*p_XZ3 - dv3_x*p_my3
+    f4_x, f4_y = _once(batch, dtype, f4_x, f4_y)
     fr3_x = C4*f4_x - S4*f4_y
     fr3_z = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
@@ -6485,6 +6658,7 @@ def centroidal_map_dot_qd(q, qd, params):
     N2_x = V2_x*p_YZ2 + dvp2_y*p_my2 + dw2_x*p_XX2 + dw2_x*(p_ZZ2 - p_YY2) + p_XZ2*ww2_xy - U2_zx*p_XY2
     N2_y = U2_zy*p_XY2 + V2_y*p_XZ2 + t0*(p_XX2 - p_ZZ2) - dvp2_y*p_mx2 - p_YY2*t0 - p_YZ2*ww2_xy
     N2_z = V2_z*p_XY2 + ww2_xy*(p_YY2 - p_XX2)
+    f3_x, f3_y, f3_z, n3_x, n3_y = _once(batch, dtype, f3_x, f3_y, f3_z, n3_x, n3_y)
     fr2_x = C3*f3_x - S3*f3_y
     fr2_y = C3*f3_y + S3*f3_x
     f2_x = F2_x + fr2_x
@@ -6506,6 +6680,7 @@ def centroidal_map_dot_qd(q, qd, params):
     n1_z = -0.2435*fr1_x - C2*n2_y - S2*n2_x
     fr0_x = C1*f1_x - S1*f1_y
     fr0_y = C1*f1_y + S1*f1_x
+    n1_y, = _once(batch, dtype, n1_y)
     n0_x = C1*n1_x - S1*n1_y
     n0_y = C1*n1_y + S1*n1_x
     c6r_x = C6*p_mx6 - S6*p_my6
@@ -6593,6 +6768,7 @@ def regressor(q, qd, qdd, params):
     ww1_zz = qd1*qd1
     dvp2_x = -0.2435*qdd1
     dvp2_y = -0.2435*ww1_zz
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -6640,12 +6816,14 @@ def regressor(q, qd, qdd, params):
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
     U3_zz = -ww3_xx - ww3_yy
+    dv3_x, = _once(batch, dtype, dv3_x)
     dvp4_x = dv3_x - 0.4331*U3_xy - 0.0203*U3_xx
     dvp4_y = dv3_y - 0.4331*U3_yy - 0.0203*U3_yx
     dvp4_z = dvp3_z - 0.4331*U3_zy - 0.0203*U3_zx
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -6658,6 +6836,7 @@ def regressor(q, qd, qdd, params):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_x, dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -6669,6 +6848,7 @@ def regressor(q, qd, qdd, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -6682,6 +6862,7 @@ def regressor(q, qd, qdd, params):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_y, = _once(batch, dtype, dw5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -6704,6 +6885,7 @@ def regressor(q, qd, qdd, params):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx = _once(batch, dtype, dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -6712,6 +6894,7 @@ def regressor(q, qd, qdd, params):
     U6_zx = ww6_xz - dw6_y
     U6_zy = dw6_x + ww6_yz
     U6_zz = -ww6_xx - ww6_yy
+    U6_yy, U6_zz = _once(batch, dtype, U6_yy, U6_zz)
     V6_x = U6_yy - U6_zz
     V6_y = U6_zz - U6_xx
     V6_z = U6_xx - U6_yy
@@ -7197,6 +7380,7 @@ def base_regressor(q, qd, qdd, params):
     ww1_zz = qd1*qd1
     dvp2_x = -0.2435*qdd1
     dvp2_y = -0.2435*ww1_zz
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -7250,6 +7434,7 @@ def base_regressor(q, qd, qdd, params):
     w4_x = C4*w3_x + S4*w3_z
     w4_y = C4*w3_z - S4*w3_x
     w4_z = qd4 - w3_y
+    dvp4_y, w4_x, w4_y, w4_z = _once(batch, dtype, dvp4_y, w4_x, w4_y, w4_z)
     dw4_x = C4*dw3_x + S4*dw3_z + qd4*w4_y
     dw4_y = C4*dw3_z - S4*dw3_x - qd4*w4_x
     dw4_z = qdd4 - dw3_y
@@ -7262,6 +7447,7 @@ def base_regressor(q, qd, qdd, params):
     ww4_yz = w4_y*w4_z
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
+    dw4_x, dw4_y, dw4_z, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dw4_y, dw4_z, dv4_x, dv4_y)
     U4_xy = ww4_xy - dw4_z
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
@@ -7273,6 +7459,7 @@ def base_regressor(q, qd, qdd, params):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -7289,6 +7476,7 @@ def base_regressor(q, qd, qdd, params):
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
+    dw5_x, = _once(batch, dtype, dw5_x)
     U5_yz = ww5_yz - dw5_x
     U5_zx = ww5_xz - dw5_y
     U5_zy = dw5_x + ww5_yz
@@ -7296,6 +7484,7 @@ def base_regressor(q, qd, qdd, params):
     w6_x = C6*w5_x + S6*w5_z
     w6_y = C6*w5_z - S6*w5_x
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     dw6_x = C6*dw5_x + S6*dw5_z + qd6*w6_y
     dw6_y = C6*dw5_z - S6*dw5_x - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -7308,6 +7497,7 @@ def base_regressor(q, qd, qdd, params):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_z, = _once(batch, dtype, dw6_z)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -7720,22 +7910,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -139,6 +139,7 @@ def inverse_dynamics(q, qd, qdd):
     dvp1_x = dv0_x + 0.5*U0_xz + 0.4*U0_xx
     dvp1_y = dv0_y + 0.5*U0_yz + 0.4*U0_yx
     dvp1_z = dv0_z + 0.5*U0_zz + 0.4*U0_zx
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     w1_x = C1*base_wx + S1*base_wy
     w1_y = C1*base_wy - S1*base_wx
     w1_z = base_wz + qd1
@@ -153,6 +154,7 @@ def inverse_dynamics(q, qd, qdd):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    w2_x, w2_y = _once(batch, dtype, w2_x, w2_y)
     dw2_x = C2*dw1_z + qd2*w2_y - S2*dw1_x
     dw2_y = -C2*dw1_x - S2*dw1_z - qd2*w2_x
     dw2_z = qdd2 - dw1_y
@@ -220,6 +222,7 @@ def inverse_dynamics(q, qd, qdd):
     N1_z = -2.19*ww1_xy + 2.205*dw1_z
     fr1_x = -C2*f2_y - S2*f2_x
     fr1_z = C2*f2_x - S2*f2_y
+    n2_y, n2_z, fr1_x = _once(batch, dtype, n2_y, n2_z, fr1_x)
     n1_x = N1_x - C2*n2_y - S2*n2_x
     n1_y = N1_y - n2_z
     n1_z = N1_z + C2*n2_x - S2*n2_y
@@ -263,6 +266,7 @@ def mass_matrix(q):
     t5 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    t0, t1, t2, t3, t4, t5, S4, C4 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, S4, C4)
     c3r_x = 0.9*t5
     t6 = 0.9*t4
     c3JR_xx = -0.365*t5
@@ -360,6 +364,7 @@ def coriolis_matrix(q, qd):
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
     t0 = 0.4*base_wz
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     t1 = S1*base_wx
     t2 = C1*base_wy
     u1_x = 0.5*t2 - 0.5*t1 + C1*base_vx + S1*base_vy + S1*t0
@@ -378,6 +383,7 @@ def coriolis_matrix(q, qd):
     t5 = 0.6*w2_z
     u3_x = C3*u2_x + S3*t5 + S3*u2_y
     u3_y = C3*t5 + C3*u2_y - S3*u2_x
+    w2_x, w2_y = _once(batch, dtype, w2_x, w2_y)
     u3_z = -u1_y - 0.6*w2_y
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
@@ -420,6 +426,7 @@ def coriolis_matrix(q, qd):
     t20 = 0.9*u3_y
     Jd3_xy = -t20 - 0.365*w3_z
     t21 = -0.9*u3_z
+    MSd3_y, Jd3_xy, t21 = _once(batch, dtype, MSd3_y, Jd3_xy, t21)
     Jd3_xz = t21 + 0.735*w3_y
     Jd3_yy = 1.8*u3_x
     Jd3_yz = -0.37*w3_x
@@ -427,6 +434,7 @@ def coriolis_matrix(q, qd):
     t22 = C3*MSd3_y
     t23 = Jd3_xy*S3
     t24 = C3*Jd3_xy
+    Jd3_xz, Jd3_yy = _once(batch, dtype, Jd3_xz, Jd3_yy)
     d3JR_yx = t24 - Jd3_yy*S3
     d3JR_yy = t23 + C3*Jd3_yy
     MSd2_y = t22 + 3.6*w2_z
@@ -442,6 +450,7 @@ def coriolis_matrix(q, qd):
     t31 = t30 - t29
     Jd2_xz = t27 + t28 + t31 + 3.63*w2_y
     t32 = 1.2*d3r_x + 7.2*u2_x
+    Jd2_xy, Jd2_xz, t32 = _once(batch, dtype, Jd2_xy, Jd2_xz, t32)
     Jd2_yy = t32 + C3*d3JR_yy + S3*t24
     t33 = Jd3_xz*S3
     t34 = C3*Jd3_yz
@@ -483,6 +492,7 @@ def coriolis_matrix(q, qd):
     hn2_y = nh3_y + t27
     hn2_z = nh3_z + t25 + 1.82*w2_z
     t51 = S2*hn2_x
+    hn2_y, hn2_z = _once(batch, dtype, hn2_y, hn2_z)
     t52 = C2*hn2_y
     nh2_x = -t51 - t52
     t53 = C2*hn2_x
@@ -777,6 +787,7 @@ def nonlinear_effects(q, qd):
     dvp1_x = dv0_x + 0.5*ww0_xz + 0.4*U0_xx
     dvp1_y = dv0_y + 0.5*ww0_yz + 0.4*ww0_xy
     dvp1_z = dv0_z + 0.5*U0_zz + 0.4*ww0_xz
+    t0, t1, t2, t3, t4, t5, S4, C4 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, S4, C4)
     w1_x = base_wx*t1 + base_wy*t0
     w1_y = base_wy*t1 - base_wx*t0
     w1_z = base_wz + qd1
@@ -790,6 +801,7 @@ def nonlinear_effects(q, qd):
     w2_x = t3*w1_z - t2*w1_x
     w2_y = -t2*w1_z - t3*w1_x
     w2_z = qd2 - w1_y
+    w2_x, w2_y = _once(batch, dtype, w2_x, w2_y)
     dw2_x = qd2*w2_y - dw1_x*t2
     dw2_y = -dw1_x*t3 - qd2*w2_x
     dv2_x = dvp1_z*t3 - dv1_x*t2
@@ -854,6 +866,7 @@ def nonlinear_effects(q, qd):
     N1_z = -2.19*ww1_xy
     fr1_x = -f2_x*t2 - f2_y*t3
     fr1_z = f2_x*t3 - f2_y*t2
+    n2_y, = _once(batch, dtype, n2_y)
     n1_x = N1_x - n2_x*t2 - n2_y*t3
     n1_y = N1_y - n2_z
     n1_z = N1_z + n2_x*t3 - n2_y*t2
@@ -918,6 +931,7 @@ def tool_wrench_torques(q, f_ext):
     t0 = -0.6*f_ext3
     n_tip_y = f_ext5 + t0
     n_tip_z = f_ext6 + 0.6*f_ext2
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     fr2_x = C3*f_ext1 - S3*f_ext2
     fr2_y = C3*f_ext2 + S3*f_ext1
     n2_x = C3*f_ext4 - S3*n_tip_y
@@ -979,6 +993,7 @@ def forward_dynamics(q, qd, tau):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     c3r_x = 0.9*C3
     t0 = 0.9*S3
     c3JR_xx = -0.365*C3
@@ -1002,6 +1017,7 @@ def forward_dynamics(q, qd, tau):
     Jc1_xx = 2.19 - C2*c2JR_yx - S2*c2JR_xx
     Jc1_xz = -C2*c2JR_yz - S2*c2JR_xz
     Jc1_zz = 2.205 + C2*c2JR_xz - S2*c2JR_yz
+    c2r_x, Jc1_xz = _once(batch, dtype, c2r_x, Jc1_xz)
     t6 = S1*c2r_x
     fM0_1_y = C1*c2r_x
     t7 = -0.5*fM0_1_y + C1*Jc1_xz
@@ -1019,6 +1035,7 @@ def forward_dynamics(q, qd, tau):
     nM2_3_z = 0.37 + 0.6*c3r_x
     fM1_3_x = S2*t0 - C2*c3r_x
     fM1_3_z = -C2*t0 - S2*c3r_x
+    fM1_3_x, = _once(batch, dtype, fM1_3_x)
     fM0_3_x = C1*fM1_3_x
     fM0_3_y = S1*fM1_3_x
     nM0_3_x = -0.5*fM0_3_y + S1*nM2_3_z
@@ -1053,6 +1070,7 @@ def forward_dynamics(q, qd, tau):
     H8_1 = fM0_2_x - L9_8*fM0_3_x
     D8 = Jc2_zz - L9_8*nM2_3_z
     iD8 = 1.0/D8
+    H8_5, iD8 = _once(batch, dtype, H8_5, iD8)
     L8_6 = H8_6*iD8
     L8_5 = H8_5*iD8
     L8_4 = H8_4*iD8
@@ -1060,6 +1078,7 @@ def forward_dynamics(q, qd, tau):
     L8_2 = H8_2*iD8
     L8_1 = H8_1*iD8
     iD7 = 1.0/Jc1_zz
+    iD7, = _once(batch, dtype, iD7)
     L7_6 = iD7*nM0_1_z
     L7_5 = iD7*nM0_1_y
     L7_4 = iD7*t7
@@ -1072,17 +1091,20 @@ def forward_dynamics(q, qd, tau):
     H6_1 = -MSc0_y + L7_6*t6 - H8_1*L8_6 - L9_6*fM0_3_x
     D6 = Jc0_zz - H8_6*L8_6 - L7_6*nM0_1_z - L9_6*nM0_3_z
     iD6 = 1.0/D6
+    H6_4, H6_3, H6_2, H6_1, iD6 = _once(batch, dtype, H6_4, H6_3, H6_2, H6_1, iD6)
     L6_5 = H6_5*iD6
     L6_4 = H6_4*iD6
     L6_3 = H6_3*iD6
     L6_2 = H6_2*iD6
     L6_1 = H6_1*iD6
+    L6_5, = _once(batch, dtype, L6_5)
     H5_4 = Jc0_xy - H6_4*L6_5 - H8_4*L8_5 - L7_5*t7 - L9_5*nM0_3_x
     H5_3 = -MSc0_x - H6_3*L6_5 - H8_3*L8_5 - L9_5*fM1_3_z
     H5_2 = -H6_2*L6_5 - H8_2*L8_5 - L7_5*fM0_1_y - L9_5*fM0_3_y
     H5_1 = MSc0_z + L7_5*t6 - H6_1*L6_5 - H8_1*L8_5 - L9_5*fM0_3_x
     D5 = -0.1 + Jc0_yy - H6_5*L6_5 - H8_5*L8_5 - L7_5*nM0_1_y - L9_5*nM0_3_y
     iD5 = 1.0/D5
+    H5_4, iD5 = _once(batch, dtype, H5_4, iD5)
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
@@ -1092,6 +1114,7 @@ def forward_dynamics(q, qd, tau):
     H4_1 = L7_4*t6 - H5_1*L5_4 - H6_1*L6_4 - H8_1*L8_4 - L9_4*fM0_3_x
     D4 = Jc0_xx - H5_4*L5_4 - H6_4*L6_4 - H8_4*L8_4 - L7_4*t7 - L9_4*nM0_3_x
     iD4 = 1.0/D4
+    H4_3, H4_2, H4_1, iD4 = _once(batch, dtype, H4_3, H4_2, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
@@ -1099,11 +1122,13 @@ def forward_dynamics(q, qd, tau):
     H3_1 = -H4_1*L4_3 - H5_1*L5_3 - H6_1*L6_3 - H8_1*L8_3 - L9_3*fM0_3_x
     D3 = 141 - H4_3*L4_3 - H5_3*L5_3 - H6_3*L6_3 - H8_3*L8_3 - L9_3*fM1_3_z
     iD3 = 1.0/D3
+    H3_2, H3_1, iD3 = _once(batch, dtype, H3_2, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
     H2_1 = L7_2*t6 - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - H6_1*L6_2 - H8_1*L8_2 - L9_2*fM0_3_x
     D2 = 141 - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - H6_2*L6_2 - H8_2*L8_2 - L7_2*fM0_1_y - L9_2*fM0_3_y
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = 141 + L7_1*t6 - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - H6_1*L6_1 - H8_1*L8_1 - L9_1*fM0_3_x
     iD1 = 1.0/D1
@@ -1135,6 +1160,7 @@ def forward_dynamics(q, qd, tau):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    w2_x, w2_y = _once(batch, dtype, w2_x, w2_y)
     dw2_x = qd2*w2_y - S2*dw1_x
     dw2_y = -C2*dw1_x - qd2*w2_x
     dv2_x = C2*dvp1_z - S2*dv1_x
@@ -1200,6 +1226,7 @@ def forward_dynamics(q, qd, tau):
     fr1_x = -C2*f2_y - S2*f2_x
     fr1_z = C2*f2_x - S2*f2_y
     n1_x = N1_x - C2*n2_y - S2*n2_x
+    n2_z, = _once(batch, dtype, n2_z)
     n1_y = N1_y - n2_z
     n1_z = N1_z + C2*n2_x - S2*n2_y
     F0_x = 141*dv0_x + 5.2*U0_xx + 12.8*ww0_xy + 12.74*ww0_xz
@@ -1217,6 +1244,7 @@ def forward_dynamics(q, qd, tau):
     f0_z = F0_z + fr1_z
     n0_x = N0_x - 0.5*fr0_1_y + C1*n1_x + C4*N4_x - N4_y*S4 - S1*n1_y
     n0_y = N0_y + N4_z + 0.5*fr0_1_x - 0.4*fr1_z + C1*n1_y + S1*n1_x
+    n1_z, = _once(batch, dtype, n1_z)
     n0_z = N0_z + n1_z + 0.4*fr0_1_y - C4*N4_y - N4_x*S4
     r1 = tau1 - f0_x
     r2 = tau2 - f0_y
@@ -1228,18 +1256,26 @@ def forward_dynamics(q, qd, tau):
     r8 = tau8 - n2_z
     r9 = tau9 - N3_z
     r10 = tau10 - N4_z
+    r9, = _once(batch, dtype, r9)
     y8 = r8 - L9_8*r9
     y6 = r6 - L7_6*r7 - L8_6*y8 - L9_6*r9
+    y6, = _once(batch, dtype, y6)
     y5 = r5 - r10 - L6_5*y6 - L7_5*r7 - L8_5*y8 - L9_5*r9
+    y5, = _once(batch, dtype, y5)
     y4 = r4 - L5_4*y5 - L6_4*y6 - L7_4*r7 - L8_4*y8 - L9_4*r9
+    y4, = _once(batch, dtype, y4)
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*y6 - L8_3*y8 - L9_3*r9
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*y6 - L7_2*r7 - L8_2*y8 - L9_2*r9
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*y6 - L7_1*r7 - L8_1*y8 - L9_1*r9
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
+    qdd5_out, = _once(batch, dtype, qdd5_out)
     qdd6_out = iD6*y6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
     qdd7_out = iD7*r7 - L7_1*qdd1_out - L7_2*qdd2_out - L7_4*qdd4_out - L7_5*qdd5_out - L7_6*qdd6_out
     qdd8_out = iD8*y8 - L8_1*qdd1_out - L8_2*qdd2_out - L8_3*qdd3_out - L8_4*qdd4_out - L8_5*qdd5_out - L8_6*qdd6_out
@@ -1296,6 +1332,7 @@ def forward_kinematics(q):
     Rb_zx = t30 - t31
     Rb_zy = t34 + t36
     Rb_zz = t33 - t24
+    t0, t1, t2, t3, t4, t5 = _once(batch, dtype, t0, t1, t2, t3, t4, t5)
     R2_xx = -t1*t2
     R2_xy = -t1*t3
     R2_yx = -t0*t2
@@ -1377,6 +1414,7 @@ def link_poses(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = t1 + t8
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -1483,6 +1521,7 @@ def jacobian(q):
     Rb_zx = t30 - t31
     Rb_zy = t34 + t36
     Rb_zz = t33 - t24
+    t0, t1, t2, t3, t4, t5 = _once(batch, dtype, t0, t1, t2, t3, t4, t5)
     R2_xx = -t1*t2
     R2_xy = -t1*t3
     R2_yx = -t0*t2
@@ -1508,6 +1547,7 @@ def jacobian(q):
     Rt_p_x = pw3_x + 0.6*Rw3_xx
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
+    Rt_p_x, Rt_p_y, Rt_p_z = _once(batch, dtype, Rt_p_x, Rt_p_y, Rt_p_z)
     r0_x = Rt_p_x - base_x
     r0_y = Rt_p_y - base_y
     r0_z = Rt_p_z - base_z
@@ -1584,6 +1624,7 @@ def body_jacobian(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = t1 + t8
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -1612,6 +1653,7 @@ def body_jacobian(q):
     pw3_x = base_x + Rb_xx*p3_x + Rb_xy*p3_y + Rb_xz*p3_z
     pw3_y = base_y + Rb_yx*p3_x + Rb_yy*p3_y + Rb_yz*p3_z
     pw3_z = base_z + Rb_zx*p3_x + Rb_zy*p3_y + Rb_zz*p3_z
+    Rw2_xz, Rw2_yz, Rw3_xx, Rw3_xy, Rw3_yx, Rw3_yy, Rw3_zx, Rw3_zy = _once(batch, dtype, Rw2_xz, Rw2_yz, Rw3_xx, Rw3_xy, Rw3_yx, Rw3_yy, Rw3_zx, Rw3_zy)
     Rt_p_x = pw3_x + 0.6*Rw3_xx
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
@@ -1624,6 +1666,7 @@ def body_jacobian(q):
     r3_x = Rt_p_x - pw3_x
     r3_y = Rt_p_y - pw3_y
     r3_z = Rt_p_z - pw3_z
+    r0_x, r0_y, r0_z, r1_x, r1_y, r1_z = _once(batch, dtype, r0_x, r0_y, r0_z, r1_x, r1_y, r1_z)
     J1_4 = Rb_yx*r0_z - Rb_zx*r0_y
     J1_5 = Rb_yy*r0_z - Rb_zy*r0_y
     J1_6 = Rb_yz*r0_z - Rb_zz*r0_y
@@ -1723,6 +1766,7 @@ def pose_and_jacobian(q):
     Rb_zx = t30 - t31
     Rb_zy = t34 + t36
     Rb_zz = t33 - t24
+    t0, t1, t2, t3, t4, t5 = _once(batch, dtype, t0, t1, t2, t3, t4, t5)
     R2_xx = -t1*t2
     R2_xy = -t1*t3
     R2_yx = -t0*t2
@@ -1754,6 +1798,7 @@ def pose_and_jacobian(q):
     Rt_p_x = pw3_x + 0.6*Rw3_xx
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
+    Rt_p_x, Rt_p_y, Rt_p_z = _once(batch, dtype, Rt_p_x, Rt_p_y, Rt_p_z)
     r0_x = Rt_p_x - base_x
     r0_y = Rt_p_y - base_y
     r0_z = Rt_p_z - base_z
@@ -1844,6 +1889,7 @@ def jacobian_dot_qd(q, qd):
     Rb_zx = t30 - t31
     Rb_zy = t34 + t36
     Rb_zz = t33 - t24
+    t0, t1, t2, t3, t4, t5 = _once(batch, dtype, t0, t1, t2, t3, t4, t5)
     R2_xx = -t1*t2
     R2_xy = -t1*t3
     R2_yx = -t0*t2
@@ -1869,6 +1915,7 @@ def jacobian_dot_qd(q, qd):
     Rt_p_x = pw3_x + 0.6*Rw3_xx
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
+    Rt_p_x, Rt_p_y, Rt_p_z = _once(batch, dtype, Rt_p_x, Rt_p_y, Rt_p_z)
     r0_x = Rt_p_x - base_x
     r0_y = Rt_p_y - base_y
     r0_z = Rt_p_z - base_z
@@ -1929,6 +1976,7 @@ def jacobian_dot_qd(q, qd):
     R3_xx_dt = C3_dt*R2_xx + R2_xx_dt*t5 + R2_xy*S3_dt + R2_xy_dt*t4
     R3_yx_dt = C3_dt*R2_yx + R2_yx_dt*t5 + R2_yy*S3_dt + R2_yy_dt*t4
     R3_zx_dt = C2_dt*t5 + C3_dt*t3 - S2_dt*t4 - S3_dt*t2
+    Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt = _once(batch, dtype, Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt)
     pw1_x_dt = base_x_dt + 0.5*Rb_xz_dt + 0.4*Rb_xx_dt
     pw1_y_dt = base_y_dt + 0.5*Rb_yz_dt + 0.4*Rb_yx_dt
     pw1_z_dt = base_z_dt + 0.5*Rb_zz_dt + 0.4*Rb_zx_dt
@@ -1944,6 +1992,7 @@ def jacobian_dot_qd(q, qd):
     Rt_p_x_dt = pw3_x_dt + 0.6*Rw3_xx_dt
     Rt_p_y_dt = pw3_y_dt + 0.6*Rw3_yx_dt
     Rt_p_z_dt = pw3_z_dt + 0.6*Rw3_zx_dt
+    Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt = _once(batch, dtype, Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt)
     r0_x_dt = Rt_p_x_dt - base_x_dt
     r0_y_dt = Rt_p_y_dt - base_y_dt
     r0_z_dt = Rt_p_z_dt - base_z_dt
@@ -2026,6 +2075,7 @@ def frame_poses(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = 1 + t0 + t8
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -2104,6 +2154,7 @@ def frame_jacobians(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = 1 + t0 + t8
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -2129,6 +2180,7 @@ def frame_jacobians(q):
     Rn1_p_x = pw3_x + 0.6*Rw3_xx
     Rn1_p_y = pw3_y + 0.6*Rw3_yx
     Rn1_p_z = pw3_z + 0.6*Rw3_zx
+    Rn1_p_x, Rn1_p_y, Rn1_p_z = _once(batch, dtype, Rn1_p_x, Rn1_p_y, Rn1_p_z)
     F1_r0_x = Rn1_p_x - base_x
     F1_r0_y = Rn1_p_y - base_y
     F1_r0_z = Rn1_p_z - base_z
@@ -2206,6 +2258,7 @@ def pose_and_jacobian_tool(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = 1 + t0 + t8
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -2237,6 +2290,7 @@ def pose_and_jacobian_tool(q):
     Rn1_p_x = pw3_x + 0.6*Rw3_xx
     Rn1_p_y = pw3_y + 0.6*Rw3_yx
     Rn1_p_z = pw3_z + 0.6*Rw3_zx
+    Rn1_p_x, Rn1_p_y, Rn1_p_z = _once(batch, dtype, Rn1_p_x, Rn1_p_y, Rn1_p_z)
     F1_r0_x = Rn1_p_x - base_x
     F1_r0_y = Rn1_p_y - base_y
     F1_r0_z = Rn1_p_z - base_z
@@ -2326,6 +2380,7 @@ def frame_jacobians_dot_qd(q, qd):
     Rb_zx = t9 - t10
     Rb_zy = t13 + t14
     Rb_zz = t12 - t2
+    t15, t16, t17, t18, t19, t20 = _once(batch, dtype, t15, t16, t17, t18, t19, t20)
     R2_xx = -t16*t17
     R2_xy = -t16*t18
     R2_yx = -t15*t17
@@ -2351,6 +2406,7 @@ def frame_jacobians_dot_qd(q, qd):
     Rn1_p_x = pw3_x + 0.6*Rw3_xx
     Rn1_p_y = pw3_y + 0.6*Rw3_yx
     Rn1_p_z = pw3_z + 0.6*Rw3_zx
+    Rn1_p_x, Rn1_p_y, Rn1_p_z = _once(batch, dtype, Rn1_p_x, Rn1_p_y, Rn1_p_z)
     F1_r0_x = Rn1_p_x - base_x
     F1_r0_y = Rn1_p_y - base_y
     F1_r0_z = Rn1_p_z - base_z
@@ -2410,6 +2466,7 @@ def frame_jacobians_dot_qd(q, qd):
     R3_xx_dt = C3_dt*R2_xx + R2_xx_dt*t20 + R2_xy*S3_dt + R2_xy_dt*t19
     R3_yx_dt = C3_dt*R2_yx + R2_yx_dt*t20 + R2_yy*S3_dt + R2_yy_dt*t19
     R3_zx_dt = C2_dt*t20 + C3_dt*t18 - S2_dt*t19 - S3_dt*t17
+    Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt = _once(batch, dtype, Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt)
     pw1_x_dt = base_x_dt + 0.5*Rb_xz_dt + 0.4*Rb_xx_dt
     pw1_y_dt = base_y_dt + 0.5*Rb_yz_dt + 0.4*Rb_yx_dt
     pw1_z_dt = base_z_dt + 0.5*Rb_zz_dt + 0.4*Rb_zx_dt
@@ -2425,6 +2482,7 @@ def frame_jacobians_dot_qd(q, qd):
     Rn1_p_x_dt = pw3_x_dt + 0.6*Rw3_xx_dt
     Rn1_p_y_dt = pw3_y_dt + 0.6*Rw3_yx_dt
     Rn1_p_z_dt = pw3_z_dt + 0.6*Rw3_zx_dt
+    Rn1_p_x_dt, Rn1_p_y_dt, Rn1_p_z_dt = _once(batch, dtype, Rn1_p_x_dt, Rn1_p_y_dt, Rn1_p_z_dt)
     F1_r0_x_dt = Rn1_p_x_dt - base_x_dt
     F1_r0_y_dt = Rn1_p_y_dt - base_y_dt
     F1_r0_z_dt = Rn1_p_z_dt - base_z_dt
@@ -2508,6 +2566,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
     t0 = 0.4*base_wz
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     t1 = S1*base_wx
     t2 = C1*base_wy
     u1_x = 0.5*t2 - 0.5*t1 + C1*base_vx + S1*base_vy + S1*t0
@@ -2518,12 +2577,14 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w1_x = t3 + t4
     w1_y = t2 - t1
     w1_z = base_wz + qd1
+    u1_x, = _once(batch, dtype, u1_x)
     u2_x = C2*u1_z - S2*u1_x
     u2_y = -C2*u1_x - S2*u1_z
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
     t5 = 0.6*S3
+    w2_x, w2_y, w2_z = _once(batch, dtype, w2_x, w2_y, w2_z)
     u3_x = C3*u2_x + S3*u2_y + t5*w2_z
     t6 = 0.6*C3
     u3_y = C3*u2_y + t6*w2_z - S3*u2_x
@@ -2561,10 +2622,13 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t14 = 0.2*w4_y
     Jd4_yz = -0.1*w4_x
     t15 = 0.9*w3_z
+    u3_x, w3_x, w3_y, c2r_x, Jc1_xz = _once(batch, dtype, u3_x, w3_x, w3_y, c2r_x, Jc1_xz)
     t16 = 0.9*w3_y
     t17 = 0.9*u3_y
+    t17, = _once(batch, dtype, t17)
     Jd3_xy = -t17 - 0.365*w3_z
     t18 = 0.9*u3_z
+    t18, = _once(batch, dtype, t18)
     Jd3_xz = -t18 + 0.735*w3_y
     t20 = 1.8*u3_x
     Jd3_yz = -0.37*w3_x
@@ -2593,6 +2657,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd2_zz = t20 + t30
     d2r_x = -C2*MSd2_y - S2*d3r_x
     d2r_z = C2*d3r_x - MSd2_y*S2
+    Jd2_xy, Jd2_xz, Jd2_yy = _once(batch, dtype, Jd2_xy, Jd2_xz, Jd2_yy)
     t32 = C2*Jd2_xy
     d2JR_xx = -t32 - Jd2_xx*S2
     t33 = -Jd2_xy*S2
@@ -2622,6 +2687,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t43 = 1.82*w2_z
     hn2_z = nh3_z + t25 + t43
     t44 = S2*hn2_x
+    hn2_y, = _once(batch, dtype, hn2_y)
     t45 = C2*hn2_y
     nh2_x = -t44 - t45
     t46 = C2*hn2_x - S2*hn2_y
@@ -2750,6 +2816,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t95 = ap1u_x + qd1*u1_y
     t96 = qd1*u1_x
     a1u_y = ap1u_y - t96
+    t93, t95 = _once(batch, dtype, t93, t95)
     ap2w_x = C2*a1w_z - S2*t93
     ap2w_y = -C2*t93 - S2*a1w_z
     ap2u_x = C2*ap1u_z - S2*t95
@@ -2768,6 +2835,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     ap3u_z = -a1u_y - 0.6*a2w_y
     t101 = ap3w_x + qd3*w3_y
     t102 = qd3*w3_x
+    ap3w_y, t101 = _once(batch, dtype, ap3w_y, t101)
     a3w_y = ap3w_y - t102
     a3w_z = a2w_z + qdd3
     a3u_y = ap3u_y - qd3*u3_x
@@ -2785,6 +2853,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff3_x = -0.9*t105 - 0.9*w3_z*w3_z
     Ff3_y = 0.9*a3w_z + t16*w3_x
     Ff3_z = -0.9*a3w_y + t15*w3_x
+    Fn3_y, Ff3_y = _once(batch, dtype, Fn3_y, Ff3_y)
     fF3_x = C3*Ff3_x - Ff3_y*S3
     fF3_y = C3*Ff3_y + Ff3_x*S3
     nF3_x = C3*Fn3_x - Fn3_y*S3
@@ -3009,6 +3078,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     c3r_x = 0.9*C3
     t0 = 0.9*S3
     c3JR_xx = -0.365*C3
@@ -3032,6 +3102,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jc1_xx = 2.19 - C2*c2JR_yx - S2*c2JR_xx
     Jc1_xz = -C2*c2JR_yz - S2*c2JR_xz
     Jc1_zz = 2.205 + C2*c2JR_xz - S2*c2JR_yz
+    c2r_x, Jc1_xz, Jc1_zz = _once(batch, dtype, c2r_x, Jc1_xz, Jc1_zz)
     t6 = S1*c2r_x
     fM0_1_y = C1*c2r_x
     t7 = -0.5*fM0_1_y + C1*Jc1_xz
@@ -3039,6 +3110,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nM0_1_y = t8 - 0.5*t6
     nM0_1_z = Jc1_zz + 0.4*fM0_1_y
     fM1_2_x = t3 - t2
+    fM1_2_x, = _once(batch, dtype, fM1_2_x)
     fM0_2_x = C1*fM1_2_x
     fM0_2_y = S1*fM1_2_x
     t9 = Jc2_zz*S1
@@ -3051,6 +3123,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     fM1_3_z = -C2*t0 - S2*c3r_x
     fM0_3_x = C1*fM1_3_x
     fM0_3_y = S1*fM1_3_x
+    fM1_3_z, fM0_3_x, fM0_3_y = _once(batch, dtype, fM1_3_z, fM0_3_x, fM0_3_y)
     nM0_3_x = -0.5*fM0_3_y + S1*nM2_3_z
     nM0_3_y = 0.5*fM0_3_x - 0.4*fM1_3_z - C1*nM2_3_z
     nM0_3_z = 0.4*fM0_3_y
@@ -3075,6 +3148,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     L9_3 = 2.7027027027027026*fM1_3_z
     L9_2 = 2.7027027027027026*fM0_3_y
     L9_1 = 2.7027027027027026*fM0_3_x
+    L9_8, L9_5, L9_4 = _once(batch, dtype, L9_8, L9_5, L9_4)
     H8_6 = nM0_2_z - L9_8*nM0_3_z
     H8_5 = nM0_2_y - L9_8*nM0_3_y
     H8_4 = nM0_2_x - L9_8*nM0_3_x
@@ -3095,6 +3169,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     L7_4 = iD7*t7
     L7_2 = fM0_1_y*iD7
     L7_1 = -iD7*t6
+    L8_6, L8_5, L8_4, L8_3, L8_2, L8_1, L7_6, L7_5, L7_4 = _once(batch, dtype, L8_6, L8_5, L8_4, L8_3, L8_2, L8_1, L7_6, L7_5, L7_4)
     H6_5 = Jc0_yz - H8_5*L8_6 - L7_6*nM0_1_y - L9_6*nM0_3_y
     H6_4 = Jc0_xz - H8_4*L8_6 - L7_6*t7 - L9_6*nM0_3_x
     H6_3 = -H8_3*L8_6 - L9_6*fM1_3_z
@@ -3102,17 +3177,20 @@ def forward_dynamics_derivatives(q, qd, tau):
     H6_1 = -MSc0_y + L7_6*t6 - H8_1*L8_6 - L9_6*fM0_3_x
     D6 = Jc0_zz - H8_6*L8_6 - L7_6*nM0_1_z - L9_6*nM0_3_z
     iD6 = 1.0/D6
+    H6_4, H6_2, H6_1, iD6 = _once(batch, dtype, H6_4, H6_2, H6_1, iD6)
     L6_5 = H6_5*iD6
     L6_4 = H6_4*iD6
     L6_3 = H6_3*iD6
     L6_2 = H6_2*iD6
     L6_1 = H6_1*iD6
+    L6_5, L6_3 = _once(batch, dtype, L6_5, L6_3)
     H5_4 = Jc0_xy - H6_4*L6_5 - H8_4*L8_5 - L7_5*t7 - L9_5*nM0_3_x
     H5_3 = -MSc0_x - H6_3*L6_5 - H8_3*L8_5 - L9_5*fM1_3_z
     H5_2 = -H6_2*L6_5 - H8_2*L8_5 - L7_5*fM0_1_y - L9_5*fM0_3_y
     H5_1 = MSc0_z + L7_5*t6 - H6_1*L6_5 - H8_1*L8_5 - L9_5*fM0_3_x
     D5 = -0.1 + Jc0_yy - H6_5*L6_5 - H8_5*L8_5 - L7_5*nM0_1_y - L9_5*nM0_3_y
     iD5 = 1.0/D5
+    H5_4, H5_3, H5_2, H5_1, iD5 = _once(batch, dtype, H5_4, H5_3, H5_2, H5_1, iD5)
     L5_4 = H5_4*iD5
     L5_3 = H5_3*iD5
     L5_2 = H5_2*iD5
@@ -3122,19 +3200,25 @@ def forward_dynamics_derivatives(q, qd, tau):
     H4_1 = L7_4*t6 - H5_1*L5_4 - H6_1*L6_4 - H8_1*L8_4 - L9_4*fM0_3_x
     D4 = Jc0_xx - H5_4*L5_4 - H6_4*L6_4 - H8_4*L8_4 - L7_4*t7 - L9_4*nM0_3_x
     iD4 = 1.0/D4
+    H4_1, iD4 = _once(batch, dtype, H4_1, iD4)
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, L4_2 = _once(batch, dtype, L4_3, L4_2)
     H3_2 = -H4_2*L4_3 - H5_2*L5_3 - H6_2*L6_3 - H8_2*L8_3 - L9_3*fM0_3_y
     H3_1 = -H4_1*L4_3 - H5_1*L5_3 - H6_1*L6_3 - H8_1*L8_3 - L9_3*fM0_3_x
     D3 = 141 - H4_3*L4_3 - H5_3*L5_3 - H6_3*L6_3 - H8_3*L8_3 - L9_3*fM1_3_z
     iD3 = 1.0/D3
+    iD3, = _once(batch, dtype, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
+    L3_2, L3_1 = _once(batch, dtype, L3_2, L3_1)
     H2_1 = L7_2*t6 - H3_1*L3_2 - H4_1*L4_2 - H5_1*L5_2 - H6_1*L6_2 - H8_1*L8_2 - L9_2*fM0_3_x
     D2 = 141 - H3_2*L3_2 - H4_2*L4_2 - H5_2*L5_2 - H6_2*L6_2 - H8_2*L8_2 - L7_2*fM0_1_y - L9_2*fM0_3_y
     iD2 = 1.0/D2
+    iD2, = _once(batch, dtype, iD2)
     L2_1 = H2_1*iD2
+    L2_1, = _once(batch, dtype, L2_1)
     D1 = 141 + L7_1*t6 - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - H5_1*L5_1 - H6_1*L6_1 - H8_1*L8_1 - L9_1*fM0_3_x
     iD1 = 1.0/D1
     dv0_x = base_vz*base_wy - base_vy*base_wz
@@ -3160,6 +3244,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w1_y = t18 - t17
     w1_z = base_wz + qd1
     t19 = qd1*w1_y
+    iD1, w1_x = _once(batch, dtype, iD1, w1_x)
     t20 = qd1*w1_x
     dv1_x = C1*dvp1_x + S1*dvp1_y
     dv1_y = C1*dvp1_y - S1*dvp1_x
@@ -3169,6 +3254,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    w2_x, w2_y, w2_z = _once(batch, dtype, w2_x, w2_y, w2_z)
     t24 = qd2*w2_y
     dw2_x = t24 - S2*t19
     t25 = qd2*w2_x
@@ -3189,6 +3275,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd3 + w2_z
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     t33 = qd3*w3_y
     dw3_x = t33 + C3*dw2_x + S3*dw2_y
     t34 = qd3*w3_x
@@ -3238,6 +3325,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     fr1_x = -C2*f2_y - S2*f2_x
     fr1_z = C2*f2_x - S2*f2_y
     n1_x = N1_x - C2*n2_y - S2*n2_x
+    n2_z, n1_x = _once(batch, dtype, n2_z, n1_x)
     n1_y = N1_y - n2_z
     n1_z = N1_z + C2*n2_x - S2*n2_y
     F0_x = 141*dv0_x + 5.2*U0_xx + 12.8*ww0_xy + 12.74*ww0_xz
@@ -3251,6 +3339,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     fr0_1_x = C1*fr1_x + S1*f2_z
     fr0_1_y = S1*fr1_x - C1*f2_z
     f0_x = F0_x + fr0_1_x
+    n1_z, fr0_1_y = _once(batch, dtype, n1_z, fr0_1_y)
     f0_y = F0_y + fr0_1_y
     f0_z = F0_z + fr1_z
     n0_x = N0_x - 0.5*fr0_1_y + C1*n1_x + C4*N4_x - N4_y*S4 - S1*n1_y
@@ -3266,36 +3355,48 @@ def forward_dynamics_derivatives(q, qd, tau):
     r8 = tau8 - n2_z
     r9 = tau9 - N3_z
     r10 = tau10 - N4_z
+    r9, = _once(batch, dtype, r9)
     y8 = r8 - L9_8*r9
     y6 = r6 - L7_6*r7 - L8_6*y8 - L9_6*r9
+    y6, = _once(batch, dtype, y6)
     y5 = r5 - r10 - L6_5*y6 - L7_5*r7 - L8_5*y8 - L9_5*r9
+    y5, = _once(batch, dtype, y5)
     y4 = r4 - L5_4*y5 - L6_4*y6 - L7_4*r7 - L8_4*y8 - L9_4*r9
     y3 = r3 - L4_3*y4 - L5_3*y5 - L6_3*y6 - L8_3*y8 - L9_3*r9
+    y3, = _once(batch, dtype, y3)
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_2*y5 - L6_2*y6 - L7_2*r7 - L8_2*y8 - L9_2*r9
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*y5 - L6_1*y6 - L7_1*r7 - L8_1*y8 - L9_1*r9
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
+    qdd2_out, = _once(batch, dtype, qdd2_out)
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
+    qdd4_out, = _once(batch, dtype, qdd4_out)
     qdd5_out = iD5*y5 - L5_1*qdd1_out - L5_2*qdd2_out - L5_3*qdd3_out - L5_4*qdd4_out
+    qdd5_out, = _once(batch, dtype, qdd5_out)
     qdd6_out = iD6*y6 - L6_1*qdd1_out - L6_2*qdd2_out - L6_3*qdd3_out - L6_4*qdd4_out - L6_5*qdd5_out
     qdd7_out = iD7*r7 - L7_1*qdd1_out - L7_2*qdd2_out - L7_4*qdd4_out - L7_5*qdd5_out - L7_6*qdd6_out
     qdd8_out = iD8*y8 - L8_1*qdd1_out - L8_2*qdd2_out - L8_3*qdd3_out - L8_4*qdd4_out - L8_5*qdd5_out - L8_6*qdd6_out
+    qdd8_out, = _once(batch, dtype, qdd8_out)
     qdd9_out = 2.7027027027027026*r9 - L9_1*qdd1_out - L9_2*qdd2_out - L9_3*qdd3_out - L9_4*qdd4_out - L9_5*qdd5_out - L9_6*qdd6_out - L9_8*qdd8_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_3 = -L5_3 + L4_3*L5_4
     W5_2 = -L5_2 + L3_2*L5_3 - L5_4*W4_2
+    W4_1, W5_3, W5_2 = _once(batch, dtype, W4_1, W5_3, W5_2)
     W5_1 = -L5_1 + L2_1*L5_2 - L5_3*W3_1 - L5_4*W4_1
     W6_4 = -L6_4 + L5_4*L6_5
     W6_3 = -L6_3 + L4_3*L6_4 - L6_5*W5_3
     W6_2 = -L6_2 + L3_2*L6_3 - L6_4*W4_2 - L6_5*W5_2
+    W5_1, W6_2 = _once(batch, dtype, W5_1, W6_2)
     W6_1 = -L6_1 + L2_1*L6_2 - L6_3*W3_1 - L6_4*W4_1 - L6_5*W5_1
     W7_5 = -L7_5 + L6_5*L7_6
     W7_4 = -L7_4 + L5_4*L7_5 - L7_6*W6_4
     W7_3 = L4_3*L7_4 - L7_5*W5_3 - L7_6*W6_3
     W7_2 = -L7_2 - L7_4*W4_2 - L7_5*W5_2 - L7_6*W6_2
+    W6_1, = _once(batch, dtype, W6_1)
     W7_1 = -L7_1 + L2_1*L7_2 - L7_4*W4_1 - L7_5*W5_1 - L7_6*W6_1
     W8_5 = -L8_5 + L6_5*L8_6
     W8_4 = -L8_4 + L5_4*L8_5 - L8_6*W6_4
@@ -3341,6 +3442,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t70 = W9_4*iD4
     t71 = W9_3*iD3
     t72 = W9_2*iD2
+    W9_1, = _once(batch, dtype, W9_1)
     U9_1 = W9_1*iD1
     Minv2_2 = iD2 - L2_1*U2_1
     Minv2_3 = t45 + U2_1*W3_1
@@ -3404,6 +3506,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     u2_x = C2*u1_z - S2*u1_x
     u2_y = -C2*u1_x - S2*u1_z
     t86 = 0.6*S3
+    u1_y, u2_x, u2_y = _once(batch, dtype, u1_y, u2_x, u2_y)
     u3_x = C3*u2_x + S3*u2_y + t86*w2_z
     t87 = 0.6*C3
     u3_y = C3*u2_y + t87*w2_z - S3*u2_x
@@ -3414,6 +3517,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t90 = 0.9*w3_z
     t91 = 0.9*w3_y
     t92 = 0.9*u3_y
+    u3_x, t90, t92 = _once(batch, dtype, u3_x, t90, t92)
     Jd3_xy = -t92 - 0.365*w3_z
     t93 = 0.9*u3_z
     Jd3_xz = -t93 + 0.735*w3_y
@@ -3444,6 +3548,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jd2_zz = t105 + t95
     d2r_x = -C2*MSd2_y - S2*d3r_x
     d2r_z = C2*d3r_x - MSd2_y*S2
+    Jd2_xx, Jd2_xy, Jd2_xz, Jd2_yy, Jd2_yz = _once(batch, dtype, Jd2_xx, Jd2_xy, Jd2_xz, Jd2_yy, Jd2_yz)
     t107 = C2*Jd2_xy
     d2JR_xx = -t107 - Jd2_xx*S2
     t108 = -Jd2_xy*S2
@@ -3469,6 +3574,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn2_x = nh3_x - 1.81*w2_x
     hn2_y = nh3_y + t102
     hn2_z = nh3_z + t100 + 1.82*w2_z
+    hn2_x, hn2_y = _once(batch, dtype, hn2_x, hn2_y)
     t115 = S2*hn2_x
     t116 = C2*hn2_y
     nh2_x = -t115 - t116
@@ -3542,6 +3648,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nR2_3_y = t106 + t113 - t112
     nR1_3_x = -C2*nR2_3_y - S2*nR2_3_x
     nR1_3_z = C2*nR2_3_x - S2*nR2_3_y
+    nR1_3_x, = _once(batch, dtype, nR1_3_x)
     nR0_3_x = C1*nR1_3_x + S1*t95
     nR0_3_y = S1*nR1_3_x - C1*t95
     t152 = S1*qdd5_out
@@ -3560,6 +3667,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t158 = ap1u_x + qd1*u1_y
     t159 = qd1*u1_x
     a1u_y = ap1u_y - t159
+    t157, a1w_z, a1u_y = _once(batch, dtype, t157, a1w_z, a1u_y)
     ap2w_x = C2*a1w_z - S2*t157
     ap2w_y = -C2*t157 - S2*a1w_z
     ap2u_x = C2*ap1u_z - S2*t158
@@ -3590,6 +3698,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff3_x = -0.9*t38 - 0.9*t40
     Ff3_y = 0.9*a3w_z + 0.9*t36
     Ff3_z = -0.9*a3w_y + 0.9*t37
+    Ff3_y, = _once(batch, dtype, Ff3_y)
     fF3_x = C3*Ff3_x - Ff3_y*S3
     fF3_y = C3*Ff3_y + Ff3_x*S3
     nF3_x = C3*Fn3_x - Fn3_y*S3
@@ -3682,6 +3791,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     S1_3u_z = 0.6*S2
     fGq0_1_x = C1*Dq1u_x - Dq1u_y*S1
     fGq0_1_y = C1*Dq1u_y + Dq1u_x*S1
+    Dq1w_z, Dq1u_z, Dq2w_z, Dq2u_x, Dq2u_y, Dq3w_z, Dq4w_x, Dq4w_y, fGq0_1_y = _once(batch, dtype, Dq1w_z, Dq1u_z, Dq2w_z, Dq2u_x, Dq2u_y, Dq3w_z, Dq4w_x, Dq4w_y, fGq0_1_y)
     nGq0_1_x = -0.5*fGq0_1_y + C1*Dq1w_x - Dq1w_y*S1
     nGq0_1_y = 0.5*fGq0_1_x - 0.4*Dq1u_z + C1*Dq1w_y + Dq1w_x*S1
     nGq0_1_z = Dq1w_z + 0.4*fGq0_1_y
@@ -3698,6 +3808,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     fGq0_2_y = S1*fGq1_2_x - C1*Dq2u_z
     nGq0_2_x = -0.5*fGq0_2_y + C1*nGq1_2_x + Dq2w_z*S1
     nGq0_2_y = 0.5*fGq0_2_x - 0.4*fGq1_2_z + S1*nGq1_2_x - C1*Dq2w_z
+    nGq1_2_z, = _once(batch, dtype, nGq1_2_z)
     nGq0_2_z = nGq1_2_z + 0.4*fGq0_2_y
     fGqd1_2_x = S2*t176 - C2*t177
     fGqd1_2_z = -C2*t176 - S2*t177
@@ -3707,11 +3818,13 @@ def forward_dynamics_derivatives(q, qd, tau):
     fGqd0_2_y = S1*fGqd1_2_x - C1*Dqd2u_z
     nGqd0_2_x = -0.5*fGqd0_2_y + C1*nGqd1_2_x + Dqd2w_z*S1
     nGqd0_2_y = 0.5*fGqd0_2_x - 0.4*fGqd1_2_z + S1*nGqd1_2_x - C1*Dqd2w_z
+    nGqd1_2_z, = _once(batch, dtype, nGqd1_2_z)
     nGqd0_2_z = nGqd1_2_z + 0.4*fGqd0_2_y
     fGq2_3_x = C3*Dq3u_x - Dq3u_y*S3
     fGq2_3_y = C3*Dq3u_y + Dq3u_x*S3
     nGq2_3_x = C3*Dq3w_x - Dq3w_y*S3
     nGq2_3_y = -0.6*Dq3u_z + C3*Dq3w_y + Dq3w_x*S3
+    fGq2_3_x, fGq2_3_y = _once(batch, dtype, fGq2_3_x, fGq2_3_y)
     nGq2_3_z = Dq3w_z + 0.6*fGq2_3_y
     fGq1_3_x = -C2*fGq2_3_y - S2*fGq2_3_x
     fGq1_3_z = C2*fGq2_3_x - S2*fGq2_3_y
@@ -3745,51 +3858,74 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dq8_9 = Dq3w_z + Dq3u_x*t86 + Dq3u_y*t87
     dtau_dq9_7 = nM2_3_z*y1w_y + nR1_3_x*w1_y + t95*w1_x - fM1_3_x*y1u_x - fM1_3_z*y1u_z
     dtau_dq9_8 = nR2_3_x*w2_y + t0*y2u_x - c3r_x*y2u_y - nM2_3_z*y2w_z - nR2_3_y*w2_x
+    dtau_dq7_9, dtau_dq9_7, dtau_dq9_8 = _once(batch, dtype, dtau_dq7_9, dtau_dq9_7, dtau_dq9_8)
     zq8_7 = -dtau_dq8_7 + L9_8*dtau_dq9_7
+    zq8_7, = _once(batch, dtype, zq8_7)
     zq6_7 = -nGq0_1_z + Dq1w_z*L7_6 + L9_6*dtau_dq9_7 - L8_6*zq8_7
+    zq6_7, = _once(batch, dtype, zq6_7)
     zq5_7 = -nGq0_1_y + Dq1w_z*L7_5 + L9_5*dtau_dq9_7 - L6_5*zq6_7 - L8_5*zq8_7
+    zq5_7, = _once(batch, dtype, zq5_7)
     zq4_7 = -nGq0_1_x + Dq1w_z*L7_4 + L9_4*dtau_dq9_7 - L5_4*zq5_7 - L6_4*zq6_7 - L8_4*zq8_7
+    zq4_7, = _once(batch, dtype, zq4_7)
     zq3_7 = -Dq1u_z + L9_3*dtau_dq9_7 - L4_3*zq4_7 - L5_3*zq5_7 - L6_3*zq6_7 - L8_3*zq8_7
     zq2_7 = -fGq0_1_y + Dq1w_z*L7_2 + L9_2*dtau_dq9_7 - L3_2*zq3_7 - L4_2*zq4_7 - L5_2*zq5_7 - L6_2*zq6_7 - L8_2*zq8_7
+    zq2_7, = _once(batch, dtype, zq2_7)
     zq1_7 = -fGq0_1_x + Dq1w_z*L7_1 + L9_1*dtau_dq9_7 - L2_1*zq2_7 - L3_1*zq3_7 - L4_1*zq4_7 - L5_1*zq5_7 - L6_1*zq6_7 - L8_1*zq8_7
     dqdd_dq1_7 = iD1*zq1_7
+    dqdd_dq1_7, = _once(batch, dtype, dqdd_dq1_7)
     dqdd_dq2_7 = iD2*zq2_7 - L2_1*dqdd_dq1_7
     dqdd_dq3_7 = iD3*zq3_7 - L3_1*dqdd_dq1_7 - L3_2*dqdd_dq2_7
     dqdd_dq4_7 = iD4*zq4_7 - L4_1*dqdd_dq1_7 - L4_2*dqdd_dq2_7 - L4_3*dqdd_dq3_7
     dqdd_dq5_7 = iD5*zq5_7 - L5_1*dqdd_dq1_7 - L5_2*dqdd_dq2_7 - L5_3*dqdd_dq3_7 - L5_4*dqdd_dq4_7
     dqdd_dq6_7 = iD6*zq6_7 - L6_1*dqdd_dq1_7 - L6_2*dqdd_dq2_7 - L6_3*dqdd_dq3_7 - L6_4*dqdd_dq4_7 - L6_5*dqdd_dq5_7
+    dqdd_dq6_7, = _once(batch, dtype, dqdd_dq6_7)
     dqdd_dq7_7 = -Dq1w_z*iD7 - L7_1*dqdd_dq1_7 - L7_2*dqdd_dq2_7 - L7_4*dqdd_dq4_7 - L7_5*dqdd_dq5_7 - L7_6*dqdd_dq6_7
     dqdd_dq8_7 = iD8*zq8_7 - L8_1*dqdd_dq1_7 - L8_2*dqdd_dq2_7 - L8_3*dqdd_dq3_7 - L8_4*dqdd_dq4_7 - L8_5*dqdd_dq5_7 - L8_6*dqdd_dq6_7
     dqdd_dq9_7 = -2.7027027027027026*dtau_dq9_7 - L9_1*dqdd_dq1_7 - L9_2*dqdd_dq2_7 - L9_3*dqdd_dq3_7 - L9_4*dqdd_dq4_7 - L9_5*dqdd_dq5_7 - L9_6*dqdd_dq6_7 - L9_8*dqdd_dq8_7
     zq8_8 = -Dq2w_z + L9_8*dtau_dq9_8
     zq6_8 = -nGq0_2_z + L7_6*nGq1_2_z + L9_6*dtau_dq9_8 - L8_6*zq8_8
+    zq6_8, = _once(batch, dtype, zq6_8)
     zq5_8 = -nGq0_2_y + L7_5*nGq1_2_z + L9_5*dtau_dq9_8 - L6_5*zq6_8 - L8_5*zq8_8
+    zq5_8, = _once(batch, dtype, zq5_8)
     zq4_8 = -nGq0_2_x + L7_4*nGq1_2_z + L9_4*dtau_dq9_8 - L5_4*zq5_8 - L6_4*zq6_8 - L8_4*zq8_8
+    zq4_8, = _once(batch, dtype, zq4_8)
     zq3_8 = -fGq1_2_z + L9_3*dtau_dq9_8 - L4_3*zq4_8 - L5_3*zq5_8 - L6_3*zq6_8 - L8_3*zq8_8
     zq2_8 = -fGq0_2_y + L7_2*nGq1_2_z + L9_2*dtau_dq9_8 - L3_2*zq3_8 - L4_2*zq4_8 - L5_2*zq5_8 - L6_2*zq6_8 - L8_2*zq8_8
+    zq2_8, = _once(batch, dtype, zq2_8)
     zq1_8 = -fGq0_2_x + L7_1*nGq1_2_z + L9_1*dtau_dq9_8 - L2_1*zq2_8 - L3_1*zq3_8 - L4_1*zq4_8 - L5_1*zq5_8 - L6_1*zq6_8 - L8_1*zq8_8
     dqdd_dq1_8 = iD1*zq1_8
+    dqdd_dq1_8, = _once(batch, dtype, dqdd_dq1_8)
     dqdd_dq2_8 = iD2*zq2_8 - L2_1*dqdd_dq1_8
     dqdd_dq3_8 = iD3*zq3_8 - L3_1*dqdd_dq1_8 - L3_2*dqdd_dq2_8
+    dqdd_dq3_8, = _once(batch, dtype, dqdd_dq3_8)
     dqdd_dq4_8 = iD4*zq4_8 - L4_1*dqdd_dq1_8 - L4_2*dqdd_dq2_8 - L4_3*dqdd_dq3_8
     dqdd_dq5_8 = iD5*zq5_8 - L5_1*dqdd_dq1_8 - L5_2*dqdd_dq2_8 - L5_3*dqdd_dq3_8 - L5_4*dqdd_dq4_8
     dqdd_dq6_8 = iD6*zq6_8 - L6_1*dqdd_dq1_8 - L6_2*dqdd_dq2_8 - L6_3*dqdd_dq3_8 - L6_4*dqdd_dq4_8 - L6_5*dqdd_dq5_8
+    dqdd_dq6_8, = _once(batch, dtype, dqdd_dq6_8)
     dqdd_dq7_8 = -L7_1*dqdd_dq1_8 - L7_2*dqdd_dq2_8 - L7_4*dqdd_dq4_8 - L7_5*dqdd_dq5_8 - L7_6*dqdd_dq6_8 - iD7*nGq1_2_z
     dqdd_dq8_8 = iD8*zq8_8 - L8_1*dqdd_dq1_8 - L8_2*dqdd_dq2_8 - L8_3*dqdd_dq3_8 - L8_4*dqdd_dq4_8 - L8_5*dqdd_dq5_8 - L8_6*dqdd_dq6_8
     dqdd_dq9_8 = -2.7027027027027026*dtau_dq9_8 - L9_1*dqdd_dq1_8 - L9_2*dqdd_dq2_8 - L9_3*dqdd_dq3_8 - L9_4*dqdd_dq4_8 - L9_5*dqdd_dq5_8 - L9_6*dqdd_dq6_8 - L9_8*dqdd_dq8_8
     zq8_9 = -dtau_dq8_9 + Dq3w_z*L9_8
+    zq8_9, = _once(batch, dtype, zq8_9)
     zq6_9 = -nGq0_3_z + Dq3w_z*L9_6 + L7_6*dtau_dq7_9 - L8_6*zq8_9
+    zq6_9, = _once(batch, dtype, zq6_9)
     zq5_9 = -nGq0_3_y + Dq3w_z*L9_5 + L7_5*dtau_dq7_9 - L6_5*zq6_9 - L8_5*zq8_9
+    zq5_9, = _once(batch, dtype, zq5_9)
     zq4_9 = -nGq0_3_x + Dq3w_z*L9_4 + L7_4*dtau_dq7_9 - L5_4*zq5_9 - L6_4*zq6_9 - L8_4*zq8_9
+    zq4_9, = _once(batch, dtype, zq4_9)
     zq3_9 = -fGq1_3_z + Dq3w_z*L9_3 - L4_3*zq4_9 - L5_3*zq5_9 - L6_3*zq6_9 - L8_3*zq8_9
     zq2_9 = -fGq0_3_y + Dq3w_z*L9_2 + L7_2*dtau_dq7_9 - L3_2*zq3_9 - L4_2*zq4_9 - L5_2*zq5_9 - L6_2*zq6_9 - L8_2*zq8_9
+    zq2_9, = _once(batch, dtype, zq2_9)
     zq1_9 = -fGq0_3_x + Dq3w_z*L9_1 + L7_1*dtau_dq7_9 - L2_1*zq2_9 - L3_1*zq3_9 - L4_1*zq4_9 - L5_1*zq5_9 - L6_1*zq6_9 - L8_1*zq8_9
     dqdd_dq1_9 = iD1*zq1_9
+    dqdd_dq1_9, = _once(batch, dtype, dqdd_dq1_9)
     dqdd_dq2_9 = iD2*zq2_9 - L2_1*dqdd_dq1_9
     dqdd_dq3_9 = iD3*zq3_9 - L3_1*dqdd_dq1_9 - L3_2*dqdd_dq2_9
+    dqdd_dq3_9, = _once(batch, dtype, dqdd_dq3_9)
     dqdd_dq4_9 = iD4*zq4_9 - L4_1*dqdd_dq1_9 - L4_2*dqdd_dq2_9 - L4_3*dqdd_dq3_9
     dqdd_dq5_9 = iD5*zq5_9 - L5_1*dqdd_dq1_9 - L5_2*dqdd_dq2_9 - L5_3*dqdd_dq3_9 - L5_4*dqdd_dq4_9
     dqdd_dq6_9 = iD6*zq6_9 - L6_1*dqdd_dq1_9 - L6_2*dqdd_dq2_9 - L6_3*dqdd_dq3_9 - L6_4*dqdd_dq4_9 - L6_5*dqdd_dq5_9
+    dqdd_dq6_9, = _once(batch, dtype, dqdd_dq6_9)
     dqdd_dq7_9 = -L7_1*dqdd_dq1_9 - L7_2*dqdd_dq2_9 - L7_4*dqdd_dq4_9 - L7_5*dqdd_dq5_9 - L7_6*dqdd_dq6_9 - dtau_dq7_9*iD7
     dqdd_dq8_9 = iD8*zq8_9 - L8_1*dqdd_dq1_9 - L8_2*dqdd_dq2_9 - L8_3*dqdd_dq3_9 - L8_4*dqdd_dq4_9 - L8_5*dqdd_dq5_9 - L8_6*dqdd_dq6_9
     dqdd_dq9_9 = -2.7027027027027026*Dq3w_z - L9_1*dqdd_dq1_9 - L9_2*dqdd_dq2_9 - L9_3*dqdd_dq3_9 - L9_4*dqdd_dq4_9 - L9_5*dqdd_dq5_9 - L9_6*dqdd_dq6_9 - L9_8*dqdd_dq8_9
@@ -3797,13 +3933,17 @@ def forward_dynamics_derivatives(q, qd, tau):
     zq4_10 = -nGq0_4_x + L6_4*nGq0_4_z - L5_4*zq5_10
     zq3_10 = L6_3*nGq0_4_z - L4_3*zq4_10 - L5_3*zq5_10
     zq2_10 = L6_2*nGq0_4_z - L3_2*zq3_10 - L4_2*zq4_10 - L5_2*zq5_10
+    zq2_10, = _once(batch, dtype, zq2_10)
     zq1_10 = L6_1*nGq0_4_z - L2_1*zq2_10 - L3_1*zq3_10 - L4_1*zq4_10 - L5_1*zq5_10
     dqdd_dq1_10 = iD1*zq1_10
+    dqdd_dq1_10, = _once(batch, dtype, dqdd_dq1_10)
     dqdd_dq2_10 = iD2*zq2_10 - L2_1*dqdd_dq1_10
     dqdd_dq3_10 = iD3*zq3_10 - L3_1*dqdd_dq1_10 - L3_2*dqdd_dq2_10
+    dqdd_dq3_10, = _once(batch, dtype, dqdd_dq3_10)
     dqdd_dq4_10 = iD4*zq4_10 - L4_1*dqdd_dq1_10 - L4_2*dqdd_dq2_10 - L4_3*dqdd_dq3_10
     dqdd_dq5_10 = iD5*zq5_10 - L5_1*dqdd_dq1_10 - L5_2*dqdd_dq2_10 - L5_3*dqdd_dq3_10 - L5_4*dqdd_dq4_10
     dqdd_dq6_10 = -L6_1*dqdd_dq1_10 - L6_2*dqdd_dq2_10 - L6_3*dqdd_dq3_10 - L6_4*dqdd_dq4_10 - L6_5*dqdd_dq5_10 - iD6*nGq0_4_z
+    dqdd_dq6_10, = _once(batch, dtype, dqdd_dq6_10)
     dqdd_dq7_10 = -L7_1*dqdd_dq1_10 - L7_2*dqdd_dq2_10 - L7_4*dqdd_dq4_10 - L7_5*dqdd_dq5_10 - L7_6*dqdd_dq6_10
     dqdd_dq8_10 = -L8_1*dqdd_dq1_10 - L8_2*dqdd_dq2_10 - L8_3*dqdd_dq3_10 - L8_4*dqdd_dq4_10 - L8_5*dqdd_dq5_10 - L8_6*dqdd_dq6_10
     dqdd_dq9_10 = -L9_1*dqdd_dq1_10 - L9_2*dqdd_dq2_10 - L9_3*dqdd_dq3_10 - L9_4*dqdd_dq4_10 - L9_5*dqdd_dq5_10 - L9_6*dqdd_dq6_10 - L9_8*dqdd_dq8_10
@@ -3879,14 +4019,19 @@ def forward_dynamics_derivatives(q, qd, tau):
     zqd6_1 = -t195 + L7_6*dtau_dqd7_1 + L9_6*dtau_dqd9_1 - L8_6*zqd8_1
     zqd5_1 = -t191 + L7_5*dtau_dqd7_1 + L9_5*dtau_dqd9_1 - L6_5*zqd6_1 - L8_5*zqd8_1
     zqd4_1 = -dtau_dqd4_1 + L7_4*dtau_dqd7_1 + L9_4*dtau_dqd9_1 - L5_4*zqd5_1 - L6_4*zqd6_1 - L8_4*zqd8_1
+    dtau_dqd9_6, dtau_dqd9_7, zqd4_1 = _once(batch, dtype, dtau_dqd9_6, dtau_dqd9_7, zqd4_1)
     zqd3_1 = t183 + L9_3*dtau_dqd9_1 - L4_3*zqd4_1 - L5_3*zqd5_1 - L6_3*zqd6_1 - L8_3*zqd8_1
+    zqd3_1, = _once(batch, dtype, zqd3_1)
     zqd2_1 = -t182 + L7_2*dtau_dqd7_1 + L9_2*dtau_dqd9_1 - L3_2*zqd3_1 - L4_2*zqd4_1 - L5_2*zqd5_1 - L6_2*zqd6_1 - L8_2*zqd8_1
+    zqd2_1, = _once(batch, dtype, zqd2_1)
     zqd1_1 = L7_1*dtau_dqd7_1 + L9_1*dtau_dqd9_1 - L2_1*zqd2_1 - L3_1*zqd3_1 - L4_1*zqd4_1 - L5_1*zqd5_1 - L6_1*zqd6_1 - L8_1*zqd8_1
     dqdd_dqd1_1 = iD1*zqd1_1
+    dqdd_dqd1_1, = _once(batch, dtype, dqdd_dqd1_1)
     dqdd_dqd2_1 = iD2*zqd2_1 - L2_1*dqdd_dqd1_1
     dqdd_dqd3_1 = iD3*zqd3_1 - L3_1*dqdd_dqd1_1 - L3_2*dqdd_dqd2_1
     dqdd_dqd4_1 = iD4*zqd4_1 - L4_1*dqdd_dqd1_1 - L4_2*dqdd_dqd2_1 - L4_3*dqdd_dqd3_1
     dqdd_dqd5_1 = iD5*zqd5_1 - L5_1*dqdd_dqd1_1 - L5_2*dqdd_dqd2_1 - L5_3*dqdd_dqd3_1 - L5_4*dqdd_dqd4_1
+    dqdd_dqd5_1, = _once(batch, dtype, dqdd_dqd5_1)
     dqdd_dqd6_1 = iD6*zqd6_1 - L6_1*dqdd_dqd1_1 - L6_2*dqdd_dqd2_1 - L6_3*dqdd_dqd3_1 - L6_4*dqdd_dqd4_1 - L6_5*dqdd_dqd5_1
     dqdd_dqd7_1 = -L7_1*dqdd_dqd1_1 - L7_2*dqdd_dqd2_1 - L7_4*dqdd_dqd4_1 - L7_5*dqdd_dqd5_1 - L7_6*dqdd_dqd6_1 - dtau_dqd7_1*iD7
     dqdd_dqd8_1 = iD8*zqd8_1 - L8_1*dqdd_dqd1_1 - L8_2*dqdd_dqd2_1 - L8_3*dqdd_dqd3_1 - L8_4*dqdd_dqd4_1 - L8_5*dqdd_dqd5_1 - L8_6*dqdd_dqd6_1
@@ -3894,11 +4039,16 @@ def forward_dynamics_derivatives(q, qd, tau):
     zqd8_2 = -dtau_dqd8_2 + L9_8*dtau_dqd9_2
     zqd6_2 = -t196 + L7_6*dtau_dqd7_2 + L9_6*dtau_dqd9_2 - L8_6*zqd8_2
     zqd5_2 = -dtau_dqd5_2 + L7_5*dtau_dqd7_2 + L9_5*dtau_dqd9_2 - L6_5*zqd6_2 - L8_5*zqd8_2
+    zqd5_2, = _once(batch, dtype, zqd5_2)
     zqd4_2 = -t186 + L7_4*dtau_dqd7_2 + L9_4*dtau_dqd9_2 - L5_4*zqd5_2 - L6_4*zqd6_2 - L8_4*zqd8_2
+    zqd4_2, = _once(batch, dtype, zqd4_2)
     zqd3_2 = -t190 + L9_3*dtau_dqd9_2 - L4_3*zqd4_2 - L5_3*zqd5_2 - L6_3*zqd6_2 - L8_3*zqd8_2
+    zqd3_2, = _once(batch, dtype, zqd3_2)
     zqd2_2 = L7_2*dtau_dqd7_2 + L9_2*dtau_dqd9_2 - L3_2*zqd3_2 - L4_2*zqd4_2 - L5_2*zqd5_2 - L6_2*zqd6_2 - L8_2*zqd8_2
+    zqd2_2, = _once(batch, dtype, zqd2_2)
     zqd1_2 = t182 + L7_1*dtau_dqd7_2 + L9_1*dtau_dqd9_2 - L2_1*zqd2_2 - L3_1*zqd3_2 - L4_1*zqd4_2 - L5_1*zqd5_2 - L6_1*zqd6_2 - L8_1*zqd8_2
     dqdd_dqd1_2 = iD1*zqd1_2
+    dqdd_dqd1_2, = _once(batch, dtype, dqdd_dqd1_2)
     dqdd_dqd2_2 = iD2*zqd2_2 - L2_1*dqdd_dqd1_2
     dqdd_dqd3_2 = iD3*zqd3_2 - L3_1*dqdd_dqd1_2 - L3_2*dqdd_dqd2_2
     dqdd_dqd4_2 = iD4*zqd4_2 - L4_1*dqdd_dqd1_2 - L4_2*dqdd_dqd2_2 - L4_3*dqdd_dqd3_2
@@ -3910,27 +4060,39 @@ def forward_dynamics_derivatives(q, qd, tau):
     zqd8_3 = -dtau_dqd8_3 + L9_8*dtau_dqd9_3
     zqd6_3 = -dtau_dqd6_3 + L7_6*dtau_dqd7_3 + L9_6*dtau_dqd9_3 - L8_6*zqd8_3
     zqd5_3 = -t193 + L7_5*dtau_dqd7_3 + L9_5*dtau_dqd9_3 - L6_5*zqd6_3 - L8_5*zqd8_3
+    zqd5_3, = _once(batch, dtype, zqd5_3)
     zqd4_3 = -t188 + L7_4*dtau_dqd7_3 + L9_4*dtau_dqd9_3 - L5_4*zqd5_3 - L6_4*zqd6_3 - L8_4*zqd8_3
+    zqd4_3, = _once(batch, dtype, zqd4_3)
     zqd3_3 = L9_3*dtau_dqd9_3 - L4_3*zqd4_3 - L5_3*zqd5_3 - L6_3*zqd6_3 - L8_3*zqd8_3
+    zqd3_3, = _once(batch, dtype, zqd3_3)
     zqd2_3 = t190 + L7_2*dtau_dqd7_3 + L9_2*dtau_dqd9_3 - L3_2*zqd3_3 - L4_2*zqd4_3 - L5_2*zqd5_3 - L6_2*zqd6_3 - L8_2*zqd8_3
+    zqd2_3, = _once(batch, dtype, zqd2_3)
     zqd1_3 = -t183 + L7_1*dtau_dqd7_3 + L9_1*dtau_dqd9_3 - L2_1*zqd2_3 - L3_1*zqd3_3 - L4_1*zqd4_3 - L5_1*zqd5_3 - L6_1*zqd6_3 - L8_1*zqd8_3
     dqdd_dqd1_3 = iD1*zqd1_3
+    dqdd_dqd1_3, = _once(batch, dtype, dqdd_dqd1_3)
     dqdd_dqd2_3 = iD2*zqd2_3 - L2_1*dqdd_dqd1_3
     dqdd_dqd3_3 = iD3*zqd3_3 - L3_1*dqdd_dqd1_3 - L3_2*dqdd_dqd2_3
     dqdd_dqd4_3 = iD4*zqd4_3 - L4_1*dqdd_dqd1_3 - L4_2*dqdd_dqd2_3 - L4_3*dqdd_dqd3_3
     dqdd_dqd5_3 = iD5*zqd5_3 - L5_1*dqdd_dqd1_3 - L5_2*dqdd_dqd2_3 - L5_3*dqdd_dqd3_3 - L5_4*dqdd_dqd4_3
     dqdd_dqd6_3 = iD6*zqd6_3 - L6_1*dqdd_dqd1_3 - L6_2*dqdd_dqd2_3 - L6_3*dqdd_dqd3_3 - L6_4*dqdd_dqd4_3 - L6_5*dqdd_dqd5_3
+    dqdd_dqd6_3, = _once(batch, dtype, dqdd_dqd6_3)
     dqdd_dqd7_3 = -L7_1*dqdd_dqd1_3 - L7_2*dqdd_dqd2_3 - L7_4*dqdd_dqd4_3 - L7_5*dqdd_dqd5_3 - L7_6*dqdd_dqd6_3 - dtau_dqd7_3*iD7
     dqdd_dqd8_3 = iD8*zqd8_3 - L8_1*dqdd_dqd1_3 - L8_2*dqdd_dqd2_3 - L8_3*dqdd_dqd3_3 - L8_4*dqdd_dqd4_3 - L8_5*dqdd_dqd5_3 - L8_6*dqdd_dqd6_3
     dqdd_dqd9_3 = -2.7027027027027026*dtau_dqd9_3 - L9_1*dqdd_dqd1_3 - L9_2*dqdd_dqd2_3 - L9_3*dqdd_dqd3_3 - L9_4*dqdd_dqd4_3 - L9_5*dqdd_dqd5_3 - L9_6*dqdd_dqd6_3 - L9_8*dqdd_dqd8_3
     zqd8_4 = -dtau_dqd8_4 + L9_8*dtau_dqd9_4
     zqd6_4 = -dtau_dqd6_4 + L7_6*dtau_dqd7_4 + L9_6*dtau_dqd9_4 - L8_6*zqd8_4
+    zqd6_4, = _once(batch, dtype, zqd6_4)
     zqd5_4 = dtau_dqd10_4 - dtau_dqd5_4 + L7_5*dtau_dqd7_4 + L9_5*dtau_dqd9_4 - L6_5*zqd6_4 - L8_5*zqd8_4
+    zqd5_4, = _once(batch, dtype, zqd5_4)
     zqd4_4 = -dtau_dqd4_4 + L7_4*dtau_dqd7_4 + L9_4*dtau_dqd9_4 - L5_4*zqd5_4 - L6_4*zqd6_4 - L8_4*zqd8_4
+    zqd4_4, = _once(batch, dtype, zqd4_4)
     zqd3_4 = -dtau_dqd3_4 + L9_3*dtau_dqd9_4 - L4_3*zqd4_4 - L5_3*zqd5_4 - L6_3*zqd6_4 - L8_3*zqd8_4
+    zqd3_4, = _once(batch, dtype, zqd3_4)
     zqd2_4 = -dtau_dqd2_4 + L7_2*dtau_dqd7_4 + L9_2*dtau_dqd9_4 - L3_2*zqd3_4 - L4_2*zqd4_4 - L5_2*zqd5_4 - L6_2*zqd6_4 - L8_2*zqd8_4
+    zqd2_4, = _once(batch, dtype, zqd2_4)
     zqd1_4 = -dtau_dqd1_4 + L7_1*dtau_dqd7_4 + L9_1*dtau_dqd9_4 - L2_1*zqd2_4 - L3_1*zqd3_4 - L4_1*zqd4_4 - L5_1*zqd5_4 - L6_1*zqd6_4 - L8_1*zqd8_4
     dqdd_dqd1_4 = iD1*zqd1_4
+    dqdd_dqd1_4, = _once(batch, dtype, dqdd_dqd1_4)
     dqdd_dqd2_4 = iD2*zqd2_4 - L2_1*dqdd_dqd1_4
     dqdd_dqd3_4 = iD3*zqd3_4 - L3_1*dqdd_dqd1_4 - L3_2*dqdd_dqd2_4
     dqdd_dqd4_4 = iD4*zqd4_4 - L4_1*dqdd_dqd1_4 - L4_2*dqdd_dqd2_4 - L4_3*dqdd_dqd3_4
@@ -3942,12 +4104,18 @@ def forward_dynamics_derivatives(q, qd, tau):
     dqdd_dqd10_4 = -dqdd_dqd5_4 - 10*dtau_dqd10_4
     zqd8_5 = -dtau_dqd8_5 + L9_8*dtau_dqd9_5
     zqd6_5 = -dtau_dqd6_5 + L7_6*dtau_dqd7_5 + L9_6*dtau_dqd9_5 - L8_6*zqd8_5
+    zqd6_5, = _once(batch, dtype, zqd6_5)
     zqd5_5 = -dtau_dqd5_5 + L7_5*dtau_dqd7_5 + L9_5*dtau_dqd9_5 - L6_5*zqd6_5 - L8_5*zqd8_5
+    zqd5_5, = _once(batch, dtype, zqd5_5)
     zqd4_5 = -dtau_dqd4_5 + L7_4*dtau_dqd7_5 + L9_4*dtau_dqd9_5 - L5_4*zqd5_5 - L6_4*zqd6_5 - L8_4*zqd8_5
+    zqd4_5, = _once(batch, dtype, zqd4_5)
     zqd3_5 = -dtau_dqd3_5 + L9_3*dtau_dqd9_5 - L4_3*zqd4_5 - L5_3*zqd5_5 - L6_3*zqd6_5 - L8_3*zqd8_5
+    zqd3_5, = _once(batch, dtype, zqd3_5)
     zqd2_5 = -dtau_dqd2_5 + L7_2*dtau_dqd7_5 + L9_2*dtau_dqd9_5 - L3_2*zqd3_5 - L4_2*zqd4_5 - L5_2*zqd5_5 - L6_2*zqd6_5 - L8_2*zqd8_5
+    zqd2_5, = _once(batch, dtype, zqd2_5)
     zqd1_5 = -dtau_dqd1_5 + L7_1*dtau_dqd7_5 + L9_1*dtau_dqd9_5 - L2_1*zqd2_5 - L3_1*zqd3_5 - L4_1*zqd4_5 - L5_1*zqd5_5 - L6_1*zqd6_5 - L8_1*zqd8_5
     dqdd_dqd1_5 = iD1*zqd1_5
+    dqdd_dqd1_5, = _once(batch, dtype, dqdd_dqd1_5)
     dqdd_dqd2_5 = iD2*zqd2_5 - L2_1*dqdd_dqd1_5
     dqdd_dqd3_5 = iD3*zqd3_5 - L3_1*dqdd_dqd1_5 - L3_2*dqdd_dqd2_5
     dqdd_dqd4_5 = iD4*zqd4_5 - L4_1*dqdd_dqd1_5 - L4_2*dqdd_dqd2_5 - L4_3*dqdd_dqd3_5
@@ -3958,12 +4126,18 @@ def forward_dynamics_derivatives(q, qd, tau):
     dqdd_dqd9_5 = -2.7027027027027026*dtau_dqd9_5 - L9_1*dqdd_dqd1_5 - L9_2*dqdd_dqd2_5 - L9_3*dqdd_dqd3_5 - L9_4*dqdd_dqd4_5 - L9_5*dqdd_dqd5_5 - L9_6*dqdd_dqd6_5 - L9_8*dqdd_dqd8_5
     zqd8_6 = -dtau_dqd8_6 + L9_8*dtau_dqd9_6
     zqd6_6 = -dtau_dqd6_6 + L7_6*dtau_dqd7_6 + L9_6*dtau_dqd9_6 - L8_6*zqd8_6
+    zqd6_6, = _once(batch, dtype, zqd6_6)
     zqd5_6 = dtau_dqd10_6 - dtau_dqd5_6 + L7_5*dtau_dqd7_6 + L9_5*dtau_dqd9_6 - L6_5*zqd6_6 - L8_5*zqd8_6
+    zqd5_6, = _once(batch, dtype, zqd5_6)
     zqd4_6 = -dtau_dqd4_6 + L7_4*dtau_dqd7_6 + L9_4*dtau_dqd9_6 - L5_4*zqd5_6 - L6_4*zqd6_6 - L8_4*zqd8_6
+    zqd4_6, = _once(batch, dtype, zqd4_6)
     zqd3_6 = -dtau_dqd3_6 + L9_3*dtau_dqd9_6 - L4_3*zqd4_6 - L5_3*zqd5_6 - L6_3*zqd6_6 - L8_3*zqd8_6
+    zqd3_6, = _once(batch, dtype, zqd3_6)
     zqd2_6 = -dtau_dqd2_6 + L7_2*dtau_dqd7_6 + L9_2*dtau_dqd9_6 - L3_2*zqd3_6 - L4_2*zqd4_6 - L5_2*zqd5_6 - L6_2*zqd6_6 - L8_2*zqd8_6
+    zqd2_6, = _once(batch, dtype, zqd2_6)
     zqd1_6 = -dtau_dqd1_6 + L7_1*dtau_dqd7_6 + L9_1*dtau_dqd9_6 - L2_1*zqd2_6 - L3_1*zqd3_6 - L4_1*zqd4_6 - L5_1*zqd5_6 - L6_1*zqd6_6 - L8_1*zqd8_6
     dqdd_dqd1_6 = iD1*zqd1_6
+    dqdd_dqd1_6, = _once(batch, dtype, dqdd_dqd1_6)
     dqdd_dqd2_6 = iD2*zqd2_6 - L2_1*dqdd_dqd1_6
     dqdd_dqd3_6 = iD3*zqd3_6 - L3_1*dqdd_dqd1_6 - L3_2*dqdd_dqd2_6
     dqdd_dqd4_6 = iD4*zqd4_6 - L4_1*dqdd_dqd1_6 - L4_2*dqdd_dqd2_6 - L4_3*dqdd_dqd3_6
@@ -3975,12 +4149,18 @@ def forward_dynamics_derivatives(q, qd, tau):
     dqdd_dqd10_6 = -dqdd_dqd5_6 - 10*dtau_dqd10_6
     zqd8_7 = -dtau_dqd8_7 + L9_8*dtau_dqd9_7
     zqd6_7 = -nGqd0_1_z + Dqd1w_z*L7_6 + L9_6*dtau_dqd9_7 - L8_6*zqd8_7
+    zqd6_7, = _once(batch, dtype, zqd6_7)
     zqd5_7 = -nGqd0_1_y + Dqd1w_z*L7_5 + L9_5*dtau_dqd9_7 - L6_5*zqd6_7 - L8_5*zqd8_7
+    zqd5_7, = _once(batch, dtype, zqd5_7)
     zqd4_7 = -nGqd0_1_x + Dqd1w_z*L7_4 + L9_4*dtau_dqd9_7 - L5_4*zqd5_7 - L6_4*zqd6_7 - L8_4*zqd8_7
+    zqd4_7, = _once(batch, dtype, zqd4_7)
     zqd3_7 = -Dqd1u_z + L9_3*dtau_dqd9_7 - L4_3*zqd4_7 - L5_3*zqd5_7 - L6_3*zqd6_7 - L8_3*zqd8_7
+    zqd3_7, = _once(batch, dtype, zqd3_7)
     zqd2_7 = -fGqd0_1_y + Dqd1w_z*L7_2 + L9_2*dtau_dqd9_7 - L3_2*zqd3_7 - L4_2*zqd4_7 - L5_2*zqd5_7 - L6_2*zqd6_7 - L8_2*zqd8_7
+    zqd2_7, = _once(batch, dtype, zqd2_7)
     zqd1_7 = -fGqd0_1_x + Dqd1w_z*L7_1 + L9_1*dtau_dqd9_7 - L2_1*zqd2_7 - L3_1*zqd3_7 - L4_1*zqd4_7 - L5_1*zqd5_7 - L6_1*zqd6_7 - L8_1*zqd8_7
     dqdd_dqd1_7 = iD1*zqd1_7
+    dqdd_dqd1_7, = _once(batch, dtype, dqdd_dqd1_7)
     dqdd_dqd2_7 = iD2*zqd2_7 - L2_1*dqdd_dqd1_7
     dqdd_dqd3_7 = iD3*zqd3_7 - L3_1*dqdd_dqd1_7 - L3_2*dqdd_dqd2_7
     dqdd_dqd4_7 = iD4*zqd4_7 - L4_1*dqdd_dqd1_7 - L4_2*dqdd_dqd2_7 - L4_3*dqdd_dqd3_7
@@ -3992,44 +4172,60 @@ def forward_dynamics_derivatives(q, qd, tau):
     zqd8_8 = -Dqd2w_z + L9_8*dtau_dqd9_8
     zqd6_8 = -nGqd0_2_z + L7_6*nGqd1_2_z + L9_6*dtau_dqd9_8 - L8_6*zqd8_8
     zqd5_8 = -nGqd0_2_y + L7_5*nGqd1_2_z + L9_5*dtau_dqd9_8 - L6_5*zqd6_8 - L8_5*zqd8_8
+    zqd5_8, = _once(batch, dtype, zqd5_8)
     zqd4_8 = -nGqd0_2_x + L7_4*nGqd1_2_z + L9_4*dtau_dqd9_8 - L5_4*zqd5_8 - L6_4*zqd6_8 - L8_4*zqd8_8
+    zqd4_8, = _once(batch, dtype, zqd4_8)
     zqd3_8 = -fGqd1_2_z + L9_3*dtau_dqd9_8 - L4_3*zqd4_8 - L5_3*zqd5_8 - L6_3*zqd6_8 - L8_3*zqd8_8
+    zqd3_8, = _once(batch, dtype, zqd3_8)
     zqd2_8 = -fGqd0_2_y + L7_2*nGqd1_2_z + L9_2*dtau_dqd9_8 - L3_2*zqd3_8 - L4_2*zqd4_8 - L5_2*zqd5_8 - L6_2*zqd6_8 - L8_2*zqd8_8
+    zqd2_8, = _once(batch, dtype, zqd2_8)
     zqd1_8 = -fGqd0_2_x + L7_1*nGqd1_2_z + L9_1*dtau_dqd9_8 - L2_1*zqd2_8 - L3_1*zqd3_8 - L4_1*zqd4_8 - L5_1*zqd5_8 - L6_1*zqd6_8 - L8_1*zqd8_8
     dqdd_dqd1_8 = iD1*zqd1_8
+    dqdd_dqd1_8, = _once(batch, dtype, dqdd_dqd1_8)
     dqdd_dqd2_8 = iD2*zqd2_8 - L2_1*dqdd_dqd1_8
     dqdd_dqd3_8 = iD3*zqd3_8 - L3_1*dqdd_dqd1_8 - L3_2*dqdd_dqd2_8
     dqdd_dqd4_8 = iD4*zqd4_8 - L4_1*dqdd_dqd1_8 - L4_2*dqdd_dqd2_8 - L4_3*dqdd_dqd3_8
     dqdd_dqd5_8 = iD5*zqd5_8 - L5_1*dqdd_dqd1_8 - L5_2*dqdd_dqd2_8 - L5_3*dqdd_dqd3_8 - L5_4*dqdd_dqd4_8
     dqdd_dqd6_8 = iD6*zqd6_8 - L6_1*dqdd_dqd1_8 - L6_2*dqdd_dqd2_8 - L6_3*dqdd_dqd3_8 - L6_4*dqdd_dqd4_8 - L6_5*dqdd_dqd5_8
+    dqdd_dqd6_8, = _once(batch, dtype, dqdd_dqd6_8)
     dqdd_dqd7_8 = -L7_1*dqdd_dqd1_8 - L7_2*dqdd_dqd2_8 - L7_4*dqdd_dqd4_8 - L7_5*dqdd_dqd5_8 - L7_6*dqdd_dqd6_8 - iD7*nGqd1_2_z
     dqdd_dqd8_8 = iD8*zqd8_8 - L8_1*dqdd_dqd1_8 - L8_2*dqdd_dqd2_8 - L8_3*dqdd_dqd3_8 - L8_4*dqdd_dqd4_8 - L8_5*dqdd_dqd5_8 - L8_6*dqdd_dqd6_8
     dqdd_dqd9_8 = -2.7027027027027026*dtau_dqd9_8 - L9_1*dqdd_dqd1_8 - L9_2*dqdd_dqd2_8 - L9_3*dqdd_dqd3_8 - L9_4*dqdd_dqd4_8 - L9_5*dqdd_dqd5_8 - L9_6*dqdd_dqd6_8 - L9_8*dqdd_dqd8_8
     zqd6_9 = -nGqd0_3_z + L7_6*dtau_dqd7_9 + L8_6*dtau_dqd8_9
     zqd5_9 = -nGqd0_3_y + L7_5*dtau_dqd7_9 + L8_5*dtau_dqd8_9 - L6_5*zqd6_9
+    zqd5_9, = _once(batch, dtype, zqd5_9)
     zqd4_9 = -nGqd0_3_x + L7_4*dtau_dqd7_9 + L8_4*dtau_dqd8_9 - L5_4*zqd5_9 - L6_4*zqd6_9
+    zqd4_9, = _once(batch, dtype, zqd4_9)
     zqd3_9 = -fGqd1_3_z + L8_3*dtau_dqd8_9 - L4_3*zqd4_9 - L5_3*zqd5_9 - L6_3*zqd6_9
+    zqd3_9, = _once(batch, dtype, zqd3_9)
     zqd2_9 = -fGqd0_3_y + L7_2*dtau_dqd7_9 + L8_2*dtau_dqd8_9 - L3_2*zqd3_9 - L4_2*zqd4_9 - L5_2*zqd5_9 - L6_2*zqd6_9
+    zqd2_9, = _once(batch, dtype, zqd2_9)
     zqd1_9 = -fGqd0_3_x + L7_1*dtau_dqd7_9 + L8_1*dtau_dqd8_9 - L2_1*zqd2_9 - L3_1*zqd3_9 - L4_1*zqd4_9 - L5_1*zqd5_9 - L6_1*zqd6_9
     dqdd_dqd1_9 = iD1*zqd1_9
+    dqdd_dqd1_9, = _once(batch, dtype, dqdd_dqd1_9)
     dqdd_dqd2_9 = iD2*zqd2_9 - L2_1*dqdd_dqd1_9
     dqdd_dqd3_9 = iD3*zqd3_9 - L3_1*dqdd_dqd1_9 - L3_2*dqdd_dqd2_9
     dqdd_dqd4_9 = iD4*zqd4_9 - L4_1*dqdd_dqd1_9 - L4_2*dqdd_dqd2_9 - L4_3*dqdd_dqd3_9
     dqdd_dqd5_9 = iD5*zqd5_9 - L5_1*dqdd_dqd1_9 - L5_2*dqdd_dqd2_9 - L5_3*dqdd_dqd3_9 - L5_4*dqdd_dqd4_9
     dqdd_dqd6_9 = iD6*zqd6_9 - L6_1*dqdd_dqd1_9 - L6_2*dqdd_dqd2_9 - L6_3*dqdd_dqd3_9 - L6_4*dqdd_dqd4_9 - L6_5*dqdd_dqd5_9
+    dqdd_dqd6_9, = _once(batch, dtype, dqdd_dqd6_9)
     dqdd_dqd7_9 = -L7_1*dqdd_dqd1_9 - L7_2*dqdd_dqd2_9 - L7_4*dqdd_dqd4_9 - L7_5*dqdd_dqd5_9 - L7_6*dqdd_dqd6_9 - dtau_dqd7_9*iD7
     dqdd_dqd8_9 = -L8_1*dqdd_dqd1_9 - L8_2*dqdd_dqd2_9 - L8_3*dqdd_dqd3_9 - L8_4*dqdd_dqd4_9 - L8_5*dqdd_dqd5_9 - L8_6*dqdd_dqd6_9 - dtau_dqd8_9*iD8
     dqdd_dqd9_9 = -L9_1*dqdd_dqd1_9 - L9_2*dqdd_dqd2_9 - L9_3*dqdd_dqd3_9 - L9_4*dqdd_dqd4_9 - L9_5*dqdd_dqd5_9 - L9_6*dqdd_dqd6_9 - L9_8*dqdd_dqd8_9
     zqd5_10 = L6_5*nGqd0_4_z
     zqd4_10 = -nGqd0_4_x + L6_4*nGqd0_4_z - L5_4*zqd5_10
     zqd3_10 = L6_3*nGqd0_4_z - L4_3*zqd4_10 - L5_3*zqd5_10
+    zqd3_10, = _once(batch, dtype, zqd3_10)
     zqd2_10 = L6_2*nGqd0_4_z - L3_2*zqd3_10 - L4_2*zqd4_10 - L5_2*zqd5_10
+    zqd2_10, = _once(batch, dtype, zqd2_10)
     zqd1_10 = L6_1*nGqd0_4_z - L2_1*zqd2_10 - L3_1*zqd3_10 - L4_1*zqd4_10 - L5_1*zqd5_10
     dqdd_dqd1_10 = iD1*zqd1_10
+    dqdd_dqd1_10, = _once(batch, dtype, dqdd_dqd1_10)
     dqdd_dqd2_10 = iD2*zqd2_10 - L2_1*dqdd_dqd1_10
     dqdd_dqd3_10 = iD3*zqd3_10 - L3_1*dqdd_dqd1_10 - L3_2*dqdd_dqd2_10
     dqdd_dqd4_10 = iD4*zqd4_10 - L4_1*dqdd_dqd1_10 - L4_2*dqdd_dqd2_10 - L4_3*dqdd_dqd3_10
     dqdd_dqd5_10 = iD5*zqd5_10 - L5_1*dqdd_dqd1_10 - L5_2*dqdd_dqd2_10 - L5_3*dqdd_dqd3_10 - L5_4*dqdd_dqd4_10
+    dqdd_dqd5_10, = _once(batch, dtype, dqdd_dqd5_10)
     dqdd_dqd6_10 = -L6_1*dqdd_dqd1_10 - L6_2*dqdd_dqd2_10 - L6_3*dqdd_dqd3_10 - L6_4*dqdd_dqd4_10 - L6_5*dqdd_dqd5_10 - iD6*nGqd0_4_z
     dqdd_dqd7_10 = -L7_1*dqdd_dqd1_10 - L7_2*dqdd_dqd2_10 - L7_4*dqdd_dqd4_10 - L7_5*dqdd_dqd5_10 - L7_6*dqdd_dqd6_10
     dqdd_dqd8_10 = -L8_1*dqdd_dqd1_10 - L8_2*dqdd_dqd2_10 - L8_3*dqdd_dqd3_10 - L8_4*dqdd_dqd4_10 - L8_5*dqdd_dqd5_10 - L8_6*dqdd_dqd6_10
@@ -4083,6 +4279,7 @@ def all_terms(q, qd):
     t5 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    t0, t1, t2, t3, t4, t5, S4, C4 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, S4, C4)
     c3r_x = 0.9*t5
     t6 = 0.9*t4
     c3JR_xx = -0.365*t5
@@ -4170,6 +4367,7 @@ def all_terms(q, qd):
     w2_x = t3*w1_z - t2*w1_x
     w2_y = -t2*w1_z - t3*w1_x
     w2_z = qd2 - w1_y
+    w2_x, w2_y = _once(batch, dtype, w2_x, w2_y)
     dw2_x = qd2*w2_y - dw1_x*t2
     dw2_y = -dw1_x*t3 - qd2*w2_x
     dv2_x = dvp1_z*t3 - dv1_x*t2
@@ -4234,6 +4432,7 @@ def all_terms(q, qd):
     N1_z = -2.19*ww1_xy
     fr1_x = -f2_x*t2 - f2_y*t3
     fr1_z = f2_x*t3 - f2_y*t2
+    n2_y, = _once(batch, dtype, n2_y)
     n1_x = N1_x - n2_x*t2 - n2_y*t3
     n1_y = N1_y - n2_z
     n1_z = N1_z + n2_x*t3 - n2_y*t2
@@ -4307,6 +4506,7 @@ def all_terms(q, qd):
     Rt_p_y = pw3_y + 0.6*Rw3_yx
     Rt_p_z = pw3_z + 0.6*Rw3_zx
     r0_x = Rt_p_x - base_x
+    Rt_p_y, Rt_p_z, r0_x = _once(batch, dtype, Rt_p_y, Rt_p_z, r0_x)
     r0_y = Rt_p_y - base_y
     r0_z = Rt_p_z - base_z
     r1_x = Rt_p_x - pw1_x
@@ -4324,6 +4524,7 @@ def all_terms(q, qd):
     J2_4 = Rb_zx*r0_x - Rb_xx*r0_z
     J2_5 = Rb_zy*r0_x - Rb_xy*r0_z
     J2_6 = Rb_zz*r0_x - Rb_xz*r0_z
+    r1_x, = _once(batch, dtype, r1_x)
     J2_7 = Rb_zz*r1_x - Rb_xz*r1_z
     J2_8 = Rw2_zz*r1_x - Rw2_xz*r1_z
     J2_9 = Rw2_zz*r3_x - Rw2_xz*r3_z
@@ -4384,6 +4585,7 @@ def all_terms(q, qd):
     R3_xx_dt = C3_dt*R2_xx + R2_xx_dt*t5 + R2_xy*S3_dt + R2_xy_dt*t4
     R3_yx_dt = C3_dt*R2_yx + R2_yx_dt*t5 + R2_yy*S3_dt + R2_yy_dt*t4
     R3_zx_dt = C2_dt*t5 + C3_dt*t3 - S2_dt*t4 - S3_dt*t2
+    Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt = _once(batch, dtype, Rb_xy_dt, Rb_xz_dt, Rb_yx_dt, Rb_yz_dt, Rb_zx_dt, Rb_zy_dt)
     pw1_x_dt = base_x_dt + 0.5*Rb_xz_dt + 0.4*Rb_xx_dt
     pw1_y_dt = base_y_dt + 0.5*Rb_yz_dt + 0.4*Rb_yx_dt
     pw1_z_dt = base_z_dt + 0.5*Rb_zz_dt + 0.4*Rb_zx_dt
@@ -4399,6 +4601,7 @@ def all_terms(q, qd):
     Rt_p_x_dt = pw3_x_dt + 0.6*Rw3_xx_dt
     Rt_p_y_dt = pw3_y_dt + 0.6*Rw3_yx_dt
     Rt_p_z_dt = pw3_z_dt + 0.6*Rw3_zx_dt
+    Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt = _once(batch, dtype, Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt)
     r0_x_dt = Rt_p_x_dt - base_x_dt
     r0_y_dt = Rt_p_y_dt - base_y_dt
     r0_z_dt = Rt_p_z_dt - base_z_dt
@@ -4481,6 +4684,7 @@ def integrate(q, qd):
     t3 = 0.5*theta
     sh = jnp.sin(t3)
     ch = jnp.cos(t3)
+    theta_s, sh, ch = _once(batch, dtype, theta_s, sh, ch)
     t4 = 1.0/(theta_s*theta_s*theta_s)
     c3 = t4*theta - t4*jnp.sin(theta)
     t5 = base_vx*c3
@@ -4558,6 +4762,7 @@ def difference(q0, q1):
     rel3 = base_qw_a*base_qw_b + base_qx_a*base_qx_b + base_qy_a*base_qy_b + base_qz_a*base_qz_b
     t0 = jnp.sign(rel3)
     flip = 1 + t0 - t0*t0
+    flip, = _once(batch, dtype, flip)
     r_x = flip*rel0
     r_y = flip*rel1
     r_z = flip*rel2
@@ -4567,6 +4772,7 @@ def difference(q0, q1):
     rn_s = rn + rn_gap
     f = jnp.arctan2(rn, w_abs)/rn_s
     t1 = 2*f
+    t1, = _once(batch, dtype, t1)
     omega_x = r_x*t1
     omega_y = r_y*t1
     omega_z = r_z*t1
@@ -4593,6 +4799,7 @@ def difference(q0, q1):
     t14 = 2*base_qx_a*base_qx_a
     dp_y = delta_y + base_qx_a*t13 + t10*t7 + t8*t9 - delta_y*t14 - delta_y*t3 - 2*base_qw_a*t12
     dp_z = delta_z + base_qw_a*t13 + base_qy_a*t6 + t12*t7 - base_qw_a*t11 - delta_z*t14 - delta_z*t4
+    e2, = _once(batch, dtype, e2)
     t15 = e2*omega_z
     t16 = omega_x*t15
     t17 = 0.5*omega_y
@@ -4644,6 +4851,7 @@ def kinetic_energy(q, qd):
     t1 = 0.5*base_wx
     dvp1_y = base_vy - t1 + 0.4*base_wz
     dvp1_z = base_vz - 0.4*base_wy
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     dw1_x = C1*base_wx + S1*base_wy
     dw1_y = C1*base_wy - S1*base_wx
     dw1_z = base_wz + qd1
@@ -4764,6 +4972,7 @@ def center_of_mass(q):
     Rb_zx = t6 - t7
     Rb_zy = t10 + t9
     Rb_zz = t1 + t8
+    S1, C1, S2, C2, S3, C3 = _once(batch, dtype, S1, C1, S2, C2, S3, C3)
     R2_xx = -C1*S2
     R2_xy = -C1*C2
     R2_yx = -S1*S2
@@ -4839,6 +5048,7 @@ def com_jacobian(q):
     Rb_zx = t7 - t8
     Rb_zy = t10 + t11
     Rb_zz = t1 + t9
+    t12, C1, t13, C2, t14, C3 = _once(batch, dtype, t12, C1, t13, C2, t14, C3)
     R2_xx = -C1*t13
     R2_xy = -C1*C2
     R2_yx = -t12*t13
@@ -5055,6 +5265,7 @@ def centroidal_map(q):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     c3r_x = 0.9*C3
     t0 = 0.9*S3
     c3JR_xx = 0.005*C3
@@ -5084,6 +5295,7 @@ def centroidal_map(q):
     Jc1_zz = 0.015 + C2*c2JR_xz - S2*c2JR_yz
     t6 = S1*c2r_x
     fM0_1_y = C1*c2r_x
+    Jc1_xz, t6, fM0_1_y = _once(batch, dtype, Jc1_xz, t6, fM0_1_y)
     t7 = -0.5*fM0_1_y + C1*Jc1_xz
     t8 = Jc1_xz*S1
     nM0_1_y = t8 - 0.5*t6
@@ -5146,6 +5358,7 @@ def centroidal_map(q):
     Ag1_lin_x = Rb_xy*fM0_1_y - Rb_xx*t6
     Ag1_lin_y = Rb_yy*fM0_1_y - Rb_yx*t6
     Ag1_lin_z = Rb_zy*fM0_1_y - Rb_zx*t6
+    Ag_cz, = _once(batch, dtype, Ag_cz)
     t21 = Ag_cz*Rb_xx
     t22 = Ag_cy*Rb_xz
     t23 = Ag_cx*Rb_xz
@@ -5256,6 +5469,7 @@ def centroidal_map_dot_qd(q, qd):
     dvp1_x = dv0_x + 0.5*ww0_xz + 0.4*U0_xx
     dvp1_y = dv0_y + 0.5*ww0_yz + 0.4*ww0_xy
     dvp1_z = dv0_z + 0.5*U0_zz + 0.4*ww0_xz
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     w1_x = C1*base_wx + S1*base_wy
     w1_y = C1*base_wy - S1*base_wx
     w1_z = base_wz + qd1
@@ -5273,6 +5487,7 @@ def centroidal_map_dot_qd(q, qd):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    dv1_x, w2_x, w2_y = _once(batch, dtype, dv1_x, w2_x, w2_y)
     dw2_x = qd2*w2_y - S2*dw1_x
     dw2_y = -C2*dw1_x - qd2*w2_x
     dv2_x = C2*dvp1_z - S2*dv1_x
@@ -5342,6 +5557,7 @@ def centroidal_map_dot_qd(q, qd):
     fr2_x = C3*F3_x - F3_y*S3
     fr2_y = C3*F3_y + F3_x*S3
     f2_x = F2_x + fr2_x
+    fr2_y, = _once(batch, dtype, fr2_y)
     f2_y = F2_y + fr2_y
     f2_z = F2_z + F3_z
     n2_x = N2_x + C3*N3_x - N3_y*S3
@@ -5372,6 +5588,7 @@ def centroidal_map_dot_qd(q, qd):
     fr0_1_y = C1*f1_y + S1*f1_x
     fr0_4_x = C4*F4_x - F4_y*S4
     fr0_4_z = -C4*F4_y - F4_x*S4
+    f1_z, n1_x, n1_y, fr0_1_x, fr0_1_y = _once(batch, dtype, f1_z, n1_x, n1_y, fr0_1_x, fr0_1_y)
     f0_x = F0_x + fr0_1_x + fr0_4_x
     f0_y = F0_y + F4_z + fr0_1_y
     f0_z = F0_z + f1_z + fr0_4_z
@@ -5412,6 +5629,7 @@ def centroidal_map_dot_qd(q, qd):
     dAg_cx = 0.0070921985815602835*MSc0_x
     dAg_cy = 0.0070921985815602835*MSc0_y
     dAg_cz = 0.0070921985815602835*MSc0_z
+    f0_x, f0_z, n0_z = _once(batch, dtype, f0_x, f0_z, n0_z)
     dAg1_lin_x = Rb_xx*f0_x + Rb_xy*f0_y + Rb_xz*f0_z
     dAg1_lin_y = Rb_yx*f0_x + Rb_yy*f0_y + Rb_yz*f0_z
     dAg1_lin_z = Rb_zx*f0_x + Rb_zy*f0_y + Rb_zz*f0_z
@@ -5492,6 +5710,7 @@ def regressor(q, qd, qdd):
     dvp1_x = dv0_x + 0.5*U0_xz + 0.4*U0_xx
     dvp1_y = dv0_y + 0.5*U0_yz + 0.4*U0_yx
     dvp1_z = dv0_z + 0.5*U0_zz + 0.4*U0_zx
+    S1, C1, S2, C2, S3, C3, S4, C4, dvp1_z = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, dvp1_z)
     w1_x = C1*base_wx + S1*base_wy
     w1_y = C1*base_wy - S1*base_wx
     w1_z = base_wz + qd1
@@ -5518,6 +5737,7 @@ def regressor(q, qd, qdd):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    dv1_x, dv1_y, w2_x, w2_y, w2_z = _once(batch, dtype, dv1_x, dv1_y, w2_x, w2_y, w2_z)
     dw2_x = C2*dw1_z + qd2*w2_y - S2*dw1_x
     dw2_y = -C2*dw1_x - S2*dw1_z - qd2*w2_x
     dw2_z = qdd2 - dw1_y
@@ -5531,6 +5751,7 @@ def regressor(q, qd, qdd):
     ww2_zz = w2_z*w2_z
     U2_xx = -ww2_yy - ww2_zz
     U2_xy = ww2_xy - dw2_z
+    dw2_x, dw2_y = _once(batch, dtype, dw2_x, dw2_y)
     U2_xz = dw2_y + ww2_xz
     U2_yx = dw2_z + ww2_xy
     U2_yy = -ww2_xx - ww2_zz
@@ -5544,6 +5765,7 @@ def regressor(q, qd, qdd):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd3 + w2_z
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = C3*dw2_x + S3*dw2_y + qd3*w3_y
     dw3_y = C3*dw2_y - S3*dw2_x - qd3*w3_x
     dw3_z = dw2_z + qdd3
@@ -5556,6 +5778,7 @@ def regressor(q, qd, qdd):
     ww3_yz = w3_y*w3_z
     ww3_zz = w3_z*w3_z
     U3_xx = -ww3_yy - ww3_zz
+    dw3_z, dv3_x, dv3_y = _once(batch, dtype, dw3_z, dv3_x, dv3_y)
     U3_xy = ww3_xy - dw3_z
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
@@ -5928,6 +6151,7 @@ def base_regressor(q, qd, qdd):
     dvp1_x = dv0_x + 0.5*U0_xz + 0.4*U0_xx
     dvp1_y = dv0_y + 0.5*U0_yz + 0.4*U0_yx
     dvp1_z = dv0_z + 0.5*U0_zz + 0.4*U0_zx
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     w1_x = C1*base_wx + S1*base_wy
     w1_y = C1*base_wy - S1*base_wx
     w1_z = base_wz + qd1
@@ -5954,6 +6178,7 @@ def base_regressor(q, qd, qdd):
     w2_x = C2*w1_z - S2*w1_x
     w2_y = -C2*w1_x - S2*w1_z
     w2_z = qd2 - w1_y
+    dv1_x, w2_x, w2_y, w2_z = _once(batch, dtype, dv1_x, w2_x, w2_y, w2_z)
     dw2_x = C2*dw1_z + qd2*w2_y - S2*dw1_x
     dw2_y = -C2*dw1_x - S2*dw1_z - qd2*w2_x
     dw2_z = qdd2 - dw1_y
@@ -5996,6 +6221,7 @@ def base_regressor(q, qd, qdd):
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
+    dvp3_z, dw3_x, U3_xy, U3_yx = _once(batch, dtype, dvp3_z, dw3_x, U3_xy, U3_yx)
     U3_yz = ww3_yz - dw3_x
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
@@ -6053,6 +6279,7 @@ def base_regressor(q, qd, qdd):
     t24 = C3*dvp3_z
     t25 = S3*ww3_xz
     n2_x_dXX3 = -t25 + C3*dw3_x
+    U3_zx, = _once(batch, dtype, U3_zx)
     n2_x_dXY3 = -C3*U3_zx - S3*U3_zy
     t26 = C3*ww3_yz
     n2_x_dXZ3 = t21 - S3*V3_y
@@ -6318,22 +6545,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -110,6 +110,7 @@ def inverse_dynamics(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -156,6 +157,7 @@ def inverse_dynamics(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_y
     w4_y = C4*w3_y - S4*w3_x
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_y + qd4*w4_y
     dw4_y = C4*dw3_y - S4*dw3_x - qd4*w4_x
     dw4_z = dw3_z + qdd4
@@ -191,6 +193,7 @@ def inverse_dynamics(q, qd, qdd):
     N5_x = 0.033822*dw5_x + 0.253242*ww5_yz
     N5_y = -0.21942*ww5_xz
     N5_z = -0.033822*ww5_xy + 0.253242*dw5_z
+    N6_x, = _once(batch, dtype, N6_x)
     n5_x = N5_x + N6_y*S6 - C6*N6_x
     n5_y = N5_y - N6_z
     n5_z = N5_z - C6*N6_y - N6_x*S6
@@ -215,6 +218,7 @@ def inverse_dynamics(q, qd, qdd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y + fr3_y
     f3_z = F3_z + F4_z
+    n4_x, n4_z = _once(batch, dtype, n4_x, n4_z)
     n3_x = N3_x - 0.10915*fr3_y + C4*n4_x - S4*n4_y
     n3_y = N3_y - 0.39225*F4_z + 0.10915*fr3_x + C4*n4_y + S4*n4_x
     n3_z = N3_z + n4_z + 0.39225*fr3_y
@@ -255,6 +259,7 @@ def mass_matrix(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6JR_xx = 0.0166855268546*C6
     c6JR_xz = 0.0166855268546*S6
     Jc5_xx = 0.033822 - C6*c6JR_xx
@@ -361,6 +366,7 @@ def coriolis_matrix(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = 0.425*qd2
@@ -381,9 +387,11 @@ def coriolis_matrix(q, qd):
     w4_x = t4 + t5
     w4_y = t3 - t2
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    w5_x, = _once(batch, dtype, w5_x)
     w6_x = -C6*w5_x - S6*w5_z
     w6_y = S6*w5_x - C6*w5_z
     w6_z = qd6 - w5_y
@@ -438,6 +446,7 @@ def coriolis_matrix(q, qd):
     Jc2_yy = 0.85*c3r_x + C3*c3JR_yy + S3*c3JR_xy
     Jd6_xy = -0.0166855268546*w6_z
     Jd6_xz = 0.033822*w6_y
+    w6_x, Jd6_xy = _once(batch, dtype, w6_x, Jd6_xy)
     Jd6_yz = -0.0171364731454*w6_x
     t26 = Jd6_xy*S6
     d6JR_xz = -C6*Jd6_xy
@@ -452,6 +461,7 @@ def coriolis_matrix(q, qd):
     Jd5_xz = 0.21942*w5_y - C6*d6JR_xz - S6*t26
     Jd5_yz = -t29 - 0.253242*w5_x
     Jd5_zz = -t30 + C6*t26
+    Jd5_xy, = _once(batch, dtype, Jd5_xy)
     t33 = -Jd5_xy*S5
     d5JR_xx = t33 + C5*Jd5_xx
     t34 = C5*Jd5_xy
@@ -473,6 +483,7 @@ def coriolis_matrix(q, qd):
     Jd4_zz = t38 - C5*t33 - S5*d5JR_xz
     d4r_x = C4*MSd4_x
     t43 = MSd4_x*S4
+    Jd4_xy, Jd4_yz = _once(batch, dtype, Jd4_xy, Jd4_yz)
     t44 = Jd4_xy*S4
     d4JR_xx = -t44 + C4*Jd4_xx
     t45 = C4*Jd4_xy
@@ -486,6 +497,7 @@ def coriolis_matrix(q, qd):
     t48 = 0.2183*MSd4_z
     t49 = 0.1542852382325*w3_y
     Jd3_xx = t48 - t49 + C4*d4JR_xx - S4*d4JR_yx
+    d4JR_xy, = _once(batch, dtype, d4JR_xy)
     Jd3_xy = -0.59155695167475*w3_z - 1.598759275*u3_y - 0.39225*t43 + 0.07714261911625*w3_x + C4*d4JR_xy - S4*d4JR_yy
     t50 = -1.598759275*u3_z
     t51 = -0.39225*MSd4_z
@@ -541,6 +553,7 @@ def coriolis_matrix(q, qd):
     t80 = S5*hn6_z
     t81 = t79 + t80
     hn4_x = t42 + t81 + 0.00460883622975*w4_x
+    hn4_x, = _once(batch, dtype, hn4_x)
     t82 = C4*hn4_x
     t83 = S4*hn5_z
     nh4_x = t59 + t82 - t83
@@ -677,6 +690,7 @@ def gravity_torques(q):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S2, C2, S3, C3, S4, C4)
     dv2_x = -9.81*S2
     dv2_y = -9.81*C2
     dv3_x = C3*dv2_x + S3*dv2_y
@@ -721,6 +735,7 @@ def nonlinear_effects(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     w2_x = -qd1*t2
     w2_y = -qd1*t3
     dw2_x = qd2*w2_y
@@ -761,6 +776,7 @@ def nonlinear_effects(q, qd):
     w4_x = t6*w3_y + t7*w3_x
     w4_y = t7*w3_y - t6*w3_x
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = dw3_x*t7 + dw3_y*t6 + qd4*w4_y
     dw4_y = dw3_y*t7 - dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_y*t6
@@ -792,6 +808,7 @@ def nonlinear_effects(q, qd):
     N5_x = 0.033822*dw5_x + 0.253242*ww5_yz
     N5_y = -0.21942*ww5_xz
     N5_z = -0.033822*ww5_xy + 0.253242*dw4_y
+    N6_x, = _once(batch, dtype, N6_x)
     n5_x = N5_x + N6_y*S6 - C6*N6_x
     n5_y = N5_y - N6_z
     n5_z = N5_z - C6*N6_y - N6_x*S6
@@ -816,6 +833,7 @@ def nonlinear_effects(q, qd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y + fr3_y
     f3_z = F3_z + F4_z
+    n4_x, n4_z = _once(batch, dtype, n4_x, n4_z)
     n3_x = N3_x - 0.10915*fr3_y + n4_x*t7 - n4_y*t6
     n3_y = N3_y - 0.39225*F4_z + 0.10915*fr3_x + n4_x*t6 + n4_y*t7
     n3_z = N3_z + n4_z + 0.39225*fr3_y
@@ -878,6 +896,7 @@ def tool_wrench_torques(q, f_ext):
     C6 = jnp.cos(q6)
     n_tip_x = f_ext4 - 0.0823*f_ext2
     n_tip_y = f_ext5 + 0.0823*f_ext1
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     fr5_x = S6*f_ext2 - C6*f_ext1
     fr5_z = -C6*f_ext2 - S6*f_ext1
     n5_x = S6*n_tip_y - C6*n_tip_x
@@ -939,6 +958,7 @@ def forward_dynamics(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6JR_xx = 0.0166855268546*C6
     c6JR_xz = 0.0166855268546*S6
     Jc5_xx = 0.033822 - C6*c6JR_xx
@@ -970,6 +990,7 @@ def forward_dynamics(q, qd, tau):
     Jc3_yy = t6 + C4*c4JR_yy + S4*c4JR_xy
     t7 = C4*c5JR_zz + Jc4_xz*S4
     Jc3_yz = t7 - 0.10915*t2
+    Jc4_zz, = _once(batch, dtype, Jc4_zz)
     Jc3_zz = 0.59565195167475 + Jc4_zz + t6
     c3r_x = C3*MSc3_x - S3*t2
     c3r_y = C3*t2 + MSc3_x*S3
@@ -1015,6 +1036,7 @@ def forward_dynamics(q, qd, tau):
     L5_4 = c5JR_zz*iD5
     L5_1 = iD5*nM1_5_z
     t13 = -L5_4*c5JR_zz - L6_4*t1
+    t13, = _once(batch, dtype, t13)
     H4_3 = nM3_4_z + t13
     H4_2 = nM2_4_z + t13
     t14 = -L5_4*nM1_5_z - L6_4*nM1_6_z
@@ -1023,16 +1045,19 @@ def forward_dynamics(q, qd, tau):
     iD4 = 1.0/D4
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
+    H4_1, = _once(batch, dtype, H4_1)
     L4_1 = H4_1*iD4
     H3_2 = nM2_3_z + t13 - H4_2*L4_3
     H3_1 = nM1_3_z + t14 - H4_1*L4_3
     D3 = Jc3_zz + t13 - H4_3*L4_3
     iD3 = 1.0/D3
     L3_2 = H3_2*iD3
+    H3_1, = _once(batch, dtype, H3_1)
     L3_1 = H3_1*iD3
     H2_1 = c2JR_zz + t14 - H3_1*L3_2 - H4_1*L4_2
     D2 = Jc2_zz + t13 - H3_2*L3_2 - H4_2*L4_2
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - L5_1*nM1_5_z - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -1076,6 +1101,7 @@ def forward_dynamics(q, qd, tau):
     w4_x = C4*w3_x + S4*w3_y
     w4_y = C4*w3_y - S4*w3_x
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_y + qd4*w4_y
     dw4_y = C4*dw3_y - S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_y
@@ -1117,6 +1143,7 @@ def forward_dynamics(q, qd, tau):
     N4_y = -0.21942*ww4_xz
     N4_z = -0.00460883622975*ww4_xy - 0.017784735*dv4_x
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, n4_x = _once(batch, dtype, n5_z, n4_x)
     n4_y = N4_y + n5_z
     n4_z = N4_z - C5*n5_y - S5*n5_x
     F3_x = 1.598759275*U3_xx
@@ -1133,6 +1160,7 @@ def forward_dynamics(q, qd, tau):
     f3_z = F3_z + F4_z
     n3_x = N3_x - 0.10915*fr3_y + C4*n4_x - S4*n4_y
     n3_y = N3_y - 0.39225*F4_z + 0.10915*fr3_x + C4*n4_y + S4*n4_x
+    n4_z, = _once(batch, dtype, n4_z)
     n3_z = N3_z + n4_z + 0.39225*fr3_y
     V2_y = U2_zz - U2_xx
     N2_x = -0.408499208875*ww2_xy + 0.0151074*dw2_x
@@ -1141,6 +1169,7 @@ def forward_dynamics(q, qd, tau):
     fr2_y = C3*f3_y + S3*f3_x
     n2_x = N2_x + C3*n3_x - S3*n3_y
     n2_y = N2_y - 0.425*f3_z + C3*n3_y + S3*n3_x
+    n3_z, = _once(batch, dtype, n3_z)
     n2_z = N2_z + n3_z + 0.425*fr2_y
     n1_z = -C2*n2_y - S2*n2_x
     r1 = tau1 - n1_z
@@ -1149,11 +1178,14 @@ def forward_dynamics(q, qd, tau):
     r4 = tau4 - n4_z
     r5 = tau5 - n5_z
     r6 = tau6 - N6_z
+    r6, = _once(batch, dtype, r6)
     y4 = r4 - L5_4*r5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_4*r5 - L6_4*r6
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_4*r5 - L6_4*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*r5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
@@ -1190,6 +1222,7 @@ def forward_kinematics(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1262,6 +1295,7 @@ def link_poses(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -1327,6 +1361,7 @@ def jacobian(q):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1414,6 +1449,7 @@ def body_jacobian(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -1436,6 +1472,7 @@ def body_jacobian(q):
     R4_yy = C4*R3_yy - R3_yx*S4
     R4_zx = C4*R3_zx + R3_zy*S4
     R4_zy = C4*R3_zy - R3_zx*S4
+    R4_xx, R4_xy, R4_yx, R4_yy = _once(batch, dtype, R4_xx, R4_xy, R4_yx, R4_yy)
     p5_x = p4_x + 0.09465*R4_xy
     p5_y = p4_y + 0.09465*R4_yy
     p5_z = p4_z + 0.09465*R4_zy
@@ -1451,9 +1488,11 @@ def body_jacobian(q):
     R6_yy = R5_yx*S6 - C6*R4_yy
     R6_zx = -C6*R5_zx - R4_zy*S6
     R6_zy = R5_zx*S6 - C6*R4_zy
+    p5_x, p5_y = _once(batch, dtype, p5_x, p5_y)
     Rt_p_x = p5_x - 0.0823*R5_xy
     Rt_p_y = p5_y - 0.0823*R5_yy
     Rt_p_z = p5_z - 0.0823*R5_zy
+    Rt_p_z, = _once(batch, dtype, Rt_p_z)
     r1_z = -0.089159 + Rt_p_z
     r3_x = Rt_p_x - p3_x
     r3_y = Rt_p_y - p3_y
@@ -1537,6 +1576,7 @@ def pose_and_jacobian(q):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1639,6 +1679,7 @@ def jacobian_dot_qd(q, qd):
     t7 = jnp.cos(q4)
     t8 = jnp.sin(q5)
     t9 = jnp.cos(q5)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9)
     R2_xx = t1*t3
     R2_xy = -t1*t2
     R2_yx = t0*t3
@@ -1721,6 +1762,7 @@ def jacobian_dot_qd(q, qd):
     Rt_p_x_dt = p5_x_dt - 0.0823*R5_xy_dt
     Rt_p_y_dt = p5_y_dt - 0.0823*R5_yy_dt
     Rt_p_z_dt = p5_z_dt - 0.0823*R5_zy_dt
+    Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt = _once(batch, dtype, Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt)
     r3_x_dt = Rt_p_x_dt - p3_x_dt
     r3_y_dt = Rt_p_y_dt - p3_y_dt
     r3_z_dt = Rt_p_z_dt - p3_z_dt
@@ -1796,6 +1838,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = 0.425*S3
@@ -1807,6 +1850,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
     t2 = 0.39225*S4
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     t3 = S4*w3_x
     t4 = C4*w3_y
     u4_x = -0.10915*t3 + 0.10915*t4 + C4*u3_x + S4*u3_y + t2*w3_z
@@ -1818,9 +1862,11 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     w4_x = t5 + t6
     w4_y = t4 - t3
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     w6_x = -C6*w5_x - S6*w5_z
     w6_y = S6*w5_x - C6*w5_z
     w6_z = qd6 - w5_y
@@ -1860,6 +1906,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t16 = MSc3_x*S3
     t17 = C3*t10
     c3r_y = t16 + t17
+    w6_y, Jc3_xy = _once(batch, dtype, w6_y, Jc3_xy)
     t18 = Jc3_xy*S3
     c3JR_xx = -t18 + C3*Jc3_xx
     t19 = C3*Jc3_xy
@@ -1878,6 +1925,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd6_xy = -0.0166855268546*w6_z
     Jd6_xz = 0.033822*w6_y
     Jd6_yz = -0.0171364731454*w6_x
+    Jd6_xy, Jd6_yz = _once(batch, dtype, Jd6_xy, Jd6_yz)
     t22 = Jd6_xy*S6
     d6JR_xz = -C6*Jd6_xy
     t23 = -C6*Jd6_yz - Jd6_xz*S6
@@ -1907,6 +1955,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd4_zz = t31 - C5*t27 - S5*d5JR_xz
     d4r_x = C4*MSd4_x
     d4r_y = MSd4_x*S4
+    Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz = _once(batch, dtype, Jd4_xx, Jd4_xy, Jd4_xz, Jd4_yz)
     t36 = Jd4_xy*S4
     d4JR_xx = -t36 + C4*Jd4_xx
     t37 = C4*Jd4_xy
@@ -1939,6 +1988,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd3_zz = Jd4_zz + t42 + t50
     d3r_x = C3*d4r_x - MSd3_y*S3
     d3r_y = C3*MSd3_y + S3*d4r_x
+    Jd3_xy, = _once(batch, dtype, Jd3_xy)
     t54 = Jd3_xy*S3
     d3JR_xx = -t54 + C3*Jd3_xx
     t55 = C3*Jd3_xy
@@ -1964,6 +2014,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Jd1_zz = -C2*d2JR_yz - S2*d2JR_xz
     t64 = 0.0166855268546*w6_x
     t65 = 0.0171364731454*w6_z
+    t64, = _once(batch, dtype, t64)
     t66 = -C6*t64
     t67 = S6*t64
     t68 = 0.033822*w5_x
@@ -1975,6 +2026,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     nh5_z = t71 - t70
     hn4_x = t35 + t69 + 0.00460883622975*w4_x
     hn4_z = nh5_z - t32 + 0.22402883622975*w4_z
+    hn4_x, = _once(batch, dtype, hn4_x)
     t72 = C4*hn4_x
     t73 = S4*hn5_z
     nh4_x = t51 + t72 - t73
@@ -2062,12 +2114,14 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     t87 = qd4*w4_x
     a4w_y = ap4w_y - t87
     a4w_z = a3w_z + qdd4
+    t86, = _once(batch, dtype, t86)
     ap5w_x = C5*t86 - S5*a4w_z
     ap5w_y = -C5*a4w_z - S5*t86
     t88 = ap5w_x + qd5*w5_y
     t89 = qd5*w5_x
     a5w_y = ap5w_y - t89
     a5w_z = a4w_y + qdd5
+    a5w_z, = _once(batch, dtype, a5w_z)
     ap6w_x = -C6*t88 - S6*a5w_z
     ap6w_y = S6*t88 - C6*a5w_z
     a6w_x = ap6w_x + qd6*w6_y
@@ -2094,6 +2148,7 @@ def inverse_dynamics_derivatives(q, qd, qdd):
     Ff4_z = 0.017784735*t86 + 0.017784735*t93
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_y = C4*Ff4_y + Ff4_x*S4
+    Fn4_x, = _once(batch, dtype, Fn4_x)
     nF4_x = -0.10915*fF4_y + C4*Fn4_x - Fn4_y*S4
     nF4_y = -0.39225*Ff4_z + 0.10915*fF4_x + C4*Fn4_y + Fn4_x*S4
     t96 = w3_y*w3_z
@@ -2251,6 +2306,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6JR_xx = 0.0166855268546*C6
     c6JR_xz = 0.0166855268546*S6
     Jc5_xx = 0.033822 - C6*c6JR_xx
@@ -2274,9 +2330,11 @@ def forward_dynamics_derivatives(q, qd, tau):
     c4JR_yx = t4 - Jc5_zz*S4
     c4JR_yy = t3 + C4*Jc5_zz
     MSc3_x = 1.598759275 + c4r_x
+    Jc4_zz, c4JR_yx, c4JR_yy = _once(batch, dtype, Jc4_zz, c4JR_yx, c4JR_yy)
     Jc3_xx = -0.59155695167475 + C4*c4JR_xx - S4*c4JR_yx
     Jc3_xy = -0.39225*t2 + C4*c4JR_xy - S4*c4JR_yy
     t5 = -0.10915*c4r_x + C4*Jc4_xz - S4*c5JR_zz
+    Jc3_xy, t5 = _once(batch, dtype, Jc3_xy, t5)
     Jc3_xz = -0.07714261911625 + t5
     t6 = 0.7845*c4r_x
     Jc3_yy = t6 + C4*c4JR_yy + S4*c4JR_xy
@@ -2293,6 +2351,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     c3JR_xy = t11 + Jc3_xx*S3
     c3JR_yx = t11 - Jc3_yy*S3
     c3JR_yy = t10 + C3*Jc3_yy
+    Jc3_yz, = _once(batch, dtype, Jc3_yz)
     t12 = C3*Jc3_xz - Jc3_yz*S3
     c3JR_zy = C3*Jc3_yz + Jc3_xz*S3
     MSc2_x = 4.4329225 + c3r_x
@@ -2314,6 +2373,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nM3_4_z = Jc4_zz + 0.39225*c4r_x
     fM2_4_x = -C3*t2 - S3*c4r_x
     fM2_4_y = C3*c4r_x - S3*t2
+    nM3_4_y, = _once(batch, dtype, nM3_4_y)
     nM2_4_x = C3*t5 - S3*nM3_4_y
     nM2_4_y = C3*nM3_4_y + S3*t5
     nM2_4_z = nM3_4_z + 0.425*fM2_4_y
@@ -2331,7 +2391,9 @@ def forward_dynamics_derivatives(q, qd, tau):
     iD5 = 1.0/Jc5_zz
     L5_4 = c5JR_zz*iD5
     L5_1 = iD5*nM1_5_z
+    L5_4, = _once(batch, dtype, L5_4)
     t15 = -L5_4*c5JR_zz - L6_4*t1
+    t15, = _once(batch, dtype, t15)
     H4_3 = nM3_4_z + t15
     H4_2 = nM2_4_z + t15
     t16 = -L5_4*nM1_5_z - L6_4*nM1_6_z
@@ -2341,15 +2403,19 @@ def forward_dynamics_derivatives(q, qd, tau):
     L4_3 = H4_3*iD4
     L4_2 = H4_2*iD4
     L4_1 = H4_1*iD4
+    L4_3, = _once(batch, dtype, L4_3)
     H3_2 = nM2_3_z + t15 - H4_2*L4_3
     H3_1 = nM1_3_z + t16 - H4_1*L4_3
     D3 = Jc3_zz + t15 - H4_3*L4_3
     iD3 = 1.0/D3
+    H3_1, iD3 = _once(batch, dtype, H3_1, iD3)
     L3_2 = H3_2*iD3
     L3_1 = H3_1*iD3
+    L3_2, = _once(batch, dtype, L3_2)
     H2_1 = c2JR_zz + t16 - H3_1*L3_2 - H4_1*L4_2
     D2 = Jc2_zz + t15 - H3_2*L3_2 - H4_2*L4_2
     iD2 = 1.0/D2
+    H2_1, iD2 = _once(batch, dtype, H2_1, iD2)
     L2_1 = H2_1*iD2
     D1 = Jc1_zz - H2_1*L2_1 - H3_1*L3_1 - H4_1*L4_1 - L5_1*nM1_5_z - L6_1*nM1_6_z
     iD1 = 1.0/D1
@@ -2372,6 +2438,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    iD1, w3_x, w3_y = _once(batch, dtype, iD1, w3_x, w3_y)
     t25 = qd3*w3_y
     dw3_x = t25 + C3*t17 - S3*t18
     t26 = qd3*w3_x
@@ -2399,6 +2466,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t38 = C4*w3_y
     w4_y = t38 - t37
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     t39 = qd4*w4_y
     dw4_x = t39 + C4*dw3_x + S4*dw3_y
     t40 = qd4*w4_x
@@ -2414,6 +2482,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    w5_x, w5_y = _once(batch, dtype, w5_x, w5_y)
     t47 = qd5*w5_y
     dw5_x = t47 + C5*dw4_x
     t48 = qd5*w5_x
@@ -2424,6 +2493,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     w6_x = -C6*w5_x - S6*w5_z
     w6_y = S6*w5_x - C6*w5_z
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     t53 = qd6*w6_y
     dw6_x = t53 - C6*dw5_x - S6*dw4_y
     t54 = w6_x*w6_y
@@ -2445,6 +2515,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     N4_y = -0.21942*t44
     N4_z = -0.00460883622975*t43 - 0.017784735*dv4_x
     n4_x = N4_x + C5*n5_x - S5*n5_y
+    n5_z, n4_x = _once(batch, dtype, n5_z, n4_x)
     n4_y = N4_y + n5_z
     n4_z = N4_z - C5*n5_y - S5*n5_x
     F3_x = 1.598759275*U3_xx
@@ -2461,6 +2532,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     f3_z = F3_z + F4_z
     n3_x = N3_x - 0.10915*fr3_y + C4*n4_x - S4*n4_y
     n3_y = N3_y - 0.39225*F4_z + 0.10915*fr3_x + C4*n4_y + S4*n4_x
+    n4_z, = _once(batch, dtype, n4_z)
     n3_z = N3_z + n4_z + 0.39225*fr3_y
     V2_y = U2_zz - U2_xx
     N2_x = -0.408499208875*t21 + 0.0151074*t17
@@ -2477,21 +2549,28 @@ def forward_dynamics_derivatives(q, qd, tau):
     r4 = tau4 - n4_z
     r5 = tau5 - n5_z
     r6 = tau6 - N6_z
+    r6, = _once(batch, dtype, r6)
     y4 = r4 - L5_4*r5 - L6_4*r6
     y3 = r3 - L4_3*y4 - L5_4*r5 - L6_4*r6
     y2 = r2 - L3_2*y3 - L4_2*y4 - L5_4*r5 - L6_4*r6
+    y2, = _once(batch, dtype, y2)
     y1 = r1 - L2_1*y2 - L3_1*y3 - L4_1*y4 - L5_1*r5 - L6_1*r6
     qdd1_out = iD1*y1
+    qdd1_out, = _once(batch, dtype, qdd1_out)
     qdd2_out = iD2*y2 - L2_1*qdd1_out
     qdd3_out = iD3*y3 - L3_1*qdd1_out - L3_2*qdd2_out
+    qdd3_out, = _once(batch, dtype, qdd3_out)
     qdd4_out = iD4*y4 - L4_1*qdd1_out - L4_2*qdd2_out - L4_3*qdd3_out
+    qdd4_out, = _once(batch, dtype, qdd4_out)
     qdd5_out = iD5*r5 - L5_1*qdd1_out - L5_4*qdd2_out - L5_4*qdd3_out - L5_4*qdd4_out
     qdd6_out = 58.355064750790525*r6 - L6_1*qdd1_out - L6_4*qdd2_out - L6_4*qdd3_out - L6_4*qdd4_out
     W3_1 = -L3_1 + L2_1*L3_2
     W4_2 = -L4_2 + L3_2*L4_3
+    W3_1, W4_2 = _once(batch, dtype, W3_1, W4_2)
     W4_1 = -L4_1 + L2_1*L4_2 - L4_3*W3_1
     W5_3 = -L5_4 + L4_3*L5_4
     W5_2 = -L5_4 + L3_2*L5_4 - L5_4*W4_2
+    W4_1, W5_2 = _once(batch, dtype, W4_1, W5_2)
     W5_1 = -L5_1 + L2_1*L5_4 - L5_4*W3_1 - L5_4*W4_1
     W6_3 = -L6_4 + L4_3*L6_4
     W6_2 = -L6_4 + L3_2*L6_4 - L6_4*W4_2
@@ -2505,6 +2584,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t63 = -L5_4*iD4
     t64 = W5_3*iD3
     t65 = W5_2*iD2
+    W5_1, W6_2, W6_1 = _once(batch, dtype, W5_1, W6_2, W6_1)
     U5_1 = W5_1*iD1
     t66 = -L6_4*iD4
     t67 = W6_3*iD3
@@ -2571,6 +2651,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     d4JR_xx = -t87 + C4*Jd4_xx
     t88 = C4*Jd4_xy
     d4JR_xy = t88 + Jd4_xx*S4
+    Minv4_5, Minv5_5, Minv5_6, Jd5_zz, Jd4_xz, Jd4_yz, Jd4_zz = _once(batch, dtype, Minv4_5, Minv5_5, Minv5_6, Jd5_zz, Jd4_xz, Jd4_yz, Jd4_zz)
     t89 = -Jd5_zz*S4
     d4JR_yx = t88 + t89
     t90 = C4*Jd5_zz
@@ -2599,6 +2680,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Jd3_zz = Jd4_zz + t101 + t93
     d3r_x = C3*d4r_x - MSd3_y*S3
     d3r_y = C3*MSd3_y + S3*d4r_x
+    Jd3_xx, Jd3_xy, Jd3_xz, Jd3_yy, Jd3_yz = _once(batch, dtype, Jd3_xx, Jd3_xy, Jd3_xz, Jd3_yy, Jd3_yz)
     t105 = Jd3_xy*S3
     d3JR_xx = -t105 + C3*Jd3_xx
     t106 = C3*Jd3_xy
@@ -2634,6 +2716,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nh5_z = t119 - t118
     hn4_x = t117 + t86 + 0.00460883622975*w4_x
     hn4_z = nh5_z - t83 + 0.22402883622975*w4_z
+    Jd1_zz, hn4_x = _once(batch, dtype, Jd1_zz, hn4_x)
     t120 = C4*hn4_x
     t121 = S4*hn5_z
     nh4_x = t103 + t120 - t121
@@ -2643,6 +2726,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     hn3_x = nh4_x + t102 - 0.59155695167475*w3_x
     hn3_y = nh4_y + t97
     hn3_z = nh4_z + t95 - t94 + 0.59565195167475*w3_z
+    hn3_x, hn3_y = _once(batch, dtype, hn3_x, hn3_y)
     t123 = C3*hn3_x
     t124 = S3*hn3_y
     nh3_x = t123 - t124
@@ -2663,6 +2747,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nR1_4_z = -C2*nR2_4_y - S2*nR2_4_x
     nR4_5_x = t118 + t85 - t119
     nR4_5_z = t117 + t80
+    nR4_5_x, = _once(batch, dtype, nR4_5_x)
     nR3_5_x = t89 + C4*nR4_5_x
     nR3_5_y = t90 + S4*nR4_5_x
     nR2_5_x = C3*nR3_5_x - S3*nR3_5_y
@@ -2670,6 +2755,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     nR1_5_z = -C2*nR2_5_y - S2*nR2_5_x
     nR5_6_x = t116 + t77 - t76
     nR5_6_z = t115 + t74
+    nR5_6_x, nR5_6_z = _once(batch, dtype, nR5_6_x, nR5_6_z)
     nR4_6_x = C5*nR5_6_x
     nR4_6_z = -S5*nR5_6_x
     nR3_6_x = C4*nR4_6_x - S4*nR5_6_z
@@ -2692,6 +2778,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     t128 = ap3u_x + qd3*u3_y
     t129 = qd3*u3_x
     a3u_y = ap3u_y - t129
+    t127, a3w_y = _once(batch, dtype, t127, a3w_y)
     t130 = C4*t127
     t131 = S4*a3w_y
     ap4w_x = t130 + t131
@@ -2713,6 +2800,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Fn6_x = -0.0166855268546*a6w_x + 0.0171364731454*t56
     Fn6_y = -0.033822*t55
     Fn6_z = 0.0166855268546*t54 + 0.0171364731454*a6w_z
+    Fn6_x, = _once(batch, dtype, Fn6_x)
     nF6_x = Fn6_y*S6 - C6*Fn6_x
     nF6_z = -C6*Fn6_y - Fn6_x*S6
     Fn5_x = nF6_x + 0.033822*t133 + 0.253242*t52
@@ -2726,6 +2814,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     Ff4_z = 0.017784735*t132 + 0.017784735*t45
     fF4_x = C4*Ff4_x - Ff4_y*S4
     fF4_y = C4*Ff4_y + Ff4_x*S4
+    Fn4_x, = _once(batch, dtype, Fn4_x)
     nF4_x = -0.10915*fF4_y + C4*Fn4_x - Fn4_y*S4
     nF4_y = -0.39225*Ff4_z + 0.10915*fF4_x + C4*Fn4_y + Fn4_x*S4
     Fn3_x = nF4_x - 0.59155695167475*t127 - 0.07714261911625*a3w_z - 0.07714261911625*t29 + 0.59565195167475*t32
@@ -2821,6 +2910,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     S1_4u_x = -0.10915*t154 + 0.10915*t155
     S1_4u_y = -0.10915*t152 - 0.10915*t153
     S1_4u_z = S1_3u_z - 0.39225*S1_3w_y
+    Dq2w_z, Dq3w_z, Dqd3w_z, Dq4w_z, Dqd4w_z, Dq6w_x, S1_4w_x = _once(batch, dtype, Dq2w_z, Dq3w_z, Dqd3w_z, Dq4w_z, Dqd4w_z, Dq6w_x, S1_4w_x)
     S1_5w_x = C5*S1_4w_x
     S1_5w_y = -S1_4w_x*S5
     S1_6w_x = -C6*S1_5w_x - S1_4w_y*S6
@@ -2850,6 +2940,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dq6_3 = nR3_6_x*w3_y - nM3_6_x*y3w_x - nM3_6_y*y3w_y - nR3_6_y*w3_x - t1*y3w_z
     dtau_dq6_4 = nR4_6_x*w4_y - nR5_6_z*w4_x - t0*y4w_x - t1*y4w_z
     dtau_dq6_5 = t149 + nR5_6_x*w5_y
+    dtau_dq1_2, dtau_dq1_3, dtau_dq1_4, dtau_dq1_5, dtau_dq2_3, dtau_dq2_5, dtau_dq3_2, dtau_dq4_2, dtau_dq4_3 = _once(batch, dtype, dtau_dq1_2, dtau_dq1_3, dtau_dq1_4, dtau_dq1_5, dtau_dq2_3, dtau_dq2_5, dtau_dq3_2, dtau_dq4_2, dtau_dq4_3)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - U3_1*dtau_dq3_2 - U4_1*dtau_dq4_2 - U5_1*dtau_dq5_2 - U6_1*dtau_dq6_2 - dtau_dq1_2*iD1
     dqdd_dq1_3 = -Dq3w_z*U3_1 - U2_1*dtau_dq2_3 - U4_1*dtau_dq4_3 - U5_1*dtau_dq5_3 - U6_1*dtau_dq6_3 - dtau_dq1_3*iD1
     dqdd_dq1_4 = -Dq4w_z*U4_1 - U2_1*dtau_dq2_4 - U3_1*dtau_dq3_4 - U5_1*dtau_dq5_4 - U6_1*dtau_dq6_4 - dtau_dq1_4*iD1
@@ -2902,6 +2993,7 @@ def forward_dynamics_derivatives(q, qd, tau):
     dtau_dqd6_4 = nR4_6_z + t0*t145
     dtau_dqd6_5 = nR5_6_z + t151
     dqdd_dqd1_1 = -Jd1_zz*iD1 - U2_1*nR1_2_z - U3_1*nR1_3_z - U4_1*nR1_4_z - U5_1*nR1_5_z - U6_1*nR1_6_z
+    dtau_dqd1_2, = _once(batch, dtype, dtau_dqd1_2)
     dqdd_dqd1_2 = -Dqd2w_z*U2_1 - U3_1*dtau_dqd3_2 - U4_1*dtau_dqd4_2 - U5_1*dtau_dqd5_2 - U6_1*dtau_dqd6_2 - dtau_dqd1_2*iD1
     dqdd_dqd1_3 = -Dqd3w_z*U3_1 - U2_1*dtau_dqd2_3 - U4_1*dtau_dqd4_3 - U5_1*dtau_dqd5_3 - U6_1*dtau_dqd6_3 - dtau_dqd1_3*iD1
     dqdd_dqd1_4 = -Dqd4w_z*U4_1 - U2_1*dtau_dqd2_4 - U3_1*dtau_dqd3_4 - U5_1*dtau_dqd5_4 - U6_1*dtau_dqd6_4 - dtau_dqd1_4*iD1
@@ -2981,6 +3073,7 @@ def all_terms(q, qd):
     t9 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6 = _once(batch, dtype, t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, S6, C6)
     c6JR_xx = 0.0166855268546*C6
     c6JR_xz = 0.0166855268546*S6
     Jc5_xx = 0.033822 - C6*c6JR_xx
@@ -3091,6 +3184,7 @@ def all_terms(q, qd):
     w4_x = t6*w3_y + t7*w3_x
     w4_y = t7*w3_y - t6*w3_x
     w4_z = qd4 + w3_z
+    w4_x, w4_y = _once(batch, dtype, w4_x, w4_y)
     dw4_x = dw3_x*t7 + dw3_y*t6 + qd4*w4_y
     dw4_y = dw3_y*t7 - dw3_x*t6 - qd4*w4_x
     dv4_x = dvp4_x*t7 + dvp4_y*t6
@@ -3122,6 +3216,7 @@ def all_terms(q, qd):
     N5_x = 0.033822*dw5_x + 0.253242*ww5_yz
     N5_y = -0.21942*ww5_xz
     N5_z = -0.033822*ww5_xy + 0.253242*dw4_y
+    N6_x, = _once(batch, dtype, N6_x)
     n5_x = N5_x + N6_y*S6 - C6*N6_x
     n5_y = N5_y - N6_z
     n5_z = N5_z - C6*N6_y - N6_x*S6
@@ -3146,6 +3241,7 @@ def all_terms(q, qd):
     f3_x = F3_x + fr3_x
     f3_y = F3_y + fr3_y
     f3_z = F3_z + F4_z
+    n4_x, n4_z = _once(batch, dtype, n4_x, n4_z)
     n3_x = N3_x - 0.10915*fr3_y + n4_x*t7 - n4_y*t6
     n3_y = N3_y - 0.39225*F4_z + 0.10915*fr3_x + n4_x*t6 + n4_y*t7
     n3_z = N3_z + n4_z + 0.39225*fr3_y
@@ -3198,6 +3294,7 @@ def all_terms(q, qd):
     Rt_p_x = p5_x - 0.0823*R5_xy
     Rt_p_y = p5_y - 0.0823*R5_yy
     Rt_p_z = p5_z - 0.0823*R5_zy
+    Rt_p_z, = _once(batch, dtype, Rt_p_z)
     r1_z = -0.089159 + Rt_p_z
     r3_x = Rt_p_x - p3_x
     r3_y = Rt_p_y - p3_y
@@ -3211,6 +3308,7 @@ def all_terms(q, qd):
     J1_2 = r1_z*t1
     J1_3 = r3_z*t1
     J1_4 = r4_z*t1
+    r5_x, r5_y = _once(batch, dtype, r5_x, r5_y)
     J1_5 = R4_yy*r5_z - R4_zy*r5_y
     J1_6 = R5_zy*r5_y - R5_yy*r5_z
     J2_2 = r1_z*t0
@@ -3264,6 +3362,7 @@ def all_terms(q, qd):
     Rt_p_x_dt = p5_x_dt - 0.0823*R5_xy_dt
     Rt_p_y_dt = p5_y_dt - 0.0823*R5_yy_dt
     Rt_p_z_dt = p5_z_dt - 0.0823*R5_zy_dt
+    Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt = _once(batch, dtype, Rt_p_x_dt, Rt_p_y_dt, Rt_p_z_dt)
     r3_x_dt = Rt_p_x_dt - p3_x_dt
     r3_y_dt = Rt_p_y_dt - p3_y_dt
     r3_z_dt = Rt_p_z_dt - p3_z_dt
@@ -3387,6 +3486,7 @@ def kinetic_energy(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     dw2_x = -S2*qd1
     dw2_y = -C2*qd1
     dvp3_y = 0.425*qd2
@@ -3403,6 +3503,7 @@ def kinetic_energy(q, qd):
     dw4_y = C4*dw3_y - S4*dw3_x
     dw4_z = dw3_z + qd4
     dv4_x = C4*dvp4_x + S4*dvp4_y
+    dw4_x, = _once(batch, dtype, dw4_x)
     dw5_x = C5*dw4_x - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x
     dw5_z = dw4_y + qd5
@@ -3463,6 +3564,7 @@ def potential_energy(q):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S2, C2, S3, C3, S4, C4)
     p3_z = 0.089159 - 0.425*S2
     R3_zx = -C2*S3 - C3*S2
     R3_zy = S2*S3 - C2*C3
@@ -3495,6 +3597,7 @@ def center_of_mass(q):
     C3 = jnp.cos(q3)
     S4 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    S1, C1, S2, C2, S3, C3, S4, C4 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4)
     R2_xx = C1*C2
     R2_xy = -C1*S2
     R2_yx = C2*S1
@@ -3545,6 +3648,7 @@ def com_jacobian(q):
     C3 = jnp.cos(q3)
     t12 = jnp.sin(q4)
     C4 = jnp.cos(q4)
+    t0, C1, t1, C2, t4, C3, t12, C4 = _once(batch, dtype, t0, C1, t1, C2, t4, C3, t12, C4)
     t2 = C1*C2
     R2_xy = -C1*t1
     t3 = C2*t0
@@ -3658,6 +3762,7 @@ def centroidal_map(q):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     c6JR_xx = -0.0171364731454*C6
     c6JR_xz = -0.0171364731454*S6
     c6JR_yx = 0.033822*S6
@@ -3687,6 +3792,7 @@ def centroidal_map(q):
     Jc3_xx = 0.01122459900025 + C4*c4JR_xx - S4*c4JR_yx
     Jc3_xy = -0.39225*t0 + C4*c4JR_xy - S4*c4JR_yy
     t3 = -0.10915*c4r_x + C4*Jc4_xz - S4*c5JR_zz
+    Jc3_xy, t3 = _once(batch, dtype, Jc3_xy, t3)
     Jc3_xz = -0.07714261911625 + t3
     t4 = 0.7845*c4r_x
     Jc3_yy = 0.602781550675 + t4 + C4*c4JR_yy + S4*c4JR_xy
@@ -3716,6 +3822,7 @@ def centroidal_map(q):
     t13 = S2*c3r_y
     c2r_x = t12 - t13
     c2r_z = -C2*c3r_y - MSc2_x*S2
+    Jc2_xy, = _once(batch, dtype, Jc2_xy)
     c2JR_xz = -C2*Jc2_xy - Jc2_xx*S2
     c2JR_yz = -C2*Jc2_yy - Jc2_xy*S2
     t14 = -S2*c3JR_zy
@@ -3833,6 +3940,7 @@ def centroidal_map_dot_qd(q, qd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     dw2_x = qd2*w2_y
@@ -3850,6 +3958,7 @@ def centroidal_map_dot_qd(q, qd):
     w3_x = C3*w2_x + S3*w2_y
     w3_y = C3*w2_y - S3*w2_x
     w3_z = qd2 + qd3
+    w3_x, w3_y = _once(batch, dtype, w3_x, w3_y)
     dw3_x = C3*dw2_x + qd3*w3_y - S3*t0
     dw3_y = -C3*t0 - S3*dw2_x - qd3*w3_x
     dv3_x = C3*dvp3_x + S3*dvp3_y
@@ -3872,6 +3981,7 @@ def centroidal_map_dot_qd(q, qd):
     w4_y = C4*w3_y - S4*w3_x
     w4_z = qd4 + w3_z
     dw4_x = C4*dw3_x + S4*dw3_y + qd4*w4_y
+    w4_x, dw4_x = _once(batch, dtype, w4_x, dw4_x)
     dw4_y = C4*dw3_y - S4*dw3_x - qd4*w4_x
     dv4_x = C4*dvp4_x + S4*dvp4_y
     dv4_y = C4*dvp4_y - S4*dvp4_x
@@ -3908,6 +4018,7 @@ def centroidal_map_dot_qd(q, qd):
     w6_z = qd6 - w5_y
     dw6_x = qd6*w6_y - C6*dw5_x - S6*dw4_y
     dw6_y = S6*dw5_x - C6*dw4_y - qd6*w6_x
+    dvp5_y, dv5_x, dv5_y = _once(batch, dtype, dvp5_y, dv5_x, dv5_y)
     dv6_x = -C6*dv5_x - S6*dvp5_y
     dv6_y = S6*dv5_x - C6*dvp5_y
     ww6_xy = w6_x*w6_y
@@ -3953,6 +4064,7 @@ def centroidal_map_dot_qd(q, qd):
     N3_x = -0.0005933711875*ww3_yz - 0.03674125*dv3_y - 0.0091853125*ww3_xy + 0.0046883711875*dw3_x
     N3_y = -0.1869424423685*ww3_xz - 0.0091853125*V3_y - 0.56875*dvp3_z + 0.03674125*dv3_x + 0.1922241847435*dw3_y
     N3_z = 0.56875*dv3_y + 0.0091853125*U3_yz + 0.187535813556*ww3_xy
+    f4_x, f4_y, n4_x, n4_y = _once(batch, dtype, f4_x, f4_y, n4_x, n4_y)
     fr3_x = C4*f4_x - S4*f4_y
     fr3_y = C4*f4_y + S4*f4_x
     f3_x = F3_x + fr3_x
@@ -3968,6 +4080,7 @@ def centroidal_map_dot_qd(q, qd):
     N2_x = -0.319252934*ww2_xy + 0.0151074*dw2_x
     N2_y = -1.75469635182*t0 - 0.319252934*V2_y
     N2_z = 0.86979447591*ww2_xy
+    f3_x, f3_y, f3_z, n3_y = _once(batch, dtype, f3_x, f3_y, f3_z, n3_y)
     fr2_x = C3*f3_x - S3*f3_y
     fr2_y = C3*f3_y + S3*f3_x
     f2_x = F2_x + fr2_x
@@ -4043,6 +4156,7 @@ def regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -4096,6 +4210,7 @@ def regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_y
     w4_y = C4*w3_y - S4*w3_x
     w4_z = qd4 + w3_z
+    dvp4_z, w4_x, w4_y = _once(batch, dtype, dvp4_z, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_y + qd4*w4_y
     dw4_y = C4*dw3_y - S4*dw3_x - qd4*w4_x
     dw4_z = dw3_z + qdd4
@@ -4109,6 +4224,7 @@ def regressor(q, qd, qdd):
     ww4_zz = w4_z*w4_z
     U4_xx = -ww4_yy - ww4_zz
     U4_xy = ww4_xy - dw4_z
+    dw4_x, dw4_y, dv4_x, dv4_y = _once(batch, dtype, dw4_x, dw4_y, dv4_x, dv4_y)
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
     U4_yy = -ww4_xx - ww4_zz
@@ -4122,6 +4238,7 @@ def regressor(q, qd, qdd):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -4135,6 +4252,7 @@ def regressor(q, qd, qdd):
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
     U5_xy = ww5_xy - dw5_z
+    dw5_y, dv5_x, dv5_y = _once(batch, dtype, dw5_y, dv5_x, dv5_y)
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
     U5_yy = -ww5_xx - ww5_zz
@@ -4157,6 +4275,7 @@ def regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx = _once(batch, dtype, dw6_x, dw6_y, ww6_xy, ww6_xz, ww6_yz, U6_xx)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -4165,6 +4284,7 @@ def regressor(q, qd, qdd):
     U6_zx = ww6_xz - dw6_y
     U6_zy = dw6_x + ww6_yz
     U6_zz = -ww6_xx - ww6_yy
+    U6_yy, U6_zz = _once(batch, dtype, U6_yy, U6_zz)
     V6_x = U6_yy - U6_zz
     V6_y = U6_zz - U6_xx
     V6_z = U6_xx - U6_yy
@@ -4604,6 +4724,7 @@ def base_regressor(q, qd, qdd):
     C5 = jnp.cos(q5)
     S6 = jnp.sin(q6)
     C6 = jnp.cos(q6)
+    S2, C2, S3, C3, S4, C4, S5, C5, S6, C6 = _once(batch, dtype, S2, C2, S3, C3, S4, C4, S5, C5, S6, C6)
     w2_x = -S2*qd1
     w2_y = -C2*qd1
     t0 = qd2*w2_y
@@ -4647,6 +4768,7 @@ def base_regressor(q, qd, qdd):
     U3_xz = dw3_y + ww3_xz
     U3_yx = dw3_z + ww3_xy
     U3_yy = -ww3_xx - ww3_zz
+    dw3_x, = _once(batch, dtype, dw3_x)
     U3_yz = ww3_yz - dw3_x
     U3_zx = ww3_xz - dw3_y
     U3_zy = dw3_x + ww3_yz
@@ -4657,6 +4779,7 @@ def base_regressor(q, qd, qdd):
     w4_x = C4*w3_x + S4*w3_y
     w4_y = C4*w3_y - S4*w3_x
     w4_z = qd4 + w3_z
+    dvp4_z, w4_x, w4_y = _once(batch, dtype, dvp4_z, w4_x, w4_y)
     dw4_x = C4*dw3_x + S4*dw3_y + qd4*w4_y
     dw4_y = C4*dw3_y - S4*dw3_x - qd4*w4_x
     dw4_z = dw3_z + qdd4
@@ -4673,6 +4796,7 @@ def base_regressor(q, qd, qdd):
     U4_xz = dw4_y + ww4_xz
     U4_yx = dw4_z + ww4_xy
     U4_yy = -ww4_xx - ww4_zz
+    dw4_x, dv4_x = _once(batch, dtype, dw4_x, dv4_x)
     U4_yz = ww4_yz - dw4_x
     U4_zx = ww4_xz - dw4_y
     U4_zy = dw4_x + ww4_yz
@@ -4683,6 +4807,7 @@ def base_regressor(q, qd, qdd):
     w5_x = C5*w4_x - S5*w4_z
     w5_y = -C5*w4_z - S5*w4_x
     w5_z = qd5 + w4_y
+    dvp5_y, w5_x, w5_y = _once(batch, dtype, dvp5_y, w5_x, w5_y)
     dw5_x = C5*dw4_x + qd5*w5_y - S5*dw4_z
     dw5_y = -C5*dw4_z - S5*dw4_x - qd5*w5_x
     dw5_z = dw4_y + qdd5
@@ -4695,6 +4820,7 @@ def base_regressor(q, qd, qdd):
     ww5_yz = w5_y*w5_z
     ww5_zz = w5_z*w5_z
     U5_xx = -ww5_yy - ww5_zz
+    dw5_x, dw5_z, dv5_y = _once(batch, dtype, dw5_x, dw5_z, dv5_y)
     U5_xy = ww5_xy - dw5_z
     U5_xz = dw5_y + ww5_xz
     U5_yx = dw5_z + ww5_xy
@@ -4706,6 +4832,7 @@ def base_regressor(q, qd, qdd):
     w6_x = -C6*w5_x - S6*w5_z
     w6_y = S6*w5_x - C6*w5_z
     w6_z = qd6 - w5_y
+    w6_x, w6_y, w6_z = _once(batch, dtype, w6_x, w6_y, w6_z)
     dw6_x = qd6*w6_y - C6*dw5_x - S6*dw5_z
     dw6_y = S6*dw5_x - C6*dw5_z - qd6*w6_x
     dw6_z = qdd6 - dw5_y
@@ -4718,6 +4845,7 @@ def base_regressor(q, qd, qdd):
     ww6_yz = w6_y*w6_z
     ww6_zz = w6_z*w6_z
     U6_xx = -ww6_yy - ww6_zz
+    dw6_z, = _once(batch, dtype, dw6_z)
     U6_xy = ww6_xy - dw6_z
     U6_xz = dw6_y + ww6_xz
     U6_yx = dw6_z + ww6_xy
@@ -5131,22 +5259,64 @@ def _states(*arguments):
 
 
 def _assembled(batch, dtype, shape, values):
-    """An output's entries, in row-major order, as one array of shape batch + shape, stacked at
-    once: numbers and values of fewer states broadcast to the batch."""
-    return jnp.stack(_entries(batch, dtype, values), axis=-1).reshape(batch + shape)
+    """An output's entries, in row-major order, as one array of shape batch + shape:
+    numbers and values of fewer states broadcast to the batch."""
+    return _unfused(_entries(batch, dtype, values), -1).reshape(batch + shape)
 
 
 def _fused(batch, dtype, shape, values):
-    """``_assembled``, in stacks of at most 8 entries, then stacks of such stacks along an
-    axis before theirs, and so on (zeros after the last entry fill the last stacks): XLA fuses
-    the whole output into one loop (it fuses no concatenation of more operands, and merges
-    those along one axis)."""
-    level, n = _entries(batch, dtype, values), 8
-    while len(level) > 1:
-        if len(level) > n:
-            level += [jnp.zeros_like(level[0])] * (-len(level) % n)
-        level = [jnp.stack(level[k:k + n], axis=len(batch)) for k in range(0, len(level), n)]
-    return level[0].reshape(batch + (-1,))[..., :len(values)].reshape(batch + shape)
+    """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
+    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
+    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    entries = _entries(batch, dtype, values)
+    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
+    return flat.reshape(batch + shape)
+
+
+def _stacks(*entries):
+    """One state's entries in stacks of 8, stacked by ``_unfused``."""
+    entries, n = list(entries), 8
+    count = len(entries)
+    entries += [jnp.zeros_like(entries[0])] * (-count % n)
+    stacks = [jnp.stack(entries[k:k + n]) for k in range(0, len(entries), n)]
+    return _unfused(stacks, 0).reshape(-1)[:count]
+
+
+def _batch_of_stacks(axis_size, batched, *entries):
+    """_stacks' rule under jax.vmap: the batch's entries stacked as ``_assembled``'s."""
+    entries = [e if b else jnp.broadcast_to(e, (axis_size,) + e.shape)
+               for e, b in zip(entries, batched)]
+    return _unfused(entries, -1), True
+
+
+def _stacks_jvp(primals, tangents):
+    """The tangent of a stack is the stack of the tangents (jax.custom_vmap has no reverse
+    mode of its own: this rule gives it one)."""
+    return _in_stacks(*primals), jnp.stack(tangents, axis=-1)
+
+
+_in_stacks = jax.custom_jvp(jax.custom_batching.custom_vmap(_stacks))
+_in_stacks.fun.def_vmap(_batch_of_stacks)
+_in_stacks.defjvp(_stacks_jvp)
+
+
+def _once(batch, dtype, *values):
+    """The values themselves, which a batch computes once: XLA would compute them again in
+    every loop that reads them (it counts sin, cos and arithmetic cheap)."""
+    stacked = _unfused(_entries(batch, dtype, values), 0)
+    return tuple(stacked[k] for k in range(len(values)))
+
+
+def _unfused(arrays, axis):
+    """jnp.stack(arrays, axis) that XLA's CPU compiler keeps apart from what computes the
+    arrays when they are a batch's: it fuses no concatenation of more than 8 operands
+    (copies of the arrays make up the number, the first copy is taken), and writes each array
+    in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
+    copies = -(-(8 + 1) // len(arrays))
+    stacked = jnp.stack(list(arrays) * copies, axis=axis)
+    at = axis % stacked.ndim
+    split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
+    return stacked.reshape(split)[(slice(None),) * at + (0,)]
 
 
 def _entries(batch, dtype, values) -> list:

@@ -39,9 +39,9 @@ class Backend:
     # C's layout: each output entry stored where it is ready (Body.ready), a long function
     # written as parts (Function.parts); the other languages assemble their outputs at the end
     c_layout: bool = False
-    # XLA's outputs: those of a function whose entries are cheap to compute each on its own
-    # (Function.fused) assembled in stacks XLA fuses into one loop
-    fuses_outputs: bool = False
+    # compiled by XLA: outputs assembled and values kept as it compiles them well (context.py:
+    # Function.fused, Function.once)
+    xla: bool = False
 
 
 BACKENDS = {
@@ -54,7 +54,7 @@ BACKENDS = {
                       python_docstring_text, "ca.inf"),
     # jax.numpy functions (the optional extra symdyn[jax]), for learning and differentiation
     "jax": Backend("jax", JaxPrinter, (("jax/module.py.j2", "{name}_jax.py"),),
-                   python_docstring_text, "float('inf')", fuses_outputs=True),
+                   python_docstring_text, "float('inf')", xla=True),
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
 SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, "HUGE_VALF",

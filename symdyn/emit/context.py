@@ -7,13 +7,13 @@ above (api.py), so that this package knows programs and languages, not robot fil
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import sympy
 
 from ..errors import EmitError
-from ..program.passes import OpCount, entry_cost, op_count, rename
+from ..program.passes import OpCount, entry_cost, kept_values, op_count, rename
 from ..program.program import Program, symbols_in
 from ..version import __version__
 from .backends import Backend
@@ -31,17 +31,31 @@ TRIG_LOOP_OPERATIONS = 400
 # derivatives, is 120 kB.
 PART_CHARACTERS = 150_000
 
-# XLA's CPU compiler fuses no concatenation of more than eight operands: an output stacked at
-# once becomes a fusion per entry, each recomputing what its entry reads (the Panda's M: 27).
-# Stacked at most eight at a time, along axes of their own (stacks along one axis are merged
-# into one), it is assembled by one fusion, which reads a few values computed once (the
-# sines and cosines, ...). Measured, jit-compiled, a call and a state of a vmapped batch: the
-# Panda's M 59 -> 6 us and 1.2 -> 0.7 us, its Jacobian 29 -> 6 and 1.9 -> 0.3, centroidal map
-# 33 -> 7 and 2.6 -> 1.0; computing every entry on its own costs those 1,300-5,300 operations
-# (entry_cost). Not where it costs more: the Panda's C (17,400) 30 -> 36 us, its inverse
-# dynamics derivatives (42,000) 6 -> 10 us a state.
+# How JAX's outputs are assembled, for XLA's CPU compiler (jax.jit): it fuses a concatenation of
+# at most eight operands, with all that computes them, into one loop that computes each entry
+# on its own (for a batch, a loop that branches on the entry and vectorises nothing), and fuses
+# none of more operands, each of which it computes in a vectorised loop of its own; and it
+# computes again, in every loop that reads it, any value but a division or a root (sin and cos
+# included). So a batch's output is stacked from more than eight operands (_unfused), and
+# the values worth it are stacked the same way, once, as soon as they are set (_once,
+# KEEP_COST); XLA folds both away for one state. One state's output of entries cheap to compute
+# one by one (at most FUSED_COST operations each, entry_cost) is stacked eight at a time first,
+# which it fuses into few loops, where a loop an entry would be a call on its runtime each (under
+# jax.vmap too: a rule of their own, _in_stacks). Measured on the Panda, vmapped, a state, before
+# -> after (the numpy module's batch): inverse dynamics 9.5 -> 0.44 us (0.45), forward dynamics
+# 13 -> 0.59 (0.81), M 1.06 -> 0.28 (0.37), the Jacobian 0.36 -> 0.29 (0.32), C 6.6 -> 0.69,
+# inverse dynamics derivatives 11 -> 1.2; one state a call, M 9.0 -> 8.8 us, its link poses
+# 79 -> 29. Stacked in one loop, the Panda's M took 6 us a call, a loop an entry 59 us; not where
+# entries cost more: its C (17,400 operations an entry) 30 -> 36 us.
 FUSED_COST = 8000
 FUSED_STACK = 8
+# What writing a value to memory and reading it back costs a batch, in operations (and a
+# stack's share): a value worth more, computed again by several loops, is kept
+# (passes.kept_values, JAX's _once). Measured on the Panda vmapped, a state, at 60, 150, 400
+# and 1000: M 0.37-0.46 us at each (0.75 with only the sines and cosines kept), but its
+# inverse dynamics derivatives 3.4, 1.5, 1.1-1.4, 0.9-1.4 (1.3-1.7) and regressor 4.5, 3.9,
+# 3.1-3.2, 3.1 (3.6): many values kept, in small stacks, cost more than they save.
+KEEP_COST = 400
 
 
 @dataclass(frozen=True)
@@ -137,13 +151,15 @@ class Function:
     ops: OpCount
     parts: tuple[Part, ...] = ()   # the parts C writes it as, in order; () for one function
     shared: int = 0                # the entries of the array the parts share
-    # XLA's outputs (Backend.fuses_outputs) assembled in stacks it fuses into one loop, which
-    # computes each entry on its own: only where that costs at most FUSED_COST (entry_cost)
+    # XLA's outputs (Backend.xla) of one state assembled in stacks it fuses into one
+    # loop, which computes each entry on its own: only where that costs at most FUSED_COST
     fused: bool = False
+    # XLA's: {step index: the names a batch keeps (JAX's _once) after that step}
+    once: dict = field(default_factory=dict)
 
     def fuses(self, output: Output) -> bool:
-        """Whether ``output`` is assembled in stacks of at most FUSED_STACK (JAX's _fused):
-        one of more entries than that, of a fused function."""
+        """Whether ``output`` is assembled in stacks of FUSED_STACK first (JAX's _fused): one of
+        more entries than that, of a fused function."""
         return self.fused and output.size > FUSED_STACK
 
     @property
@@ -246,6 +262,10 @@ class Module:
     fused_stack: ClassVar[int] = FUSED_STACK
 
     @property
+    def keeps_values(self) -> bool:
+        return any(f.once for f in self.functions)
+
+    @property
     def has_joint_trig(self) -> bool:
         return any(f.joint_trig for f in self.functions)
 
@@ -297,16 +317,34 @@ class Header:
 
 
 def function_code(program: Program, doc: str, printer, c_layout: bool = False,
-                  fuses_outputs: bool = False) -> Function:
+                  xla: bool = False) -> Function:
     """A program printed; in ``c_layout``, its outputs' entries placed where they are ready
-    and a long function cut into parts (PART_CHARACTERS); with ``fuses_outputs``, whether its
-    outputs are to be fused (Function.fused)."""
+    and a long function cut into parts (PART_CHARACTERS); for ``xla``, whether its outputs
+    are to be fused (Function.fused) and what it keeps (Function.once)."""
     used = program.cached(_symbols_read)
     inputs = _inputs_reading(program, {s.name for s in used})
     body = body_code(program, printer, c_layout)
     parts, shared = _parts(program, body) if c_layout else ((), 0)
-    fused = fuses_outputs and entry_cost(program, FUSED_COST) <= FUSED_COST
-    return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused)
+    fused = xla and entry_cost(program, FUSED_COST) <= FUSED_COST
+    once = (_once_after(body, {s.name for s in kept_values(program, KEEP_COST)})
+            if xla else {})
+    return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused,
+                    once)
+
+
+def _once_after(body: Body, kept: set[str]) -> dict[int, tuple[str, ...]]:
+    """Function.once: the kept names set so far, after the step before the first that reads
+    one of them (or after the last step, if only outputs do): a few stacks, not one a name."""
+    once: dict[int, tuple[str, ...]] = {}
+    pending: dict[str, None] = {}       # in order
+    for k, step in enumerate(body.steps):
+        text = step.rhs if step.kind == "line" else step.angle
+        if pending and not pending.keys().isdisjoint(_read(text)):
+            once[k - 1], pending = tuple(pending), {}
+        pending.update((name, None) for name in _names(step) if name in kept)
+    if pending:
+        once[len(body.steps) - 1] = tuple(pending)
+    return once
 
 
 def _symbols_read(program: Program) -> frozenset:
@@ -533,7 +571,7 @@ def _standard_parameters(standard, printer) -> dict:
 
 def _function_code(program: Program, doc: str, printer, backend: Backend) -> Function:
     try:
-        return function_code(program, doc, printer, backend.c_layout, backend.fuses_outputs)
+        return function_code(program, doc, printer, backend.c_layout, backend.xla)
     except EmitError as exc:
         raise EmitError(f"{program.name}: {exc}") from None
 

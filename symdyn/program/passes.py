@@ -409,6 +409,60 @@ def entry_cost(program: Program, limit: int) -> int:
     return total
 
 
+def kept_values(program: Program, write_cost: int, rounds: int = 3) -> frozenset:
+    """The assignments worth computing once and keeping in memory for a batch, where a compiler
+    that fuses each output entry's loop with all it reads would compute them again in every
+    loop that reads them (XLA's, JAX's _once): every sine and cosine, and a value whose
+    operations (nodes of the expressions, as entry_cost) times the times it would be computed
+    again outweigh ``write_cost``, the operations' worth of writing and reading it back.
+
+    How often a value is computed depends on which values after it are kept, and what it costs
+    on which before it are: ``rounds`` passes alternate between the two, backwards deciding
+    from the counts of its readers, forwards recounting the costs (three settle the shipped
+    arms within a few values of a greedy choice that recounts after each value, at a linear
+    cost in the steps, not a quadratic one)."""
+    lhs = [a.lhs for a in program.assignments]
+    assigned = set(lhs)
+    reads = [[s for s in symbols_in([a.rhs]) if s in assigned] for a in program.assignments]
+    own = [_nodes(a.rhs) for a in program.assignments]
+    trig = {a.lhs for a in program.assignments if a.rhs.func in (sympy.sin, sympy.cos)}
+    readers: dict = {s: [] for s in lhs}
+    for k, symbols in enumerate(reads):
+        for s in symbols:
+            readers[s].append(k)
+    by_outputs = dict.fromkeys(lhs, 0)
+    for out in program.outputs:
+        for value in out.values:
+            for s in symbols_in([sympy.sympify(value)]):
+                if s in assigned:
+                    by_outputs[s] += 1
+    index = {s: k for k, s in enumerate(lhs)}
+    kept = set(trig)
+    for _ in range(rounds):
+        cost: list[int] = []
+        for k, symbols in enumerate(reads):
+            cost.append(own[k] + sum(cost[index[s]] for s in symbols if s not in kept))
+        computed = [0] * len(lhs)
+        kept = set(trig)
+        for k in reversed(range(len(lhs))):
+            computed[k] = by_outputs[lhs[k]] + sum(1 if lhs[r] in kept else computed[r]
+                                                   for r in readers[lhs[k]])
+            if (computed[k] - 1) * cost[k] > write_cost:
+                kept.add(lhs[k])
+    return frozenset(kept)
+
+
+def _nodes(expr) -> int:
+    """The operations of an expression: its nodes with arguments."""
+    count, pending = 0, [expr]
+    while pending:
+        node = pending.pop()
+        if node._args:
+            count += 1
+            pending.extend(node._args)
+    return count
+
+
 def _is_unit(number) -> bool:
     """Whether a product's number is 1 or -1 (a Float's by its mpf tuple: abs() and == would
     make a Float and convert it, on every product of a program of generic geometry)."""

@@ -106,8 +106,8 @@ def test_jit_and_vmap_give_the_batch_and_jacfwd_symdyns_derivatives():
 
 
 def test_outputs_cheap_to_compute_entry_by_entry_are_fused_and_equal_under_jit_and_vmap():
-    # the rule (context.FUSED_COST): the Panda's M, Jacobian and link poses (7 x 4 x 4, stacked
-    # three levels deep) are assembled by _fused, its C and derivatives are not, nor an output
+    # the rule (context.FUSED_COST): the Panda's M, Jacobian and link poses (7 x 4 x 4, fourteen
+    # stacks of eight) are assembled by _fused, its C and derivatives are not, nor an output
     # of eight entries or fewer
     text = (ROOT / "generated" / "panda_jax.py").read_text()
     for fused in ("M = _fused(", "J = _fused(", "T_links = _fused(", "A_g = _fused("):
@@ -123,6 +123,43 @@ def test_outputs_cheap_to_compute_entry_by_entry_are_fused_and_equal_under_jit_a
             np.testing.assert_allclose(f(q), expected, rtol=1e-12, atol=1e-12, err_msg=name)
         one = jax.jit(getattr(jax_module, name))(q[3])
         np.testing.assert_allclose(one, expected[3], rtol=1e-12, atol=1e-12, err_msg=name)
+    # one state's stacks have a rule of their own under vmap (jax.custom_vmap), and a jvp:
+    # vmap of jit, vmap of vmap, and both modes of differentiation through them
+    mass_matrix = jax_module.mass_matrix
+    np.testing.assert_allclose(jax.vmap(jax.jit(mass_matrix))(q), numpy_module.mass_matrix(q),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(jax.vmap(jax.vmap(mass_matrix))(q.reshape(4, 4, 7)),
+                               numpy_module.mass_matrix(q).reshape(4, 4, 7, 7), rtol=1e-12,
+                               atol=1e-12)
+    step = 1e-6 * np.eye(7)
+    central = np.stack([numpy_module.mass_matrix(q[3] + h) - numpy_module.mass_matrix(q[3] - h)
+                        for h in step], axis=-1) / 2e-6
+    for jacobian in (jax.jacfwd, jax.jacrev):
+        np.testing.assert_allclose(jacobian(mass_matrix)(q[3]), central, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(jax.vmap(jacobian(mass_matrix))(q[:2]),
+                                   np.stack([jacobian(mass_matrix)(x) for x in q[:2]]),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def compiled(function, *arguments) -> str:
+    """The optimized HLO XLA's CPU compiler makes of function at these arguments."""
+    return jax.jit(function).lower(*arguments).compile().as_text()
+
+
+def test_xla_computes_a_batchs_sines_once_and_one_states_function_in_one_loop():
+    # what context.py's measurements rest on, for the Panda's inverse dynamics (six sin/cos
+    # pairs, seven entries): vmapped, each sine is computed once (not again in each of the
+    # loops that read it) and no loop assembles the output while it computes the entries (a
+    # concatenation of the seven entries' loops, not fused); one state, one loop in all
+    _, jax_module = numpy_and("jax", ROBOTS / "panda.yaml", None)
+    batch = [jnp.zeros((64, 7))] * 3
+    mapped = compiled(jax.vmap(jax_module.inverse_dynamics.fun), *batch)
+    assert mapped.count(" sine(") == 6 and mapped.count(" cosine(") == 6
+    entry = mapped[mapped.index("ENTRY"):]
+    assert " concatenate(" in entry
+    one = compiled(jax_module.inverse_dynamics.fun, *(b[0] for b in batch))
+    entry = one[one.index("ENTRY"):]
+    assert entry.count(" fusion(") == 1 and " concatenate(" not in entry
 
 
 def test_a_floating_base_and_free_parameters_are_traced_not_ruled():

@@ -17,7 +17,7 @@ from symdyn.program.passes import (
     propagate_copies,
 )
 
-x, y, z, a, b, c, d = sympy.symbols("x y z a b c d")
+x, y, z, a, b, c, d, s_ = sympy.symbols("x y z a b c d s")
 
 
 def program(assignments, outputs):
@@ -227,6 +227,18 @@ def test_entry_cost_counts_each_entrys_steps_again_and_stops_past_its_limit():
     assert passes.entry_cost(p, 100) == 6
     assert passes.entry_cost(p, 3) == 4      # counted only until it passes the limit
     assert passes.entry_cost(program([], (x, 1)), 100) == 0
+
+
+def test_kept_values_are_the_sines_and_values_many_loops_would_compute_again():
+    # s = sin(x), kept always; a = (xy + xz + yz)^2, 5 operations, read by c and d, each read
+    # by three entries: computed 6 times, (6 - 1) * 5 = 25 outweighs a write's 20, kept; b, 1
+    # operation, read the same: not; c and d, read three times: (3 - 1) * 2 (a kept), not
+    square = (x * y + x * z + y * z) ** 2
+    p = program([(s_, sympy.sin(x)), (a, square), (b, x + y), (c, a + b + s_), (d, a * b)],
+                (c, 2 * c, 3 * c, d, 2 * d, 3 * d))
+    assert passes.kept_values(p, 20) == {s_, a}
+    assert passes.kept_values(p, 30) == {s_}           # a's 25 no longer outweighs a write
+    assert passes.kept_values(program([(a, square)], (a,)), 0) == set()      # read once
 
 
 def test_op_count_takes_a_float_factor_of_one_as_the_integers():
