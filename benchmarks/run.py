@@ -375,23 +375,23 @@ def spread(times) -> float:
     return (max(times) - min(times)) / 2 / statistics.median(times)
 
 
-def per_call(*contenders, rounds=7, clock=time.process_time):
+def per_call(*contenders, rounds=7):
     """Median CPU seconds per call of each ``(fn, args)``, the contenders timed in turn in each
     round, so that a shared machine's load falls on all of them alike."""
     counts = []
     for fn, args in contenders:      # enough calls for about 50 ms a batch
-        count, start = 0, clock()
-        while clock() - start < 0.05:
+        count, start = 0, time.process_time()
+        while time.process_time() - start < 0.05:
             fn(*args)
             count += 1
         counts.append(count)
     samples = [[] for _ in contenders]
     for _ in range(rounds):
         for (fn, args), count, times in zip(contenders, counts, samples):
-            t0 = clock()
+            t0 = time.process_time()
             for _ in range(count):
                 fn(*args)
-            times.append((clock() - t0) / count)
+            times.append((time.process_time() - t0) / count)
     return [statistics.median(times) for times in samples]
 
 
@@ -633,8 +633,10 @@ def section_jax(robots):
           "builds each quantity from symdyn's URDF export of the robot, with the base fixed "
           "(the identity, at rest, the joints' block). vmap: 10,000 states in one call of "
           "jax.jit(jax.vmap(f)), per state; numpy: the numpy module's batch of the same "
-          "states, its thread's CPU time. adam has no inverse dynamics and a floating base's "
-          "forward dynamics alone: its M qdd + h and M^-1 (tau - h) stand in.\n")
+          "states, in a process of numpy alone, glibc's allocator keeping freed memory "
+          "(NUMPY_ALLOCATOR). adam has no inverse "
+          "dynamics and a floating base's forward dynamics alone: its M qdd + h and "
+          "M^-1 (tau - h) stand in.\n")
     print("| robot | quantity | symdyn, 1 state | adam, 1 state | ratio | symdyn, vmap | "
           "adam, vmap | numpy batch |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -646,7 +648,6 @@ def section_jax(robots):
             symdyn.generate(dynamics, ["jax", "python"], folder,
                             quantities=[name for name, _, _ in JAX_WORK.values()])
             ours = import_module_from(folder / f"{robot.name}_jax.py")
-            numpy_module = import_module_from(folder / f"{robot.name}.py")
             urdf = folder / f"{robot.name}.urdf"
             urdf.write_text(urdf_text(robot))
             with contextlib.redirect_stderr(io.StringIO()):     # adam's parser's notes
@@ -674,11 +675,10 @@ def section_jax(robots):
                         vmap_times.append(f"fails ({type(exc).__name__})")
                 single = per_call(*((lambda f=f: jax.block_until_ready(f(*one[:count])), ())
                                     for f in contenders))
-                # the numpy thread's own CPU time: XLA's threads spin a while after a call,
-                # and process time would charge it to numpy
-                numpy_batch = per_call((getattr(numpy_module, name),
-                                        [np.asarray(x) for x in batch[:count]]),
-                                       rounds=3, clock=time.thread_time)[0] / 10_000
+                inputs = folder / "states.npz"
+                np.savez(inputs, *(np.asarray(x) for x in batch[:count]))
+                numpy_batch = numpy_batch_seconds(folder / f"{robot.name}.py", name,
+                                                  inputs) / 10_000
                 cells = [f"{t * 1e6:.2f} us" if isinstance(t, float) else t
                          for t in vmap_times]
                 print(f"| {robot.name} | {kind} | {single[0] * 1e6:.1f} us | "
@@ -870,6 +870,45 @@ FLOATING_TREES = {"hector": "hector_description/robots/quadrotor_base.urdf",
                   "talos_full": "talos_data/robots/talos_full_v2.urdf",
                   "centauro": "centauro_description/urdf/centauro.urdf"}
 DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+
+
+# The numpy module's batch is timed in a process of numpy and the module alone, with glibc's
+# allocator told to keep freed memory: otherwise it may give numpy's temporaries back to the
+# system and take them again at every operation, which depends on what the process allocated
+# before (the Panda's M batch, the same code: 0.37 us a state from a module of every quantity,
+# 1.56 from one of two, 1.2 after importing sympy; 0.31-0.44 with these settings).
+NUMPY_ALLOCATOR = {"MALLOC_TRIM_THRESHOLD_": "100000000", "MALLOC_TOP_PAD_": "100000000"}
+NUMPY_BATCH_CHILD = """
+import importlib.util, sys, time
+import numpy as np
+path, name, inputs = sys.argv[1:]
+spec = importlib.util.spec_from_file_location("module", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+arrays = np.load(inputs)
+arguments = [arrays[k] for k in arrays.files]
+function = getattr(module, name)
+count, start = 0, time.process_time()
+while time.process_time() - start < 0.05:
+    function(*arguments)
+    count += 1
+times = []
+for _ in range(3):
+    start = time.process_time()
+    for _ in range(count):
+        function(*arguments)
+    times.append((time.process_time() - start) / count)
+print(sorted(times)[1])
+"""
+
+
+def numpy_batch_seconds(module: Path, name: str, inputs: Path) -> float:
+    """CPU seconds a call of the numpy module's ``name`` on the batch saved at ``inputs``, the
+    median of three rounds, in a process of its own (NUMPY_ALLOCATOR)."""
+    done = subprocess.run([sys.executable, "-c", NUMPY_BATCH_CHILD, str(module), name,
+                           str(inputs)], capture_output=True, text=True, check=True,
+                          env={**os.environ, **NUMPY_ALLOCATOR})
+    return float(done.stdout)
 
 
 def tree_times(name: str) -> dict:
