@@ -38,15 +38,15 @@ PART_CHARACTERS = 150_000
 # computes again, in every loop that reads it, any value but a division or a root (sin and cos
 # included). So a batch's output is stacked from more than eight operands (_unfused), and
 # the values worth it are stacked the same way, once, as soon as they are set (_once,
-# KEEP_COST); XLA folds both away for one state. One state's output of entries cheap to compute
-# one by one (at most FUSED_COST operations each, entry_cost) is stacked eight at a time first,
-# which it fuses into few loops, where a loop an entry would be a call on its runtime each (under
-# jax.vmap too: a rule of their own, _in_stacks). Measured on the Panda, vmapped, a state, before
-# -> after (the numpy module's batch): inverse dynamics 9.5 -> 0.44 us (0.45), forward dynamics
-# 13 -> 0.59 (0.81), M 1.06 -> 0.28 (0.37), the Jacobian 0.36 -> 0.29 (0.32), C 6.6 -> 0.69,
-# inverse dynamics derivatives 11 -> 1.2; one state a call, M 9.0 -> 8.8 us, its link poses
-# 79 -> 29. Stacked in one loop, the Panda's M took 6 us a call, a loop an entry 59 us; not where
-# entries cost more: its C (17,400 operations an entry) 30 -> 36 us.
+# KEEP_COST); XLA folds both away for one state. But one state's output of entries cheap to
+# compute one by one (at most FUSED_COST operations each, entry_cost) is stacked eight at a time
+# first, which XLA fuses (under jax.vmap, a rule of their own takes the batch's way: _in_stacks):
+# the Panda's M 8.8 us a call, 19 us stacked at once; not where entries cost more: its C (17,400
+# operations an entry) 30 -> 36 us. Measured on the Panda, vmapped, a state, before -> after
+# (the numpy module's batch): inverse dynamics 9.5 -> 0.44 us (0.45), forward dynamics 13 ->
+# 0.59 (0.81), M 1.06 -> 0.28 (0.37), the Jacobian 0.36 -> 0.29 (0.32), C 6.6 -> 0.69, inverse
+# dynamics derivatives 11 -> 1.2; one state a call unchanged (M 9.0 -> 8.8 us), but its link
+# poses 79 -> 29 us.
 FUSED_COST = 8000
 FUSED_STACK = 8
 # What writing a value to memory and reading it back costs a batch, in operations (and a
