@@ -5266,8 +5266,8 @@ def _assembled(batch, dtype, shape, values):
 
 def _fused(batch, dtype, shape, values):
     """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
-    first (zeros after the last), which XLA fuses into one loop (computing each entry on its
-    own); a batch's (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
+    first (zeros after the last), which XLA fuses, each entry computed on its own; a batch's
+    (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
     entries = _entries(batch, dtype, values)
     flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
     return flat.reshape(batch + shape)
@@ -5312,7 +5312,7 @@ def _unfused(arrays, axis):
     arrays when they are a batch's: it fuses no concatenation of more than 8 operands
     (copies of the arrays make up the number, the first copy is taken), and writes each array
     in a vectorised loop of its own. For one state it folds the copies away and fuses all."""
-    copies = -(-(8 + 1) // len(arrays))
+    copies = -(-9 // len(arrays))
     stacked = jnp.stack(list(arrays) * copies, axis=axis)
     at = axis % stacked.ndim
     split = stacked.shape[:at] + (copies, len(arrays)) + stacked.shape[at + 1:]
