@@ -632,7 +632,7 @@ def section_jax(robots):
           "builds each quantity from symdyn's URDF export of the robot, with the base fixed "
           "(the identity, at rest, the joints' block). vmap: 10,000 states in one call of "
           "jax.jit(jax.vmap(f)), per state; numpy: the numpy module's batch of the same "
-          "states, in a process of numpy alone, glibc's allocator keeping freed memory "
+          "states, in a process of its own, glibc's allocator keeping freed memory "
           "(NUMPY_ALLOCATOR). adam has no inverse "
           "dynamics and a floating base's forward dynamics alone: its M qdd + h and "
           "M^-1 (tau - h) stand in.\n")
@@ -875,43 +875,26 @@ FLOATING_TREES = {"hector": "hector_description/robots/quadrotor_base.urdf",
 DERIVATIVES = ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
 
 
-# The numpy module's batch is timed in a process of numpy and the module alone, with glibc's
-# allocator told to keep freed memory: otherwise it may give numpy's temporaries back to the
-# system and take them again at every operation, which depends on what the process allocated
-# before (the Panda's M batch, the same code: 0.37 us a state from a module of every quantity,
-# 1.56 from one of two, 1.2 after importing sympy; 0.31-0.44 with these settings).
+# The numpy module's batch is timed in a process of its own, with glibc's allocator told to
+# keep freed memory: otherwise it may give numpy's temporaries back to the system and take them
+# again at every operation, which depends on what the process allocated before (the Panda's M
+# batch, the same code: 0.37 us a state from a module of every quantity, 1.56 from one of two,
+# 1.2 after importing sympy; 0.31-0.44 with these settings, sympy imported or not).
 NUMPY_ALLOCATOR = {"MALLOC_TRIM_THRESHOLD_": "100000000", "MALLOC_TOP_PAD_": "100000000"}
-NUMPY_BATCH_CHILD = """
-import importlib.util, sys, time
-import numpy as np
-path, name, inputs = sys.argv[1:]
-spec = importlib.util.spec_from_file_location("module", path)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-arrays = np.load(inputs)
-arguments = [arrays[k] for k in arrays.files]
-function = getattr(module, name)
-count, start = 0, time.process_time()
-while time.process_time() - start < 0.05:
-    function(*arguments)
-    count += 1
-times = []
-for _ in range(3):
-    start = time.process_time()
-    for _ in range(count):
-        function(*arguments)
-    times.append((time.process_time() - start) / count)
-print(sorted(times)[1])
-"""
 
 
 def numpy_batch_seconds(module: Path, name: str, inputs: Path) -> float:
-    """CPU seconds a call of the numpy module's ``name`` on the batch saved at ``inputs``, the
-    median of three rounds, in a process of its own (NUMPY_ALLOCATOR)."""
-    done = subprocess.run([sys.executable, "-c", NUMPY_BATCH_CHILD, str(module), name,
-                           str(inputs)], capture_output=True, text=True, check=True,
-                          env={**os.environ, **NUMPY_ALLOCATOR})
-    return float(done.stdout)
+    """CPU seconds a call of the numpy module's ``name`` on the batch saved at ``inputs``
+    (per_call, three rounds), in a process of its own (NUMPY_ALLOCATOR)."""
+    return in_fresh_process("numpy_batch", module, name, inputs,
+                            env=NUMPY_ALLOCATOR)["seconds"]
+
+
+def numpy_batch(module: str, name: str, inputs: str) -> dict:
+    """numpy_batch_seconds' job."""
+    arrays = np.load(inputs)
+    function = getattr(import_module_from(Path(module)), name)
+    return {"seconds": per_call((function, [arrays[k] for k in arrays.files]), rounds=3)[0]}
 
 
 def tree_times(name: str) -> dict:
@@ -991,11 +974,13 @@ def section_trees(quick):
     print()
 
 
-def in_fresh_process(job: str, *args) -> dict:
-    """``job`` (chain_times or lagrange_times) run by this script in a new Python process: each
-    measurement starts from the same state, not from what the ones before left in memory."""
+def in_fresh_process(job: str, *args, env: dict | None = None) -> dict:
+    """``job`` (chain_times, lagrange_times, tree_times or numpy_batch) run by this script in a
+    new Python process, with ``env`` added to the environment: each measurement starts from
+    the same state, not from what the ones before left in memory."""
     done = subprocess.run([sys.executable, __file__, "--job", job, *map(str, args)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, **(env or {})})
     return json.loads(done.stdout)
 
 
@@ -1218,7 +1203,7 @@ def main():
     if args.job:
         job, *values = args.job
         print(json.dumps({"chain_times": chain_times, "lagrange_times": lagrange_times,
-                          "tree_times": tree_times}[job](
+                          "tree_times": tree_times, "numpy_batch": numpy_batch}[job](
             *(int(v) if v.isdigit() else v for v in values))))
         return
     sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees",

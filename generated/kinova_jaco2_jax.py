@@ -6432,9 +6432,9 @@ def _fused(batch, dtype, shape, values):
     """``_assembled`` for entries cheap to compute one by one: one state's in stacks of 8
     first (zeros after the last), which XLA fuses, each entry computed on its own; a batch's
     (jax.vmap's too) as ``_assembled``'s, a loop an entry."""
-    entries = _entries(batch, dtype, values)
-    flat = _unfused(entries, -1) if batch else _in_stacks(*entries)
-    return flat.reshape(batch + shape)
+    if batch:
+        return _assembled(batch, dtype, shape, values)
+    return _in_stacks(*_entries(batch, dtype, values)).reshape(shape)
 
 
 def _stacks(*entries):
