@@ -605,6 +605,10 @@ def _adam_forward_dynamics(kd, H, z, q, qd, tau):
     return jnp.linalg.solve(kd.mass_matrix(H, q)[6:, 6:], tau - kd.bias_force(H, q, z, qd)[6:])
 
 
+# XLA's older CPU code emitters, in place of its fusion emitters (the default with JAX 0.10.2):
+# a compiler option a user can give jax.jit, timed beside the default in section 9.
+OLDER_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
+
 JAX_WORK = {   # quantity: (symdyn's function, adam's, how many of q, qd, qdd (or tau) it takes)
     "M": ("mass_matrix", lambda kd, H, z, q: kd.mass_matrix(H, q)[6:, 6:], 1),
     "h = C qd + g": ("nonlinear_effects",
@@ -635,10 +639,12 @@ def section_jax(robots):
           "states, in a process of its own, glibc's allocator keeping freed memory "
           "(NUMPY_ALLOCATOR). adam has no inverse "
           "dynamics and a floating base's forward dynamics alone: its M qdd + h and "
-          "M^-1 (tau - h) stand in.\n")
-    print("| robot | quantity | symdyn, 1 state | adam, 1 state | ratio | symdyn, vmap | "
-          "adam, vmap | numpy batch |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "M^-1 (tau - h) stand in. Older emitters: both contenders compiled again with "
+          f"XLA's older CPU code emitters (jax.jit(f, compiler_options={OLDER_EMITTERS})), "
+          "timed in the same rounds.\n")
+    print("| robot | quantity | symdyn, 1 state | adam, 1 state | ratio | symdyn, older "
+          "emitters | adam, older emitters | ratio | symdyn, vmap | adam, vmap | numpy batch |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         for robot in robots:
@@ -660,7 +666,8 @@ def section_jax(robots):
 
                 def adams(*state, theirs=theirs):
                     return theirs(kd, H, zero, *state)
-                contenders = [jax.jit(mine), jax.jit(adams)]
+                contenders = [jax.jit(f, **options) for options in ({}, {
+                    "compiler_options": OLDER_EMITTERS}) for f in (mine, adams)]
                 mapped = [jax.jit(jax.vmap(f)) for f in (mine, adams)]
                 for f in contenders:
                     jax.block_until_ready(f(*one[:count]))
@@ -681,8 +688,10 @@ def section_jax(robots):
                 cells = [f"{t * 1e6:.2f} us" if isinstance(t, float) else t
                          for t in vmap_times]
                 print(f"| {robot.name} | {kind} | {single[0] * 1e6:.1f} us | "
-                      f"{single[1] * 1e6:.1f} us | {single[1] / single[0]:.1f}x | {cells[0]} | "
-                      f"{cells[1]} | {numpy_batch * 1e6:.2f} us |", flush=True)
+                      f"{single[1] * 1e6:.1f} us | {single[1] / single[0]:.1f}x | "
+                      f"{single[2] * 1e6:.1f} us | {single[3] * 1e6:.1f} us | "
+                      f"{single[3] / single[2]:.1f}x | {cells[0]} | {cells[1]} | "
+                      f"{numpy_batch * 1e6:.2f} us |", flush=True)
     print()
 
 

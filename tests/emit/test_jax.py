@@ -175,6 +175,19 @@ def test_xla_computes_a_batchs_sines_once_and_one_states_function_in_one_loop():
     assert entry.count(" fusion(") == 1 and " concatenate(" not in entry
 
 
+def test_xlas_older_emitters_the_reference_offers_compile_the_same_values():
+    # docs/reference/generated-code.md offers one-state users XLA's older CPU emitters as a
+    # compiler option of a top-level jax.jit; a JAX without the option refuses it here
+    numpy_module, jax_module = numpy_and("jax", ROBOTS / "panda.yaml", None)
+    q, qd, tau = np.random.default_rng(9).uniform(-2, 2, (3, 7))
+    options = {"xla_cpu_use_fusion_emitters": False}
+    for name, inputs in (("forward_dynamics", (q, qd, tau)), ("inverse_dynamics", (q, qd, tau)),
+                         ("mass_matrix", (q,))):
+        function = jax.jit(getattr(jax_module, name), compiler_options=options)
+        np.testing.assert_allclose(function(*inputs), getattr(numpy_module, name)(*inputs),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+
+
 def test_a_floating_base_and_free_parameters_are_traced_not_ruled():
     """The rules take q's own coordinates and no params: the space arm's (a floating base) and
     the planar arm's (symbolic) inverse dynamics are plain functions, which jacfwd traces."""
