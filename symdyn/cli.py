@@ -196,7 +196,11 @@ def _warnings_as_lines():
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
 def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settings, without,
              precision, build, quiet):
-    """Derive ROBOT's dynamics and write them as code into the output folder."""
+    """Derive ROBOT's dynamics and write them as code into the output folder.
+
+    Progress goes to standard error: each quantity as it is derived, then each program as it
+    is optimized and each language as it is written, with the time that optimizing and
+    writing have left (from their rate so far)."""
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")

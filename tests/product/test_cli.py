@@ -5,6 +5,7 @@ import numpy as np
 from click.testing import CliRunner
 from support import ROBOTS, import_file
 
+from symdyn import api
 from symdyn.cli import main
 
 
@@ -17,6 +18,20 @@ def test_generate_writes_an_importable_module_and_reports_progress(tmp_path):
     assert "optimizing" in result.stderr
     module = import_file(tmp_path / "puma560.py", "cli_puma")
     assert module.inverse_dynamics(np.zeros(6), np.zeros(6), np.zeros(6)).shape == (6,)
+
+
+def test_generate_in_several_languages_says_which_of_them_it_writes(tmp_path, monkeypatch):
+    # each language takes 10 s on the clock generate reads: after the first, the time the rest
+    # will take at that rate
+    clock = iter([0, 0, 10, 20])    # at the start, then at each announcement
+    monkeypatch.setattr(api, "monotonic", lambda: next(clock))
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--lang",
+                                       "python", "--lang", "c", "--lang", "jax",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "writing python code (1 of 3 languages)\n" in result.stderr
+    assert "writing c code (2 of 3 languages, about 20 s of writing left)" in result.stderr
+    assert "writing jax code (3 of 3 languages, about 10 s of writing left)" in result.stderr
 
 
 def test_quiet_generate_prints_only_the_files(tmp_path):

@@ -275,6 +275,28 @@ def test_optimize_reduces_puma_without_changing_tau():
                                rtol=1e-12)
 
 
+def test_optimizing_says_the_share_of_steps_done_and_the_time_it_has_left(monkeypatch):
+    # three programs of 1, 1 and 2 steps, each taking 10 s on the clock the pass reads: the
+    # second is announced at a quarter of the steps done with 30 s left, the third at half
+    # with 20 s; the first has no rate to go by yet
+    clock = iter([0, 0, 10, 20])    # at the start, then at each announcement
+    monkeypatch.setattr(passes, "monotonic", lambda: next(clock))
+    programs = [program([(a, x * y)], (a,)), program([(b, y * z)], (b,)),
+                program([(c, x * z), (d, c * y)], (d,))]
+    said = []
+    passes.optimize_all(programs, progress=said.append)
+    assert said == ["optimizing f (1 steps)",
+                    "optimizing f (1 steps; 25% of all steps done, about 30 s of optimizing "
+                    "left)",
+                    "optimizing f (2 steps; 50% of all steps done, about 20 s of optimizing "
+                    "left)"]
+
+
+def test_less_than_a_second_left_is_not_said():
+    assert passes._time_left(99, 100, 2.0) == ""
+    assert passes._time_left(0, 100, 0.0) == ""
+
+
 def test_programs_that_share_their_steps_are_optimized_once_and_each_pruned_to_its_own():
     shared = program([(a, x * y + z), (b, (x * y + z) * x), (c, x * y * z)], (b, a + c))
     part = Program("g", shared.inputs, shared.assignments,       # the same steps, some outputs
