@@ -32,14 +32,16 @@ TRIG_LOOP_OPERATIONS = 400
 # derivatives, is 120 kB.
 PART_CHARACTERS = 150_000
 # A chain's C takes its steps in an order for out-of-order processors
-# (schedule.order_for_machine), but in a function of more steps than this, about the length (80
-# characters a step) past which it is written as parts: those pass what a later part reads
-# through memory, and an order that computes values early would pass more. A tree's keeps the
-# derivation's order, a branch after another: ordered for the machine, the branches' values
-# interleave and live longer, and its functions ran slower (gcc 12 -O3 -march=native, CPU time,
-# alternating, the least of 11 rounds: Solo-12's inverse dynamics derivatives 973 -> 1128 ns,
-# C 610 -> 699; the Allegro hand's 670 -> 736 and 196 -> 209).
-SCHEDULED_STEPS = 2000
+# (schedule.order_for_machine), up to this many steps. Measured (gcc 12 -O3 -march=native, CPU
+# time, alternating, the least of 11-15 rounds), the order's gains shrink with a function's
+# length and turn to losses past about 1200 steps: the PUMA 560's ID derivatives (567 steps)
+# -15%, the Panda's (1005) -10%, a generic 7-joint chain's C (1031) -5%; its ID derivatives
+# (1371) +6%, the Panda's FD derivatives (1531) +2%. Those keep the derivation's order, as do
+# the functions long enough to be written as parts (PART_CHARACTERS). A tree's keep it too, a
+# branch after another: ordered for the machine, the branches' values interleave and live
+# longer, and its functions ran slower (Solo-12's ID derivatives 973 -> 1128 ns, C 610 -> 699;
+# the Allegro hand's 670 -> 736 and 196 -> 209).
+SCHEDULED_STEPS = 1200
 
 # How JAX's outputs are assembled, for XLA's CPU compiler (jax.jit): it fuses a concatenation of
 # at most eight operands, with all that computes them, into one loop that computes each entry
