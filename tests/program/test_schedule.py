@@ -8,6 +8,8 @@ import pytest
 import sympy
 
 import symdyn
+from symdyn import api
+from symdyn.emit.render import backend
 from symdyn.program import Argument, Assignment, Program, optimize_all, schedule
 from symdyn.program.program import symbols_in
 from symdyn.program.schedule import order_for_machine
@@ -113,3 +115,17 @@ def test_a_chains_c_is_ordered_for_the_machine_and_a_trees_is_not(tmp_path, name
     c, python = [n for n in c if n in both], [n for n in python if n in both]
     assert len(both) > 50
     assert (c != python) == ordered
+
+
+def test_the_wrappers_lane_kernels_keep_the_derivations_order():
+    # a value there is a vector of states: the machine's order, holding more at once, made the
+    # Panda's batches slower (context.Function.lane_steps)
+    dynamics = symdyn.newton_euler(symdyn.load_robot("panda"))
+    values, programs = api._optimized(dynamics, ["mass_matrix"], {}, None)
+    module = api._module(dynamics, programs, backend("c", "double"), values)
+    (function,) = module.functions
+    python = api._module(dynamics, programs, backend("python", "double"), values).functions[0]
+    assert [s.lhs for s in function.lane_steps if s.kind == "line"] == \
+        [s.lhs for s in python.body.steps if s.kind == "line"]
+    assert function.lane_steps != function.body.steps
+    assert sorted(map(str, function.lane_steps)) == sorted(map(str, function.body.steps))
