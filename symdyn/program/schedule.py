@@ -66,6 +66,8 @@ def order_for_machine(program: Program, limit: int | None = None) -> Program:
         for j in reads[best]:
             pending_uses[j] -= 1
             live -= pending_uses[j] == 0
+        # a value no later step reads is read by outputs' entries alone, which C stores as soon
+        # as their operands are set (context.Body.ready): counted as holding no register
         live += bool(users[best])
         for u in users[best]:
             waiting[u] -= 1
