@@ -36,8 +36,9 @@ PART_CHARACTERS = 150_000
 # time, alternating, the least of 11-15 rounds), the order's gains shrink with a function's
 # length and turn to losses past about 1200 steps: the PUMA 560's ID derivatives (567 steps)
 # -15%, the Panda's (1005) -10%, a generic 7-joint chain's C (1031) -5%; its ID derivatives
-# (1371) +6%, the Panda's FD derivatives (1531) +2%. Those keep the derivation's order, as do
-# the functions long enough to be written as parts (PART_CHARACTERS). A tree's keep it too, a
+# (1371) +6%, the Panda's FD derivatives (1531) +2%. Those keep the derivation's order (the
+# bound is also below the length of most functions written as parts, PART_CHARACTERS, about
+# 1900 steps of 80 characters). A tree's keep it too, a
 # branch after another: ordered for the machine, the branches' values interleave and live
 # longer, and its functions ran slower (Solo-12's ID derivatives 973 -> 1128 ns, C 610 -> 699;
 # the Allegro hand's 670 -> 736 and 196 -> 209).
@@ -330,7 +331,7 @@ class Header:
     standard: tuple[tuple[str, sympy.Expr], ...]
     variant: str
     angles: str
-    branched: bool                         # a link with two children or more
+    branched: bool                         # a link (or the base) with two children or more
     docs: dict                             # quantity -> the function's docstring
 
 
