@@ -54,7 +54,6 @@ sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
 from symdyn.derive.quantities import TOOL_KINEMATICS  # noqa: E402
-from symdyn.emit.context import trig_padding  # noqa: E402
 from symdyn.program import optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 from symdyn.robot import import_robot, table  # noqa: E402
@@ -179,11 +178,11 @@ STATES_C = harness("states.c")
 C_HARNESS = harness("harness.c")
 # The floor under every function of q: the sin and cos of the joint angles, as the generated C
 # computes them (its static symdyn_sincos_all, reached by including the source, on the angles
-# copied into an array with the functions' zero lanes); a floating base's angles follow its
-# seven numbers.
-FLOOR_WORK = ("double a[@SLOTS@] = {0.0}; int j; for (j = 0; j < @ANGLES@; j++) "
-              "a[j] = q[k][j + NQ - @ANGLES@]; symdyn_sincos_all(@SLOTS@, a, out, out + @SLOTS@); "
-              "sink += out[@ANGLES@ - 1] + out[@SLOTS@ + @ANGLES@ - 1];")
+# copied into an array); a floating base's angles follow its seven numbers.
+FLOOR_WORK = ("double a[@ANGLES@]; int j; for (j = 0; j < @ANGLES@; j++) "
+              "a[j] = q[k][j + NQ - @ANGLES@]; "
+              "symdyn_sincos_all(@ANGLES@, a, out, out + @ANGLES@); "
+              "sink += out[@ANGLES@ - 1] + out[2 * @ANGLES@ - 1];")
 # A floating base's quaternion, q[3..6], made a unit one in each state.
 NORMALIZE = ("{ double s = sqrt(q[k][3] * q[k][3] + q[k][4] * q[k][4] + q[k][5] * q[k][5] "
              "+ q[k][6] * q[k][6]); for (r = 3; r < 7; r++) q[k][r] /= s; }")
@@ -314,7 +313,7 @@ def compile_harnesses(robot, work: Path):
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
     (work / "bench_floor.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=fill(C_WORK, I=0, WORK=fill(
-            FLOOR_WORK, SLOTS=angles + trig_padding(angles), ANGLES=angles)), TABLE="work0",
+            FLOOR_WORK, ANGLES=angles)), TABLE="work0",
         INCLUDE=f'"{robot.name}.c"', **sizes))
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_floor.c"),
                     "-o", str(work / "floor"), "-lm"], check=True)

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x703ded491fe9b6a
+#define PUMA560_CODE_SET 0x72c61fa945f088b
 
 #define PUMA560_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

@@ -20,7 +20,7 @@
  */
 
 #include "puma560_linear.h"
-#if PUMA560_LINEAR_CODE_SET != 0x630a5490d79484d
+#if PUMA560_LINEAR_CODE_SET != 0x99c411381f96fac
 #error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -45,89 +45,87 @@ static inline double symdyn_fma(double a, double b, double c)
 
 /*
  * sin and cos of x, for |x| < 1e5 within 2.5 ulp of the correctly rounded values (the
- * largest error measured, against mpmath, is tested), with no branch and no table, so in the
- * same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four parts, after Cody and
- * Waite), fdlibm's minimax polynomials for sin r and cos r by Estrin's scheme (pairs of
- * coefficients, then powers of r^4: three fused multiply-adds deep where Horner's rule is six),
- * then the quadrant k mod 4 swaps and signs them, on the bits. Beyond 1e5, s and c are
- * wrong. The code is written out where it is used, not called: gcc's inliner weighs the fused
- * polynomials' fma as calls and would leave a call in the loops it vectorises.
+ * largest error measured, against mpmath, is tested), with no table and, in the default
+ * rounding mode, no branch, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4
+ * (pi/2 in four parts, after Cody and Waite; the last two summed apart, a subtraction off the
+ * path to the results), fdlibm's minimax polynomials for sin r and cos r by Estrin's scheme
+ * (pairs of coefficients, then powers of r^4: three fused multiply-adds deep where Horner's
+ * rule is six), then the quadrant k mod 4 swaps and signs them, on the bits. The code is
+ * written out where it is used, not called: gcc's inliner weighs the fused polynomials' fma as
+ * calls and would leave a call in the loops it vectorises.
  * k is y rounded by rint, which gcc makes one vector instruction where the target has one
- * (SSE4.1, AArch64): the loop over the angles runs at the registers' full width (the Panda's
- * seven angles in 36-43 ns, against 46-50 with an integer conversion). A rounding mode other
- * than to-nearest leaves |y - k| up to 1, and k is then put right by one. No -ffast-math,
- * -Ofast or FMA contraction can fold this rounding away (they change the result by a few ulp
- * at most).
+ * (SSE4.1, AArch64): the loop over the angles runs at the registers' full width. Where x is
+ * beyond 1e5 (or NaN), or a rounding mode other than to nearest left |y - k| over 1/2 (r
+ * up to pi/2, where the polynomials are wrong by 1e-9), cos is set to 2, which no cosine is,
+ * and the caller takes libm's sin and cos instead: the check waits on nothing the results
+ * wait on (putting k right by one in line cost the Panda's M a tenth of its time). Comparisons
+ * with numbers, not NaN tests, so no -ffast-math, -Ofast or FMA contraction can fold the check
+ * away (they change the results by a few ulp at most).
  */
 
-/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+/* sin and cos of any x: libm's where the branch-free version marks it (never for joints). */
 static void symdyn_sincos(double x, double *s, double *c)
 {
-    if (fabs(x) < 1e5) {
-        const double symdyn_x = x;
-        const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
-        union { double value; uint64_t bits; } symdyn_k;
-        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
-        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
-                                                   - (double)(symdyn_off < -0.5));
-        symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
-        const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
-        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
-                                  - symdyn_kd * 6.077100506303966e-11)
-                                 - symdyn_kd * 2.0222662487111665e-21)
-                                - symdyn_kd * 8.4784276603689e-32;
-        const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
-        const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
-        const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
-            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
-                       symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
-            symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
-        const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
-            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
-                       symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
-            symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
-            (1.0 - symdyn_w) - symdyn_hz);
-        union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
-        uint64_t symdyn_swap;
-        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
-        symdyn_cos_x.value = symdyn_cos_r;
-        symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
-                      & (0u - (symdyn_quadrant & 1u));
-        /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
-        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
-        symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
-        *s = symdyn_sin_x.value;
-        *c = symdyn_cos_x.value;
-    } else {
+    const double symdyn_x = x;
+    const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
+    union { double value; uint64_t bits; } symdyn_k;
+    const double symdyn_kd = rint(symdyn_y);
+    symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
+    const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
+    const double symdyn_r = ((symdyn_x - symdyn_kd * 1.5707963267341256)
+                             - symdyn_kd * 6.077100506303966e-11)
+                            - (symdyn_kd * 2.0222662487111665e-21 + symdyn_kd * 8.4784276603689e-32);
+    const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
+    const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
+    const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
+        symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
+                   symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
+        symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
+    const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
+        symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
+                   symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
+        symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
+        (1.0 - symdyn_w) - symdyn_hz);
+    union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+    /* r is 0 only where x is (as k is then 0, x - k pi/2 is not), but as +0 where x is -0 (the
+       sum of zeros of either sign, x - (-0) pi/2): sin(-0) = -0 is x's sign bit put back with
+       the quadrant's, where it waits on nothing */
+    union { double value; uint64_t bits; } symdyn_zero;
+    uint64_t symdyn_swap;
+    symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+    symdyn_sin_x.value = symdyn_sin_r;
+    symdyn_cos_x.value = symdyn_cos_r;
+    symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
+                  & (0u - (symdyn_quadrant & 1u));
+    /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
+    symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
+    symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
+    *s = symdyn_sin_x.value;
+    *c = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+    if (*c > 1.5) {
         *s = sin(x);
         *c = cos(x);
     }
 }
 /*
  * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
- * third less time than with a call per angle): the angles, 0 in place of any beyond the
- * branch-free range, then the branch-free version, then libm's for those beyond.
+ * third less time than with a call per angle): the branch-free version, then libm's for the
+ * angles it marks.
  */
 static void symdyn_sincos_all(int n, const double *restrict x, double *restrict s,
                               double *restrict c)
 {
     int k;
     for (k = 0; k < n; k++) {
-        s[k] = fabs(x[k]) < 1e5 ? x[k] : 0.0;
-    }
-    for (k = 0; k < n; k++) {
-        const double symdyn_x = s[k];
+        const double symdyn_x = x[k];
         const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
         union { double value; uint64_t bits; } symdyn_k;
-        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
-        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
-                                                   - (double)(symdyn_off < -0.5));
+        const double symdyn_kd = rint(symdyn_y);
         symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
         const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
-        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
-                                  - symdyn_kd * 6.077100506303966e-11)
-                                 - symdyn_kd * 2.0222662487111665e-21)
-                                - symdyn_kd * 8.4784276603689e-32;
+        const double symdyn_r = ((symdyn_x - symdyn_kd * 1.5707963267341256)
+                                 - symdyn_kd * 6.077100506303966e-11)
+                                - (symdyn_kd * 2.0222662487111665e-21 + symdyn_kd * 8.4784276603689e-32);
         const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
         const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
         const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
@@ -140,19 +138,24 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
             symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
             (1.0 - symdyn_w) - symdyn_hz);
         union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+        /* r is 0 only where x is (as k is then 0, x - k pi/2 is not), but as +0 where x is -0 (the
+           sum of zeros of either sign, x - (-0) pi/2): sin(-0) = -0 is x's sign bit put back with
+           the quadrant's, where it waits on nothing */
+        union { double value; uint64_t bits; } symdyn_zero;
         uint64_t symdyn_swap;
-        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
+        symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+        symdyn_sin_x.value = symdyn_sin_r;
         symdyn_cos_x.value = symdyn_cos_r;
         symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
                       & (0u - (symdyn_quadrant & 1u));
         /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
-        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
+        symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
         symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
         s[k] = symdyn_sin_x.value;
-        c[k] = symdyn_cos_x.value;
+        c[k] = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
     }
     for (k = 0; k < n; k++) {
-        if (!(fabs(x[k]) < 1e5)) {
+        if (c[k] > 1.5) {
             s[k] = sin(x[k]);
             c[k] = cos(x[k]);
         }

@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0xa92b5e13c965490
+#if SPACE_ARM_CODE_SET != 0x329c85fdd8344ea
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -48,89 +48,87 @@ static inline double symdyn_fma(double a, double b, double c)
 
 /*
  * sin and cos of x, for |x| < 1e5 within 2.5 ulp of the correctly rounded values (the
- * largest error measured, against mpmath, is tested), with no branch and no table, so in the
- * same time for every x: x = k pi/2 + r with |r| <= pi/4 (pi/2 in four parts, after Cody and
- * Waite), fdlibm's minimax polynomials for sin r and cos r by Estrin's scheme (pairs of
- * coefficients, then powers of r^4: three fused multiply-adds deep where Horner's rule is six),
- * then the quadrant k mod 4 swaps and signs them, on the bits. Beyond 1e5, s and c are
- * wrong. The code is written out where it is used, not called: gcc's inliner weighs the fused
- * polynomials' fma as calls and would leave a call in the loops it vectorises.
+ * largest error measured, against mpmath, is tested), with no table and, in the default
+ * rounding mode, no branch, so in the same time for every x: x = k pi/2 + r with |r| <= pi/4
+ * (pi/2 in four parts, after Cody and Waite; the last two summed apart, a subtraction off the
+ * path to the results), fdlibm's minimax polynomials for sin r and cos r by Estrin's scheme
+ * (pairs of coefficients, then powers of r^4: three fused multiply-adds deep where Horner's
+ * rule is six), then the quadrant k mod 4 swaps and signs them, on the bits. The code is
+ * written out where it is used, not called: gcc's inliner weighs the fused polynomials' fma as
+ * calls and would leave a call in the loops it vectorises.
  * k is y rounded by rint, which gcc makes one vector instruction where the target has one
- * (SSE4.1, AArch64): the loop over the angles runs at the registers' full width (the Panda's
- * seven angles in 36-43 ns, against 46-50 with an integer conversion). A rounding mode other
- * than to-nearest leaves |y - k| up to 1, and k is then put right by one. No -ffast-math,
- * -Ofast or FMA contraction can fold this rounding away (they change the result by a few ulp
- * at most).
+ * (SSE4.1, AArch64): the loop over the angles runs at the registers' full width. Where x is
+ * beyond 1e5 (or NaN), or a rounding mode other than to nearest left |y - k| over 1/2 (r
+ * up to pi/2, where the polynomials are wrong by 1e-9), cos is set to 2, which no cosine is,
+ * and the caller takes libm's sin and cos instead: the check waits on nothing the results
+ * wait on (putting k right by one in line cost the Panda's M a tenth of its time). Comparisons
+ * with numbers, not NaN tests, so no -ffast-math, -Ofast or FMA contraction can fold the check
+ * away (they change the results by a few ulp at most).
  */
 
-/* sin and cos of any x: libm's beyond the range of the branch-free version (never for joints). */
+/* sin and cos of any x: libm's where the branch-free version marks it (never for joints). */
 static void symdyn_sincos(double x, double *s, double *c)
 {
-    if (fabs(x) < 1e5) {
-        const double symdyn_x = x;
-        const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
-        union { double value; uint64_t bits; } symdyn_k;
-        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
-        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
-                                                   - (double)(symdyn_off < -0.5));
-        symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
-        const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
-        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
-                                  - symdyn_kd * 6.077100506303966e-11)
-                                 - symdyn_kd * 2.0222662487111665e-21)
-                                - symdyn_kd * 8.4784276603689e-32;
-        const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
-        const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
-        const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
-            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
-                       symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
-            symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
-        const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
-            symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
-                       symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
-            symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
-            (1.0 - symdyn_w) - symdyn_hz);
-        union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
-        uint64_t symdyn_swap;
-        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
-        symdyn_cos_x.value = symdyn_cos_r;
-        symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
-                      & (0u - (symdyn_quadrant & 1u));
-        /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
-        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
-        symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
-        *s = symdyn_sin_x.value;
-        *c = symdyn_cos_x.value;
-    } else {
+    const double symdyn_x = x;
+    const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
+    union { double value; uint64_t bits; } symdyn_k;
+    const double symdyn_kd = rint(symdyn_y);
+    symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
+    const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
+    const double symdyn_r = ((symdyn_x - symdyn_kd * 1.5707963267341256)
+                             - symdyn_kd * 6.077100506303966e-11)
+                            - (symdyn_kd * 2.0222662487111665e-21 + symdyn_kd * 8.4784276603689e-32);
+    const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
+    const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
+    const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
+        symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, 1.58969099521155e-10, -2.5050760253406863e-08),
+                   symdyn_fma(symdyn_z, 2.7557313707070068e-06, -0.0001984126982985795)),
+        symdyn_fma(symdyn_z, 0.00833333333332249, -0.16666666666666632)), symdyn_r);
+    const double symdyn_cos_r = symdyn_w + symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z2,
+        symdyn_fma(symdyn_z2, symdyn_fma(symdyn_z, -1.1359647557788195e-11, 2.087572321298175e-09),
+                   symdyn_fma(symdyn_z, -2.7557314351390663e-07, 2.480158728947673e-05)),
+        symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
+        (1.0 - symdyn_w) - symdyn_hz);
+    union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+    /* r is 0 only where x is (as k is then 0, x - k pi/2 is not), but as +0 where x is -0 (the
+       sum of zeros of either sign, x - (-0) pi/2): sin(-0) = -0 is x's sign bit put back with
+       the quadrant's, where it waits on nothing */
+    union { double value; uint64_t bits; } symdyn_zero;
+    uint64_t symdyn_swap;
+    symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+    symdyn_sin_x.value = symdyn_sin_r;
+    symdyn_cos_x.value = symdyn_cos_r;
+    symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
+                  & (0u - (symdyn_quadrant & 1u));
+    /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
+    symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
+    symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
+    *s = symdyn_sin_x.value;
+    *c = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+    if (*c > 1.5) {
         *s = sin(x);
         *c = cos(x);
     }
 }
 /*
  * The same for n angles at once, in loops that gcc vectorises at -O3 (the Panda's M took a
- * third less time than with a call per angle): the angles, 0 in place of any beyond the
- * branch-free range, then the branch-free version, then libm's for those beyond.
+ * third less time than with a call per angle): the branch-free version, then libm's for the
+ * angles it marks.
  */
 static void symdyn_sincos_all(int n, const double *restrict x, double *restrict s,
                               double *restrict c)
 {
     int k;
     for (k = 0; k < n; k++) {
-        s[k] = fabs(x[k]) < 1e5 ? x[k] : 0.0;
-    }
-    for (k = 0; k < n; k++) {
-        const double symdyn_x = s[k];
+        const double symdyn_x = x[k];
         const double symdyn_y = symdyn_x * 0.6366197723675814;     /* x / (pi/2) */
         union { double value; uint64_t bits; } symdyn_k;
-        const double symdyn_nearest = rint(symdyn_y), symdyn_off = symdyn_y - symdyn_nearest;
-        const double symdyn_kd = symdyn_nearest + ((double)(symdyn_off > 0.5)
-                                                   - (double)(symdyn_off < -0.5));
+        const double symdyn_kd = rint(symdyn_y);
         symdyn_k.value = symdyn_kd + 6755399441055744.0;  /* exact: k + 1.5 * 2^52 has k mod 4 */
         const uint64_t symdyn_quadrant = symdyn_k.bits;    /* in its lowest bits */
-        const double symdyn_r = (((symdyn_x - symdyn_kd * 1.5707963267341256)
-                                  - symdyn_kd * 6.077100506303966e-11)
-                                 - symdyn_kd * 2.0222662487111665e-21)
-                                - symdyn_kd * 8.4784276603689e-32;
+        const double symdyn_r = ((symdyn_x - symdyn_kd * 1.5707963267341256)
+                                 - symdyn_kd * 6.077100506303966e-11)
+                                - (symdyn_kd * 2.0222662487111665e-21 + symdyn_kd * 8.4784276603689e-32);
         const double symdyn_z = symdyn_r * symdyn_r, symdyn_z2 = symdyn_z * symdyn_z;
         const double symdyn_hz = 0.5 * symdyn_z, symdyn_w = 1.0 - symdyn_hz;
         const double symdyn_sin_r = symdyn_fma(symdyn_z * symdyn_r, symdyn_fma(symdyn_z2,
@@ -143,19 +141,24 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
             symdyn_fma(symdyn_z, -0.001388888888887411, 0.0416666666666666)),
             (1.0 - symdyn_w) - symdyn_hz);
         union { double value; uint64_t bits; } symdyn_sin_x, symdyn_cos_x;   /* doubles' bits */
+        /* r is 0 only where x is (as k is then 0, x - k pi/2 is not), but as +0 where x is -0 (the
+           sum of zeros of either sign, x - (-0) pi/2): sin(-0) = -0 is x's sign bit put back with
+           the quadrant's, where it waits on nothing */
+        union { double value; uint64_t bits; } symdyn_zero;
         uint64_t symdyn_swap;
-        symdyn_sin_x.value = copysign(symdyn_sin_r, symdyn_r);   /* sin(-0) = -0 */
+        symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+        symdyn_sin_x.value = symdyn_sin_r;
         symdyn_cos_x.value = symdyn_cos_r;
         symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
                       & (0u - (symdyn_quadrant & 1u));
         /* k mod 4 in {2, 3}: sin x < 0; in {1, 2}: cos x < 0 */
-        symdyn_sin_x.bits ^= symdyn_swap ^ (symdyn_quadrant & 2u) << 62;
+        symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
         symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
         s[k] = symdyn_sin_x.value;
-        c[k] = symdyn_cos_x.value;
+        c[k] = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
     }
     for (k = 0; k < n; k++) {
-        if (!(fabs(x[k]) < 1e5)) {
+        if (c[k] > 1.5) {
             s[k] = sin(x[k]);
             c[k] = cos(x[k]);
         }
@@ -1171,9 +1174,9 @@ void space_arm_tool_wrench_torques(const double q[11], const double f_ext[6], do
     const double f_ext5 = f_ext[4];
     const double f_ext6 = f_ext[5];
     tau_ext[9] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -1532,9 +1535,9 @@ void space_arm_forward_kinematics(const double q[11], double T[16])
     T[13] = 0;
     T[14] = 0;
     T[15] = 1;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double t2 = symdyn_sin[1], t3 = symdyn_cos[1];
     const double t4 = symdyn_sin[2], t5 = symdyn_cos[2];
@@ -1790,9 +1793,9 @@ void space_arm_jacobian(const double q[11], double J[60])
     J[51] = 0;
     J[52] = 0;
     J[59] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double t2 = symdyn_sin[1], t3 = symdyn_cos[1];
     const double t4 = symdyn_sin[2], t5 = symdyn_cos[2];
@@ -1944,9 +1947,9 @@ void space_arm_body_jacobian(const double q[11], double J_body[60])
     J_body[51] = 0;
     J_body[52] = 0;
     J_body[59] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -2136,9 +2139,9 @@ void space_arm_pose_and_jacobian(const double q[11], double T[16], double J[60])
     J[51] = 0;
     J[52] = 0;
     J[59] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double t2 = symdyn_sin[1], t3 = symdyn_cos[1];
     const double t4 = symdyn_sin[2], t5 = symdyn_cos[2];
@@ -2302,9 +2305,9 @@ void space_arm_jacobian_dot_qd(const double q[11], const double qd[10], double J
     const double qd1 = qd[6];
     const double qd2 = qd[7];
     const double qd3 = qd[8];
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
     const double t2 = symdyn_sin[1], t3 = symdyn_cos[1];
     const double t4 = symdyn_sin[2], t5 = symdyn_cos[2];
@@ -2487,9 +2490,9 @@ void space_arm_frame_poses(const double q[11], double T_frames[16])
     T_frames[13] = 0;
     T_frames[14] = 0;
     T_frames[15] = 1;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -2582,9 +2585,9 @@ void space_arm_frame_jacobians(const double q[11], double J_frames[60])
     J_frames[51] = 0;
     J_frames[52] = 0;
     J_frames[59] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -2738,9 +2741,9 @@ void space_arm_pose_and_jacobian_tool(const double q[11], double T[16], double J
     J[51] = 0;
     J[52] = 0;
     J[59] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -2902,9 +2905,9 @@ void space_arm_frame_jacobians_dot_qd(const double q[11], const double qd[10], d
     const double qd1 = qd[6];
     const double qd2 = qd[7];
     const double qd3 = qd[8];
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t15 = symdyn_sin[0], t16 = symdyn_cos[0];
     const double t17 = symdyn_sin[1], t18 = symdyn_cos[1];
     const double t19 = symdyn_sin[2], t20 = symdyn_cos[2];
@@ -5963,9 +5966,9 @@ void space_arm_center_of_mass(const double q[11], double com[3])
     const double q1 = q[7];
     const double q2 = q[8];
     const double q3 = q[9];
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double S3 = symdyn_sin[2], C3 = symdyn_cos[2];
@@ -6034,9 +6037,9 @@ void space_arm_com_jacobian(const double q[11], double J_com[30])
     J_com[9] = 0;
     J_com[19] = 0;
     J_com[29] = 0;
-    const double symdyn_angle[4] = {q1, q2, q3, 0.0};
-    double symdyn_sin[4], symdyn_cos[4];
-    symdyn_sincos_all(4, symdyn_angle, symdyn_sin, symdyn_cos);
+    const double symdyn_angle[3] = {q1, q2, q3};
+    double symdyn_sin[3], symdyn_cos[3];
+    symdyn_sincos_all(3, symdyn_angle, symdyn_sin, symdyn_cos);
     const double t12 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double t13 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double t14 = symdyn_sin[2], C3 = symdyn_cos[2];

@@ -146,7 +146,6 @@ class Part:
     inputs: tuple[Input, ...]   # the function's inputs, unpacking the entries this part reads
     loads: tuple[tuple[str, int], ...]   # (name, slot of the shared array) of earlier parts'
     joint_trig: ClassVar[tuple] = ()     # the angles' loop is for short functions alone
-    trig_padding: ClassVar[int] = 0
 
     @property
     def unwritten(self) -> tuple[str, ...]:
@@ -201,18 +200,6 @@ class Function:
         if self.parts or len(trig) < 2 or operations > TRIG_LOOP_OPERATIONS * len(trig):
             return ()
         return trig
-
-    @property
-    def trig_padding(self) -> int:
-        """Zero angles after ``joint_trig`` in the loop's arrays (see trig_padding)."""
-        return trig_padding(len(self.joint_trig))
-
-
-def trig_padding(angles: int) -> int:
-    """Zero angles to add to a loop of sin and cos of ``angles`` angles. gcc vectorises the
-    loop four angles at a time, then two, then one: for 4k + 3 angles the last two passes cost
-    more than a fourth lane (the Panda's seven angles in 41 ns, not 50)."""
-    return 1 if angles % 4 == 3 else 0
 
 
 @dataclass(frozen=True)
