@@ -1,6 +1,7 @@
 """Generated C: strict compilation, no heap or globals, the numbers of Python and Pinocchio."""
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import math
 import re
@@ -267,6 +268,25 @@ def test_sin_and_cos_hold_in_every_rounding_mode(tmp_path, rounding):
     x = SINCOS_POINTS
     s, c = sincos(x)
     assert worst_ulp(x, s, c) < 8
+
+
+@needs_gcc
+@pytest.mark.parametrize("flags", [("-O3", "-ffast-math"), ("-Ofast", "-march=native")])
+def test_angles_beyond_the_range_take_libm_under_fast_math(tmp_path, flags):
+    """The lanes libm must take are marked by comparisons with numbers, which -ffast-math keeps
+    (a NaN test it would fold away): a wheel's angle far beyond 1e5 rad, and a directed rounding
+    mode, still get libm's sin and cos. (In a thread of its own: a -ffast-math library may set
+    flush-to-zero in the thread that loads it.)"""
+    x = np.array([0.5, 1e5, -3e7, 2.5e8, 1e300, -2.0])
+
+    def run(rounding):
+        return sincos_probe(tmp_path / rounding, flags=flags, rounding=rounding)(x)
+    for rounding in ("FE_TONEAREST", "FE_UPWARD"):
+        (tmp_path / rounding).mkdir()
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            s, c = thread.submit(run, rounding).result()
+        np.testing.assert_allclose(s, [math.sin(v) for v in x], rtol=1e-14, atol=1e-16)
+        np.testing.assert_allclose(c, [math.cos(v) for v in x], rtol=1e-14, atol=1e-16)
 
 
 @needs_gcc
