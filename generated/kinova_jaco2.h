@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x8feeb06bc91c614
+#define KINOVA_JACO2_CODE_SET 0xafc8460117e4b03
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -86,13 +86,13 @@ extern "C" {
 void kinova_jaco2_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 149 multiplications, 114 additions, 10 function calls. */
+ * 141 multiplications, 113 additions, 10 function calls. */
 void kinova_jaco2_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 613 multiplications, 485 additions, 10 function calls. */
+ * 585 multiplications, 478 additions, 10 function calls. */
 void kinova_jaco2_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -115,7 +115,7 @@ void kinova_jaco2_tool_wrench_torques(const double q[6], const double f_ext[6], 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 431 multiplications, 324 additions, 10 function calls. */
+ * 423 multiplications, 323 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -155,13 +155,13 @@ void kinova_jaco2_jacobian_dot_qd(const double q[6], const double qd[6], double 
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 1117 multiplications, 922 additions, 10 function calls. */
+ * 1076 multiplications, 916 additions, 10 function calls. */
 void kinova_jaco2_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1827 multiplications, 1514 additions, 10 function calls. */
+ * 1784 multiplications, 1508 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -170,7 +170,7 @@ void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double q
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 594 multiplications, 422 additions, 12 function calls. */
+ * 586 multiplications, 421 additions, 12 function calls. */
 void kinova_jaco2_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -209,7 +209,7 @@ void kinova_jaco2_com_jacobian(const double q[6], double J_com[18]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 283 multiplications, 213 additions, 12 function calls. */
+ * 265 multiplications, 211 additions, 12 function calls. */
 void kinova_jaco2_centroidal_map(const double q[6], double A_g[36]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0xf1e05a27c3b7097
+#define PANDA_CODE_SET 0xc512945f68eef1d
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -81,13 +81,13 @@ extern "C" {
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 222 multiplications, 184 additions, 12 function calls. */
+ * 206 multiplications, 181 additions, 12 function calls. */
 void panda_mass_matrix(const double q[7], double M[49]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 915 multiplications, 801 additions, 12 function calls. */
+ * 877 multiplications, 789 additions, 12 function calls. */
 void panda_coriolis_matrix(const double q[7], const double qd[7], double C[49]);
 
 /* The gravity torques g(q).
@@ -110,7 +110,7 @@ void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double 
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 661 multiplications, 567 additions, 12 function calls. */
+ * 645 multiplications, 564 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -150,13 +150,13 @@ void panda_jacobian_dot_qd(const double q[7], const double qd[7], double Jdot_qd
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 1801 multiplications, 1562 additions, 12 function calls. */
+ * 1742 multiplications, 1551 additions, 12 function calls. */
 void panda_inverse_dynamics_derivatives(const double q[7], const double qd[7], const double qdd[7], double dtau_dq[49], double dtau_dqd[49]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2943 multiplications, 2577 additions, 12 function calls. */
+ * 2885 multiplications, 2566 additions, 12 function calls. */
 void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], const double tau[7], double dqdd_dq[49], double dqdd_dqd[49], double Minv[49]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -165,7 +165,7 @@ void panda_forward_dynamics_derivatives(const double q[7], const double qd[7], c
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 851 multiplications, 688 additions, 14 function calls. */
+ * 835 multiplications, 685 additions, 14 function calls. */
 void panda_all_terms(const double q[7], const double qd[7], double M[49], double h[7], double T[16], double J[42], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -204,7 +204,7 @@ void panda_com_jacobian(const double q[7], double J_com[21]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 375 multiplications, 302 additions, 14 function calls. */
+ * 355 multiplications, 300 additions, 14 function calls. */
 void panda_centroidal_map(const double q[7], double A_g[42]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

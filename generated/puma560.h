@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x72c61fa945f088b
+#define PUMA560_CODE_SET 0x4a55c7bd160071e
 
 #define PUMA560_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -78,13 +78,13 @@ extern "C" {
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 109 multiplications, 84 additions, 8 function calls. */
+ * 96 multiplications, 84 additions, 8 function calls. */
 void puma560_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 484 multiplications, 363 additions, 10 function calls. */
+ * 462 multiplications, 363 additions, 10 function calls. */
 void puma560_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -107,7 +107,7 @@ void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], doubl
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 371 multiplications, 280 additions, 16 function calls. */
+ * 358 multiplications, 280 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -147,13 +147,13 @@ void puma560_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 875 multiplications, 713 additions, 10 function calls. */
+ * 845 multiplications, 713 additions, 10 function calls. */
 void puma560_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1565 multiplications, 1283 additions, 16 function calls. */
+ * 1533 multiplications, 1283 additions, 16 function calls. */
 void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -162,7 +162,7 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 468 multiplications, 322 additions, 12 function calls. */
+ * 455 multiplications, 322 additions, 12 function calls. */
 void puma560_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -201,7 +201,7 @@ void puma560_com_jacobian(const double q[6], double J_com[18]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 238 multiplications, 175 additions, 12 function calls. */
+ * 207 multiplications, 161 additions, 10 function calls. */
 void puma560_centroidal_map(const double q[6], double A_g[36]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0x99c411381f96fac
+#define PUMA560_LINEAR_CODE_SET 0xbaee2c68907fd5d
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -73,13 +73,13 @@ extern "C" {
 void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], const double params[60], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 203 multiplications, 182 additions, 10 function calls. */
+ * 186 multiplications, 182 additions, 10 function calls. */
 void puma560_linear_mass_matrix(const double q[6], const double params[60], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 878 multiplications, 767 additions, 10 function calls. */
+ * 845 multiplications, 761 additions, 10 function calls. */
 void puma560_linear_coriolis_matrix(const double q[6], const double qd[6], const double params[60], double C[36]);
 
 /* The gravity torques g(q).
@@ -102,7 +102,7 @@ void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6]
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 597 multiplications, 540 additions, 10 function calls. */
+ * 580 multiplications, 540 additions, 10 function calls. */
 void puma560_linear_forward_dynamics(const double q[6], const double qd[6], const double tau[6], const double params[60], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -142,13 +142,13 @@ void puma560_linear_jacobian_dot_qd(const double q[6], const double qd[6], const
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 1625 multiplications, 1467 additions, 10 function calls. */
+ * 1582 multiplications, 1462 additions, 10 function calls. */
 void puma560_linear_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], const double params[60], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2465 multiplications, 2219 additions, 10 function calls. */
+ * 2411 multiplications, 2214 additions, 10 function calls. */
 void puma560_linear_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], const double params[60], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -157,7 +157,7 @@ void puma560_linear_forward_dynamics_derivatives(const double q[6], const double
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 700 multiplications, 593 additions, 12 function calls. */
+ * 683 multiplications, 593 additions, 12 function calls. */
 void puma560_linear_all_terms(const double q[6], const double qd[6], const double params[60], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -196,7 +196,7 @@ void puma560_linear_com_jacobian(const double q[6], const double params[60], dou
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 313 multiplications, 262 additions, 12 function calls. */
+ * 297 multiplications, 264 additions, 12 function calls. */
 void puma560_linear_centroidal_map(const double q[6], const double params[60], double A_g[36]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

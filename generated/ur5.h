@@ -30,7 +30,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0x036c9b5124f393c
+#define UR5_CODE_SET 0x3ede62538e2d81b
 
 #define UR5_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -85,13 +85,13 @@ extern "C" {
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 96 multiplications, 62 additions, 10 function calls. */
+ * 86 multiplications, 66 additions, 10 function calls. */
 void ur5_mass_matrix(const double q[6], double M[36]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 417 multiplications, 292 additions, 10 function calls. */
+ * 394 multiplications, 294 additions, 10 function calls. */
 void ur5_coriolis_matrix(const double q[6], const double qd[6], double C[36]);
 
 /* The gravity torques g(q).
@@ -114,7 +114,7 @@ void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double ta
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 306 multiplications, 214 additions, 10 function calls. */
+ * 296 multiplications, 218 additions, 10 function calls. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -154,13 +154,13 @@ void ur5_jacobian_dot_qd(const double q[6], const double qd[6], double Jdot_qd[6
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 708 multiplications, 557 additions, 10 function calls. */
+ * 678 multiplications, 560 additions, 10 function calls. */
 void ur5_inverse_dynamics_derivatives(const double q[6], const double qd[6], const double qdd[6], double dtau_dq[36], double dtau_dqd[36]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 1343 multiplications, 1079 additions, 10 function calls. */
+ * 1309 multiplications, 1082 additions, 10 function calls. */
 void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], const double tau[6], double dqdd_dq[36], double dqdd_dqd[36], double Minv[36]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -169,7 +169,7 @@ void ur5_forward_dynamics_derivatives(const double q[6], const double qd[6], con
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 496 multiplications, 333 additions, 12 function calls. */
+ * 486 multiplications, 337 additions, 12 function calls. */
 void ur5_all_terms(const double q[6], const double qd[6], double M[36], double h[6], double T[16], double J[36], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -208,7 +208,7 @@ void ur5_com_jacobian(const double q[6], double J_com[18]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 197 multiplications, 132 additions, 12 function calls. */
+ * 179 multiplications, 134 additions, 12 function calls. */
 void ur5_centroidal_map(const double q[6], double A_g[36]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

@@ -11,7 +11,9 @@ parent) and the child's first moment turned into {p(i)}, r = R MS,
     J'  = R J R^T - m S(P)^2 - S(P) S(r) - S(r) S(P)
 
 are link i's parameters seen from its parent's frame, where the parent's composite body adds
-them to its own link's (the algebra is spatial.py's; here each step is named).
+them to its own link's (the algebra is spatial.py's; here each step is named). Where R is a
+turn about the joint's axis after a permutation of axes (most DH twists), R J R^T is written in
+the double angle of the turn (_turned).
 
 M (Walker and Orin's method 3; Featherstone's CRBA). A unit acceleration of joint j, everything
 else at rest and no gravity, needs the force that moves the composite body j alone: about O_j,
@@ -77,7 +79,7 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.symengine_form import to_sympy
+from ..program.symengine_form import as_engine, to_sympy
 from ..robot.model import Robot
 from ..spatial import Force, Inertia, Motion, Placement, cross, skew
 from .algebra import Matrix, Z, define, placement, vector
@@ -102,15 +104,66 @@ def _symmetric(b: ProgramBuilder, name: str, J) -> Matrix:
                          for row in range(3) for col in range(3)])
 
 
-def _to_parent(b: ProgramBuilder, name: str, X: Placement, body: Inertia) -> Inertia:
+def _to_parent(b: ProgramBuilder, name: str, X: Placement, body: Inertia, link) -> Inertia:
     """``X.act_inertia`` with R MS and J R^T named (``{name}r``, ``{name}JR_xy``), so that no
-    entry of R J R^T expands into many terms."""
+    entry of R J R^T expands into many terms. Where ``link``'s rotation is a turn about its
+    joint's axis after one that only permutes axes (_about_axis), the body is turned about the
+    axis first (_turned), then placed by the permutation, which costs nothing."""
+    about_axis = _about_axis(b, link, X)
+    if about_axis is not None:
+        fixed, S, C = about_axis
+        X, body = Placement(fixed, X.translation), _turned(b, name, body, S, C, link.index)
+
     def step(tag, value):
         if tag == "h":
             return vector(b, f"{name}r", value)
         return Matrix(3, 3, [define(b, f"{name}JR_{AXES[row]}{AXES[col]}", value[row, col])
                              for row in range(3) for col in range(3)])
     return X.act_inertia(body, step)
+
+
+def _about_axis(b: ProgramBuilder, link, X: Placement):
+    """(A, S, C) where a revolute joint's rotation ^{p(i)}R_i is A Rz(phi) with A a signed
+    permutation (a twist of 0, +-pi/2 or pi, as most arms' tables have), S and C the named sin
+    and cos of its angle phi; else None."""
+    if not link.revolute:
+        return None
+    trig = {f.func: as_engine(b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f))
+            for f in link.rotation.atoms(sympy.sin, sympy.cos)}
+    if set(trig) != {sympy.sin, sympy.cos}:
+        return None
+    S, C = trig[sympy.sin], trig[sympy.cos]
+    fixed = X.rotation.subs({S: 0, C: 1})      # R at phi = 0: A, a rotation
+    if not all(fixed[r, c] in (0, 1, -1) for r in range(3) for c in range(3)):
+        return None
+    turn = Matrix([[C, -S, 0], [S, C, 0], [0, 0, 1]])
+    if any(x.expand() != 0 for x in fixed * turn - X.rotation):
+        return None
+    return fixed, S, C
+
+
+def _turned(b: ProgramBuilder, name: str, body: Inertia, S, C, i: int) -> Inertia:
+    """``body`` turned about its frame's z axis by phi, Rz h and Rz J Rz^T, J's entries in the
+    double angle (sin 2phi = 2 S C, cos 2phi = 1 - 2 S^2, named once for joint i):
+
+        xx' = xx - S^2 d - sin 2phi xy,   yy' = yy + S^2 d + sin 2phi xy,   d = xx - yy,
+        xy' = S C d + cos 2phi xy,        xz' = C xz - S yz,   yz' = S xz + C yz,   zz' = zz.
+
+    Two multiply-adds an entry past its inputs, where J Rz^T then Rz (J Rz^T) take two rounds
+    of products: the Panda's M 222 -> 206 multiplications, its C 915 -> 876; the PUMA 560's
+    centroidal map 238 -> 207 and 59 -> 41 ns; the rest within 2%."""
+    ss, sc = define(b, f"SS{i}", S * S), define(b, f"SC{i}", S * C)
+    sin2, cos2 = define(b, f"S2x{i}", 2 * sc), define(b, f"C2x{i}", 1 - 2 * ss)
+    J, h = body.inertia_origin, body.first_moment
+    xx, yy, zz, xy, xz, yz = J[0, 0], J[1, 1], J[2, 2], J[0, 1], J[0, 2], J[1, 2]
+    d = define(b, f"{name}Kd", xx - yy)
+    xy_ = define(b, f"{name}K_xy", sc * d + cos2 * xy)
+    xz_ = define(b, f"{name}K_xz", C * xz - S * yz)
+    yz_ = define(b, f"{name}K_yz", S * xz + C * yz)
+    turned = Matrix([[define(b, f"{name}K_xx", xx - ss * d - sin2 * xy), xy_, xz_],
+                     [xy_, define(b, f"{name}K_yy", yy + ss * d + sin2 * xy), yz_],
+                     [xz_, yz_, zz]])
+    return Inertia(body.mass, Matrix([C * h[0] - S * h[1], S * h[0] + C * h[1], h[2]]), turned)
 
 
 def _force_to_parent(b: ProgramBuilder, name: str, X: Placement, force: Force) -> Force:
@@ -153,7 +206,8 @@ def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) 
         i = link.index
         body = bodies[i - 1]
         for c in robot.children[i]:
-            body = body + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+            body = body + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1],
+                                      robot.links[c - 1])
         composites[i - 1] = _named_inertia(b, f"{name}{i}", body)
     return composites
 
@@ -220,7 +274,8 @@ def _at_base(robot: Robot, b: ProgramBuilder, placements, name: str, own: Inerti
              composites) -> Inertia:
     """The base's composite body in {0}: its ``own`` and each child's composite carried in."""
     for c in robot.children[0]:
-        own = own + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1])
+        own = own + _to_parent(b, f"{name}{c}", placements[c], composites[c - 1],
+                               robot.links[c - 1])
     return _named_inertia(b, f"{name}0", own)
 
 
