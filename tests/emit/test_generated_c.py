@@ -262,12 +262,13 @@ def test_sin_and_cos_within_the_ulp_the_code_states(tmp_path):
 @pytest.mark.parametrize("rounding", ["FE_UPWARD", "FE_DOWNWARD", "FE_TOWARDZERO"])
 def test_sin_and_cos_hold_in_every_rounding_mode(tmp_path, rounding):
     """A directed rounding mode rounds the quadrant k = rint(x / (pi/2)) a whole step off (r
-    up to pi/2, where the polynomials are wrong by 1e-9): the code puts it right, and only its
-    arithmetic's own roundings remain."""
+    up to pi/2, where the polynomials are wrong by 1e-9): those angles take libm's sin and cos,
+    and elsewhere only the arithmetic's own roundings remain (4.3 ulp at worst, measured, as
+    docs/reference/generated-code.md says)."""
     sincos = sincos_probe(tmp_path, rounding=rounding)
     x = SINCOS_POINTS
     s, c = sincos(x)
-    assert worst_ulp(x, s, c) < 8
+    assert worst_ulp(x, s, c) < 4.5
 
 
 @needs_gcc
