@@ -31,7 +31,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0xafc8460117e4b03
+#define KINOVA_JACO2_CODE_SET 0xca581d3c781117f
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index

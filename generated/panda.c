@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0xc512945f68eef1d
+#if PANDA_CODE_SET != 0xe859219210e2389
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -96,7 +96,8 @@ static void symdyn_sincos(double x, double *s, double *c)
        the quadrant's, where it waits on nothing */
     union { double value; uint64_t bits; } symdyn_zero;
     uint64_t symdyn_swap;
-    symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+    symdyn_zero.value = symdyn_x;
+    symdyn_zero.bits &= 0u - (uint64_t)(symdyn_x == 0.0);      /* a mask, not a branch */
     symdyn_sin_x.value = symdyn_sin_r;
     symdyn_cos_x.value = symdyn_cos_r;
     symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
@@ -105,7 +106,7 @@ static void symdyn_sincos(double x, double *s, double *c)
     symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
     symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
     *s = symdyn_sin_x.value;
-    *c = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+    *c = (fabs(symdyn_x) < 1e5) & (fabs(symdyn_y - symdyn_kd) <= 0.5) ? symdyn_cos_x.value : 2.0;
     if (*c > 1.5) {
         *s = sin(x);
         *c = cos(x);
@@ -147,7 +148,8 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
            the quadrant's, where it waits on nothing */
         union { double value; uint64_t bits; } symdyn_zero;
         uint64_t symdyn_swap;
-        symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+        symdyn_zero.value = symdyn_x;
+        symdyn_zero.bits &= 0u - (uint64_t)(symdyn_x == 0.0);      /* a mask, not a branch */
         symdyn_sin_x.value = symdyn_sin_r;
         symdyn_cos_x.value = symdyn_cos_r;
         symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
@@ -156,7 +158,7 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
         symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
         symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
         s[k] = symdyn_sin_x.value;
-        c[k] = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+        c[k] = (fabs(symdyn_x) < 1e5) & (fabs(symdyn_y - symdyn_kd) <= 0.5) ? symdyn_cos_x.value : 2.0;
     }
     for (k = 0; k < n; k++) {
         if (c[k] > 1.5) {

@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0x7b435dbaafc92fb
+#define SPACE_ARM_CODE_SET 0xa2274c7d4a0d27b
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -89,13 +89,13 @@ extern "C" {
 void space_arm_inverse_dynamics(const double q[11], const double qd[10], const double qdd[10], double tau[10]);
 
 /* The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.
- * 60 multiplications, 53 additions, 8 function calls. */
+ * 70 multiplications, 50 additions, 8 function calls. */
 void space_arm_mass_matrix(const double q[11], double M[100]);
 
 /* The Coriolis matrix C(q, qd) of Christoffel symbols: C qd holds the Coriolis and
  * centrifugal forces, and dM/dt - 2 C is skew-symmetric (a floating base's columns
  * as Pinocchio's computeCoriolisMatrix has them).
- * 455 multiplications, 404 additions, 8 function calls. */
+ * 477 multiplications, 404 additions, 8 function calls. */
 void space_arm_coriolis_matrix(const double q[11], const double qd[10], double C[100]);
 
 /* The gravity torques g(q).
@@ -118,7 +118,7 @@ void space_arm_tool_wrench_torques(const double q[11], const double f_ext[6], do
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
  * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
- * 441 multiplications, 340 additions, 8 function calls. */
+ * 451 multiplications, 337 additions, 8 function calls. */
 void space_arm_forward_dynamics(const double q[11], const double qd[10], const double tau[10], double qdd[10]);
 
 /* The tool frame's pose in the world: the 4 x 4 homogeneous transform
@@ -150,7 +150,7 @@ void space_arm_pose_and_jacobian(const double q[11], double T[16], double J[60])
 /* dJ/dt qd, in world axes: the tool origin's classical linear acceleration and the
  * tool's angular acceleration when qdd = 0 (Pinocchio's classical acceleration,
  * LOCAL_WORLD_ALIGNED).
- * 317 multiplications, 262 additions, 6 function calls. */
+ * 319 multiplications, 262 additions, 6 function calls. */
 void space_arm_jacobian_dot_qd(const double q[11], const double qd[10], double Jdot_qd[6]);
 
 /* The pose of every named frame (FRAMES, in the robot file's order) in the world:
@@ -180,13 +180,13 @@ void space_arm_frame_jacobians_dot_qd(const double q[11], const double qd[10], d
  * zero wherever it exists (qd != 0) and is left out. A floating base's q-columns
  * are along its velocities (the tangent space, as Pinocchio's
  * computeRNEADerivatives).
- * 740 multiplications, 620 additions, 8 function calls. */
+ * 770 multiplications, 620 additions, 8 function calls. */
 void space_arm_inverse_dynamics_derivatives(const double q[11], const double qd[10], const double qdd[10], double dtau_dq[100], double dtau_dqd[100]);
 
 /* The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1
  * (= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations
  * forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.
- * 2329 multiplications, 1976 additions, 8 function calls. */
+ * 2357 multiplications, 1976 additions, 8 function calls. */
 void space_arm_forward_dynamics_derivatives(const double q[11], const double qd[10], const double tau[10], double dqdd_dq[100], double dqdd_dqd[100], double Minv[100]);
 
 /* What a controller needs at each step, in one call (Pinocchio's computeAllTerms
@@ -195,7 +195,7 @@ void space_arm_forward_dynamics_derivatives(const double q[11], const double qd[
  * dJ/dt qd (6). Each is bit for bit what its own function returns (mass_matrix,
  * nonlinear_effects, forward_kinematics, jacobian, jacobian_dot_qd); the sines,
  * cosines and other steps they share are computed once.
- * 593 multiplications, 457 additions, 8 function calls. */
+ * 605 multiplications, 454 additions, 8 function calls. */
 void space_arm_all_terms(const double q[11], const double qd[10], double M[100], double h[10], double T[16], double J[60], double Jdot_qd[6]);
 
 /* q moved by the velocity qd for unit time (pass qd dt for a step dt), as
@@ -234,7 +234,7 @@ void space_arm_com_jacobian(const double q[11], double J_com[30]);
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
  * centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami
  * and Lee; Pinocchio's computeCentroidalMap).
- * 263 multiplications, 186 additions, 8 function calls. */
+ * 285 multiplications, 187 additions, 8 function calls. */
 void space_arm_centroidal_map(const double q[11], double A_g[60]);
 
 /* dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;

@@ -22,7 +22,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0x3ede62538e2d81b
+#if UR5_CODE_SET != 0x209ea7ea6d16b0a
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -94,7 +94,8 @@ static void symdyn_sincos(double x, double *s, double *c)
        the quadrant's, where it waits on nothing */
     union { double value; uint64_t bits; } symdyn_zero;
     uint64_t symdyn_swap;
-    symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+    symdyn_zero.value = symdyn_x;
+    symdyn_zero.bits &= 0u - (uint64_t)(symdyn_x == 0.0);      /* a mask, not a branch */
     symdyn_sin_x.value = symdyn_sin_r;
     symdyn_cos_x.value = symdyn_cos_r;
     symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
@@ -103,7 +104,7 @@ static void symdyn_sincos(double x, double *s, double *c)
     symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
     symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
     *s = symdyn_sin_x.value;
-    *c = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+    *c = (fabs(symdyn_x) < 1e5) & (fabs(symdyn_y - symdyn_kd) <= 0.5) ? symdyn_cos_x.value : 2.0;
     if (*c > 1.5) {
         *s = sin(x);
         *c = cos(x);
@@ -145,7 +146,8 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
            the quadrant's, where it waits on nothing */
         union { double value; uint64_t bits; } symdyn_zero;
         uint64_t symdyn_swap;
-        symdyn_zero.value = symdyn_x == 0.0 ? symdyn_x : 0.0;
+        symdyn_zero.value = symdyn_x;
+        symdyn_zero.bits &= 0u - (uint64_t)(symdyn_x == 0.0);      /* a mask, not a branch */
         symdyn_sin_x.value = symdyn_sin_r;
         symdyn_cos_x.value = symdyn_cos_r;
         symdyn_swap = (symdyn_sin_x.bits ^ symdyn_cos_x.bits)          /* odd k: swap them */
@@ -154,7 +156,7 @@ static void symdyn_sincos_all(int n, const double *restrict x, double *restrict 
         symdyn_sin_x.bits ^= symdyn_swap ^ ((symdyn_quadrant & 2u) << 62 | symdyn_zero.bits);
         symdyn_cos_x.bits ^= symdyn_swap ^ ((symdyn_quadrant + 1u) & 2u) << 62;
         s[k] = symdyn_sin_x.value;
-        c[k] = fabs(symdyn_x) < 1e5 && fabs(symdyn_y - symdyn_kd) <= 0.5 ? symdyn_cos_x.value : 2.0;
+        c[k] = (fabs(symdyn_x) < 1e5) & (fabs(symdyn_y - symdyn_kd) <= 0.5) ? symdyn_cos_x.value : 2.0;
     }
     for (k = 0; k < n; k++) {
         if (c[k] > 1.5) {

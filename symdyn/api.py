@@ -172,7 +172,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         standard=tuple((name, sympy.sympify(v).subs(values or {}))
                        for name, v in standard_parameters(robot)) if columns else (),
         variant=_variant(spec), angles=_exact_angles(spec),
-        branched=any(len(links) > 1 for links in robot.children),
+        branched=robot.branched,
         docs={**{name: quantity.doc for name, quantity in QUANTITIES.items()},
               **{frame_function(name, frame.name):
                  QUANTITIES[name].frame_doc.format(frame=frame.name)

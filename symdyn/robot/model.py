@@ -231,6 +231,11 @@ class Robot:
             out[link.parent].append(link.index)
         return tuple(tuple(c) for c in out)
 
+    @property
+    def branched(self) -> bool:
+        """A link (or the base) with two children or more: a tree, not a chain."""
+        return any(len(links) > 1 for links in self.children)
+
     def support(self, i: int) -> tuple[int, ...]:
         """The links from the base out to link i, i last: those whose joints move it."""
         path = []
