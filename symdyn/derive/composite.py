@@ -82,6 +82,7 @@ from ..program.builder import ProgramBuilder
 from ..program.symengine_form import as_engine, to_sympy
 from ..robot.model import Robot
 from ..spatial import Force, Inertia, Motion, Placement, cross, skew
+from . import kinematics
 from .algebra import Matrix, Z, define, placement, vector
 
 AXES = "xyz"
@@ -135,10 +136,7 @@ def _about_axis(b: ProgramBuilder, link, X: Placement):
     """(A, S, C) where a revolute joint's rotation ^{p(i)}R_i is A Rz(phi) with A a signed
     permutation (a twist of 0, +-pi/2 or pi, as most arms' tables have), S and C the named sin
     and cos of its angle phi; else None."""
-    if not link.revolute:
-        return None
-    trig = {f.func: as_engine(b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f))
-            for f in link.rotation.atoms(sympy.sin, sympy.cos)}
+    trig = {f.func: as_engine(step) for f, step in kinematics.joint_trig(link, b).items()}
     if set(trig) != {sympy.sin, sympy.cos}:
         return None
     S, C = trig[sympy.sin], trig[sympy.cos]

@@ -15,14 +15,19 @@ from ..program.derivative import directional_derivative
 from ..robot.model import Link, Robot
 
 
+def joint_trig(link: Link, b: ProgramBuilder) -> dict:
+    """{sin or cos of the joint's angle (q_i, or q_i plus its offset: see robot.model): its
+    step S_i or C_i}, computed once however often asked; empty for a prismatic joint."""
+    if not link.revolute:
+        return {}
+    return {f: b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f)
+            for f in sorted(link.rotation.atoms(sympy.sin, sympy.cos), key=sympy.default_sort_key)}
+
+
 def placement(link: Link, b: ProgramBuilder):
-    """^{i-1}R_i and ^{i-1}P_i, with the sine and cosine of the joint's angle (q_i, or q_i plus
-    its offset: see robot.model) computed once as S_i and C_i."""
-    trig = {}
-    if link.revolute:
-        for f in sorted(link.rotation.atoms(sympy.sin, sympy.cos), key=sympy.default_sort_key):
-            trig[f] = b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f)
-    return sympy.Matrix(link.rotation).xreplace(trig), sympy.Matrix(link.position)
+    """^{i-1}R_i and ^{i-1}P_i, in the steps of joint_trig."""
+    return (sympy.Matrix(link.rotation).xreplace(joint_trig(link, b)),
+            sympy.Matrix(link.position))
 
 
 def forward_kinematics(robot: Robot, b: ProgramBuilder):
