@@ -125,9 +125,11 @@ def unseal(blob: bytes) -> bytes | None:
 
 def read_bytes(path: Path) -> bytes | None:
     """An entry's bytes, or None where there is none. A symbolic link, a file that is not a
-    regular one, or one others can write is not read (and is warned of)."""
+    regular one, or one others can write is not read (and is warned of). It is opened without
+    blocking: a FIFO in an entry's place would block the open until someone writes to it."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -213,3 +213,28 @@ def test_a_killed_build_leaves_nothing_a_later_run_trips_on(tmp_path):
     entries = [p for p in root.iterdir() if not p.name.startswith(".")]
     assert len(entries) == 1 and sorted(p.name for p in entries[0].iterdir()) == sorted(
         [DIGEST, os.path.basename(module.__file__)])
+
+
+@needs_gcc
+def test_a_fifo_in_place_of_an_entry_is_made_again_not_waited_on(tmp_path):
+    """Another program (or user) put a FIFO where the module or its digest goes: compile warns,
+    builds again beside it and returns at once, instead of blocking on the FIFO's open."""
+    root = tmp_path / "cache"
+    first = symdyn.compile(PLANAR, quantities=["gravity_torques"], cache=root)
+    entry = os.path.dirname(first.__file__)
+    for name in (DIGEST, os.path.basename(first.__file__)):
+        target = os.path.join(entry, name)
+        os.remove(target)
+        os.mkfifo(target)
+        code = f"""
+            import symdyn
+            m = symdyn.compile({str(PLANAR)!r}, quantities=["gravity_torques"],
+                               cache={str(root)!r})
+            print(m.gravity_torques([0.1, 0.2], [1, 1, 1, 1, 9.81]))
+        """
+        result = _fresh_python(code, {})        # (a blocked open would time out the test)
+        assert result.returncode == 0, result.stderr
+        assert "not a private regular file" in result.stderr
+        shutil.rmtree(root)
+        first = symdyn.compile(PLANAR, quantities=["gravity_torques"], cache=root)
+        entry = os.path.dirname(first.__file__)
