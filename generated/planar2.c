@@ -16,11 +16,23 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x56b22dfec8b9067
+#if PLANAR2_CODE_SET != 0x5ea9643f9ece32c
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
 #include <math.h>
+
+/* C99's restrict, which C++ does not have: g++'s and clang++'s __restrict__, MSVC's
+   __restrict, else nothing (the code is the same; the compiler may reorder less). */
+#if !defined(__cplusplus)
+#define SYMDYN_RESTRICT restrict
+#elif defined(__GNUC__) || defined(__clang__)
+#define SYMDYN_RESTRICT __restrict__
+#elif defined(_MSC_VER)
+#define SYMDYN_RESTRICT __restrict
+#else
+#define SYMDYN_RESTRICT
+#endif
 
 /*
  * a*b + c, where the generated code fuses a product into a sum: C99's fma where the target has
@@ -109,8 +121,8 @@ static void symdyn_sincos(double x, double *s, double *c)
  * third less time than with a call per angle): the branch-free version, then libm's for the
  * angles it marks.
  */
-static void symdyn_sincos_all(int n, const double *restrict x, double *restrict s,
-                              double *restrict c)
+static void symdyn_sincos_all(int n, const double *SYMDYN_RESTRICT x, double *SYMDYN_RESTRICT s,
+                              double *SYMDYN_RESTRICT c)
 {
     int k;
     for (k = 0; k < n; k++) {

@@ -21,7 +21,7 @@ from .derive.quantities import FROM_REGRESSOR, PER_FRAME, QUANTITIES
 from .derive.regressor import standard_parameters
 from .derive.routes import newton_euler
 from .emit import build, context
-from .emit.backends import WRAPPER, Backend
+from .emit.backends import BACKENDS, WRAPPER, Backend
 from .emit.render import backend, render
 from .emit.write import write_files
 from .errors import EmitError
@@ -29,32 +29,39 @@ from .program import optimize_all
 from .program.passes import prepare_all
 from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
+from .robot.identifiers import identifiers
 from .robot.model import Robot
 from .robot.spec import DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
-             quantities=None, values=None, precision="double",
+             quantities=None, values=None, precision="double", build: bool = False,
              progress: Callable[[str], None] | None = None) -> list[Path]:
     """Optimize the dynamics' programs and write them as files into ``out_dir``.
 
     ``lang`` is a language or a list of them (the programs are optimized once for all);
     ``quantities`` names the functions to write (all of them by default); ``values``
     ({symbol or name: number}) fixes some of the robot's free parameters in the code;
-    ``precision`` "single" writes the C with floats (C alone).
-    All files are written, or none.
+    ``precision`` "single" writes the C with floats (C alone). With ``build`` (and "c" among
+    the languages, in double precision), the C is also compiled into the Python extension
+    ``compile`` loads (from its cache), before anything is written: its path comes last.
+    All files are written, or none (a build that fails writes nothing).
     """
     progress = progress or (lambda message: None)
     backends = [backend(x, precision) for x in ([lang] if isinstance(lang, str) else lang)]
+    if build and (BACKENDS["c"] not in backends):
+        raise EmitError("build compiles the C: ask for lang c, in double precision")
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
-        files = {}
+        files, modules = {}, {}
         started = monotonic()
         for k, chosen in enumerate(backends):
             progress(f"writing {chosen.lang} code" + _languages_left(
                 k, len(backends), monotonic() - started))
-            files.update(render(_module(dynamics, programs, chosen, values), chosen))
-    return write_files(files, out_dir)
+            modules[chosen] = _module(dynamics, programs, chosen, values)
+            files.update(render(modules[chosen], chosen))
+    built = [Path(_build(modules[BACKENDS["c"]], progress).__file__)] if build else []
+    return write_files(files, out_dir) + built
 
 
 def _languages_left(written: int, languages: int, elapsed: float) -> str:
@@ -113,11 +120,16 @@ def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
     """
     progress = progress or (lambda message: None)
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
-    chosen = backend("c")
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
-        module = _module(dynamics, programs, chosen, values)
-        source = render(module, chosen)
+        module = _module(dynamics, programs, BACKENDS["c"], values)
+    return _build(module, progress, cache)
+
+
+def _build(module: context.Module, progress, cache=None):
+    """The C module's extension, built (or taken from the cache) and imported."""
+    chosen = BACKENDS["c"]
+    source = render(module, chosen)
     extension = build.extension_name(module.name, source)
     wrapper = render(module, chosen, WRAPPER, extension=extension)
     progress("compiling the C code and its Python wrapper")
@@ -162,7 +174,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         mimics=tuple((table.link_name(spec, i), table.link_name(spec, link.mimic),
                       table.text(link.multiplier), table.text(link.offset))
                      for i, link in enumerate(spec.links, start=1) if link.mimic is not None),
-        frames=tuple(frame.name for frame in robot.frames),
+        frames=tuple((frame.name, frame.identifier) for frame in robot.frames),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))
@@ -174,18 +186,23 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         variant=_variant(spec), angles=_exact_angles(spec),
         branched=robot.branched,
         docs={**{name: quantity.doc for name, quantity in QUANTITIES.items()},
-              **{frame_function(name, frame.name):
+              **{frame_function(name, frame.identifier):
                  QUANTITIES[name].frame_doc.format(frame=frame.name)
                  for name in PER_FRAME for frame in robot.frames}})
 
 
-def _coordinates(robot: Robot) -> tuple[tuple[str, int, int], ...]:
-    """(name, index in q, index in qd) of each joint with a coordinate, a floating base's
-    root_joint first (Pinocchio's name for it); a link without a name is joint<i>."""
-    names = [robot.spec.links[i - 1].name or f"joint{i}" for i in robot.coordinates]
-    q0, v0 = robot.base_configuration, robot.base_velocities
-    return (("root_joint", 0, 0),) * robot.floating + tuple(
-        (name, q0 + k, v0 + k) for k, name in enumerate(names))
+def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:
+    """(name, identifier, index in q, index in qd) of each joint with a coordinate, a floating
+    base's root_joint first (Pinocchio's name for it); a joint is named as the file names it
+    (joint_name), else after its link, else joint<i>."""
+    names = ["root_joint"] * robot.floating + [
+        robot.spec.links[i - 1].joint_name or robot.spec.links[i - 1].name or f"joint{i}"
+        for i in robot.coordinates]
+    places = [(0, 0)] * robot.floating + [
+        (robot.base_configuration + k, robot.base_velocities + k)
+        for k in range(len(robot.coordinates))]
+    return tuple((name, identifier, q, v) for name, identifier, (q, v)
+                 in zip(names, identifiers(names), places))
 
 
 def _variant(spec) -> str:

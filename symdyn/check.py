@@ -20,7 +20,6 @@ from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
 from .robot.model import Robot
-from .robot.write import link_names
 
 TOLERANCE = 1e-10
 # How far snapped angles may move the model: 1e-9 rad of snapping moves it by about as much.
@@ -158,8 +157,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                     all(np.array_equal(a, b) for a, b in zip(together, alone))))
     if robot.frames:
         T, J = ne.frame_poses(q), ne.frame_jacobians(q)
-        alone = [getattr(ne, frame_function("frame_pose_and_jacobian", name))(q)
-                 for name in ne.FRAMES]
+        alone = [getattr(ne, frame_function("frame_pose_and_jacobian", frame.identifier))(q)
+                 for frame in robot.frames]
         rows.append(Row("pose_and_jacobian_<frame> = frame_poses, frame_jacobians, bit for bit",
                         None, all(np.array_equal(T_f, T[:, k]) and np.array_equal(J_f, J[:, k])
                                   for k, (T_f, J_f) in enumerate(alone))))
@@ -176,7 +175,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                             (urdf, base, tip, snap_angles) if urdf is not None else None)
     if mjcf is not None:
-        rows += _mujoco_rows(robot, ne, args, f, progress, mjcf, base, tip)
+        rows += _mujoco_rows(robot, ne, args, f, progress, mjcf, base, tip, snap_angles)
     if "lagrange" in routes:
         rows += _symbolic_rows(routes, progress)
     return rows
@@ -236,15 +235,10 @@ def _frame_rows(pin, model, data, ne, q_pin, q, qd, G) -> list[Row]:
     Pinocchio's frame of the same name (``G``: see _pinocchio_rows). A model of a URDF has a
     frame per URDF link: an import's frames, named after those links, are compared; a frame
     the robot file adds or renames has none, and the rows say how many were compared."""
-    def frame(name):        # a URDF link's BODY frame (a joint may share its name), or ours;
-        # else the one link whose name the importer wrote as ``name`` ("a/b" as "a_b")
+    def frame(name):        # a URDF link's BODY frame (a joint may share its name), or ours
         kinds = [kind for kind in (pin.FrameType.BODY, pin.FrameType.OP_FRAME)
                  if model.existFrame(name, kind)]
-        if kinds:
-            return model.getFrameId(name, kinds[0])
-        written = [k for k, f in enumerate(model.frames)
-                   if f.type == pin.FrameType.BODY and link_names([f.name]) == [name]]
-        return written[0] if len(written) == 1 else None
+        return model.getFrameId(name, kinds[0]) if kinds else None
 
     picked = [k for k, name in enumerate(ne.FRAMES) if frame(name) is not None]
     checks = ("frame_poses = Pinocchio frame placements",
@@ -293,7 +287,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         import pinocchio as pin
     except ImportError:
         return [Row.skip("Pinocchio", "not installed: pip install pin")]
-    from .reference import pinocchio_model, urdf_model
+    from .reference import pinocchio_model, pinocchio_permutation, urdf_model
 
     symbols = {p: values[str(p)] for p in robot.parameters}
     q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
@@ -303,12 +297,16 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     # of these algorithms (and its computeCoriolisMatrix with them gives a C whose C qd is not
     # h - g). _mimic_rows compares with its own mimic model where it takes it.
     # A floating base's seven and six lead q and qd in both models, outside G.
+    # A robot file's links in any order in which parents come first, Pinocchio's model of it
+    # has them depth first (pinocchio_order): P takes the file's links' values to its joints'.
     shift = robot.base_velocities
-    G = np.array(robot.coupling_matrix.subs(symbols), dtype=float)
+    P = (np.eye(len(robot.links)) if urdf is not None
+         else pinocchio_permutation(robot.spec))
+    G = P @ np.array(robot.coupling_matrix.subs(symbols), dtype=float)
     G = np.block([[np.eye(shift), np.zeros((shift, G.shape[1]))],
                   [np.zeros((G.shape[0], shift)), G]])
     coupled = bool(robot.coupling)
-    offsets = np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
+    offsets = P @ np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
         {**symbols, **{x: 0 for x in robot.q}})) for s in robot.link_q])
     head = robot.base_configuration
     q_links = np.hstack([q[:, :head], q[:, head:] @ G[shift:, shift:].T + offsets])
@@ -372,10 +370,10 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "nle", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian",
                            "centroidal", "centroidal_dot")}
-    viscous = np.diag([0.0] * shift + [float(sympy.sympify(link.viscous).subs(symbols))
-                                       for link in robot.links])
-    friction = np.hstack([np.zeros((len(qd_links), shift)),
-                          friction_torques(robot.spec, qd_links[:, shift:], symbols)])
+    viscous = np.diag([0.0] * shift + list(P @ [float(sympy.sympify(link.viscous).subs(symbols))
+                                                for link in robot.links]))
+    friction = np.hstack([np.zeros((len(qd_links), shift)), friction_torques(
+        robot.spec, qd_links[:, shift:] @ P, symbols) @ P.T])
     derivatives = "inverse_dynamics_derivatives" in available
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd_links, qdd_links, tau, friction, wrench):
         ref["rnea"].append(G.T @ (pin.rnea(model, data, qi, vi, ai) + fi))
@@ -453,12 +451,12 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
 
 
-def _mujoco_rows(robot, ne, args, f, progress, path, base, tip) -> list[Row]:
+def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> list[Row]:
     """M, h, g and tau (but friction) against MuJoCo's model of the MJCF file ``path``, and the
     pose and Jacobian of each frame that is one of its sites (MujocoReference)."""
     try:
         from .reference import MujocoReference
-        reference = MujocoReference(path, base, tip, robot.spec.root)
+        reference = MujocoReference(path, base, tip, robot.spec.root, snap_angles)
     except ImportError:
         return [Row.skip("MuJoCo", "not installed: pip install 'symdyn[mjcf]'")]
     progress(f"comparing with MuJoCo's model of {path}")
@@ -479,21 +477,25 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip) -> list[Row]:
                      ne.inverse_dynamics(q, qd, qdd) - f,
                      np.array([reference.inverse_dynamics(*state) for state in zip(q, qd, qdd)]))]
     if reference.tool is not None:
-        rows += [_numeric(f"forward_kinematics at site {reference.tool}{name}",
+        rows += [_numeric(f"forward_kinematics at {reference.tool}{name}",
                           ne.forward_kinematics(q),
-                          np.array([reference.site_pose(x, reference.tool) for x in q])),
-                 _numeric(f"jacobian at site {reference.tool}{name}", ne.jacobian(q),
-                          np.array([reference.site_jacobian(x, reference.tool) for x in q]))]
+                          np.array([reference.frame_pose(x, reference.tool) for x in q])),
+                 _numeric(f"jacobian at {reference.tool}{name}", ne.jacobian(q),
+                          np.array([reference.frame_jacobian(x, reference.tool) for x in q]))]
     frames = [(k, frame) for k, frame in enumerate(getattr(ne, "FRAMES", ()))
-              if frame in reference.sites]
+              if reference.frame(frame)]
     if frames:
         T, J = ne.frame_poses(q), ne.frame_jacobians(q)
-        rows += [_numeric(f"frame_poses at sites{name}", T[:, [k for k, _ in frames]],
-                          np.array([[reference.site_pose(x, frame) for _, frame in frames]
+        rows += [_numeric(f"frame_poses at bodies and sites{name}", T[:, [k for k, _ in frames]],
+                          np.array([[reference.frame_pose(x, frame) for _, frame in frames]
                                     for x in q])),
-                 _numeric(f"frame_jacobians at sites{name}", J[:, [k for k, _ in frames]],
-                          np.array([[reference.site_jacobian(x, frame) for _, frame in frames]
-                                    for x in q]))]
+                 _numeric(f"frame_jacobians at bodies and sites{name}",
+                          J[:, [k for k, _ in frames]],
+                          np.array([[reference.frame_jacobian(x, frame)
+                                     for _, frame in frames] for x in q]))]
+    if reference.taken_out:
+        rows[0] = replace(rows[0], note="MuJoCo's model without its "
+                          + ", ".join(reference.taken_out) + ", which the import leaves out")
     return rows
 
 
@@ -522,11 +524,16 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     or the robot file's joints made mimic joints (transformJointIntoMimic)."""
     import pinocchio as pin
 
-    from .reference import pinocchio_model, urdf_mimic_model
+    from .reference import pinocchio_model, pinocchio_permutation, urdf_mimic_model
 
     names = ("inverse_dynamics - friction_torques = Pinocchio rnea, mimic joints",
              "mass_matrix = Pinocchio crba, mimic joints",
              "jacobian = Pinocchio frame Jacobian, mimic joints")
+    # the coordinates in Pinocchio's order (a URDF's: the import's own): V v, Q q
+    P = (np.eye(len(robot.coordinates)) if urdf is not None
+         else pinocchio_permutation(robot.spec, coordinates=True))
+    V, Q = (np.block([[np.eye(k), np.zeros((k, len(P)))], [np.zeros((len(P), k)), P]])
+            for k in (robot.base_velocities, robot.base_configuration))
     try:
         model, configuration = (urdf_mimic_model(urdf[0], urdf[3], robot.spec.root)
                                 if urdf is not None
@@ -536,14 +543,14 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
                 for name in names]
     frame = model.getFrameId("tool") if model.existFrame("tool") else None
     tau, M, J = [], [], []
-    for qi, vi, ai in zip(configuration(q), qd, qdd):
-        tau.append(pin.rnea(model, model.createData(), qi, vi, ai).copy())
+    for qi, vi, ai in zip(configuration(q @ Q.T), qd @ V.T, qdd @ V.T):
+        tau.append(V.T @ pin.rnea(model, model.createData(), qi, vi, ai))
         # its crba adds the mimic joints' terms into data.M without clearing it: fresh data
         full = pin.crba(model, model.createData(), qi)
-        M.append(np.triu(full) + np.triu(full, 1).T)
+        M.append(V.T @ (np.triu(full) + np.triu(full, 1).T) @ V)
         if frame is not None:
             J.append(pin.computeFrameJacobian(model, model.createData(), qi, frame,
-                                              pin.LOCAL_WORLD_ALIGNED).copy())
+                                              pin.LOCAL_WORLD_ALIGNED) @ V)
     rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - ne.friction_torques(qd), tau),
             _numeric(names[1], ne.mass_matrix(q), M)]
     if frame is not None:

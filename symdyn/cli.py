@@ -14,7 +14,6 @@ from pathlib import Path
 import click
 import numpy as np
 
-from .api import compile as compile_c
 from .api import generate as generate_files
 from .api import resolve_values
 from .check import check as check_robot
@@ -35,7 +34,7 @@ from .robot import import_robot, load_robot, table, variant
 from .robot.export import urdf_text
 from .robot.export_mjcf import mjcf_text
 from .robot.expr import as_text
-from .robot.file import NAME
+from .robot.file import NAME_RULE, name_problem
 from .robot.mjcf import read_chain as mjcf_chain
 from .robot.rigid import QUARTER_TOLERANCE
 from .robot.spec import ROOTS
@@ -126,8 +125,23 @@ def _route(method, robot, progress):
 
 
 ROBOT = click.argument("robot_file", metavar="ROBOT")   # read (and refused) by load_robot
+
+
+class FiniteRange(click.FloatRange):
+    """click's FloatRange, which lets NaN through every bound, without NaN (one line, exit 2,
+    as every bad input)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            raise UserError(f"{param.opts[0] if param else 'a number'}: {value!r} is not a "
+                            f"finite number (expected {self.min:g} to {self.max:g})")
+        return number
+
+
+SNAP_RANGE = FiniteRange(0, 1e-3)
 SNAP = click.option(
-    "--snap-angles", type=click.FloatRange(0, 1e-3), default=0.0,
+    "--snap-angles", type=SNAP_RANGE, default=0.0,
     help="Take numbers of angle fields this close (rad) to a multiple of pi/12 as that multiple, "
          "as numbers within a few units in the last place always are (1e-5 takes 1.5708 as "
          "pi/2).")
@@ -224,17 +238,15 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
                    "left out", err=True)
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
-                               values=values, precision=precision, progress=progress)
-        if build:
-            module = compile_c(dynamics, quantities=quantities or None, values=values,
+                               values=values, precision=precision, build=build,
                                progress=progress)
-            paths.append(Path(module.__file__))
-            progress(f"built the Python extension {module.__file__}; in Python, "
-                     f"symdyn.compile({str(robot_file)!r}"
-                     + (", ..." if quantities or values else "")
-                     + ") imports it (from the cache, without building again)")
     except SymdynError as exc:
         raise UserError(str(exc)) from None
+    if build:
+        progress(f"built the Python extension {paths[-1]}; in Python, "
+                 f"symdyn.compile({str(robot_file)!r}"
+                 + (", ..." if quantities or values else "")
+                 + ") imports it (from the cache, without building again)")
     progress("done")
     for path in paths:
         click.echo(str(path))
@@ -318,7 +330,7 @@ def derive(robot_file, snap_angles, method, fmt, output, without, quiet):
 
 @main.command()
 @ROBOT
-@click.option("--snap-angles", type=click.FloatRange(0, 1e-3),
+@click.option("--snap-angles", type=SNAP_RANGE,
               help="Take numbers of angle fields this close (rad) to a multiple of pi/12 as that "
                    "multiple; with --urdf, the URDF's too, as import does (default: 0 for "
                    f"ROBOT, import's {QUARTER_TOLERANCE:g} for the URDF).")
@@ -347,7 +359,7 @@ def check(robot_file, snap_angles, states, seed, urdf, mjcf, base, tip, without,
         if path is None:
             continue
         try:    # the chain is read as the importer reads it: a bad file is refused the same way
-            reader(path, base, tip, allow_inconsistent_inertia=True, root=robot.spec.root)
+            reader(path, base, tip, root=robot.spec.root)
         except SymdynError as exc:
             raise UserError(str(exc)) from None
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,
@@ -492,9 +504,9 @@ def _percent(r) -> str:
 @SET
 @click.option("--harmonics", default=5, show_default=True, type=click.IntRange(1, 20),
               help="Harmonics of each joint's Fourier series.")
-@click.option("--period", default=10.0, show_default=True, type=click.FloatRange(0.1, 1e4),
+@click.option("--period", default=10.0, show_default=True, type=FiniteRange(0.1, 1e4),
               help="Seconds of one period.")
-@click.option("--rate", default=100.0, show_default=True, type=click.FloatRange(1, 1e5),
+@click.option("--rate", default=100.0, show_default=True, type=FiniteRange(1, 1e5),
               help="Samples per second written.")
 @click.option("--iterations", default=400, show_default=True, type=click.IntRange(0, 100000),
               help="Steps of the optimisation.")
@@ -529,12 +541,8 @@ MAX_TRAJECTORY_BYTES = 1 << 30
 
 
 def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
-    """The options of excite, taken together, before any work: finite numbers (click's ranges
-    let NaN through), enough samples a period for the highest harmonic (Nyquist), and a
-    trajectory that fits in memory."""
-    for option, value in (("--period", period), ("--rate", rate)):
-        if not math.isfinite(value):
-            raise UserError(f"{option} {value}: expected a finite number")
+    """The options of excite, taken together, before any work: enough samples a period for
+    the highest harmonic (Nyquist), and a trajectory that fits in memory."""
     samples = round(period * rate)
     needed = 2 * harmonics + 1
     if samples < needed:
@@ -556,10 +564,11 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
 @click.option("--form", type=click.Choice(FORMS), default="auto", show_default=True,
               help="modified: Craig's DH table; urdf: the file's joint placements; auto: DH "
                    "where a table reproduces the file's joints within 1e-12.")
-@click.option("--allow-inconsistent-inertia", "lenient", is_flag=True,
-              help="Take inertias no rigid body has (published data often has them) with a "
-                   "warning.")
-@click.option("--snap-angles", type=click.FloatRange(0, 1e-3), default=QUARTER_TOLERANCE,
+@click.option("--strict-inertia", is_flag=True,
+              help="Refuse inertias no rigid body has, which are otherwise taken as the file "
+                   "gives them with a warning (published files hold them: round-off, links "
+                   "without mass but with inertia).")
+@click.option("--snap-angles", type=SNAP_RANGE, default=QUARTER_TOLERANCE,
               show_default=True, help="Take angles this close (rad) to a multiple of pi/12 as "
               "that multiple (the default takes the 1.57079632679 of many URDFs as pi/2; 1e-5 "
               "takes 1.5708 too).")
@@ -572,18 +581,17 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
 @QUIET
-def import_(urdf_file, base, tip, name, form, lenient, snap_angles, source, root, output,
-            quiet):
+def import_(urdf_file, base, tip, name, form, strict_inertia, snap_angles, source, root,
+            output, quiet):
     """Write a robot file for a URDF or an MJCF file (MuJoCo's; needs symdyn[mjcf]): the whole
     tree below --base (its mimic joints kept, its links on fixed joints and its sites as named
     frames), or the chain to --tip; joints, inertias (lumped over fixed joints), limits,
     friction, base and tool."""
-    if name is not None and not NAME.match(name):
-        raise UserError(f"--name {name[:60]!r}: at most 64 lower-case letters, digits and _, "
-                        "starting with a letter")
+    if name is not None and name_problem(name):
+        raise UserError(f"--name: {name_problem(name)} (expected {NAME_RULE})")
     try:
         text, spec = import_robot(urdf_file, base=base, tip=tip, name=name, form=form,
-                                  allow_inconsistent_inertia=lenient, snap_angles=snap_angles,
+                                  strict_inertia=strict_inertia, snap_angles=snap_angles,
                                   source=source, root=root)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)

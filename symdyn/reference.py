@@ -11,7 +11,7 @@ import numpy as np
 import sympy
 
 from .robot import angles
-from .robot.rigid import rotation_wxyz
+from .robot.rigid import QUARTER_TOLERANCE, rotation_wxyz
 from .robot.spec import RobotSpec
 
 
@@ -55,10 +55,11 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     model = pin.Model()
     model.gravity.linear = np.array([num(g) for g in spec.gravity])
     # after[i]: where link i's children are placed from, in its joint's frame; after[0]: the
-    # base. The joints are added in the file's order, so joint i is link i (i + 1 after a
-    # free-flyer root, joint 1).
-    after = [se3(spec.base)]
+    # base. The joints are added depth first (pinocchio_order), each named joint<i> after its
+    # link i, and jid[i] is link i's joint (jid[0] the root: the universe or the free-flyer).
+    after = [se3(spec.base)] + [None] * len(spec.links)
     shift = int(spec.floating)
+    jid = [shift] + [None] * len(spec.links)
     if spec.floating:
         root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root_joint")
         if spec.base_body is not None:
@@ -66,7 +67,8 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
             model.appendBodyToJoint(root, pin.Inertia(
                 num(body.mass), np.array([num(c) for c in body.com]),
                 _matrix([num(v) for v in body.inertia])), pin.SE3.Identity())
-    for i, link in enumerate(spec.links, start=1):
+    for i in pinocchio_order(spec):
+        link = spec.links[i - 1]
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
         placement = after[link.parent]
@@ -83,29 +85,29 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         else:
             joint_placement = placement               # joint i moves about z_{i-1}
             body = rz(theta) * tz(d) * tx(a) * rx(alpha)
-        after.append(body)
-        jid = model.addJoint(link.parent + shift, joint, joint_placement, f"joint{i}")
-        model.addFrame(pin.Frame(f"link{i}", jid, body, pin.FrameType.OP_FRAME))
-        model.appendBodyToJoint(jid, body.act(_inertia(pin, link, num)), pin.SE3.Identity())
+        after[i] = body
+        jid[i] = model.addJoint(jid[link.parent], joint, joint_placement, f"joint{i}")
+        model.addFrame(pin.Frame(f"link{i}", jid[i], body, pin.FrameType.OP_FRAME))
+        model.appendBodyToJoint(jid[i], body.act(_inertia(pin, link, num)), pin.SE3.Identity())
     parent = len(spec.links)
     # The named frames, each in its link's frame as the file places it (the base's: {0}).
     bodies = [after[0]] + [model.frames[model.getFrameId(f"link{i}")].placement
                            for i in range(1, parent + 1)]
     for frame in spec.frames:
-        model.addFrame(pin.Frame(frame.name, frame.parent + shift,
+        model.addFrame(pin.Frame(frame.name, jid[frame.parent],
                                  bodies[frame.parent] * se3(frame.placement),
                                  pin.FrameType.OP_FRAME))
     # The tool, where a tool wrench is given: the file's tool in the last body's frame (unless
     # a frame is named tool).
     if not any(frame.name == "tool" for frame in spec.frames):
-        model.addFrame(pin.Frame("tool", parent + shift, after[parent] * se3(spec.tool),
+        model.addFrame(pin.Frame("tool", jid[parent], after[parent] * se3(spec.tool),
                                  pin.FrameType.OP_FRAME))
     armature = [num(link.gear_ratio) ** 2 * num(link.motor_inertia) for link in spec.links]
     if spec.payload is not None:                      # in the last link's frame
         load = spec.payload
         inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
                               _matrix([num(v) for v in load.inertia]))
-        model.appendBodyToJoint(parent + shift, after[parent].act(inertia), pin.SE3.Identity())
+        model.appendBodyToJoint(jid[parent], after[parent].act(inertia), pin.SE3.Identity())
     # Mimic joints as Pinocchio makes them of a URDF's (buildModelFromUrdf(..., mimic=True)).
     # Pinocchio's armature is the coordinates' alone: a mimic joint's rotor, which turns
     # m times as fast as the followed joint's, adds m^2 times its inertia to that one's.
@@ -113,11 +115,39 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         if link.mimic is not None and mimic:
             m = num(link.multiplier)
             armature[link.mimic - 1] += m * m * armature[i - 1]
-            model = pin.transformJointIntoMimic(model, link.mimic + shift, i + shift, m,
+            model = pin.transformJointIntoMimic(model, jid[link.mimic], jid[i], m,
                                                 num(link.offset))
-    model.armature = np.array([0.0] * 6 * shift + [a for link, a in zip(spec.links, armature)
-                                                   if link.mimic is None or not mimic])
+    model.armature = np.array([0.0] * 6 * shift + [armature[i - 1] for i in pinocchio_order(spec)
+                                                   if spec.links[i - 1].mimic is None
+                                                   or not mimic])
     return model
+
+
+def pinocchio_order(spec: RobotSpec) -> list[int]:
+    """The file's links (1-based) in the order pinocchio_model adds their joints: depth first,
+    children in the file's order, as Pinocchio's algorithms need (a joint's subtree is a run
+    of joints after it). The file's own order where it is depth first already."""
+    children = [[] for _ in range(len(spec.links) + 1)]
+    for i, link in enumerate(spec.links, start=1):
+        children[link.parent].append(i)
+    order, stack = [], list(reversed(children[0]))
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(children[i]))
+    return order
+
+
+def pinocchio_permutation(spec: RobotSpec, coordinates: bool = False) -> np.ndarray:
+    """P with P x = the file's per-link values x (or, with ``coordinates``, per coordinate: the
+    links that are no mimic joints) in pinocchio_order."""
+    kept = [i for i in range(1, len(spec.links) + 1)
+            if not coordinates or spec.links[i - 1].mimic is None]
+    order = [i for i in pinocchio_order(spec) if i in kept]
+    P = np.zeros((len(kept), len(kept)))
+    for row, i in enumerate(order):
+        P[row, kept.index(i)] = 1.0
+    return P
 
 
 def urdf_model(path, base=None, tip=None, snap_angles=0.0, root="fixed"):
@@ -133,7 +163,7 @@ def urdf_model(path, base=None, tip=None, snap_angles=0.0, root="fixed"):
 
     from .robot.urdf import read_chain
 
-    chain = read_chain(path, base, tip, allow_inconsistent_inertia=True, snap_angles=0.0,
+    chain = read_chain(path, base, tip, snap_angles=0.0,
                        root=root)
     full = _urdf(path, snap_angles, root)
     keep = ["root_joint"] * (root == "free_flyer") + [j.name for j in chain.joints]
@@ -157,7 +187,7 @@ def urdf_mimic_model(path, snap_angles=0.0, root="fixed"):
 
     from .robot.urdf import read_chain
 
-    chain = read_chain(path, allow_inconsistent_inertia=True, snap_angles=0.0, root=root)
+    chain = read_chain(path, snap_angles=0.0, root=root)
     model = _urdf(path, snap_angles, root, mimic=True)
     frame = model.frames[model.getFrameId(chain.tip_link)]
     model.addFrame(pin.Frame("tool", frame.parentJoint, frame.placement, pin.FrameType.OP_FRAME))
@@ -256,18 +286,25 @@ class MujocoReference:
     linear part R (dv/dt + omega x v).
 
     MuJoCo computes the rigid-body dynamics alone here, with the joints' armature (the robot
-    file's rotor inertias): contacts and every constraint disabled, joint springs, damping and
-    dry friction off (the robot file's friction_torques are compared apart).
+    file's rotor inertias) and gravity as the import takes it (a gravity compensation all
+    bodies share): contacts and every constraint disabled, joint springs, damping and dry
+    friction off (the robot file's friction_torques are compared apart), and what the import
+    leaves out taken out (mjcf.as_imported; ``taken_out`` says what that was), and its bodies'
+    and sites' angles within ``snap_angles`` of multiples of pi/12 made those multiples, as the
+    import (with that --snap-angles) takes them.
     """
 
-    def __init__(self, path, base=None, tip=None, root=None):
+    def __init__(self, path, base=None, tip=None, root=None, snap_angles=QUARTER_TOLERANCE):
         import mujoco
 
         from .robot import mjcf
+        from .robot.reading import read_bounded, xml_root
 
         self.mj = mujoco
-        chain, model = mjcf.read_model(path, base, tip, allow_inconsistent_inertia=True,
-                                       snap_angles=0.0, root=root)
+        if xml_root(read_bounded(path, mjcf.MAX_MJCF_BYTES, "an MJCF file")) == "robot":
+            snap_angles = 0.0       # MuJoCo's reading of a URDF: the URDF's own angles
+        chain, model, self.taken_out = mjcf.read_model(path, base, tip,
+                                                       snap_angles=snap_angles, root=root)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
         model.jnt_stiffness[:] = 0
@@ -293,8 +330,10 @@ class MujocoReference:
             self.coordinates.append((int(model.jnt_qposadr[j]), column, multiplier, offset))
         self.sites = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}": s
                       for s in range(model.nsite)}
+        self.bodies = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}": b
+                       for b in range(model.nbody)}
         # the site the chain ends at, the robot file's tool (None where the tip is a body)
-        self.tool = chain.tip_link if chain.tip_link in self.sites and not chain.whole else None
+        self.tool = chain.tip_link if self.frame(chain.tip_link) and not chain.whole else None
 
     def _set(self, q, v=None):
         """MuJoCo's qpos (and qvel) for symdyn's q (and v); the map G of velocities."""
@@ -339,22 +378,47 @@ class MujocoReference:
         self.mj.mj_inverse(self.model, self.data)
         return G.T @ self.data.qfrc_inverse
 
+    def frame(self, name: str) -> tuple[str, int] | None:
+        """What the import's frame ``name`` is in MuJoCo's model: ("site", id), ("body", id)
+        (a site named as a body is the import's "<name> (site)"), or None."""
+        if name.endswith(" (site)") and name[:-7] in self.sites:
+            return "site", self.sites[name[:-7]]
+        if name in self.bodies:
+            return "body", self.bodies[name]
+        if name in self.sites:
+            return "site", self.sites[name]
+        return None
+
     def site_pose(self, q, site: str) -> np.ndarray:
         """The site's pose in the world (4 x 4)."""
+        return self.pose(q, "site", self.sites[site])
+
+    def frame_pose(self, q, name: str) -> np.ndarray:
+        """The pose in the world (4 x 4) of the import's frame ``name`` (see frame)."""
+        return self.pose(q, *self.frame(name))
+
+    def pose(self, q, kind: str, k: int) -> np.ndarray:
         self._set(q)
         self.mj.mj_kinematics(self.model, self.data)
-        s = self.sites[site]
+        prefix = "site_" if kind == "site" else ""
         T = np.eye(4)
-        T[:3, :3] = self.data.site_xmat[s].reshape(3, 3)
-        T[:3, 3] = self.data.site_xpos[s]
+        T[:3, :3] = getattr(self.data, f"{prefix}xmat")[k].reshape(3, 3)
+        T[:3, 3] = getattr(self.data, f"{prefix}xpos")[k]
         return T
 
     def site_jacobian(self, q, site: str) -> np.ndarray:
         """The site's Jacobian, rows [linear; angular] in the world's axes, of symdyn's v."""
+        return self.jacobian(q, "site", self.sites[site])
+
+    def frame_jacobian(self, q, name: str) -> np.ndarray:
+        """The Jacobian of the import's frame ``name`` (see frame), as site_jacobian's."""
+        return self.jacobian(q, *self.frame(name))
+
+    def jacobian(self, q, kind: str, k: int) -> np.ndarray:
         G = self._set(q)
         self.mj.mj_kinematics(self.model, self.data)
         self.mj.mj_comPos(self.model, self.data)
         linear, angular = np.zeros((3, self.model.nv)), np.zeros((3, self.model.nv))
-        self.mj.mj_jacSite(self.model, self.data, linear, angular, self.sites[site])
+        (self.mj.mj_jacSite if kind == "site" else self.mj.mj_jacBody)(
+            self.model, self.data, linear, angular, k)
         return np.vstack([linear, angular]) @ G
-

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import symdyn
 from symdyn.check import configurations
 from symdyn.derive.quantities import KINEMATICS
 from symdyn.derive.regressor import standard_parameters
+from symdyn.emit.build import STRICT
 from symdyn.reference import friction_torques, pinocchio_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,3 +325,22 @@ FLOATING = [
     "centauro_description/urdf/centauro.urdf", "human_description/robots/human.urdf",
     "iris_description/robots/iris.urdf", "hextilt_description/urdf/hextilt_flying_arm_5.urdf",
     "borinot_description/urdf/borinot_flying_arm_2.urdf"]
+
+
+# -- generated C, as C and as C++ ------------------------------------------------------------
+CXX_STRICT = ("-x", "c++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror")
+
+
+def compile_strictly(source: Path, obj: Path, *extra: str) -> Path:
+    """The generated C file ``source`` compiled by gcc with the flags its users build it with
+    (STRICT, and ``extra``) into ``obj``, and by g++ as C++17 with every warning an error: a
+    C++ controller includes and builds the same file. Fails the test with the compiler's
+    message."""
+    for command in (["gcc", *STRICT, *extra, "-c", str(source), "-o", str(obj)],
+                    ["g++", *CXX_STRICT, *(f for f in extra if f != "-Wdouble-promotion"),
+                     "-c", str(source), "-o", str(obj.with_suffix(".cpp.o"))]):
+        if shutil.which(command[0]) is None:
+            pytest.skip(f"{command[0]} is not installed")
+        result = subprocess.run(command, capture_output=True, text=True)
+        assert result.returncode == 0, f"{' '.join(command)}\n{result.stderr}"
+    return obj

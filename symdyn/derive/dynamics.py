@@ -36,7 +36,8 @@ from .record import Record, Step
 
 def frame_function(quantity: str, frame: str) -> str:
     """The name of a per-frame quantity's function for one frame: pose_and_jacobian_<frame>
-    (frame_pose_and_jacobian's), which no other quantity's name begins with."""
+    (frame_pose_and_jacobian's) of the frame's identifier (Frame.identifier), which no other
+    quantity's name begins with."""
     return quantity.removeprefix("frame_") + "_" + frame
 
 
@@ -153,7 +154,7 @@ class Dynamics:
                 outputs.append(Argument(out, whole.output(source).values[k * size:
                                                                          (k + 1) * size],
                                         shape))
-            programs.append(view(whole, frame_function(name, frame.name),
+            programs.append(view(whole, frame_function(name, frame.identifier),
                                  inputs(self.robot, name), outputs))
         return programs
 

@@ -2,6 +2,7 @@
 text from a robot file (a file name, a ``source`` line) so that the text stays text."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable
 
@@ -29,12 +30,28 @@ def python_docstring_text(text: str) -> str:
     return _one_ascii_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
+def c_string(text: str) -> str:
+    """``text`` as a C string literal of its UTF-8 bytes: quotes and backslashes escaped, ? as
+    \\? (no trigraph), every byte outside printable ASCII in octal."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        out.append("\\" + ch if ch in '"\\?' else ch if " " <= ch <= "~" else f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def python_string(text: str) -> str:
+    """``text`` as a Python string literal in ASCII: JSON's escapes are Python's."""
+    return json.dumps(text)
+
+
 @dataclass(frozen=True)
 class Backend:
     lang: str
     printer: type
     files: tuple[tuple[str, str], ...]   # (template, output file name with {name})
     text: Callable[[str], str]           # robot-file text made inert in a comment
+    string: Callable[[str], str]         # robot-file text as a string literal (a joint's name)
     infinity: str                        # how the language writes an unlimited joint limit
     # C's layout: each output entry stored where it is ready (Body.ready), a long function
     # written as parts (Function.parts); the other languages assemble their outputs at the end
@@ -46,18 +63,18 @@ class Backend:
 
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
-                      python_docstring_text, "np.inf"),
+                      python_docstring_text, python_string, "np.inf"),
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
-                 c_comment_text, "HUGE_VAL", c_layout=True),
+                 c_comment_text, c_string, "HUGE_VAL", c_layout=True),
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
-                      python_docstring_text, "ca.inf"),
+                      python_docstring_text, python_string, "ca.inf"),
     # jax.numpy functions (the optional extra symdyn[jax]), for learning and differentiation
     "jax": Backend("jax", JaxPrinter, (("jax/module.py.j2", "{name}_jax.py"),),
-                   python_docstring_text, "float('inf')", xla=True),
+                   python_docstring_text, python_string, "float('inf')", xla=True),
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
-SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, "HUGE_VALF",
-                   c_layout=True)
+SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, c_string,
+                   "HUGE_VALF", c_layout=True)
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

@@ -211,9 +211,9 @@ class Module:
     dof: int                 # nv: the size of qd, qdd and tau
     nq: int                  # the size of q (nv + 1 with a floating base's quaternion)
     joints: str              # "7 joints", "6 joints and 2 mimic joints"
-    # Each joint with a coordinate, in q's order: (name, first index in q, in qd); a floating
-    # base's is root_joint, 7 numbers of q and 6 of qd.
-    coordinates: tuple[tuple[str, int, int], ...]
+    # Each joint with a coordinate, in q's order: (name, identifier, first index in q, in qd);
+    # a floating base's is root_joint, 7 numbers of q and 6 of qd.
+    coordinates: tuple[tuple[str, str, int, int], ...]
     parameters: tuple[str, ...]
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str              # where the file says its numbers come from
@@ -225,7 +225,7 @@ class Module:
     tree: tuple[tuple[str, ...], ...]  # a tree's (link, parent, gamma, b) per link; () a chain's
     mimics: tuple[tuple[str, ...], ...]  # (link, followed link, multiplier, offset) of each
                                          # mimic joint
-    frames: tuple[str, ...]            # the named frames' names, in order
+    frames: tuple[tuple[str, str], ...]   # the named frames' (name, identifier), in order
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
@@ -301,7 +301,7 @@ class Header:
     dof: int
     nq: int
     joints: str                            # as Module.joints
-    coordinates: tuple[tuple[str, int, int], ...]   # as Module.coordinates
+    coordinates: tuple[tuple[str, str, int, int], ...]   # as Module.coordinates
     parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str
@@ -310,7 +310,7 @@ class Header:
     dh: tuple[tuple[str, ...], ...]        # as Module.dh
     tree: tuple[tuple[str, ...], ...]      # as Module.tree
     mimics: tuple[tuple[str, ...], ...]    # as Module.mimics
-    frames: tuple[str, ...]                # as Module.frames
+    frames: tuple[tuple[str, str], ...]    # as Module.frames
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
     limits: tuple                          # each link's {lower, upper, velocity, effort} or None

@@ -21,6 +21,7 @@ def _backend_environment(backend: Backend) -> jinja2.Environment:
     rendering)."""
     env = environment()
     env.filters["text"] = backend.text
+    env.filters["string"] = backend.string
     return env
 
 

@@ -151,8 +151,9 @@ def identify(dynamics: Dynamics, data, *, values=None, fit=None, progress=None) 
         path = block.path
         for start in range(0, block.samples, CHUNK):
             stop = min(start + CHUNK, block.samples)
-            Y, offset = regressor(block.q[start:stop], block.qd[start:stop],
-                                  block.qdd[start:stop])
+            with np.errstate(over="ignore", invalid="ignore"):      # _check_sizes says
+                Y, offset = regressor(block.q[start:stop], block.qd[start:stop],
+                                      block.qdd[start:stop])
             tau = block.tau[start:stop]
             _check_sizes(block, start, Y, tau)
             factors.add(Y, tau - offset)

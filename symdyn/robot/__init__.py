@@ -1,13 +1,17 @@
 """Robot files and the robot model."""
 import dataclasses
-import keyword
 import re
 import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
 from . import mjcf, urdf, variant
-from .file import C_HEADERS, NAME, NAME_LENGTH, load_robot_spec, robot_spec_from_text
+from .file import (
+    NAME_LENGTH,
+    load_robot_spec,
+    name_problem,
+    robot_spec_from_text,
+)
 from .model import Robot
 from .reading import read_bounded, xml_root
 from .rigid import QUARTER_TOLERANCE
@@ -25,20 +29,22 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
 
 
 def import_robot(path, *, base=None, tip=None, name=None, form="auto",
-                 allow_inconsistent_inertia=False, snap_angles=QUARTER_TOLERANCE,
+                 strict_inertia=False, snap_angles=QUARTER_TOLERANCE,
                  source=None, root=None) -> tuple[str, RobotSpec]:
     """The robot file for the chain ``base`` -> ``tip`` of the URDF or MJCF file at ``path``
     (told apart by their root elements, <robot> and <mujoco>; the whole tree
     below ``base`` where it branches and no ``tip`` is given), as text, and
-    what it reads as (its warnings located in the file). ``form``: "auto" (modified DH where
-    it fits, else "urdf"), "modified" or "urdf"; angles within ``snap_angles`` of a multiple
-    of pi/12 are taken as that multiple (see rigid.py); ``source`` says where the file came
-    from; ``root``: "fixed", "free_flyer" or None (read_chain). Raises RobotFileError for a
-    file or a chain symdyn cannot take."""
+    what it reads as (its warnings: what the import left out or took as it is, a line for
+    each kind). ``form``: "auto" (modified DH where it fits, else "urdf"), "modified" or
+    "urdf"; angles within ``snap_angles`` of a multiple of pi/12 are taken as that multiple
+    (see rigid.py); ``source`` says where the file came from; ``root``: "fixed",
+    "free_flyer" or None (read_chain); ``strict_inertia`` refuses bodies no rigid body has,
+    which are otherwise taken as published. Raises RobotFileError for a file or a chain
+    symdyn cannot take."""
     reader = description_reader(path)
     chain = reader.read_chain(path, base, tip, root=root, snap_angles=snap_angles,
-                              allow_inconsistent_inertia=allow_inconsistent_inertia)
-    given_name, name = name, name or robot_name(chain.robot or Path(path).stem)
+                              strict_inertia=strict_inertia)
+    given_name, name = name, name or default_name(chain.robot, path)
     part = (f"the tree below {chain.base_link}" if chain.whole
             else f"chain {chain.base_link} -> {chain.tip_link}")
     imported = (f"{chain.format} {Path(path).name} (robot {chain.robot!r}), {part}, "
@@ -50,16 +56,36 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
     command = ["symdyn", "import", Path(path).name] + [
         word for key, value in options.items() if value != defaults[key]
         for word in (key, str(value))]
-    if allow_inconsistent_inertia:
-        command.append("--allow-inconsistent-inertia")
+    if strict_inertia:
+        command.append("--strict-inertia")
     try:
         text, _ = robot_file(chain, name=name, form=form, command=shlex.join(command),
                              snap_angles=snap_angles,
                              source=f"{source}; {imported}" if source else imported)
     except ValueError as exc:
         raise RobotFileError(path, str(exc), expected="form auto or urdf") from None
-    spec = robot_spec_from_text(text, f"{name}.yaml")
+    try:
+        spec = robot_spec_from_text(text, f"{name}.yaml")
+    except RobotFileError as exc:       # numbers the file allows but a robot file does not
+        what = f"{exc.field}: {exc.message}" if exc.field else exc.message
+        raise RobotFileError(path, f"symdyn cannot write it as a robot file ({what})",
+                             expected=exc.expected) from None
     return text, dataclasses.replace(spec, warnings=chain.warnings)
+
+
+# Model names that say nothing of the robot (pybullet's URDFs call r2d2 and cartpole "physics",
+# laikago "plane"): a robot imported from such a file is named after the file.
+GENERIC_NAMES = {"", "physics", "robot", "model", "plane", "mujoco", "scene", "world",
+                 "default", "untitled", "urdf", "mjcf", "main", "test"}
+
+
+def default_name(model_name: str, path) -> str:
+    """The name of a robot imported from ``path`` whose file calls it ``model_name``: that,
+    made a valid robot name (robot_name), unless it is generic (GENERIC_NAMES), which two
+    files of different robots share; then the file's name."""
+    if model_name.strip().lower() not in GENERIC_NAMES:
+        return robot_name(model_name)
+    return robot_name(Path(path).stem)
 
 
 def description_reader(path):
@@ -76,7 +102,7 @@ def robot_name(text: str) -> str:
     if not name[0].isalpha():
         name = "robot_" + name
     name = name[:NAME_LENGTH - len("_robot")].rstrip("_")   # room for the suffix below
-    if not NAME.match(name) or name in C_HEADERS or keyword.iskeyword(name):
+    if name_problem(name):
         name += "_robot"
     return name
 

@@ -56,6 +56,20 @@ C_HEADERS = {"assert", "complex", "ctype", "errno", "fenv", "float", "inttypes",
              "stdbool", "stddef", "stdint", "stdio", "stdlib", "stdnoreturn", "string", "tgmath",
              "threads", "time", "uchar", "wchar", "wctype", "unistd", "fcntl", "pthread", "alloca",
              "malloc", "memory", "strings", "sched", "termios"}
+NAME_RULE = (f"at most {NAME_LENGTH} lower-case letters, digits and _, starting with a letter, "
+             "neither a Python keyword nor a C library header's name (the name is the "
+             "generated module's and header's)")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a robot's name (NAME_RULE), or None: the one check of a robot
+    file's name, generate's files and import's --name."""
+    if NAME.match(name) and not keyword.iskeyword(name) and name not in C_HEADERS:
+        return None
+    shown = repr(name) if len(name) <= 80 else f"{name[:60]!r}... ({len(name)} characters)"
+    return f"{shown} is not a valid robot name"
+
+
 # The derivation's own symbols: the joints' variables, and a floating base's (model.FreeFlyer).
 JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
                             r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz]))\Z")
@@ -74,10 +88,14 @@ PLACEMENT_KEYS = {"xyz", "rpy"}
 ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction"}
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
-             "axis", "name", "parent", "gamma", "b", "mimic", "multiplier",
+             "axis", "name", "joint_name", "parent", "gamma", "b", "mimic", "multiplier",
              "offset"} | ACTUATOR_KEYS
-# A link's name: it names frames and, later, the generated code's joints (a C identifier).
-LINK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+# A link's, a joint's or a frame's name: the source file's own (URDF and MJCF names hold dots,
+# slashes and spaces), text of at most NAME_TEXT_LENGTH printable characters; the generated
+# code's identifiers are made of it (identifiers.py).
+NAME_TEXT_LENGTH = 128
+NAME_TEXT_RULE = (f"text of 1 to {NAME_TEXT_LENGTH} printable characters, without spaces at "
+                  "either end")
 BASE = "base"          # the parent of a link fixed to the base
 BODY_KEYS = {"mass", "com", "inertia", "shapes"}
 LINK_REQUIRED = ("joint", "a", "alpha", "d", "theta")
@@ -183,12 +201,9 @@ class _Reader:
         top = self.mapping(root, "the file", TOP_KEYS)
 
         name = self.scalar_str(self.require(top, "name", root), "name")
-        if not NAME.match(name) or keyword.iskeyword(name) or name in C_HEADERS:
-            shown = repr(name) if len(name) <= 80 else f"{name[:60]!r}... ({len(name)} characters)"
-            raise self.error(f"{shown} is not a valid robot name", top["name"], "name",
-                             f"at most {NAME_LENGTH} lower-case letters, digits and _, starting "
-                             "with a letter, neither a Python keyword nor a C library header's "
-                             "name (the name is the generated module's and header's)")
+        problem = name_problem(name)
+        if problem:
+            raise self.error(problem, top["name"], "name", NAME_RULE)
         source = self.scalar_str(top["source"], "source") if "source" in top else ""
         convention = self.choice(self.require(top, "convention", root), "convention", CONVENTIONS)
         if "allow_inconsistent_inertia" in top:
@@ -329,6 +344,18 @@ class _Reader:
             raise self.error(f"{value!r} is not true or false", node, field, "true or false")
         return value
 
+    def name_text(self, node, field, link: bool = False) -> str:
+        """A link's, a joint's or a frame's name (NAME_TEXT_RULE); a link's is not BASE, the
+        word for the base among the links' parents."""
+        name = self.scalar(node, field)
+        if (not isinstance(name, str) or not 0 < len(name) <= NAME_TEXT_LENGTH
+                or not name.isprintable() or name.strip() != name or link and name == BASE):
+            shown = repr(name) if len(str(name)) <= 80 else f"{str(name)[:60]!r}..."
+            raise self.error(f"{shown} is not a valid name", node, field, NAME_TEXT_RULE
+                             + (f", other than {BASE!r}" if link else "")
+                             + "; quote a name YAML would read as a number or a keyword")
+        return name
+
     # -- expressions and parameters ------------------------------------------------------------
     def resolve(self, name: str) -> sympy.Expr:
         """What a name in an expression stands for: a parameter's value (read the first time it
@@ -467,13 +494,8 @@ class _Reader:
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
         limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
-        name = None
-        if "name" in keys:
-            name = self.scalar(keys["name"], f"{field}.name")
-            if not isinstance(name, str) or not LINK_NAME.match(name) or name == BASE:
-                raise self.error(f"{name!r} is not a valid link name", keys["name"],
-                                 f"{field}.name", "at most 64 letters, digits and _, not "
-                                 f"starting with a digit, other than {BASE!r}")
+        name, joint_name = (self.name_text(keys[key], f"{field}.{key}", key == "name")
+                            if key in keys else None for key in ("name", "joint_name"))
         for key in ("multiplier", "offset"):
             if key in keys:
                 if "mimic" not in keys:
@@ -484,16 +506,16 @@ class _Reader:
                     self.expression
                 values[key] = read(keys[key], f"{field}.{key}")
         return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits,
-                        name=name, parent=index)
+                        name=name, joint_name=joint_name, parent=index)
 
     def tree(self, links, convention) -> tuple[LinkSpec, ...]:
         """Each link's parent: the link its ``parent`` names (listed before it), ``base``, or,
-        without one, the link before it. The links are listed depth first, each link's
-        subtree right after it, as Pinocchio numbers the joints of a model (so q means the
-        same in both). Refused: a name given twice, a parent nobody is named, a circle, a
-        parent listed after its child, a branch left and come back to, and two children of one
-        link in standard DH, which places a link's frame by the next row's a and alpha."""
-        position = {}
+        without one, the link before it. Any order in which each link comes after its parent
+        is taken, and q follows it (imports write Pinocchio's order, depth first, and MuJoCo's).
+        Refused: a link name or a joint name given twice, a parent nobody is named, a circle,
+        a parent listed after its child, and two children of one link in standard DH, which
+        places a link's frame by the next row's a and alpha."""
+        position, joints = {}, {}
         for k, link in enumerate(links, start=1):
             if link.name in position:
                 raise self.error(f"the link name {link.name!r} is given twice (links"
@@ -501,6 +523,15 @@ class _Reader:
                                  self.link_nodes[k]["name"], f"links[{k - 1}].name")
             if link.name is not None:
                 position[link.name] = k
+            joint = link.joint_name or link.name
+            if joint is not None and joint in joints:
+                key = "joint_name" if "joint_name" in self.link_nodes[k] else "name"
+                raise self.error(f"the joint name {joint!r} is given twice (links"
+                                 f"[{joints[joint] - 1}] and links[{k - 1}]): JOINTS names "
+                                 "each joint once", self.link_nodes[k][key],
+                                 f"links[{k - 1}].{key}")
+            if joint is not None:
+                joints[joint] = k
         parents = {}
         for k in range(1, len(links) + 1):
             keys = self.link_nodes[k]
@@ -513,18 +544,10 @@ class _Reader:
                                      f"{BASE!r} or the name of a link of this file")
                 parents[k] = 0 if name == BASE else position[name]
         has_child = set()
-        path = [0]            # the base and the links from it out to the link before this one
         for k, link in enumerate(links, start=1):
             field, node = f"links[{k - 1}].parent", self.link_nodes[k].get("parent")
             if parents[k] >= k:
                 raise self.error(self.circle_or_order(k, parents, links), node, field)
-            if parents[k] not in path:
-                raise self.error(
-                    f"{links[parents[k] - 1].name!r}'s subtree was left before this link: "
-                    "list the links depth first, each link's subtree right after it", node,
-                    field, "Pinocchio's order of joints, which URDF import writes")
-            del path[path.index(parents[k]) + 1:]
-            path.append(k)
             if convention == "standard" and parents[k] in has_child:
                 raise self.error(
                     f"standard DH cannot place a second child on link {parents[k]}: each "
@@ -582,11 +605,7 @@ class _Reader:
         for k, item in enumerate(node.value):
             field = f"frames[{k}]"
             keys = self.mapping(item, field, FRAME_KEYS)
-            name = self.scalar(self.require(keys, "name", item, field), f"{field}.name")
-            if not isinstance(name, str) or not LINK_NAME.match(name) or name == BASE:
-                raise self.error(f"{name!r} is not a valid frame name", keys["name"],
-                                 f"{field}.name", "at most 64 letters, digits and _, not "
-                                 f"starting with a digit, other than {BASE!r}")
+            name = self.name_text(self.require(keys, "name", item, field), f"{field}.name")
             if name in names:
                 raise self.error(f"the frame name {name!r} is given twice", keys["name"],
                                  f"{field}.name")

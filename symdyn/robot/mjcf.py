@@ -3,39 +3,49 @@
 The file is compiled by the ``mujoco`` package (the optional extra ``symdyn[mjcf]``), so that
 defaults classes, ``childclass``, ``<include>``, ``inertiafromgeom``, degrees and Euler
 sequences mean what MuJoCo makes of them; the compiled model's numbers are then read into the
-links and joints tree.py cuts, as the URDF importer's are.
+links and joints tree.py cuts, as the URDF importer's are. What MuJoCo is given is checked
+first (mjcf_files.py), and every number read from the compiled model is bounded as the robot
+file's are.
 
 MuJoCo's picture and symdyn's:
 
-* a body is a link; the world body is the root link of a fixed robot;
+* a body is a link, named as the body; the world body is the root link of a fixed robot;
 * a hinge turns its body about an axis through the joint's ``pos`` (in the body's frame), by
   qpos - qpos0 (the joint's ``ref``): the link's frame is the joint's, placed so that symdyn's
-  q is MuJoCo's qpos, and the body sits at -pos in it; a slide is a prismatic joint;
+  q is MuJoCo's qpos, and the body sits at -pos in it; a slide is a prismatic joint; every
+  body's own frame is a named frame of its name, and q is in MuJoCo's qpos order;
 * several joints in one body act one after the other (MuJoCo's mj_kinematics): links without
   mass between them;
-* a free joint on a body below the world is the floating base (``root: free_flyer``);
-* a site is a named frame, a link without mass on a fixed joint;
+* a free joint on a body of the world is the floating base (``root: free_flyer``);
+* a site is a named frame;
 * armature, damping and frictionloss are the rotor inertia and the viscous and Coulomb friction
   of a joint; a joint's actuator force range, or an actuator's force range times its gear, its
   effort limit;
-* a joint equality ``joint1 = poly(joint2)`` with a linear polynomial is a mimic joint.
+* a joint equality ``joint1 = poly(joint2)`` with a linear polynomial is a mimic joint;
+* gravity is the option's, off where ``<flag gravity="disable"/>`` says so, and scaled by
+  1 - gravcomp where every body of the robot has the same gravity compensation.
 
-Ball joints, tendons and other equality constraints (loops, welds) are refused, each in one
-line naming the element and the line MuJoCo read it from.
+A scene is cut to its robot: the bodies ``--base`` names, or else the part of the world that
+moves on joints; free objects, mocap bodies and the equalities that hold them are left out,
+and said so. What changes MuJoCo's dynamics and symdyn's model does not carry (fluid forces,
+springs, a gravity compensation that differs between bodies, damping polynomials, plugins) is
+left out with a warning line for each kind (LinkTree.note), and ``as_imported`` takes it out
+of a compiled model too, so that ``symdyn check --mjcf`` compares the same dynamics. Ball
+joints, tendons and equality constraints within the robot (loops, welds) are refused, each in
+one line naming the element and the file and line it came from.
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
-from xml.etree import ElementTree
 
-import defusedxml
-import defusedxml.ElementTree
 import numpy as np
 
 from ..errors import RobotFileError
 from ..spatial import Inertia
-from .reading import read_bounded, regular_file
+from .file import MAX_LINKS
+from .mjcf_files import MAX_MJCF_BYTES, MjcfFiles
 from .rigid import (
     QUARTER_TOLERANCE,
     inertia_tensor,
@@ -44,30 +54,43 @@ from .rigid import (
     rotation_wxyz,
     rpy,
     seen_from,
+    wxyz_of_rotation,
 )
-from .tree import Chain, Joint, LinkTree
+from .tree import INCONSISTENT, Chain, Joint, LinkTree
 from .validity import body_problem
 
-MAX_MJCF_BYTES = 8 << 20
-MAX_ASSET_BYTES = 512 << 20     # a mesh or a texture
 WORLD = "world"
+__all__ = ["MAX_MJCF_BYTES", "as_imported", "read_chain", "read_model"]
+MAX_MAGNITUDE = 1e30     # the robot file's bound on a number (expr.py)
+
+# Kinds of what the import leaves out of MuJoCo's dynamics (LinkTree.note), which as_imported
+# takes out of a compiled model.
+FLUID = "fluid forces left out (symdyn has no model of them):"
+SPRINGS = "springs (stiffness) left out, as MuJoCo's passive forces, on joints"
+GRAVCOMP = ("gravity compensation left out (the bodies' gravcomp differ; symdyn scales "
+            "gravity for all of them alike):")
+DAMPING_POLYNOMIAL = "nonlinear damping (dampingpoly) left out on joints"
+PLUGINS = "plugins' forces left out:"
+SCENE = "left out of the robot, with the equalities that hold them:"
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
-               allow_inconsistent_inertia: bool = False,
+               strict_inertia: bool = False,
                snap_angles: float = QUARTER_TOLERANCE, root: str | None = None) -> Chain:
     """As urdf.read_chain, of an MJCF file. Without ``root``, a model with a free joint is on
     a floating base; ``root`` "fixed" holds that body where the file places it."""
-    return read_model(path, base, tip, allow_inconsistent_inertia=allow_inconsistent_inertia,
-                      snap_angles=snap_angles, root=root)[0]
+    model = _Model(Path(path), strict_inertia, snap_angles, root, base)
+    return model.read(base, tip, root)
 
 
 def read_model(path, base: str | None = None, tip: str | None = None, *,
-               allow_inconsistent_inertia: bool = False,
+               strict_inertia: bool = False,
                snap_angles: float = QUARTER_TOLERANCE, root: str | None = None):
-    """read_chain's chain, and the MjModel MuJoCo compiled it from (compiled once for both)."""
-    model = _Model(Path(path), allow_inconsistent_inertia, snap_angles, root)
-    return model.read(base, tip, root), model.model
+    """read_chain's chain; the MjModel MuJoCo compiled it from (compiled once for both),
+    with what the import leaves out taken out of it (as_imported); and what that was."""
+    model = _Model(Path(path), strict_inertia, snap_angles, root, base)
+    chain = model.read(base, tip, root)
+    return chain, model.model, as_imported(model.model, model.noted, snap_angles)
 
 
 def mujoco_package():
@@ -82,66 +105,46 @@ def mujoco_package():
 
 
 def compiled(path: Path):
-    """MuJoCo's spec and compiled model of the MJCF file at ``path`` (RobotFileError with the
-    line MuJoCo names where it cannot compile it)."""
+    """The MJCF file at ``path`` read (MjcfFiles: checked, cycles and sizes refused) and
+    compiled by MuJoCo: (files, spec, model); RobotFileError with the line MuJoCo names where
+    it cannot compile it."""
     mujoco = mujoco_package()
-    check_files(Path(path))
+    files = MjcfFiles(Path(path))
     try:
         spec = mujoco.MjSpec.from_file(str(path))
-        return spec, spec.compile()
+        return files, spec, spec.compile()
     except ValueError as exc:
         message = " ".join(str(exc).split())
         found = re.search(r"line (\d+)", message)
+        line = int(found.group(1)) if found else 0
         raise RobotFileError(path, f"MuJoCo cannot compile it: {message}",
-                             line=int(found.group(1)) if found else None) from None
+                             line=line or None) from None
 
 
-# Where MuJoCo looks for the files an element names, by the <compiler> attribute of its folder
-ASSET_FOLDERS = {"mesh": "meshdir", "skin": "meshdir", "texture": "texturedir",
-                 "hfield": "texturedir"}
-XML_FILES = ("include", "model")        # MJCF files themselves: what they name is read too
+# What as_imported takes out of MuJoCo's dynamics, by the kind of note that asks for it
+TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation", SPRINGS: "springs",
+             DAMPING_POLYNOMIAL: "damping polynomials"}
 
 
-def check_files(path: Path):
-    """Every file the MJCF at ``path`` names (includes, attached models, meshes, textures,
-    heightfields, skins), through its includes, a regular file of a bounded size before MuJoCo
-    reads any: it would block on a FIFO, and read a device or a huge file to the end. The XML
-    is read by defusedxml (no DTD, no entities); a file that does not exist is left to MuJoCo,
-    which says so."""
-    folder = path.parent
-    dirs: dict[str, Path] = {}
-    stack, seen = [path], set()
-    while stack:
-        xml = stack.pop()
-        raw = read_bounded(xml, MAX_MJCF_BYTES, "an MJCF file")
-        try:
-            root = defusedxml.ElementTree.fromstring(raw)
-        except (ElementTree.ParseError, defusedxml.DefusedXmlException) as exc:
-            raise RobotFileError(xml, f"not an XML file MuJoCo could read: {exc}") from None
-        for compiler in root.iter("compiler"):
-            for key in ("assetdir", "meshdir", "texturedir"):
-                if compiler.get(key) is not None:
-                    dirs.setdefault(key, folder / compiler.get(key))
-        for element in root.iter():
-            name = element.get("file")
-            if name is None:
-                continue
-            if element.tag in XML_FILES:
-                target = folder / name      # MuJoCo's: relative to the main file's folder
-                if target not in seen:
-                    regular_file(target, MAX_MJCF_BYTES, "an MJCF file", xml)
-                    seen.add(target)
-                    stack.append(target)
-                continue
-            base = dirs.get(ASSET_FOLDERS.get(element.tag, ""), dirs.get("assetdir", folder))
-            target = base / name
-            if target.exists() or target.is_symlink():
-                regular_file(target, MAX_ASSET_BYTES, f"a {element.tag} file", xml)
-
-
-def _line(element) -> int | None:
-    found = re.search(r"line (\d+)", getattr(element, "info", "") or "")
-    return int(found.group(1)) if found else None
+def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
+    """Take out of the compiled ``model`` what the import left out (``noted``, LinkTree.note's
+    kinds), so that MuJoCo computes the dynamics the robot file has (``check --mjcf``); what
+    was taken out, in words. The bodies' and sites' rotations are made those the import takes
+    (their angles within ``snap_angles`` of multiples of pi/12 made those multiples)."""
+    for quaternions in (model.body_quat, model.site_quat):
+        for k, quaternion in enumerate(quaternions):
+            R = pose((0, 0, 0), rpy(rotation_wxyz(quaternion)), snap_angles)[:3, :3]
+            quaternions[k] = wxyz_of_rotation(R)
+    if FLUID in noted:
+        model.opt.density, model.opt.viscosity = 0.0, 0.0
+        model.opt.wind[:] = 0
+    if GRAVCOMP in noted:
+        model.body_gravcomp[:] = 0
+    if SPRINGS in noted:
+        model.jnt_stiffness[:] = 0
+    if DAMPING_POLYNOMIAL in noted:
+        model.dof_dampingpoly[:] = 0
+    return [words for kind, words in TAKEN_OUT.items() if kind in noted]
 
 
 def _translation(xyz) -> np.ndarray:
@@ -153,106 +156,153 @@ def _translation(xyz) -> np.ndarray:
 class _Model(LinkTree):
     format = "MJCF"
 
-    def __init__(self, path: Path, lenient: bool, snap_angles: float, root: str | None):
+    def __init__(self, path: Path, strict: bool, snap_angles: float, root: str | None,
+                 base: str | None):
         super().__init__(path)
         mujoco = mujoco_package()
-        self.lenient = lenient
+        self.strict = strict
         self.snap_angles = snap_angles
-        spec, model = compiled(path)
+        self.files, spec, model = compiled(path)
         self.mj, self.model = mujoco, model
         self.robot = spec.modelname
-        self.gravity = tuple(float(g) for g in model.opt.gravity)
-        self.refuse_constraints(spec, model)
         self.names = {kind: self.object_names(kind, count) for kind, count in (
-            ("body", model.nbody), ("joint", model.njnt), ("site", model.nsite))}
-        self.lines = {kind: {e.id: _line(e) for e in elements} for kind, elements in (
-            ("body", spec.bodies), ("joint", spec.joints), ("site", spec.sites))}
-        free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
-        self.root = "free_flyer" if free else "fixed"
-        self.floating = (root or self.root) == "free_flyer"
-        self.free = free
+            ("body", model.nbody), ("joint", model.njnt), ("site", model.nsite),
+            ("equality", model.neq), ("tendon", model.ntendon))}
+        self.infos = {kind: {e.id: getattr(e, "info", "") or "" for e in elements}
+                      for kind, elements in (("body", spec.bodies), ("joint", spec.joints),
+                                             ("site", spec.sites), ("equality", spec.equalities),
+                                             ("tendon", spec.tendons))}
+        top, floating = self.robot_part(base, root)
+        self.keep(top)
+        self.check_size()
+        self.refuse_constraints()
+        if root == "free_flyer" and not floating:
+            top, floating = self.floated(), True
+            self.keep(top)
+        self.floating = floating
+        self.root = "free_flyer" if floating else "fixed"
+        self.options()
         self.bodies: dict[str, Inertia] = {}
         self.anchors: dict[str, np.ndarray] = {}    # a link's last hinge anchor, in its body
-        self.order: dict[str, int] = {}       # each joint's place in the file (siblings' order)
-        top = self.floating_body() if self.floating else None
-        if top is None:
+        self.order: dict[str, int] = {}       # each link's body (qpos's order, siblings')
+        self.made: set[str] = set()           # links between a body's joints: not MuJoCo's
+        if not floating:
             self.add_link(WORLD, no_body())
-        for b in range(1, model.nbody):
-            if top is not None and not self.below_body(b, top):
-                continue
-            self.add_body(b, top)
+        for b in sorted(self.kept):
+            self.add_body(b, top if floating else None)
         for s in range(model.nsite):
-            b = int(model.site_bodyid[s])
-            if self.link_of(b) in self.links:     # not on the world of a floating base
+            if int(model.site_bodyid[s]) in self.kept or (
+                    not floating and model.site_bodyid[s] == 0):
                 self.add_site(s)
         self.index()
 
-    # -- what symdyn does not take -------------------------------------------------------------
-    def refuse(self, message, tag, element_line, expected=None):
-        raise RobotFileError(self.path, message, field=f"<{tag}>", line=element_line,
+    # -- where things are ---------------------------------------------------------------------
+    def where(self, kind: str, k: int):
+        """The file and line MuJoCo's ``kind`` object ``k`` came from."""
+        names = self.names[kind]
+        own = self.mj.mj_id2name(self.model, getattr(self.mj.mjtObj, f"mjOBJ_{kind.upper()}"),
+                                 int(k)) or ""
+        return self.files.where(kind, own, int(k), len(names), self.infos[kind].get(int(k), ""))
+
+    def refuse(self, message, kind, k, field=None, expected=None):
+        found = self.where(kind, k)
+        raise RobotFileError(found.path, message, field=field or f"<{kind}>", line=found.line,
                              expected=expected)
 
-    def refuse_constraints(self, spec, model):
-        mj = self.mj
-        for tendon in spec.tendons:
-            self.refuse(f"tendon {tendon.name or tendon.id!r} couples joints", "tendon",
-                        _line(tendon), expected="a model without tendons (symdyn takes trees "
-                        "of joints, mimic joints as <equality><joint>)")
-        for joint in spec.joints:
-            if model.jnt_type[joint.id] == mj.mjtJoint.mjJNT_BALL:
-                self.refuse(f"joint {joint.name or joint.id!r} is a ball joint", "joint",
-                            _line(joint), expected="hinge, slide or free joints")
-        kinds = {int(mj.mjtEq.mjEQ_CONNECT): "connect", int(mj.mjtEq.mjEQ_WELD): "weld",
-                 int(mj.mjtEq.mjEQ_JOINT): "joint", int(mj.mjtEq.mjEQ_TENDON): "tendon"}
-        for equality in spec.equalities:
-            e = equality.id
-            kind = kinds.get(int(model.eq_type[e]), "flex")
-            if kind != "joint":
-                self.refuse(f"equality {equality.name or e!r} ({kind}) constrains the motion: a "
-                            "closed loop or a weld", kind, _line(equality),
-                            expected="open trees, and joint equalities for mimic joints")
-            if model.eq_obj2id[e] < 0 or np.any(model.eq_data[e, 2:5]):
-                self.refuse(f"equality {equality.name or e!r} holds joint "
-                            f"{self.object_name('joint', model.eq_obj1id[e])!r} to a "
-                            "polynomial or a constant", "joint", _line(equality),
-                            expected="joint1 = a0 + a1 joint2 (polycoef with a2 = a3 = a4 = 0)")
-
     def object_names(self, kind: str, count: int) -> list[str]:
-        return [self.object_name(kind, k) for k in range(count)]
-
-    def object_name(self, kind: str, k: int) -> str:
         obj = getattr(self.mj.mjtObj, f"mjOBJ_{kind.upper()}")
-        return self.mj.mj_id2name(self.model, obj, int(k)) or f"{kind}{k}"
+        return [self.mj.mj_id2name(self.model, obj, k) or f"{kind}{k}" for k in range(count)]
 
-    # -- the tree ----------------------------------------------------------------------------
-    def floating_body(self) -> int:
-        """The body whose free joint the floating base is (or, asked to float a model without
-        one, the world's only child body, which has no joint)."""
+    # -- the robot in the scene ----------------------------------------------------------------
+    def subtree_joints(self, b: int) -> list[int]:
+        model = self.model
+        return [j for j in range(model.njnt) if self.below_body(int(model.jnt_bodyid[j]), b)]
+
+    def free_joint(self, b: int) -> bool:
+        """Whether body ``b`` has a free joint (its only one, or the file is refused later)."""
+        model = self.model
+        first, count = int(model.body_jntadr[b]), int(model.body_jntnum[b])
+        return any(model.jnt_type[j] == self.mj.mjtJoint.mjJNT_FREE
+                   for j in range(first, first + count))
+
+    def robot_part(self, base: str | None, root: str | None) -> tuple[int | None, bool]:
+        """Which of the world's bodies make the robot: (the floating base's body, or None
+        for a fixed robot, which is the world's moving bodies; whether it floats). The others
+        (free objects, mocap bodies, other robots ``base`` does not name) are noted as left
+        out (SCENE), and ``left_out_body`` tells them."""
         model = self.model
         children = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0]
-        free = [int(model.jnt_bodyid[j]) for j in self.free]
-        if len(free) > 1 or free and (model.body_parentid[free[0]] != 0
-                                      or model.body_jntnum[free[0]] != 1):
-            b = free[-1] if len(free) > 1 else free[0]
-            self.refuse(f"body {self.names['body'][b]!r} has a free joint, but symdyn takes one "
-                        "floating base: a body of the world with no other joint", "joint",
-                        self.lines["joint"].get(int(model.body_jntadr[b])),
-                        expected="one free joint")
-        top = free[0] if free else (children[0] if len(children) == 1
-                                    and model.body_jntnum[children[0]] == 0 else None)
-        if top is None:
+        kinds = {}
+        for b in children:
+            joints = self.subtree_joints(b)
+            free = self.free_joint(b)
+            if model.body_mocapid[b] >= 0:
+                kinds[b] = "mocap body"
+            elif free and len(joints) == 1:
+                kinds[b] = "free object"
+            elif free:
+                kinds[b] = "floating robot"
+            elif joints:
+                kinds[b] = "robot"
+            else:
+                kinds[b] = "static"
+        self.left_out: set[int] = set()
+        if base is not None and base in self.names["body"][1:]:
+            b = self.names["body"].index(base)
+            while model.body_parentid[b] != 0:
+                b = int(model.body_parentid[b])
+            chosen = [b]
+        else:
+            floating = [b for b in children if kinds[b] == "floating robot"]
+            fixed = [b for b in children if kinds[b] == "robot"]
+            free = [b for b in children if kinds[b] == "free object"]
+            chosen = floating if floating else fixed if fixed else free
+            if len(chosen) > 1 and (floating or not fixed):
+                self.refuse(f"the model holds {len(chosen)} bodies that move freely: "
+                            + ", ".join(repr(self.names["body"][b]) for b in chosen)
+                            + "; symdyn imports one robot", "body", chosen[1],
+                            expected="--base naming a body of the robot to import")
+            if floating and fixed:
+                self.refuse(f"body {self.names['body'][floating[0]]!r} floats and "
+                            f"{self.names['body'][fixed[0]]!r} is fixed to the world: the "
+                            "model holds two robots", "body", fixed[0],
+                            expected="--base naming a body of the robot to import")
+        floats = len(chosen) == 1 and kinds[chosen[0]] in ("floating robot", "free object")
+        if root == "fixed":
+            floats = False
+        for b in children:
+            moving = kinds[b] in ("free object", "floating robot", "mocap body", "robot")
+            if b not in chosen and (floats or moving):
+                self.left_out.add(b)
+                if moving:
+                    self.note(SCENE, f"{kinds[b]} {self.names['body'][b]!r}")
+        return (chosen[0] if floats else None), floats
+
+    def keep(self, top: int | None):
+        """The robot's bodies: those below the floating base's ``top``, or, fixed, those not
+        left out."""
+        bodies = range(1, self.model.nbody)
+        self.kept = ({b for b in bodies if self.below_body(b, top)} if top is not None
+                     else {b for b in bodies if not self.left_out_body(b)})
+
+    def floated(self) -> int:
+        """The body ``--root free_flyer`` floats in a model without a free joint: the world's
+        only body, which has no joint."""
+        model = self.model
+        children = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0]
+        moving = [b for b in children if b not in self.left_out]
+        if len(moving) != 1 or self.model.body_jntnum[moving[0]]:
             raise RobotFileError(self.path, "--root free_flyer floats the world's one body, but "
-                                 f"the world holds {len(children)} bodies or its body has a "
+                                 f"the world holds {len(moving)} bodies or its body has a "
                                  "joint", expected="a model with a free joint, or one body "
                                  "of the world without joints")
-        for b in children:
-            moving = any(self.below_body(k, b) and model.body_jntnum[k]
-                         for k in range(1, model.nbody))
-            if b != top and moving:
-                self.refuse(f"body {self.names['body'][b]!r} moves, but is not on the floating "
-                            f"base {self.names['body'][top]!r}", "body", self.lines["body"][b],
-                            expected="one robot in the model")
-        return top
+        self.left_out.update(b for b in children if b != moving[0])
+        return moving[0]
+
+    def left_out_body(self, b: int) -> bool:
+        while self.model.body_parentid[b] != 0:
+            b = int(self.model.body_parentid[b])
+        return b in self.left_out
 
     def below_body(self, b: int, top: int) -> bool:
         while b > 0:
@@ -261,6 +311,116 @@ class _Model(LinkTree):
             b = int(self.model.body_parentid[b])
         return False
 
+    def check_size(self):
+        """Refuse, before any work on it, a robot of more joints than a robot file holds."""
+        model, mj = self.model, self.mj
+        joints = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in self.kept
+                  and model.jnt_type[j] in (mj.mjtJoint.mjJNT_HINGE, mj.mjtJoint.mjJNT_SLIDE)]
+        if len(joints) > MAX_LINKS:
+            self.refuse(f"the robot has {len(joints)} hinge and slide joints, more than symdyn "
+                        f"derives ({MAX_LINKS})", "joint", joints[MAX_LINKS],
+                        expected=f"a robot of up to {MAX_LINKS} joints (--base and --tip cut "
+                                 "a part of it)")
+
+    # -- what symdyn does not take, and what it leaves out -------------------------------------
+    def refuse_constraints(self):
+        model, mj = self.model, self.mj
+        for t in range(model.ntendon):
+            self.refuse(f"tendon {self.names['tendon'][t]!r} couples joints", "tendon", t,
+                        expected="a model without tendons (symdyn takes trees of joints, "
+                        "mimic joints as <equality><joint>)")
+        for j in range(model.njnt):
+            if model.jnt_type[j] == mj.mjtJoint.mjJNT_BALL and self.kept_joint(j):
+                self.refuse(f"joint {self.names['joint'][j]!r} is a ball joint", "joint", j,
+                            expected="hinge, slide or free joints")
+        kinds = {int(mj.mjtEq.mjEQ_CONNECT): "connect", int(mj.mjtEq.mjEQ_WELD): "weld",
+                 int(mj.mjtEq.mjEQ_JOINT): "joint", int(mj.mjtEq.mjEQ_TENDON): "tendon"}
+        for e in range(model.neq):
+            kind = kinds.get(int(model.eq_type[e]), "flex")
+            holds = self.equality_holds(e, kind)
+            if holds == "scene":
+                self.note(SCENE, f"{kind} equality {self.names['equality'][e]!r}")
+            if holds != "robot":
+                continue
+            if kind != "joint":
+                self.refuse(f"equality {self.names['equality'][e]!r} ({kind}) constrains the "
+                            "motion: a closed loop or a weld", "equality", e, field=f"<{kind}>",
+                            expected="open trees, and joint equalities for mimic joints")
+            if model.eq_obj2id[e] < 0 or np.any(model.eq_data[e, 2:5]):
+                self.refuse(f"equality {self.names['equality'][e]!r} holds joint "
+                            f"{self.names['joint'][model.eq_obj1id[e]]!r} to a polynomial or a "
+                            "constant", "equality", e, field="<joint>",
+                            expected="joint1 = a0 + a1 joint2 (polycoef with a2 = a3 = a4 = 0)")
+            self.bounded("equality", e, "polycoef", model.eq_data[e, :2])
+
+    def kept_joint(self, j: int) -> bool:
+        return int(self.model.jnt_bodyid[j]) in self.kept
+
+    def equality_holds(self, e: int, kind: str) -> str:
+        """What equality ``e`` holds: "robot", "scene" (what the import leaves out: a mocap
+        weld, a free object) or "nothing" (inactive in the file, or off by the options)."""
+        model, mj = self.model, self.mj
+        if not model.eq_active0[e] or model.opt.disableflags & (
+                mj.mjtDisableBit.mjDSBL_EQUALITY | mj.mjtDisableBit.mjDSBL_CONSTRAINT):
+            return "nothing"
+        objects = [int(model.eq_obj1id[e]), int(model.eq_obj2id[e])]
+        if kind == "joint":
+            return "robot" if self.kept_joint(objects[0]) else "scene"
+        if kind in ("connect", "weld"):
+            if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE:
+                objects = [int(model.site_bodyid[s]) if s >= 0 else 0 for s in objects]
+            if any(b > 0 and self.left_out_body(b) for b in objects):
+                return "scene"
+        return "robot"
+
+    def options(self):
+        """Gravity as the model's options and its bodies' gravity compensation give it, and
+        notes of the passive forces symdyn does not model."""
+        model, mj = self.model, self.mj
+        self.bounded("option", 0, "gravity", model.opt.gravity)
+        disabled = model.opt.disableflags
+        self.gravity = (0.0, 0.0, 0.0) if disabled & mj.mjtDisableBit.mjDSBL_GRAVITY else tuple(
+            float(g) for g in model.opt.gravity)
+        if model.opt.density or model.opt.viscosity:
+            self.note(FLUID, f"density {model.opt.density:g}, viscosity "
+                             f"{model.opt.viscosity:g}, wind "
+                             f"[{' '.join(f'{w:g}' for w in model.opt.wind)}]")
+        if model.nplugin:
+            self.note(PLUGINS, f"{model.nplugin} plugin instance(s)")
+        self.springs = not disabled & mj.mjtDisableBit.mjDSBL_SPRING
+        self.damping = not disabled & mj.mjtDisableBit.mjDSBL_DAMPER
+        self.friction = not disabled & (mj.mjtDisableBit.mjDSBL_FRICTIONLOSS
+                                        | mj.mjtDisableBit.mjDSBL_CONSTRAINT)
+        self.limited = not disabled & (mj.mjtDisableBit.mjDSBL_LIMIT
+                                       | mj.mjtDisableBit.mjDSBL_CONSTRAINT)
+        # MuJoCo's gravcomp: a force -gravcomp m g on each body (a passive force, or the
+        # actuators' where the joints say actuatorgravcomp): with one value c for every body
+        # with mass, gravity acts as (1 - c) g on all of them, which the robot file carries
+        weighed = [b for b in self.kept if model.body_mass[b] > 0 and self.moves(b)]
+        factors = {float(model.body_gravcomp[b]) for b in weighed}
+        by_actuators = any(model.jnt_actgravcomp[j] for j in range(model.njnt)
+                           if self.kept_joint(j))
+        if not factors - {0.0} or by_actuators:
+            return
+        if len(factors) == 1:
+            (c,) = factors
+            self.gravity = tuple((1 - c) * g for g in self.gravity)
+            return
+        for b in weighed:
+            if model.body_gravcomp[b]:
+                self.note(GRAVCOMP, f"{self.names['body'][b]!r} "
+                                    f"({float(model.body_gravcomp[b]):g})")
+
+    def moves(self, b: int) -> bool:
+        """Whether body ``b`` moves with the robot: a joint on it or a body it hangs from (a
+        free joint: the floating base)."""
+        while b > 0:
+            if self.model.body_jntnum[b]:
+                return True
+            b = int(self.model.body_parentid[b])
+        return False
+
+    # -- the tree ----------------------------------------------------------------------------
     def add_link(self, name: str, body: Inertia):
         self.links[name] = name
         self.bodies[name] = body
@@ -273,6 +433,9 @@ class _Model(LinkTree):
         is MuJoCo's body frame moved to its last hinge's anchor (``offset``)."""
         model, mj = self.model, self.mj
         name = self.link_of(b)
+        self.order[name] = b
+        self.bounded("body", b, "pos", model.body_pos[b])
+        self.bounded("body", b, "quat", model.body_quat[b])
         if b == top:        # the floating base: its frame is the body's
             self.add_link(name, self.inertia(b))
             return
@@ -285,24 +448,28 @@ class _Model(LinkTree):
             self.add_link(name, self.inertia(b))
             self.joints[name] = Joint(f"{name} (weld)", "fixed", parent, name, placement,
                                       np.array([1.0, 0.0, 0.0]), {}, 0.0, 0.0, None, None,
-                                      self.lines["body"][b])
+                                      self.where("body", b).line)
             return
         anchor = np.zeros(3)
         for k, j in enumerate(joints):
             child = name if k == len(joints) - 1 else f"{name} {self.names['joint'][j]}"
             hinge = model.jnt_type[j] == mj.mjtJoint.mjJNT_HINGE
-            axis = np.array(model.jnt_axis[j], dtype=float)
-            ref = float(model.qpos0[model.jnt_qposadr[j]])
+            axis = self.bounded("joint", j, "axis", model.jnt_axis[j])
+            position = self.bounded("joint", j, "pos", model.jnt_pos[j])
+            ref = float(self.bounded("joint", j, "ref",
+                                     model.qpos0[model.jnt_qposadr[j]:][:1])[0])
             if hinge:
                 # turned by qpos - ref about the axis through the anchor
-                placement = placement @ _translation(np.asarray(model.jnt_pos[j]) - anchor) \
+                placement = placement @ _translation(position - anchor) \
                     @ self.turn(axis, -ref)
-                anchor = np.array(model.jnt_pos[j], dtype=float)
+                anchor = np.array(position, dtype=float)
             else:
                 placement = placement @ _translation(-ref * axis)
             self.joints[child] = self.joint(j, parent, child, placement, axis, hinge)
+            if child != name:
+                self.made.add(child)
+                self.order[child] = b
             self.add_link(child, no_body())
-            self.order[self.joints[child].name] = j
             parent, placement = child, np.eye(4)
         self.anchors[name] = anchor
         self.bodies[name] = seen_from(_translation(-anchor), self.inertia(b))
@@ -311,39 +478,56 @@ class _Model(LinkTree):
         """MuJoCo's body frame in the frame of the link (its last hinge's anchor)."""
         return _translation(-self.anchors.get(link, np.zeros(3)))
 
+    def link_frame(self, link: str) -> np.ndarray:
+        return self.offset(link)
+
+    def own(self, link: str) -> bool:
+        return link not in self.made
+
     def joint(self, j: int, parent: str, child: str, placement, axis, hinge: bool) -> Joint:
         model = self.model
         dof = int(model.jnt_dofadr[j])
         limits = {}
-        if model.jnt_limited[j]:
-            limits = {"lower": float(model.jnt_range[j, 0]), "upper": float(model.jnt_range[j, 1])}
+        if model.jnt_limited[j] and self.limited:
+            low, high = self.bounded("joint", j, "range", model.jnt_range[j])
+            limits = {"lower": float(low), "upper": float(high)}
         effort = self.effort(j)
         if effort is not None:
             limits["effort"] = effort
-        if model.jnt_stiffness[j]:
-            self.warnings.append(f"{self.path}: joint {self.names['joint'][j]!r} has a spring "
-                                 "(stiffness), which symdyn leaves out, as MuJoCo's passive "
-                                 "forces")
-        armature = float(model.dof_armature[dof])
-        damping, friction = float(model.dof_damping[dof]), float(model.dof_frictionloss[dof])
+        if model.jnt_stiffness[j] and self.springs:
+            self.note(SPRINGS, repr(self.names["joint"][j]))
+        if np.any(model.dof_dampingpoly[dof]) and self.damping:
+            self.note(DAMPING_POLYNOMIAL, repr(self.names["joint"][j]))
+        armature, damping, friction = (float(self.bounded("joint", j, key, [value])[0]) for
+                                       key, value in (("armature", model.dof_armature[dof]),
+                                                      ("damping", model.dof_damping[dof]),
+                                                      ("frictionloss",
+                                                       model.dof_frictionloss[dof])))
+        damping, friction = damping * self.damping, friction * self.friction
         actuator = None if not armature else {
             "motor_inertia": armature, "gear_ratio": 1.0, "viscous_friction": damping,
             "coulomb_friction": (friction, -friction)}
         return Joint(self.names["joint"][j], "revolute" if hinge else "prismatic", parent, child,
                      placement, axis / np.linalg.norm(axis), limits, damping, friction,
-                     actuator, self.mimic(j), self.lines["joint"].get(j))
+                     actuator, self.mimic(j), self.where("joint", j).line)
 
     def effort(self, j: int) -> float | None:
         """The joint's actuator force range, else its force-limited actuators' gear times
         force range, summed; None where neither bounds it."""
         model, mj = self.model, self.mj
         if model.jnt_actfrclimited[j]:
-            return float(np.abs(model.jnt_actfrcrange[j]).max())
+            return float(np.abs(self.bounded("joint", j, "actuatorfrcrange",
+                                             model.jnt_actfrcrange[j])).max())
         bounds = [abs(float(model.actuator_gear[a, 0])) * float(np.abs(
             model.actuator_forcerange[a]).max()) for a in range(model.nu)
             if model.actuator_trntype[a] == mj.mjtTrn.mjTRN_JOINT
             and model.actuator_trnid[a, 0] == j and model.actuator_forcelimited[a]]
-        return sum(bounds) if bounds else None
+        total = sum(bounds) if bounds else None
+        if total is not None and not (math.isfinite(total) and total <= MAX_MAGNITUDE):
+            self.refuse(f"the actuators of joint {self.names['joint'][j]!r} have a force range "
+                        f"times gear of {total:g}", "joint", j,
+                        expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+        return total
 
     def mimic(self, j: int) -> tuple | None:
         """(followed joint's name, multiplier, offset) of an active joint equality on ``j``:
@@ -351,7 +535,7 @@ class _Model(LinkTree):
         model = self.model
         for e in range(model.neq):
             if (model.eq_type[e] == self.mj.mjtEq.mjEQ_JOINT and model.eq_obj1id[e] == j
-                    and model.eq_active0[e]):
+                    and self.equality_holds(e, "joint") == "robot"):
                 k = int(model.eq_obj2id[e])
                 a0, a1 = (float(c) for c in model.eq_data[e, :2])
                 q0 = {i: float(model.qpos0[model.jnt_qposadr[i]]) for i in (j, k)}
@@ -366,14 +550,33 @@ class _Model(LinkTree):
         name = self.names["site"][s]
         if name in self.links:
             name = f"{name} (site)"
+        self.bounded("site", s, "pos", model.site_pos[s])
+        self.bounded("site", s, "quat", model.site_quat[s])
         self.add_link(name, no_body())
+        self.order[name] = model.nbody + s
         self.joints[name] = Joint(f"{name} (site)", "fixed", body, name,
                                   self.offset(body) @ self.pose(model.site_pos[s],
                                                                 model.site_quat[s]),
                                   np.array([1.0, 0.0, 0.0]), {}, 0.0, 0.0, None, None,
-                                  self.lines["site"].get(s))
+                                  self.where("site", s).line)
 
     # -- numbers -----------------------------------------------------------------------------
+    def bounded(self, kind: str, k: int, attribute: str, values) -> np.ndarray:
+        """``values``, read from the compiled model for ``attribute`` of ``kind`` object ``k``,
+        as floats; refused unless each is finite and at most MAX_MAGNITUDE in size, the robot
+        file's bound."""
+        values = np.asarray(values, dtype=float)
+        if np.all(np.isfinite(values)) and np.all(np.abs(values) <= MAX_MAGNITUDE):
+            return values
+        what = "the option" if kind == "option" else f"{kind} {self.names[kind][k]!r}"
+        shown = " ".join(f"{v:g}" for v in np.ravel(values))
+        message = f"{what}: {attribute} is {shown}"
+        if kind == "option":
+            raise RobotFileError(self.path, message, field="<option>",
+                                 expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+        self.refuse(message, kind, k, field=f"<{kind}> {attribute}",
+                    expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+
     def pose(self, xyz, quaternion) -> np.ndarray:
         """A placement, its rotation's angles within the tolerance of a multiple of pi/12 made
         that multiple (as URDF's rpy are): MuJoCo's quaternions of round angles are rounded."""
@@ -391,17 +594,18 @@ class _Model(LinkTree):
     def inertia(self, b: int) -> Inertia:
         """The body's inertia about its frame's origin, MuJoCo's principal axes turned back."""
         model = self.model
-        mass, moments = float(model.body_mass[b]), np.array(model.body_inertia[b], dtype=float)
+        mass = float(self.bounded("body", b, "mass", [model.body_mass[b]])[0])
+        moments = self.bounded("body", b, "inertia (given, or of its geoms)",
+                               model.body_inertia[b])
+        self.bounded("body", b, "inertial pos", model.body_ipos[b])
         problem = body_problem(mass, (0, 0, 0), [*moments, 0, 0, 0], about_origin=False)
         if problem:
-            message = f"body {self.names['body'][b]!r}: {problem}"
-            if not self.lenient:
-                raise RobotFileError(self.path, message, field="<body>",
-                                     line=self.lines["body"][b],
-                                     expected="a rigid body's inertial data, or "
-                                              "--allow-inconsistent-inertia for published data")
-            self.warnings.append(f"{self.path}: {message} (allowed by "
-                                 "--allow-inconsistent-inertia)")
+            if self.strict or mass < 0:     # a negative mass is no published round-off
+                self.refuse(f"body {self.names['body'][b]!r}: {problem}", "body", b,
+                            expected="a rigid body's inertial data (without --strict-inertia, "
+                                     "published data is taken as it is)")
+            self.note(INCONSISTENT, f"{self.names['body'][b]!r} (line "
+                                    f"{self.where('body', b).line})")
         principal = _translation(model.body_ipos[b])
         principal[:3, :3] = rotation_wxyz(model.body_iquat[b])
         return seen_from(principal, Inertia(mass, np.zeros(3), inertia_tensor(
@@ -411,5 +615,5 @@ class _Model(LinkTree):
         return self.bodies[link]
 
     def sibling_key(self, joint: Joint):
-        """MuJoCo's own order of the joints (qpos's), welds and sites after them."""
-        return self.order.get(joint.name, len(self.order)), joint.name
+        """MuJoCo's own order: its bodies' (qpos follows them), a body's sites after them."""
+        return self.order.get(joint.child, len(self.order)), joint.child

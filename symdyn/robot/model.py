@@ -22,6 +22,7 @@ import sympy
 
 from ..spatial import Inertia, Placement
 from .dh import pose, rot_x, rot_z, trans_x
+from .identifiers import identifiers
 from .joint_frames import joint_frames
 from .spec import LinkSpec, RobotSpec
 
@@ -143,6 +144,7 @@ class Frame:
     name: str
     link: int
     placement: sympy.ImmutableMatrix      # ^{link}T_frame, 4 x 4
+    identifier: str = ""                  # its name in the code's identifiers (identifiers.py)
 
 
 @dataclass(frozen=True)
@@ -405,7 +407,8 @@ class Robot:
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(
             (sympy.Matrix(links[f.parent - 1].file_frame) if f.parent else sympy.eye(4))
-            * pose(f.placement.xyz, f.placement.rpy)))) for f in spec.frames)
+            * pose(f.placement.xyz, f.placement.rpy))), identifier)
+            for f, identifier in zip(spec.frames, identifiers(f.name for f in spec.frames)))
         named_tool = [frame for frame in frames if frame.name == "tool"]
         if named_tool:
             tool, tool_link = named_tool[0].placement, named_tool[0].link

@@ -80,11 +80,20 @@ def pose(xyz=(0, 0, 0), rpy=(0, 0, 0), tolerance: float = QUARTER_TOLERANCE) -> 
 
 
 def rpy(R) -> tuple[float, float, float]:
-    """(roll, pitch, yaw) with R = Rz(yaw) Ry(pitch) Rx(roll); at pitch = +-pi/2 the roll is 0."""
-    pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
+    """(roll, pitch, yaw) with R = Rz(yaw) Ry(pitch) Rx(roll); at pitch = +-pi/2 the roll is 0.
+
+    Near pitch = +-pi/2 the yaw from R's first column (entries of size cos(pitch)) is off by
+    round-off / cos(pitch), 1e-5 rad at 5e-12; so roll and pitch are read off Rz(yaw)^T R,
+    whose entries they are of size one in: whatever yaw was taken, Rz(yaw) Ry(pitch) Rx(roll)
+    is R to round-off."""
+    R = np.asarray(R, dtype=float)
     if math.hypot(R[0, 0], R[1, 0]) < 1e-12:
-        return 0.0, pitch, math.atan2(-R[0, 1], R[1, 1])
-    return math.atan2(R[2, 1], R[2, 2]), pitch, math.atan2(R[1, 0], R[0, 0])
+        yaw = math.atan2(-R[0, 1], R[1, 1])      # the roll's share taken by the yaw
+    else:
+        yaw = math.atan2(R[1, 0], R[0, 0])
+    c, s = math.cos(yaw), math.sin(yaw)
+    M = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]) @ R     # Ry(pitch) Rx(roll)
+    return math.atan2(-M[1, 2], M[1, 1]), math.atan2(-M[2, 0], M[0, 0]), yaw
 
 
 def inverse(T) -> np.ndarray:

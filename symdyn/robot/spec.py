@@ -49,6 +49,7 @@ class LinkSpec:
     # first) and its name, if the file gives one. Without them, a file is a chain.
     parent: int = 0
     name: str | None = None
+    joint_name: str | None = None     # the joint's own name (the source's), else the link's
     # Khalil and Kleinfinger's rotation about and shift along the parent's z before alpha, a,
     # theta, d (modified DH alone): how a modified-DH tree places a link's second child.
     gamma: sympy.Expr = sympy.Integer(0)

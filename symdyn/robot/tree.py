@@ -26,6 +26,10 @@ from ..spatial import Inertia
 from .rigid import no_body, seen_from
 
 MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+# The kind of note (LinkTree.note) of a body no rigid body has, which published files hold
+# (round-off, massless links with inertia): imported as it is, the robot file saying so.
+INCONSISTENT = ("inertias no rigid body has, taken as the file gives them (the robot file "
+                "says allow_inconsistent_inertia: true):")
 UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
                "planar": "a planar joint (3 degrees of freedom)"}
 
@@ -75,14 +79,16 @@ class Chain:
     gravity: tuple = (0.0, 0.0, -9.81)            # in the root link's frame
     locked: tuple[str, ...] = field(default=())   # movable joints off the chain, held at zero
     other_tips: tuple[str, ...] = field(default=())   # leaves on fixed joints past the tip
-    warnings: tuple[str, ...] = field(default=())     # inconsistent inertias, when allowed
-    # A whole tree's links on fixed joints (sensors, fingertips): (its link, the movable joint
-    # it is fixed to, 1-based, 0 the base; its pose in that joint's child link frame)
+    warnings: tuple[str, ...] = field(default=())     # what is left out or allowed, a line each
+    # Every link of the source the model moves (the base link, each joint's child, the links
+    # and sites fixed to them), as a named frame: (its name, the movable joint it moves with,
+    # 1-based, 0 the base; its frame's pose in that joint's child link frame)
     frames: tuple[tuple[str, int, np.ndarray], ...] = field(default=())
     # A floating base's body: the root link and every link fixed to it, about the root link's
     # origin; None for a base fixed to the world.
     root_body: Inertia | None = None
     format: str = "URDF"      # the file's format, as the robot file's header names it
+    inconsistent: bool = False    # some body is one no rigid body has (INCONSISTENT)
 
     @property
     def tree(self) -> bool:
@@ -105,7 +111,8 @@ class LinkTree:
     """Links and the joints between them, as an importer read them; ``chain`` and ``read``
     cut them. An importer fills ``path``, ``robot``, ``format``, ``gravity``, ``root`` (the
     file's own "fixed" or "free_flyer"), ``links`` (names, in the file's order), ``joints``
-    (by child link) and ``warnings``, calls ``index`` and gives each link's ``body``."""
+    (by child link), ``note``s what it leaves out, calls ``index`` and gives each link's
+    ``body``."""
 
     format = "URDF"
     gravity = Chain.gravity
@@ -116,7 +123,23 @@ class LinkTree:
         self.robot = ""
         self.links: dict = {}
         self.joints: dict[str, Joint] = {}          # by child link
-        self.warnings: list[str] = []
+        self.noted: dict[str, list[str]] = {}       # what is left out or allowed, by kind
+
+    def note(self, kind: str, what: str):
+        """Say that ``what`` (a joint, a body, an option) is ``kind`` of thing the import
+        leaves out or takes as it is ("springs left out, as MuJoCo's passive forces: joints");
+        each kind becomes one line of the warnings."""
+        if what not in self.noted.setdefault(kind, []):
+            self.noted[kind].append(what)
+
+    def notes(self) -> tuple[str, ...]:
+        """The warnings: a line for each kind of thing noted, naming the first few of them."""
+        lines = []
+        for kind, items in self.noted.items():
+            shown = ", ".join(items[:6]) + (f" and {len(items) - 6} more" if len(items) > 6
+                                            else "")
+            lines.append(f"{self.path}: {kind} {shown}")
+        return tuple(lines)
 
     def index(self):
         """Each link's child joints, once the links and joints are read."""
@@ -127,6 +150,30 @@ class LinkTree:
     def body(self, link: str) -> Inertia:
         """The link's body, about the origin of its frame, in its axes."""
         raise NotImplementedError
+
+    def link_frame(self, link: str) -> np.ndarray:
+        """The source's own frame of ``link`` in the frame the import gives the link: the same
+        frame, but where an importer moves it (MJCF: to the body's last hinge)."""
+        return np.eye(4)
+
+    def own(self, link: str) -> bool:
+        """Whether ``link`` is one of the source's (named frames are made of those), not one
+        an importer made (MJCF: the links between one body's joints)."""
+        return True
+
+    def fixed_frames(self, link: str, parent: int, placement: np.ndarray) -> list:
+        """``link`` and the links fixed to it through fixed joints alone, as frames (see
+        Chain.frames) of the movable joint ``parent``, ``link`` at ``placement`` in its child
+        link frame."""
+        out, stack = [], [(link, placement)]
+        while stack:
+            name, T = stack.pop()
+            if self.own(name):
+                out.append((name, parent, T @ self.link_frame(name)))
+            stack += [(joint.child, T @ joint.origin) for joint in sorted(
+                self.children[name], key=self.sibling_key, reverse=True)
+                if joint.kind not in MOVABLE]
+        return out
 
     def sibling_key(self, joint: Joint):
         """The order of a link's child joints in a whole tree: by name, as Pinocchio numbers
@@ -148,7 +195,8 @@ class LinkTree:
             body = self.lumped(chain.base_link, first, locked,
                                chain={j.name for j in chain.joints}, whole=first is None)
             chain = replace(chain, root_body=body, locked=tuple(locked))
-        return replace(chain, format=self.format)
+        return replace(chain, format=self.format, warnings=self.notes(),
+                       inconsistent=INCONSISTENT in self.noted)
 
     @property
     def root_link(self) -> str:
@@ -195,6 +243,7 @@ class LinkTree:
         if not movable:
             raise RobotFileError(self.path, f"no movable joint between {base!r} and {tip!r}")
         chain_joints, locked = [], []
+        frames = self.fixed_frames(base, 0, np.eye(4))
         placement = np.eye(4)
         for joint in path:
             placement = placement @ joint.origin
@@ -207,9 +256,11 @@ class LinkTree:
                                            joint.axis, body, joint.limits, joint.viscous,
                                            joint.coulomb, joint.actuator,
                                            parent=len(chain_joints), link=joint.child))
+            frames += self.fixed_frames(joint.child, len(chain_joints), np.eye(4))
             placement = np.eye(4)
         return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
-                     placement, self.gravity, tuple(locked), other_tips, tuple(self.warnings))
+                     placement, self.gravity, tuple(locked), other_tips, self.notes(),
+                     tuple(frames))
 
     def chain_ends(self, base: str) -> set:
         """The last movable joint on the way to each leaf below ``base``: more than one where
@@ -225,28 +276,33 @@ class LinkTree:
         frames: list[tuple[str, int, np.ndarray]] = []
 
         def below(link: str, parent: int, placement: np.ndarray) -> list:
-            # pushed last first, so that they are popped in the order of their names
+            # pushed last first, so that they are popped in sibling_key's order
             return [(joint, parent, placement) for joint in sorted(
                 self.children[link], key=self.sibling_key, reverse=True)]
 
+        if self.own(base):
+            frames.append((base, 0, self.link_frame(base)))
         stack = below(base, 0, np.eye(4))     # a stack, not recursion: a tree may be deep
         while stack:
             joint, parent, placement = stack.pop()
             self.check_movable(joint, "in the tree")
             origin = placement @ joint.origin
             if joint.kind not in MOVABLE:
-                frames.append((joint.child, parent, origin))
+                if self.own(joint.child):
+                    frames.append((joint.child, parent, origin @ self.link_frame(joint.child)))
                 stack += below(joint.child, parent, origin)
                 continue
             body = self.lumped(joint.child, None, [], chain=set(), whole=True)
             joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
                                      body, joint.limits, joint.viscous, joint.coulomb,
                                      joint.actuator, parent, joint.child))
+            if self.own(joint.child):
+                frames.append((joint.child, len(joints), self.link_frame(joint.child)))
             stack += below(joint.child, len(joints), np.eye(4))
         joints = self.coupled(joints, base)
         return Chain(self.robot, base, joints[-1].link if joints else base, tuple(joints),
                      self.pose_in_root(base),
-                     np.eye(4), self.gravity, (), (), tuple(self.warnings), tuple(frames))
+                     np.eye(4), self.gravity, (), (), self.notes(), tuple(frames))
 
     def coupled(self, joints: list[ChainJoint], base: str) -> list[ChainJoint]:
         """The model's joints with each mimic joint's coupling to the joint it follows (by

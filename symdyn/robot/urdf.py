@@ -1,31 +1,25 @@
 """URDF -> Chain: a URDF's links and joints, in numbers, cut as tree.py cuts every format's.
 
-The XML is read by defusedxml's SAX parser with DTDs, entities and external references refused
-(a billion-laughs file fails at its first declaration), each element keeping its line for the
+The XML is read by xmltree.py (no DTD, no entities), each element keeping its line for the
 errors. Only what dynamics needs is read: links' <inertial>, joints' <origin>, <axis>, <limit>,
 <dynamics> and <mimic>, and symdyn's own <symdyn:actuator> (written by export.py, ignored by
 other tools); meshes and everything else are skipped.
 """
 from __future__ import annotations
 
-import io
 import math
-import xml.sax
-from dataclasses import dataclass
 from pathlib import Path
 
-import defusedxml
-import defusedxml.sax
 import numpy as np
 
-from ..errors import RobotFileError
 from ..spatial import Inertia
 from .expr import decimal
 from .reading import read_bounded
 from .rigid import QUARTER_TOLERANCE, inertia_tensor, no_body, pose, seen_from
 from .spec import ROOTS
-from .tree import MOVABLE, UNSUPPORTED, Chain, Joint, LinkTree
+from .tree import INCONSISTENT, MOVABLE, UNSUPPORTED, Chain, Joint, LinkTree
 from .validity import actuator_problem, body_problem
+from .xmltree import Element, parse
 
 MAX_URDF_BYTES = 8 << 20
 MAX_MAGNITUDE = 1e30
@@ -34,52 +28,27 @@ GRAVITY = "symdyn:gravity"
 ROOT = "symdyn:root"            # <symdyn:root type="free_flyer"/>: an export's floating base
 
 
-@dataclass(frozen=True)
-class Element:
-    tag: str
-    attrs: dict
-    children: tuple
-    line: int
-
-    def all(self, tag):
-        return [child for child in self.children if child.tag == tag]
-
-
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
-               allow_inconsistent_inertia: bool = False,
+               strict_inertia: bool = False,
                snap_angles: float = QUARTER_TOLERANCE, root: str | None = None) -> Chain:
     """The chain from ``base`` (default: the root link) to ``tip`` of the URDF at ``path``, or,
     without a ``tip`` where the movable joints below ``base`` branch, the whole tree below it
     (its joints depth first, as Pinocchio numbers them); without a ``tip`` and no branch, the
     chain to the only end. RobotFileError names element and line. Inertias no rigid body has
-    are errors, or warnings with ``allow_inconsistent_inertia``; angles within
+    are taken with a warning (published files hold them), or refused with
+    ``strict_inertia``; angles within
     ``snap_angles`` of a multiple of pi/2 are taken as that multiple. ``root``: "fixed",
     "free_flyer" (the root link floats), or None for what the URDF's <symdyn:root> says
     (fixed without one)."""
-    return _Tree(Path(path), allow_inconsistent_inertia, snap_angles).read(base, tip, root)
-
-
-class _Builder(xml.sax.ContentHandler):
-    """SAX events -> Elements, each with the line it starts on."""
-
-    def __init__(self):
-        super().__init__()
-        self.stack = [("", {}, [], 0)]
-
-    def startElement(self, name, attrs):
-        self.stack.append((name, dict(attrs), [], self._locator.getLineNumber()))
-
-    def endElement(self, name):
-        tag, attrs, children, line = self.stack.pop()
-        self.stack[-1][2].append(Element(tag, attrs, tuple(children), line))
+    return _Tree(Path(path), strict_inertia, snap_angles).read(base, tip, root)
 
 
 class _Tree(LinkTree):
-    def __init__(self, path: Path, lenient: bool, snap_angles: float):
+    def __init__(self, path: Path, strict: bool, snap_angles: float):
         super().__init__(path)
-        self.lenient = lenient
+        self.strict = strict
         self.snap_angles = snap_angles
-        root = self.parse(read_bounded(path, MAX_URDF_BYTES, "a URDF file"))
+        root = parse(read_bounded(path, MAX_URDF_BYTES, "a URDF file"), path, "a URDF file")
         if root.tag != "robot":
             raise self.error(f"the root element is <{root.tag}>", root,
                              expected="a URDF file, whose root element is <robot>")
@@ -110,27 +79,6 @@ class _Tree(LinkTree):
         if not self.links:
             raise self.error("the robot has no links", root)
         self.index()
-
-    def parse(self, raw: bytes) -> Element:
-        builder = _Builder()
-        parser = defusedxml.sax.make_parser()
-        parser.forbid_dtd = True          # URDF has no DTD; refusing it refuses every entity
-        parser.forbid_entities = True
-        parser.forbid_external = True
-        parser.setContentHandler(builder)
-        try:
-            parser.parse(io.BytesIO(raw))
-        except xml.sax.SAXParseException as exc:
-            raise RobotFileError(self.path, f"not well-formed XML: {exc.getMessage()}",
-                                 line=exc.getLineNumber()) from None
-        except defusedxml.DefusedXmlException as exc:
-            locator = getattr(builder, "_locator", None)
-            line = locator.getLineNumber() if locator else None
-            raise RobotFileError(self.path, "a DTD or an entity declaration is not read "
-                                 f"({type(exc).__name__})", line=line,
-                                 expected="a URDF without <!DOCTYPE> or <!ENTITY>") from None
-        (root,) = builder.stack[0][2]
-        return root
 
     def name(self, element) -> str:
         name = element.attrs.get("name")
@@ -263,14 +211,11 @@ class _Tree(LinkTree):
         problem = body_problem(mass, (0, 0, 0), six, about_origin=False)
         if problem:
             where = (mass_element if "mass is" in problem else tensor) or inertial
-            if not self.lenient:
+            if self.strict or mass < 0:     # a negative mass is no published round-off
                 raise self.error(f"link {link!r}: {problem}", where,
-                                 expected="a rigid body's inertial data, or "
-                                          "--allow-inconsistent-inertia for published data")
-            warning = str(self.error(f"link {link!r}: {problem} (allowed by "
-                                     "--allow-inconsistent-inertia)", where))
-            if warning not in self.warnings:
-                self.warnings.append(warning)
+                                 expected="a rigid body's inertial data (without "
+                                          "--strict-inertia, published data is taken as it is)")
+            self.note(INCONSISTENT, f"{link!r} (line {where.line})")
         return seen_from(self.origin(inertial),
                          Inertia(float(mass), np.zeros(3), inertia_tensor(six)))
 

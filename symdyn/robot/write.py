@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import numpy as np
 import sympy
@@ -22,6 +21,7 @@ import sympy
 from . import angles
 from .dhfit import modified_dh
 from .expr import as_text
+from .file import BASE, NAME_TEXT_LENGTH
 from .rigid import QUARTER_TOLERANCE, rpy, seen_from
 from .tree import Chain, ChainJoint
 
@@ -49,7 +49,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
-    tree = chain.tree or chain.coupled      # named links, each with its parent
+    tree = chain.tree or chain.coupled      # links with their parents
     if tree and form == "modified":
         raise ValueError("a tree, or mimic joints, are written as the file places the joints, "
                          "not in modified DH")
@@ -71,17 +71,20 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
              + (f"\n# Made by: {_quote(command)}" if command else ""),
              "# " + (f"Modified (Craig) DH: a DH table reproduces the {chain.format}'s joint "
                      "axes within 1e-12." if table else f"Joints placed as the {chain.format} "
-                     "places them: no DH table reproduces its joint axes within 1e-12.")]
+                     "places them: no DH table reproduces its joint axes within 1e-12."),
+             "# Names are the file's own: each link's, its joint's (JOINTS) and every link's "
+             "and site's as a frame (FRAMES)."]
     if chain.locked:
         lines.append("# Held at zero and lumped into the links: "
                      + ", ".join(_quote(j) for j in chain.locked) + ".")
     if chain.other_tips:
         lines.append("# Other ends on fixed joints (import with --tip to make one the tool): "
                      + ", ".join(_quote(t) for t in chain.other_tips) + ".")
+    lines += [f"# Warning: {_comment(warning)}" for warning in chain.warnings]
     header = len(lines)
-    lines += [f"name: {name}", f"source: {_quote(source)}", f"convention: {convention}",
+    lines += [f"name: {_quote(name)}", f"source: {_quote(source)}", f"convention: {convention}",
               f"gravity: {decimals(chain.gravity)}"]
-    if chain.warnings:
+    if chain.inconsistent:
         lines.append(f"allow_inconsistent_inertia: true   # as the {chain.format}'s data")
     if floating:
         lines += ["root: free_flyer", "base_body: {" + ", ".join(
@@ -89,15 +92,16 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             + _quote(chain.base_link) + " and the links fixed to it"]
     lines.append("links:" if chain.joints else "links: []   # a floating base alone")
     base, tool = chain.base, chain.tool
+    names = [_quote(n) for n in file_names([joint.link for joint in chain.joints])]
+    joint_names = [_quote(n) for n in file_names([joint.name for joint in chain.joints])]
+    frames = list(chain.frames)
     if table is None:
-        names = link_names([joint.link for joint in chain.joints]) if tree else None
         for k, joint in enumerate(chain.joints):
-            place = [f"origin: {_placement(joint.placement, angle)}",
-                     f"axis: {decimals(joint.axis)}"]
+            place = [f"name: {names[k]}", f"joint_name: {joint_names[k]}"]
             if tree:
-                place = [f"name: {names[k]}",
-                         f"parent: {names[joint.parent - 1] if joint.parent else 'base'}",
-                         *place]
+                place.append(f"parent: {names[joint.parent - 1] if joint.parent else 'base'}")
+            place += [f"origin: {_placement(joint.placement, angle)}",
+                      f"axis: {decimals(joint.axis)}"]
             if joint.mimic is not None:      # only in a tree (or a coupled chain: named)
                 followed, multiplier, offset = joint.mimic
                 place += [f"mimic: {names[followed - 1]}", f"multiplier: {decimal(multiplier)}",
@@ -106,22 +110,31 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             lines += _link(joint, joint.body, place)
     else:
         size = sum(float(np.linalg.norm(p[:3, 3])) for p in placements)
+        # the frames' placements, from the file's link frames into the table's joint frames
+        frames = [(link, parent, (np.linalg.inv(table.base) if parent == 0
+                                  else table.frames[parent - 1]) @ placement)
+                  for link, parent, placement in frames]
         base = base @ table.base                  # frame {0} in the world
         tool = table.frames[-1] @ chain.tool      # the tip in frame {n}
-        for joint, (alpha, a, theta, d), offset in zip(chain.joints, table.rows, table.frames):
+        for k, (joint, (alpha, a, theta, d), offset) in enumerate(zip(
+                chain.joints, table.rows, table.frames)):
             lines += _link(joint, seen_from(offset, joint.body), [
+                f"name: {names[k]}", f"joint_name: {joint_names[k]}",
                 f"alpha: {angle(alpha)}", f"a: {decimal(a, size)}",
                 f"theta: {angle(theta)}", f"d: {decimal(d, size)}"])
-    for key, placement in (("base", base), ("tool", tool)):
-        if not _is_identity(placement):
-            lines.append(f"{key}: {_placement(placement, angle)}")
-    if chain.frames:
-        lines.append(f"frames:     # the {chain.format}'s links on fixed joints")
-        frame_names = link_names([link for link, _, _ in chain.frames])
-        for name, (link, parent, placement) in zip(frame_names, chain.frames):
+    placed = [(key, placement) for key, placement in (("base", base), ("tool", tool))
+              if not _is_identity(placement)]
+    for key, placement in placed:
+        lines.append(f"{key}: {_placement(placement, angle)}")
+    if frames:
+        # a link named tool is the tool, but where the tool is placed apart (a chain's tip)
+        taken = ("tool",) if any(key == "tool" for key, _ in placed) else ()
+        lines.append(f"frames:     # every link of the {chain.format}, by its name")
+        frame_names = file_names([link for link, _, _ in frames], reserved=taken)
+        for frame_name, (link, parent, placement) in zip(frame_names, frames):
             where = names[parent - 1] if parent else "base"
-            lines.append(f"  - {{name: {name}, parent: {where}, "
-                         f"{_placement_fields(placement, angle)}}}   # {_quote(link)}")
+            lines.append(f"  - {{name: {_quote(frame_name)}, parent: {where}, "
+                         f"{_placement_fields(placement, angle)}}}")
     if near:
         lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
                      f"({', '.join(sorted(near))}): kept as the {chain.format} gives them, which "
@@ -159,20 +172,28 @@ def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
     return [("  - " if k == 0 else "    ") + entry for k, entry in enumerate(entries)]
 
 
-def link_names(urdf_names) -> list[str]:
-    """Link names of a robot file for a URDF's link names: letters, digits and _ (the rest
-    made _), not starting with a digit, at most 64 characters, none 'base', all different."""
+def file_names(names, reserved=(BASE,)) -> list[str]:
+    """Names as a robot file takes them (file.py's NAME_TEXT_RULE), each the source's own
+    where it can be: spaces at either end and control characters left out, at most
+    NAME_TEXT_LENGTH characters; a ``reserved`` word (``base``: the word for the base among
+    the links' parents) and a name met before get a suffix."""
     out, taken = [], set()
-    for text in urdf_names:
-        name = re.sub(r"[^A-Za-z0-9_]", "_", text)[:60] or "link"
-        if name[0].isdigit() or name == "base":
-            name = f"l_{name}"[:60]
+    for text in names:
+        name = "".join(ch for ch in text if ch.isprintable()).strip()[:NAME_TEXT_LENGTH - 8]
+        name = name or "unnamed"
+        if name in reserved:
+            name = f"{name} (link)"
         unique, k = name, 2
         while unique in taken:
-            unique, k = f"{name}_{k}", k + 1
+            unique, k = f"{name} ({k})", k + 1
         taken.add(unique)
         out.append(unique)
     return out
+
+
+def _comment(text: str) -> str:
+    """``text`` on one line of a YAML comment."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
 
 
 def _compose(transforms) -> np.ndarray:

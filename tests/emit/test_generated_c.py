@@ -18,6 +18,7 @@ from support import (
     ROBOTS,
     ROOT,
     assert_close,
+    compile_strictly,
     import_file,
     input_arrays,
     pin_model,
@@ -74,8 +75,7 @@ def test_compiles_warning_free_with_no_heap_and_no_globals(robot_code, dynamics)
     robot, out = robot_code
     source = out / f"{robot.name}.c"
     obj = out / f"{robot.name}.o"
-    subprocess.run(["gcc", *STRICT, "-c", str(source), "-o", str(obj)], check=True,
-                   capture_output=True)
+    compile_strictly(source, obj)
     symbols = subprocess.run(["nm", str(obj)], check=True, capture_output=True,
                              text=True).stdout.split("\n")
     defined = {line.split()[-1]: line.split()[-2] for line in symbols if len(line.split()) == 3}
@@ -349,6 +349,24 @@ def test_cli_builds(tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["planar2.c", "planar2.h"]
     assert CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--build"]
                               ).exit_code == 2
+
+
+@needs_gcc
+def test_a_build_that_fails_writes_nothing(tmp_path, monkeypatch):
+    """generate --build whose compilation fails (a full disk, a broken compiler) exits 2, and
+    leaves --out as it was: no .c, no .h, no .py."""
+    from click.testing import CliRunner
+
+    from symdyn.cli import main
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("SYMDYN_CACHE", str(cache))
+    monkeypatch.setenv("CC", "false")           # a compiler that fails every time
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--lang", "c",
+                                       "--lang", "python", "--build", "--out", str(out)])
+    assert result.exit_code == 2 and "compilation failed" in result.output, result.output
+    assert not out.exists() or list(out.iterdir()) == []
 
 
 def test_the_header_lists_each_comment_on_lines_of_its_own():

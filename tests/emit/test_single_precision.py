@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import ROBOTS, import_file, input_arrays, random_tree_yaml
+from support import ROBOTS, compile_strictly, import_file, input_arrays, random_tree_yaml
 
 import symdyn
 from symdyn.cli import main
@@ -35,6 +35,7 @@ def single_and_reference(robot_file, folder, values=None):
     symdyn.generate(dynamics, "python", folder, values=values)
     source = folder / "single" / f"{robot.name}.c"
     library = folder / "single" / "lib.so"
+    compile_strictly(source, folder / "single" / "robot.o", "-Wdouble-promotion")
     subprocess.run(["gcc", *STRICT, "-shared", "-fPIC", "-o", str(library), str(source), "-lm"],
                    check=True, capture_output=True, text=True)
     return (robot, ctypes.CDLL(str(library)),

@@ -14,12 +14,11 @@ import textwrap
 
 import numpy as np
 import pytest
-from support import ROBOTS, ROOT, assert_close, import_file, input_arrays
+from support import ROBOTS, ROOT, assert_close, compile_strictly, import_file, input_arrays
 
 import symdyn
 from symdyn.derive import QUANTITIES
 from symdyn.emit import staging
-from symdyn.emit.build import STRICT
 
 write_module = importlib.import_module("symdyn.emit.write")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
@@ -109,9 +108,7 @@ def test_every_accepted_file_gives_working_python_and_c(tmp_path, text):
     out = tmp_path / "out"
     values = {"g": "pi"} if "g: null" in text else None
     symdyn.generate(dynamics, ["python", "c"], out, values=values)
-    strict = subprocess.run(["gcc", *STRICT, "-c", str(out / f"{robot.name}.c"), "-o",
-                             str(tmp_path / "robot.o")], capture_output=True, text=True)
-    assert strict.returncode == 0, strict.stderr
+    compile_strictly(out / f"{robot.name}.c", tmp_path / "robot.o")
     python = import_file(out / f"{robot.name}.py", f"awkward_{robot.name}_{id(text)}")
     before = dict(sys.modules)
     compiled = symdyn.compile(dynamics, values=values, cache=tmp_path / "cache")
@@ -140,10 +137,7 @@ def test_every_accepted_file_gives_working_python_and_c(tmp_path, text):
     # CasADi and JAX modules import and give the numpy module's numbers
     single = tmp_path / "single"
     symdyn.generate(dynamics, "c", single, values=values, precision="single")
-    strict = subprocess.run(["gcc", *STRICT, "-Wdouble-promotion", "-c",
-                             str(single / f"{robot.name}.c"), "-o", str(tmp_path / "single.o")],
-                            capture_output=True, text=True)
-    assert strict.returncode == 0, strict.stderr
+    compile_strictly(single / f"{robot.name}.c", tmp_path / "single.o", "-Wdouble-promotion")
     symdyn.generate(dynamics, ["casadi", "jax"], out, values=values)
     casadi_module = import_file(out / f"{robot.name}_casadi.py", f"awkward_ca_{id(text)}")
     jax_module = import_file(out / f"{robot.name}_jax.py", f"awkward_jax_{id(text)}")

@@ -78,9 +78,9 @@ def imported(tmp_path, path: Path, *options):
 
 
 def assert_matches_mujoco(robot, path: Path, states=100, seed=0, names=None, **options):
-    """M, tau (but friction) and the sites' poses and Jacobians of the robot file against
-    MuJoCo's model; ``names``: the robot file's coordinates' joints, where their order is not
-    MuJoCo's (a URDF's import orders them as Pinocchio does)."""
+    """M, tau (but friction) and the bodies' and sites' poses and Jacobians of the robot file
+    against MuJoCo's model; ``names``: the robot file's coordinates' joints, where their order
+    is not MuJoCo's (a URDF's import orders them as Pinocchio does)."""
     quantities = ["mass_matrix", "inverse_dynamics", "friction_torques"]
     if robot.frames:
         quantities += ["frame_poses", "frame_jacobians"]
@@ -102,12 +102,12 @@ def assert_matches_mujoco(robot, path: Path, states=100, seed=0, names=None, **o
     assert_close(module.inverse_dynamics(q, v, a) - module.friction_torques(v),
                  np.array([reference.inverse_dynamics(*state) for state in zip(q, v, a)]))
     frames = getattr(module, "FRAMES", ())
-    sites = [(k, name) for k, name in enumerate(frames) if name in reference.sites]
+    sites = [(k, name) for k, name in enumerate(frames) if reference.frame(name)]
     for k, name in sites:
         assert_close(module.frame_poses(q)[:, k],
-                     np.array([reference.site_pose(x, name) for x in q]))
+                     np.array([reference.frame_pose(x, name) for x in q]))
         assert_close(module.frame_jacobians(q)[:, k],
-                     np.array([reference.site_jacobian(x, name) for x in q]))
+                     np.array([reference.frame_jacobian(x, name) for x in q]))
     return len(sites)
 
 
@@ -132,11 +132,13 @@ def test_a_floating_tree_with_a_mimic_joint_matches_mujoco(tmp_path):
     robot = imported(tmp_path, HERE / "walker.xml")
     assert robot.floating and len(robot.coordinates) == 6 and len(robot.links) == 7
     text = (tmp_path / "walker.yaml").read_text()
-    assert "mimic: finger_a" in text and "multiplier: 0.9" in text and "effort: 100" in text
+    assert 'mimic: "finger_a"' in text and "multiplier: 0.9" in text and "effort: 100" in text
+    assert 'joint_name: "left_hip"' in text
     assert [joint.name for joint in mjcf_chain(HERE / "walker.xml").joints] == [
         "left_hip", "left_knee", "right_hip", "right_hip_roll", "right_knee", "finger_a",
         "finger_b"]
-    assert assert_matches_mujoco(robot, HERE / "walker.xml") == 3     # imu and the feet
+    # every body and site by its name: the imu and the feet, and the bodies
+    assert assert_matches_mujoco(robot, HERE / "walker.xml") == len(robot.frames) > 3
 
 
 @pytest.mark.parametrize("name, relative, free", [
@@ -153,17 +155,17 @@ def test_mujocos_mjcf_of_example_robots_matches_mujoco_and_the_urdf(tmp_path, na
     robot, but for the digits MuJoCo's writer keeps."""
     urdf = example_robot(relative)
     path = mujocos_mjcf(urdf, tmp_path / f"{name}.xml", free)
-    robot = imported(tmp_path, path, "--allow-inconsistent-inertia")
+    robot = imported(tmp_path, path)
     assert_matches_mujoco(robot, path, states=30)
     as_given = tmp_path / f"{name}.urdf"        # MuJoCo reads URDF too, its root fixed
     as_given.write_text(without_meshes(urdf))
     (tmp_path / "fixed").mkdir()
-    fixed = imported(tmp_path / "fixed", urdf, "--allow-inconsistent-inertia")
+    fixed = imported(tmp_path / "fixed", urdf)
     assert_matches_mujoco(fixed, as_given, states=30, names=[
         j.name for j in urdf_chain(urdf).joints if j.mimic is None])
     root = ["--root", "free_flyer"] if free else []
     (tmp_path / "urdf").mkdir()
-    by_urdf = imported(tmp_path / "urdf", urdf, "--allow-inconsistent-inertia", *root)
+    by_urdf = imported(tmp_path / "urdf", urdf, *root)
     # the same joints, in the orders MuJoCo and Pinocchio give them
     mine = [j.name for j in mjcf_chain(path).joints if j.mimic is None]
     theirs = [j.name for j in urdf_chain(urdf, root="free_flyer" if free else None).joints
@@ -190,7 +192,7 @@ def test_mujocos_mjcf_of_every_tree_and_floating_robot_matches_mujoco(tmp_path, 
     them: imported whole (a free joint added on the floating ones), against MuJoCo."""
     free = relative in FLOATING
     path = mujocos_mjcf(example_robot(relative), tmp_path / "robot.xml", free, lenient=True)
-    robot = imported(tmp_path, path, "--allow-inconsistent-inertia")
+    robot = imported(tmp_path, path)
     assert robot.floating == free
     assert_matches_mujoco(robot, path, states=10)
 
@@ -215,7 +217,7 @@ def test_a_fixed_root_holds_the_free_body_where_the_file_puts_it(tmp_path):
 @pytest.mark.parametrize("body, words, line", [
     ('<joint name="j" type="ball"/>', "<joint>: joint 'j' is a ball joint", 3),
     ('<freejoint/><geom size="0.1"/></body><body pos="1 0 0"><joint name="k"/>',
-     "moves, but is not on the floating base", None),
+     "--root free_flyer floats the world's one body, but", None),
 ], ids=["ball", "two robots"])
 def test_what_symdyn_does_not_take_is_refused_in_one_line(tmp_path, body, words, line):
     path = tmp_path / "bad.xml"

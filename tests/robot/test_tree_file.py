@@ -96,15 +96,14 @@ BAD = [
      "links[1].name", "the link name 'a' is given twice", 5),
     ("modified", [LINK + ", name: a, parent: b}", LINK + ", name: b, parent: base}"],
      "links[0].parent", "listed after this link", 4),
-    ("modified", [LINK + ", name: a}", LINK + ", parent: a}", LINK + ", parent: base}",
-                  LINK + ", parent: a}"],
-     "links[3].parent", "'a''s subtree was left before this link: list the links depth first",
-     7),
     ("standard", [LINK + ", gamma: 0.1}"], "links[0].gamma", "modified DH", 4),
     ("urdf", ["  - {joint: revolute, axis: [0, 0, 1], b: 0.1, mass: 1}"], "links[0].b",
      "modified DH", 4),
-    ("modified", [LINK + ", name: 2nd}"], "links[0].name", "not a valid link name", 4),
-    ("modified", [LINK + ", name: base}"], "links[0].name", "not a valid link name", 4),
+    ("modified", [LINK + ", name: 2}"], "links[0].name", "2 is not a valid name", 4),
+    ("modified", [LINK + ", name: ' hand'}"], "links[0].name", "not a valid name", 4),
+    ("modified", [LINK + ", name: base}"], "links[0].name", "not a valid name", 4),
+    ("modified", [LINK + ", name: a, joint_name: j}", LINK + ", joint_name: j}"],
+     "links[1].joint_name", "the joint name 'j' is given twice", 5),
 ]
 
 
@@ -115,6 +114,59 @@ def test_trees_a_file_cannot_mean_get_one_line(tmp_path, convention, links, fiel
     text = "\n".join(["name: bad", f"convention: {convention}", "links:", *links]) + "\n"
     path = write(tmp_path, text, "bad.yaml")
     assert_refused_in_one_line(tmp_path, path, field, words, line)
+
+
+def _breadth_first(text: str) -> tuple[str, list[int]]:
+    """A random tree's file (random_tree_yaml: links l1..ln, depth first) with its links
+    listed breadth first, each still after its parent; and the old place of each link, in
+    the new order."""
+    head, *blocks = text.split("\n  - name: ")
+    parents = {}
+    for block in blocks:
+        name = block.split("\n")[0]
+        parent = block.split("parent: ")[1].split("\n")[0]
+        parents[name] = parent
+    order, level = [], ["base"]
+    while level:
+        level = [name for name in parents if parents[name] in level]
+        order += level
+    by_name = {block.split("\n")[0]: block for block in blocks}
+    text = head + "".join("\n  - name: " + by_name[name] for name in order)
+    return text, [int(name[1:]) for name in order]
+
+
+def test_links_in_any_order_after_their_parents_give_the_dynamics_in_that_order(tmp_path):
+    """A tree listed breadth first (not depth first, as Pinocchio numbers joints) reads, and
+    its q follows the file: M, tau and the frames' Jacobians are the depth-first file's,
+    permuted; symdyn check, whose Pinocchio model is built depth first, passes."""
+    from symdyn.check import check
+
+    rng = np.random.default_rng(31)
+    text = random_tree_yaml(rng, name="deep", dof=7, convention="urdf", shape="wide", mimics=1)
+    shuffled, old = _breadth_first(text)
+    assert old != sorted(old)
+    robots = [symdyn.load_robot(write(tmp_path, t, f"{n}.yaml"))
+              for t, n in ((text, "deep"), (shuffled, "wide"))]
+    assert [link.name for link in robots[1].spec.links] == [f"l{k}" for k in old]
+    modules = [symdyn.python_module(symdyn.newton_euler(r), quantities=[
+        "inverse_dynamics", "mass_matrix", "jacobian"]) for r in robots]
+    # coordinates: the links that are not mimic joints, in each file's order
+    names = [[link.name for link in r.spec.links if link.mimic is None] for r in robots]
+    perm = [names[0].index(name) for name in names[1]]
+    q, qd, qdd = rng.uniform(-2, 2, (3, 20, len(perm)))
+    for quantity, args in (("inverse_dynamics", (q, qd, qdd)), ("mass_matrix", (q,)),
+                           ("jacobian", (q,))):
+        deep = getattr(modules[0], quantity)(*args)
+        wide = getattr(modules[1], quantity)(*(a[:, perm] for a in args))
+        if quantity == "inverse_dynamics":
+            np.testing.assert_allclose(wide, deep[:, perm], atol=1e-12)
+        elif quantity == "mass_matrix":
+            np.testing.assert_allclose(wide, deep[:, perm][:, :, perm], atol=1e-12)
+        else:
+            np.testing.assert_allclose(wide, deep[:, :, perm], atol=1e-12)
+    rows = check(robots[1], states=10)
+    assert all(row.passed for row in rows), [row for row in rows if not row.passed]
+    assert any("Pinocchio rnea" in row.check and not row.skipped for row in rows)
 
 
 @pytest.mark.parametrize("convention", ["modified", "urdf"])
@@ -246,7 +298,8 @@ FRAME_ERRORS = [
     ("  - {name: a, parent: 9}", "frames[0].parent", "9 names no link"),
     ("  - {name: a, parent: 1}\n  - {name: a, parent: 2}", "frames[1].name", "given twice"),
     ("  - {name: tool, parent: base}", "frames[0].parent", "the tool is fixed to the base"),
-    ("  - {name: 1st, parent: 1}", "frames[0].name", "not a valid frame name"),
+    ("  - {name: 1.5, parent: 1}", "frames[0].name", "1.5 is not a valid name"),
+    ("  - {name: '', parent: 1}", "frames[0].name", "not a valid name"),
     ("  - {name: a, parent: 1, size: 2}", "frames[0].size", "unknown key"),
 ]
 

@@ -202,7 +202,9 @@ def test_urdf_angles_within_1e_9_are_snapped_and_wider_misses_kept_unless_asked(
     text = _swap('rpy="0 0 0"/><axis', 'rpy="1.5708 0 3.1416"/><axis', ONE_JOINT)
     spec, _ = imported(tmp_path, text)
     assert not set(spec.base.rpy) <= quarters
-    assert "(-3.14158530717959, 1.5708): kept as the URDF" in Path(spec.path).read_text()
+    note = next(line for line in Path(spec.path).read_text().splitlines()
+                if line.startswith("# Angles near multiples"))
+    assert "(-3.14158530717959, 1.5708, " in note and "kept as the URDF" in note
     result = CliRunner().invoke(main, ["info", spec.path])
     assert result.exit_code == 0
     assert ("base.rpy[0] 1.5708 (3.7e-06 from pi/2)" in result.stderr
@@ -262,16 +264,29 @@ def test_import_is_deterministic_from_any_folder(tmp_path, monkeypatch):
     assert outputs[0] == outputs[1]
 
 
-def test_published_inertia_is_taken_with_a_flag_and_a_warning(tmp_path):
+def test_published_inertia_is_taken_with_a_warning_and_refused_when_strict(tmp_path):
+    """Inertias no rigid body has, which published URDFs hold (round-off, a massless link with
+    inertia), are imported as given with one warning line naming the links, and the robot file
+    says allow_inconsistent_inertia; --strict-inertia refuses them, as a hand-written robot
+    file without that line is refused."""
+    text = ARM.replace('<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.045"',
+                       '<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.045"')
     text = ARM.replace('<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.025"',
                        '<mass value="1.8"/><inertia ixx="0.01" iyy="0.02" izz="0.045"')
     path = tmp_path / "arm.urdf"
     path.write_text(text)
-    refused = CliRunner().invoke(main, ["import", str(path)])
+    refused = CliRunner().invoke(main, ["import", str(path), "--strict-inertia"])
     assert refused.exit_code == 2 and "triangle inequality" in refused.output
-    spec, output = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
-    assert "warning:" in output and "link 'l2'" in output
+    spec, output = imported_file(tmp_path, path)
+    warnings = [line for line in output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "'l2' (line" in warnings[0], output
+    assert "allow_inconsistent_inertia: true" in Path(spec.path).read_text()
     assert_matches_pinocchio(spec, path, states=20)
+    hand_written = tmp_path / "hand.yaml"
+    hand_written.write_text(Path(spec.path).read_text().replace(
+        "allow_inconsistent_inertia: true", ""))
+    with pytest.raises(symdyn.RobotFileError, match="triangle inequality"):
+        symdyn.load_robot(hand_written)
 
 
 # -- bad URDFs -----------------------------------------------------------------------------------
@@ -333,7 +348,9 @@ BAD = [
     ("base below tip", ONE_JOINT, ["--base", "l1", "--tip", "base"], "not below 'l1'"),
     ("nothing moves", robot(link("a"), joint("f", "fixed", "a", "b"), link("b")), [],
      "no movable joint"),
-    ("bad name", ONE_JOINT, ["--name", "Arm-1"], "--name 'Arm-1'"),
+    ("bad name", ONE_JOINT, ["--name", "Arm-1"], "--name: 'Arm-1' is not a valid robot name"),
+    ("a C header's name", ONE_JOINT, ["--name", "stdio"], "--name: 'stdio' is not a valid"),
+    ("snap nan", ONE_JOINT, ["--snap-angles", "nan"], "'nan' is not a finite number"),
     ("dh forced", SKEWED, ["--form", "modified"], "no DH table"),
 ]
 
@@ -410,7 +427,7 @@ def test_real_robots_match_pinocchio(tmp_path, relative, tip):
 @pytest.mark.parametrize("relative", TREES, ids=[Path(r).stem for r in TREES])
 def test_whole_trees_match_pinocchio(tmp_path, relative):
     path = example_robot(relative)
-    spec, _ = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
+    spec, _ = imported_file(tmp_path, path)
     model = pin.buildModelFromUrdf(str(path))
     assert symdyn.Robot.from_spec(spec).parents == tuple(model.parents)[1:]
     assert "the whole tree below" in Path(spec.path).read_text()
@@ -419,11 +436,10 @@ def test_whole_trees_match_pinocchio(tmp_path, relative):
 
 
 def assert_frames_match_pinocchio(spec, path, states=10):
-    """Each link on a fixed joint, a named frame of the import: its pose and Jacobian are
-    Pinocchio's body frame of that link (the URDF's name, noted beside each frame)."""
-    links = [line.split("#", 1)[1].strip().strip('"') for line in
-             Path(spec.path).read_text().split("frames:", 1)[1].splitlines()[1:]]
-    assert len(links) == len(spec.frames) > 0
+    """Every link, a named frame of the import by its URDF name: its pose and Jacobian are
+    Pinocchio's body frame of that link."""
+    links = [frame.name for frame in spec.frames]
+    assert len(links) > 0
     robot = symdyn.Robot.from_spec(spec)
     module = symdyn.python_module(symdyn.newton_euler(robot),
                                   quantities=["frame_poses", "frame_jacobians"])
@@ -449,7 +465,10 @@ def test_a_branching_urdf_is_imported_whole(tmp_path):
                                                   "finger_b"]
     assert symdyn.Robot.from_spec(spec).parents == (0, 0, 2, 3, 3)
     assert spec.convention == "urdf" and "the whole tree below" in Path(spec.path).read_text()
-    assert [frame.name for frame in spec.frames] == ["palm"]     # on a fixed joint
+    assert [frame.name for frame in spec.frames] == ["base", "left1", "right1", "right2",
+                                                     "finger_a", "finger_b", "palm"]
+    assert [link.joint_name for link in spec.links] == ["left", "right", "elbow", "finger_a",
+                                                        "finger_b"]
     assert_matches_pinocchio(spec, tmp_path / "tree.urdf")
     assert_frames_match_pinocchio(spec, tmp_path / "tree.urdf")
 
@@ -460,7 +479,7 @@ def test_a_tree_with_a_mimic_joint_is_imported_whole_with_it(tmp_path):
     spec, output = imported(tmp_path, TREE, name="tree.urdf")
     assert [link.mimic for link in spec.links] == [None, None, None, None, 4]
     assert "4 joints and 1 mimic joint" in output
-    assert "mimic: finger_a" in Path(spec.path).read_text()
+    assert 'mimic: "finger_a"' in Path(spec.path).read_text()
     assert_matches_pinocchio_with_mimic_joints(spec, tmp_path / "tree.urdf")
 
 
@@ -506,7 +525,7 @@ def test_check_compares_every_quantity_of_the_whole_trees_with_mimic_joints(tmp_
     on fixed joints) against its frame of that name; every row ok, none skipped but the
     closed forms."""
     path = example_robot(relative)
-    spec, _ = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
+    spec, _ = imported_file(tmp_path, path)
     result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
                                        "10"])
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
@@ -528,7 +547,7 @@ def test_check_compares_every_quantity_of_the_whole_trees_with_mimic_joints(tmp_
 @pytest.mark.parametrize("relative", MIMIC_TREES, ids=[Path(r).stem for r in MIMIC_TREES])
 def test_whole_trees_with_mimic_joints_match_pinocchio(tmp_path, relative):
     path = example_robot(relative)
-    spec, _ = imported_file(tmp_path, path, "--allow-inconsistent-inertia")
+    spec, _ = imported_file(tmp_path, path)
     assert any(link.mimic is not None for link in spec.links)
     assert_matches_pinocchio_with_mimic_joints(spec, path, states=30)
 
@@ -571,7 +590,7 @@ def test_a_floating_base_is_imported_as_pinocchios_free_flyer(tmp_path, args):
                 "forward_dynamics = Pinocchio aba", "com_jacobian = Pinocchio",
                 "jacobian_dot_qd = Pinocchio classical acceleration"):
         assert row in result.output
-    assert ("frame_jacobians = Pinocchio frame Jacobians" in result.output) == (not args)
+    assert "frame_jacobians = Pinocchio frame Jacobians" in result.output   # every link's
 
 
 @pytest.mark.parametrize("text, args, words", [
@@ -597,8 +616,7 @@ def test_legged_and_flying_robots_on_a_free_flyer_match_pinocchio(tmp_path, rela
     difference among them), the feet (links on fixed joints) among the frames, against
     Pinocchio's free-flyer model of the URDF: check --urdf, every row ok."""
     path = example_robot(relative)
-    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer",
-                            "--allow-inconsistent-inertia")
+    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer")
     assert spec.floating
     result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
                                        "10"])
@@ -618,8 +636,7 @@ def test_a_drone_imports_as_a_base_without_joints(tmp_path):
     """The hector quadrotor, a URDF without movable joints, on a free-flyer: links: [], the
     base's body the whole URDF, and every quantity Pinocchio's free-flyer model has."""
     path = example_robot("hector_description/robots/quadrotor_base.urdf")
-    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer",
-                            "--allow-inconsistent-inertia")
+    spec, _ = imported_file(tmp_path, path, "--root", "free_flyer")
     assert spec.floating and spec.links == () and spec.base_body is not None
     result = CliRunner().invoke(main, ["check", spec.path, "--urdf", str(path), "--states",
                                        "10"])
@@ -643,8 +660,7 @@ def test_export_then_import_keeps_the_dynamics(tmp_path, path):
         arg for symbol, value in values.items() for arg in ("--set", f"{symbol}={value!r}"))])
     assert result.exit_code == 0, result.output
     # A floating base's export is imported whole, on its free-flyer (<symdyn:root>)
-    back, _ = imported_file(tmp_path, urdf, *([] if original.floating else ["--tip", "tool"]),
-                            "--allow-inconsistent-inertia")
+    back, _ = imported_file(tmp_path, urdf, *([] if original.floating else ["--tip", "tool"]))
     assert back.root == original.root
     robot = symdyn.Robot.from_spec(back)
     q = configurations(robot, rng, 50)
@@ -765,7 +781,9 @@ def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
                                   "left_wrist", "--states", "20", "-q"])
     assert result.exit_code == 0, result.output
     compared = [line for line in result.stdout.splitlines() if "(baxter.urdf)" in line]
-    assert len(compared) == 18 and all(line.rstrip().endswith("ok") for line in compared)
+    assert len(compared) == 21 and all(line.rstrip().endswith("ok") for line in compared)
+    assert any(line.strip().startswith("frame_poses = Pinocchio frame placements (baxter")
+               for line in compared)       # every link of the chain, by its name
     # Baxter's URDF gives pi/2 as 1.57079632679: the import took it as pi/2, which moves the
     # model from the URDF as written by about as much (a row reports how much)
     (snapped,) = [line for line in result.stdout.splitlines()
