@@ -47,7 +47,9 @@ from ..spatial import Inertia
 from .file import MAX_LINKS
 from .mjcf_files import MAX_MJCF_BYTES, MjcfFiles
 from .rigid import (
+    LARGEST,
     QUARTER_TOLERANCE,
+    in_bounds,
     inertia_tensor,
     no_body,
     pose,
@@ -61,7 +63,6 @@ from .validity import body_problem
 
 WORLD = "world"
 __all__ = ["MAX_MJCF_BYTES", "as_imported", "read_chain", "read_model"]
-MAX_MAGNITUDE = 1e30     # the robot file's bound on a number (expr.py)
 
 # Kinds of what the import leaves out of MuJoCo's dynamics (LinkTree.note), which as_imported
 # takes out of a compiled model.
@@ -214,9 +215,6 @@ class _Model(LinkTree):
         return [self.mj.mj_id2name(self.model, obj, k) or f"{kind}{k}" for k in range(count)]
 
     # -- the robot in the scene ----------------------------------------------------------------
-    def subtree_joints(self, b: int) -> list[int]:
-        model = self.model
-        return [j for j in range(model.njnt) if self.below_body(int(model.jnt_bodyid[j]), b)]
 
     def free_joint(self, b: int) -> bool:
         """Whether body ``b`` has a free joint (its only one, or the file is refused later)."""
@@ -232,9 +230,12 @@ class _Model(LinkTree):
         out (SCENE), and ``left_out_body`` tells them."""
         model = self.model
         children = [b for b in range(1, model.nbody) if model.body_parentid[b] == 0]
+        joints_below = {b: [] for b in children}      # by the world's body each hangs from
+        for j in range(model.njnt):
+            joints_below[int(model.body_rootid[model.jnt_bodyid[j]])].append(j)
         kinds = {}
         for b in children:
-            joints = self.subtree_joints(b)
+            joints = joints_below[b]
             free = self.free_joint(b)
             if model.body_mocapid[b] >= 0:
                 kinds[b] = "mocap body"
@@ -248,10 +249,7 @@ class _Model(LinkTree):
                 kinds[b] = "static"
         self.left_out: set[int] = set()
         if base is not None and base in self.names["body"][1:]:
-            b = self.names["body"].index(base)
-            while model.body_parentid[b] != 0:
-                b = int(model.body_parentid[b])
-            chosen = [b]
+            chosen = [int(model.body_rootid[self.names["body"].index(base)])]
         else:
             floating = [b for b in children if kinds[b] == "floating robot"]
             fixed = [b for b in children if kinds[b] == "robot"]
@@ -300,9 +298,7 @@ class _Model(LinkTree):
         return moving[0]
 
     def left_out_body(self, b: int) -> bool:
-        while self.model.body_parentid[b] != 0:
-            b = int(self.model.body_parentid[b])
-        return b in self.left_out
+        return int(self.model.body_rootid[b]) in self.left_out
 
     def below_body(self, b: int, top: int) -> bool:
         while b > 0:
@@ -314,8 +310,9 @@ class _Model(LinkTree):
     def check_size(self):
         """Refuse, before any work on it, a robot of more joints than a robot file holds."""
         model, mj = self.model, self.mj
+        movable = {int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE)}
         joints = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in self.kept
-                  and model.jnt_type[j] in (mj.mjtJoint.mjJNT_HINGE, mj.mjtJoint.mjJNT_SLIDE)]
+                  and int(model.jnt_type[j]) in movable]
         if len(joints) > MAX_LINKS:
             self.refuse(f"the robot has {len(joints)} hinge and slide joints, more than symdyn "
                         f"derives ({MAX_LINKS})", "joint", joints[MAX_LINKS],
@@ -523,10 +520,10 @@ class _Model(LinkTree):
             if model.actuator_trntype[a] == mj.mjtTrn.mjTRN_JOINT
             and model.actuator_trnid[a, 0] == j and model.actuator_forcelimited[a]]
         total = sum(bounds) if bounds else None
-        if total is not None and not (math.isfinite(total) and total <= MAX_MAGNITUDE):
+        if total is not None and not (math.isfinite(total) and total <= LARGEST):
             self.refuse(f"the actuators of joint {self.names['joint'][j]!r} have a force range "
                         f"times gear of {total:g}", "joint", j,
-                        expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+                        expected=f"finite numbers of at most {LARGEST:g}")
         return total
 
     def mimic(self, j: int) -> tuple | None:
@@ -563,19 +560,20 @@ class _Model(LinkTree):
     # -- numbers -----------------------------------------------------------------------------
     def bounded(self, kind: str, k: int, attribute: str, values) -> np.ndarray:
         """``values``, read from the compiled model for ``attribute`` of ``kind`` object ``k``,
-        as floats; refused unless each is finite and at most MAX_MAGNITUDE in size, the robot
-        file's bound."""
+        as the robot file holds them (rigid.in_bounds); refused unless each is finite and at
+        most LARGEST in size."""
+        bounded = in_bounds(values)
+        if bounded is not None:
+            return bounded
         values = np.asarray(values, dtype=float)
-        if np.all(np.isfinite(values)) and np.all(np.abs(values) <= MAX_MAGNITUDE):
-            return values
         what = "the option" if kind == "option" else f"{kind} {self.names[kind][k]!r}"
         shown = " ".join(f"{v:g}" for v in np.ravel(values))
         message = f"{what}: {attribute} is {shown}"
         if kind == "option":
             raise RobotFileError(self.path, message, field="<option>",
-                                 expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+                                 expected=f"finite numbers of at most {LARGEST:g}")
         self.refuse(message, kind, k, field=f"<{kind}> {attribute}",
-                    expected=f"finite numbers of at most {MAX_MAGNITUDE:g}")
+                    expected=f"finite numbers of at most {LARGEST:g}")
 
     def pose(self, xyz, quaternion) -> np.ndarray:
         """A placement, its rotation's angles within the tolerance of a multiple of pi/12 made

@@ -52,6 +52,7 @@ class MjcfFiles:
         self.path = Path(path)
         self.folder = self.path.parent
         self.models: dict[Path, Element] = {}      # every MJCF file read, includes inlined
+        self.found: dict[tuple, object] = {}   # elements() by kind and model; by name
         self.root = self.model(self.path, ())
         self.check_counts()
 
@@ -185,9 +186,10 @@ class MjcfFiles:
         MuJoCo's ``info`` gives (its own, for elements of the top file alone)."""
         elements = self.elements(kind)
         if name:
-            for element in elements:
-                if element.attrs.get("name") == name:
-                    return Where(element.path, element.line)
+            named = self.found.setdefault(("named", kind), {
+                e.attrs["name"]: e for e in reversed(elements) if "name" in e.attrs})
+            if name in named:
+                return Where(named[name].path, named[name].line)
             for path, root in self.models.items():      # an attached model's, prefixed
                 for element in self.elements(kind, root):
                     own = element.attrs.get("name")
@@ -201,8 +203,14 @@ class MjcfFiles:
     def elements(self, kind: str, root: Element | None = None) -> list[Element]:
         """The elements of ``root`` (the top model) that make MuJoCo objects of ``kind``, in
         MuJoCo's order (the document's), those in defaults classes left out; the world's body
-        first."""
+        first. Found once for each (a model of thousands of bodies asks for each one)."""
         root = self.root if root is None else root
+        key = (kind, id(root))
+        if key not in self.found:
+            self.found[key] = self.find(kind, root)
+        return self.found[key]
+
+    def find(self, kind: str, root: Element) -> list[Element]:
         found = [root] if kind == "body" else []      # the world body, body 0
         stack = [(child, False) for child in reversed(root.children)]
         while stack:

@@ -24,6 +24,20 @@ from ..spatial import Inertia, Placement, skew
 from . import angles
 
 QUARTER_TOLERANCE = 1e-9
+# The sizes a robot file's numbers have (expr.MAX_MAGNITUDE): an importer's numbers past the
+# largest are refused, and those below the smallest are 0, as the writer writes them
+# (write.decimal); so what the importer checks is what the file says.
+LARGEST, SMALLEST = 1e30, 1e-30
+
+
+def in_bounds(values) -> np.ndarray | None:
+    """``values`` as floats, each of size below SMALLEST made 0; None where one of them is
+    not finite or is larger than LARGEST."""
+    values = np.array(values, dtype=float)
+    if not np.all(np.isfinite(values)) or np.any(np.abs(values) > LARGEST):
+        return None
+    values[np.abs(values) < SMALLEST] = 0.0
+    return values
 
 
 def cos_sin(angle: float, tolerance: float = QUARTER_TOLERANCE) -> tuple[float, float]:

@@ -7,7 +7,6 @@ other tools); meshes and everything else are skipped.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -15,14 +14,21 @@ import numpy as np
 from ..spatial import Inertia
 from .expr import decimal
 from .reading import read_bounded
-from .rigid import QUARTER_TOLERANCE, inertia_tensor, no_body, pose, seen_from
+from .rigid import (
+    LARGEST,
+    QUARTER_TOLERANCE,
+    in_bounds,
+    inertia_tensor,
+    no_body,
+    pose,
+    seen_from,
+)
 from .spec import ROOTS
 from .tree import INCONSISTENT, MOVABLE, UNSUPPORTED, Chain, Joint, LinkTree
 from .validity import actuator_problem, body_problem
 from .xmltree import Element, parse
 
 MAX_URDF_BYTES = 8 << 20
-MAX_MAGNITUDE = 1e30
 ACTUATOR = "symdyn:actuator"    # symdyn's own elements, as export.py writes them
 GRAVITY = "symdyn:gravity"
 ROOT = "symdyn:root"            # <symdyn:root type="free_flyer"/>: an export's floating base
@@ -105,10 +111,11 @@ class _Tree(LinkTree):
         if len(values) != count:
             raise self.error(f"{attribute}={text!r} has {len(values)} numbers, not {count}",
                              element)
-        if not all(math.isfinite(v) and abs(v) <= MAX_MAGNITUDE for v in values):
+        bounded = in_bounds(values)
+        if bounded is None:
             raise self.error(f"{attribute}={text!r} is not finite or larger than "
-                             f"{MAX_MAGNITUDE:g}", element)
-        return np.array(values)
+                             f"{LARGEST:g}", element)
+        return bounded
 
     def number(self, element, attribute, default=None) -> float:
         return float(self.numbers(element, attribute, 1,

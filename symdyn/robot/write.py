@@ -93,7 +93,8 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
     lines.append("links:" if chain.joints else "links: []   # a floating base alone")
     base, tool = chain.base, chain.tool
     names = [_quote(n) for n in file_names([joint.link for joint in chain.joints])]
-    joint_names = [_quote(n) for n in file_names([joint.name for joint in chain.joints])]
+    joint_names = [_quote(n) for n in file_names([joint.name for joint in chain.joints],
+                                                 reserved=())]
     frames = list(chain.frames)
     if table is None:
         for k, joint in enumerate(chain.joints):

@@ -352,6 +352,12 @@ BAD = [
     ("a C header's name", ONE_JOINT, ["--name", "stdio"], "--name: 'stdio' is not a valid"),
     ("snap nan", ONE_JOINT, ["--snap-angles", "nan"], "'nan' is not a finite number"),
     ("dh forced", SKEWED, ["--form", "modified"], "no DH table"),
+    ("past the bounds", _swap('xyz="0 0 1"', 'xyz="0 0 1e31"'), [], "larger than 1e+30"),
+    ("lumped past the bounds",
+     _swap("</robot>", '<joint name="f" type="fixed"><parent link="l1"/><child link="heavy"/>'
+           '</joint><link name="heavy"><inertial><mass value="1e30"/></inertial></link></robot>',
+           _swap('<mass value="1"/>', '<mass value="1e29"/>')), [],
+     "bad.urdf: symdyn cannot write it as a robot file (links[0].mass: a number beyond"),
 ]
 
 
