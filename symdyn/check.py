@@ -27,6 +27,10 @@ SNAPPING_TOLERANCE = 1e-6
 SLOW_BY_LAGRANGE = ("regressor", *FROM_REGRESSOR, "inverse_dynamics_derivatives",
                     "forward_dynamics_derivatives")
 SYMBOLIC_UP_TO = 2   # joints
+# Links up to which the Lagrange route is compared: its M and Christoffel symbols grow with the
+# square and cube of the links that support each other (TIAGo's 48 took 160 s for M alone;
+# random trees of 24 links, 3 to 27 s for M and tau), Newton-Euler's linearly.
+LAGRANGE_UP_TO = 24
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,55 @@ def relative(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
 
 
-def _numeric(name, a, b, tolerance=TOLERANCE) -> Row:
-    error = relative(a, b)
+def _numeric(name, a, b, tolerance=TOLERANCE, cancelled=0.0) -> Row:
+    """``a`` against ``b``, the difference relative to the largest magnitude, or to the
+    ``cancelled`` magnitude where ``a`` was got by cancelling one that large (inverse dynamics
+    less a damping of 1e11 N s/m: its round-off is 1e11 eps)."""
+    error = relative(a, b) * max(1.0, _largest(b)) / max(1.0, _largest(b), cancelled)
     return Row(name, error, error <= tolerance, tolerance=tolerance)
+
+
+def _largest(values) -> float:
+    return float(max(np.max(np.abs(np.asarray(v, dtype=float)))
+                     for v in (values if isinstance(values, tuple) else (values,))))
+
+
+# How many times eps * cond(M) a solve with M may be off (TOLERANCE below that is kept): with
+# 16 joints, the Allegro hand's forward dynamics round trip was off by 0.35 times that bound.
+SOLVE_ROUNDING = 100
+
+
+def _solved(name, a, b, M, forces, qdd, tolerance=TOLERANCE) -> Row:
+    """``a``, made by solving with M (forward dynamics, its derivatives), against ``b``: each
+    state's difference relative to its size, within ``tolerance``, or within what a solve
+    keeps where that is more: SOLVE_ROUNDING eps cond(M) (1 + |forces| / (|M| |qdd|)), the
+    round-off of the forces that cancel in M qdd = forces (|forces| per state, torques beside
+    which M qdd is small: a huge damping) magnified by M's condition. A state whose bound
+    leaves no digit (an M singular to working precision) is not compared: the row says so."""
+    parts = [(np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for x, y in
+             zip(*(v if isinstance(v, tuple) else (v,) for v in (a, b)))]
+    states = len(M)
+    errors = np.zeros(states)
+    for x, y in parts:
+        x, y = x.reshape(states, -1), y.reshape(states, -1)
+        errors = np.maximum(errors, np.abs(x - y).max(axis=1)
+                            / np.maximum(1.0, np.abs(y).max(axis=1)))
+    condition = np.linalg.cond(M)
+    scale = np.linalg.norm(M, 2, axis=(1, 2)) * np.maximum(1.0, np.abs(qdd).max(axis=1))
+    bound = np.maximum(tolerance, SOLVE_ROUNDING * np.finfo(float).eps * condition
+                       * (1 + np.asarray(forces) / scale))
+    digits = bound < 1e-3
+    if not digits.any():
+        return Row.skip(name, f"cond(M) up to {condition.max():.1e} leaves no digit to compare")
+    worst = int(np.argmax(np.where(digits, errors / bound, -1)))
+    note = "" if bound[worst] == tolerance else (
+        f"tolerance eps cond(M) (1 + |forces| / (|M| |qdd|)) at its state: cond(M) "
+        f"{condition[worst]:.1e}")
+    if not digits.all():
+        note += (f"{'; ' if note else ''}{int((~digits).sum())} of {states} states not compared: "
+                 f"cond(M) up to {condition.max():.1e}")
+    return Row(name, float(errors[worst]), bool(errors[worst] <= bound[worst]), note,
+               float(bound[worst]))
 
 
 def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
@@ -71,7 +121,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                                                 rng.uniform(0.5, 1.5, len(robot.parameters)))}
     symbols = {p: values[str(p)] for p in robot.parameters}
     routes = {"newton-euler": newton_euler(robot, progress=progress)}
-    if not robot.floating:      # Lagrange's route takes fixed bases alone
+    if not robot.floating and len(robot.links) <= LAGRANGE_UP_TO:   # fixed bases alone
         routes["lagrange"] = lagrange(robot, progress=progress)
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
@@ -99,8 +149,10 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
             rows.append(_numeric(f"{name}: Newton-Euler = Lagrange",
                                  getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
     else:
-        rows.append(Row.skip("Newton-Euler = Lagrange", "the Lagrange route takes fixed bases "
-                             "alone; Pinocchio is the reference"))
+        rows.append(Row.skip("Newton-Euler = Lagrange", (
+            "the Lagrange route takes fixed bases alone" if robot.floating else
+            f"the Lagrange route of {len(robot.links)} links takes many minutes (compared up "
+            f"to {LAGRANGE_UP_TO})") + "; Pinocchio is the reference"))
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
     f = ne.friction_torques(qd)
     rows.append(_numeric("M qdd + h + friction = inverse_dynamics",
@@ -122,8 +174,10 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     if singular:
         rows.append(Row.skip("forward_dynamics", f"not derived: {singular}"))
     else:
-        rows.append(_numeric("forward_dynamics(inverse_dynamics(qdd)) = qdd",
-                             ne.forward_dynamics(q, qd, ne.inverse_dynamics(q, qd, qdd)), qdd))
+        tau_of_qdd = ne.inverse_dynamics(q, qd, qdd)
+        rows.append(_solved("forward_dynamics(inverse_dynamics(qdd)) = qdd",
+                            ne.forward_dynamics(q, qd, tau_of_qdd), qdd, M,
+                            _forces(tau_of_qdd, ne.nonlinear_effects(q, qd), f), qdd))
     step = 1e-6
     if "coriolis_matrix" in available:
         rate = configuration_rate(robot, q, qd)
@@ -179,6 +233,12 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     if "lagrange" in routes:
         rows += _symbolic_rows(routes, progress)
     return rows
+
+
+def _forces(*forces) -> np.ndarray:
+    """Per state, the sum of the largest magnitudes of generalized forces (N or N m) that
+    meet in M qdd = tau - h - friction."""
+    return sum(np.abs(np.asarray(x, dtype=float)).max(axis=1) for x in forces)
 
 
 def configurations(robot: Robot, rng, states: int) -> np.ndarray:
@@ -416,16 +476,20 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                 pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
                 ref["daba"].append((-Minv @ G.T @ data.dtau_dq @ G,
                                     -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
+    if not singular:
+        M_ours, qdd_ours = ne.mass_matrix(q), ne.forward_dynamics(q, qd, tau)
+        forces = _forces(tau, ne.nonlinear_effects(q, qd), f)
     rows = [] if singular else [
-        _numeric("forward_dynamics = Pinocchio aba" if not coupled else
-                 "forward_dynamics = Pinocchio crba and rnea solved",
-                 ne.forward_dynamics(q, qd, tau), ref["aba"])]
+        _solved("forward_dynamics = Pinocchio aba" if not coupled else
+                "forward_dynamics = Pinocchio crba and rnea solved",
+                qdd_ours, np.array(ref["aba"]), M_ours, forces, qdd_ours)]
     if derivatives and not singular:
-        rows.append(_numeric(
+        rows.append(_solved(
             "forward_dynamics_derivatives = Pinocchio computeABADerivatives" if not coupled
             else "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
             ne.forward_dynamics_derivatives(q, qd, tau),
-            tuple(np.array(part) for part in zip(*ref["daba"])), 1e-9))
+            tuple(np.array(part) for part in zip(*ref["daba"])), M_ours, forces, qdd_ours,
+            1e-9))
     rows.append(_numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
                          ne.inverse_dynamics(q, qd, qdd), ref["rnea"]))
     if derivatives:
@@ -475,7 +539,8 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
                                for x, v, z in zip(q, qd, zero)])),
             _numeric(f"inverse_dynamics - friction_torques{name}",
                      ne.inverse_dynamics(q, qd, qdd) - f,
-                     np.array([reference.inverse_dynamics(*state) for state in zip(q, qd, qdd)]))]
+                     np.array([reference.inverse_dynamics(*state) for state in zip(q, qd, qdd)]),
+                     cancelled=_largest(f))]
     if reference.tool is not None:
         rows += [_numeric(f"forward_kinematics at {reference.tool}{name}",
                           ne.forward_kinematics(q),
@@ -551,7 +616,9 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
         if frame is not None:
             J.append(pin.computeFrameJacobian(model, model.createData(), qi, frame,
                                               pin.LOCAL_WORLD_ALIGNED) @ V)
-    rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - ne.friction_torques(qd), tau),
+    friction = ne.friction_torques(qd)
+    rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - friction, tau,
+                     cancelled=_largest(friction)),
             _numeric(names[1], ne.mass_matrix(q), M)]
     if frame is not None:
         rows.append(_numeric(names[2], ne.jacobian(q), J))

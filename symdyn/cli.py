@@ -73,11 +73,14 @@ def _fixed_base(robot, command: str):
     return robot
 
 
-def _load(robot_file, without=(), snap_angles=0.0):
+def _load(robot_file, without=(), snap_angles=0.0, quiet=False):
+    """The robot, its file's warnings said on stderr unless ``quiet``."""
     try:
         robot = load_robot(robot_file, without=without, snap_angles=snap_angles)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
+    if quiet:
+        return robot
     for warning in robot.spec.warnings:
         click.echo(f"warning: {warning}", err=True)
     misses = [reading for reading in robot.spec.angle_readings if reading.exact is None]
@@ -347,14 +350,15 @@ def derive(robot_file, snap_angles, method, fmt, output, without, quiet):
 @click.option("--base", help="With --urdf or --mjcf: the chain's first link, as given to import.")
 @click.option("--tip", help="With --urdf or --mjcf: the chain's last link, as given to import.")
 @WITHOUT
-@click.option("-q", "--quiet", is_flag=True, help="Print only the table.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the table: no progress, no "
+              "warnings of the robot file's.")
 def check(robot_file, snap_angles, states, seed, urdf, mjcf, base, tip, without, quiet):
     """Derive ROBOT by Newton-Euler and by Lagrange and check one against the other, against
     the structure of rigid-body dynamics, against Pinocchio, and with --mjcf against MuJoCo;
     exit 1 on any disagreement."""
     if (base or tip) and urdf is None and mjcf is None:
         raise click.UsageError("--base and --tip go with --urdf or --mjcf")
-    robot = _load(robot_file, without, snap_angles or 0.0)
+    robot = _load(robot_file, without, snap_angles or 0.0, quiet)
     for path, reader in ((urdf, urdf_chain), (mjcf, mjcf_chain)):
         if path is None:
             continue

@@ -297,3 +297,42 @@ def test_check_of_a_generic_import_takes_its_mujoco_options_too(tmp_path):
     result = run("check", robot.spec.path, "--mjcf", HERE / "eel.xml", "--states", "5", "-q")
     assert result.exit_code == 0 and not result.stderr.strip(), result.stderr
     assert np.all(["[" not in line for line in result.stdout.splitlines()])
+
+
+# -- check compares what the numbers can hold ---------------------------------------------------
+def test_check_passes_a_base_locked_by_a_huge_damping(tmp_path):
+    """Fetch locks its base's slides with a damping of 1e11: inverse dynamics less friction
+    loses 1e11 eps to the cancellation, and forward dynamics of it as much over M's smallest
+    eigenvalue. The rows' tolerances grow with what cancels: every row ok."""
+    path = tmp_path / "fetch.xml"
+    path.write_text(ARM.format(option="", g1="", g2="", joint="").replace(
+        '<body name="base">', '<body name="base"><joint name="slide_x" type="slide" '
+        'axis="1 0 0" damping="1e11"/><joint name="slide_y" type="slide" axis="0 1 0" '
+        'damping="1e11"/>'))
+    robot, _ = imported(tmp_path, path)
+    output = checked(tmp_path, robot, path)
+    assert "forward_dynamics(inverse_dynamics(qdd)) = qdd" in output
+
+
+def test_check_passes_a_small_inertia_beside_a_large_friction(tmp_path):
+    """Small links beside large joint friction (the Allegro hand; iCub's degenerate inertias,
+    whose M has a condition number of 1e18): forward dynamics of the torques inverse dynamics
+    gives loses the friction's round-off over M's smallest eigenvalue (2e-7 relative here),
+    which the round trip's tolerance now allows for, and says so."""
+    from symdyn.check import check
+
+    path = tmp_path / "degenerate.yaml"
+    path.write_text("""name: degenerate
+convention: modified
+links:
+  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 2, com: [0.2, 0, 0],
+     inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+  - {joint: revolute, a: 0.4, alpha: pi/2, d: 0, theta: 0, mass: 1, com: [0.1, 0, 0.1],
+     inertia: [0.01, 0.01, 0.01, 0, 0, 0]}
+  - {joint: revolute, a: 0, alpha: -pi/2, d: 0, theta: 0, mass: 1e-4, com: [0, 0, 0],
+     inertia: [1e-9, 1e-9, 1e-9, 0, 0, 0], viscous_friction: 50}
+""")
+    rows = check(symdyn.load_robot(path), states=50)
+    assert all(row.passed for row in rows), [row for row in rows if not row.passed]
+    (round_trip,) = [row for row in rows if row.check.startswith("forward_dynamics(inverse")]
+    assert "cond(M)" in round_trip.note and round_trip.error > 1e-10
