@@ -36,6 +36,7 @@ from .robot.spec import DH_COLUMNS
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
              quantities=None, values=None, precision="double", build: bool = False,
+             quick: bool = False,
              progress: Callable[[str], None] | None = None) -> list[Path]:
     """Optimize the dynamics' programs and write them as files into ``out_dir``.
 
@@ -44,7 +45,8 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     ({symbol or name: number}) fixes some of the robot's free parameters in the code;
     ``precision`` "single" writes the C with floats (C alone). With ``build`` (and "c" among
     the languages, in double precision), the C is also compiled into the Python extension
-    ``compile`` loads (from its cache), before anything is written: its path comes last.
+    ``compile`` loads (from its cache), before anything is written: its path comes last;
+    ``quick`` builds it as ``compile``'s ``quick`` does.
     All files are written, or none (a build that fails writes nothing).
     """
     progress = progress or (lambda message: None)
@@ -60,7 +62,8 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
                 k, len(backends), monotonic() - started))
             modules[chosen] = _module(dynamics, programs, chosen, values)
             files.update(render(modules[chosen], chosen))
-    built = [Path(_build(modules[BACKENDS["c"]], progress).__file__)] if build else []
+    built = ([Path(_build(modules[BACKENDS["c"]], progress, quick=quick).__file__)] if build
+             else [])
     return write_files(files, out_dir) + built
 
 
@@ -110,30 +113,32 @@ def python_module(dynamics: Dynamics, *, quantities=None, values=None, progress=
     return module
 
 
-def compile(robot, *, quantities=None, values=None, cache=None, progress=None):
+def compile(robot, *, quantities=None, values=None, cache=None, progress=None, quick=False):
     """The generated C, compiled with its CPython wrapper and imported: a module with the
     Python module's functions, whose batches run through vectorised C.
 
     ``robot`` is a Dynamics or a robot file (derived by Newton-Euler). The C is exactly what
     ``generate(..., "c")`` writes with the same ``quantities`` and ``values``; the build is
-    cached by content (see ``cache``), so a second call only loads it.
+    cached by content (see ``cache``), so a second call only loads it. ``quick`` builds it
+    without the compiler's optimisation: in a fraction of the time, for slower code (a first
+    try of a large tree).
     """
     progress = progress or (lambda message: None)
     dynamics = robot if isinstance(robot, Dynamics) else newton_euler(load_robot(robot))
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
         module = _module(dynamics, programs, BACKENDS["c"], values)
-    return _build(module, progress, cache)
+    return _build(module, progress, cache, quick)
 
 
-def _build(module: context.Module, progress, cache=None):
+def _build(module: context.Module, progress, cache=None, quick=False):
     """The C module's extension, built (or taken from the cache) and imported."""
     chosen = BACKENDS["c"]
     source = render(module, chosen)
     extension = build.extension_name(module.name, source)
     wrapper = render(module, chosen, WRAPPER, extension=extension)
-    progress("compiling the C code and its Python wrapper")
-    return build.build(module.name, source, wrapper, cache=cache)
+    return build.build(module.name, source, wrapper, cache=cache, quick=quick,
+                       progress=progress)
 
 
 def _module(dynamics, programs, chosen, values):

@@ -210,9 +210,12 @@ def _warnings_as_lines():
               "throughout (an FPU without doubles: Cortex-M4F, M7), no double anywhere.")
 @click.option("--build", is_flag=True,
               help="With --lang c: also compile the C into a Python extension module.")
+@click.option("--quick-build", is_flag=True,
+              help="With --build: compile without the compiler's optimisation (gcc -O0), in a "
+                   "fraction of the time, for slower code: a large tree's first try.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the files written.")
 def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settings, without,
-             precision, build, quiet):
+             precision, build, quick_build, quiet):
     """Derive ROBOT's dynamics and write them as code into the output folder.
 
     Progress goes to standard error: each quantity as it is derived, then each program as it
@@ -221,6 +224,8 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     langs = langs or ("python",)
     if build and "c" not in langs:
         raise click.UsageError("--build goes with --lang c")
+    if quick_build and not build:
+        raise click.UsageError("--quick-build goes with --build")
     if precision == "single" and set(langs) != {"c"}:
         raise click.UsageError("--precision single goes with --lang c alone")
     if precision == "single" and build:
@@ -242,7 +247,7 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, precision=precision, build=build,
-                               progress=progress)
+                               quick=quick_build, progress=progress)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     if build:
