@@ -1,10 +1,9 @@
 """mkdocs hooks: what the pages show is the repository's own files, never copies of them.
 
-``<!-- symdyn:include PATH -->`` becomes PATH's text (from the repository's root) in a code
-block, so a tutorial shows exactly the script its test runs; ``<!-- symdyn:benchmark-results
--->`` becomes benchmarks/results.md as benchmarks/run.py last wrote it (its title left out, its
-plot added to the site); ``<!-- symdyn:page PATH -->`` a top-level file such as CHANGELOG.md.
-A marker whose file is missing fails the build.
+``<!-- symdyn:benchmark-results -->`` becomes benchmarks/results.md as benchmarks/run.py last
+wrote it (its title left out, its plot added to the site); ``<!-- symdyn:page PATH -->`` a
+top-level file such as CHANGELOG.md. A marker whose file is missing fails the build. (A
+tutorial is its own source: its code blocks are the files the tests run, tutorial_files.py.)
 """
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
-MARKER = re.compile(r"<!-- symdyn:(include|benchmark-results|page)\s*(\S*)\s*-->")
-LANGUAGES = {".py": "python", ".sh": "sh", ".cpp": "cpp", ".txt": "cmake", ".yaml": "yaml"}
+MARKER = re.compile(r"<!-- symdyn:(benchmark-results|page)\s*(\S*)\s*-->")
 
 
 def _replace(match: re.Match) -> str:
@@ -27,10 +25,7 @@ def _replace(match: re.Match) -> str:
     source = ROOT / path
     if not source.is_file():
         raise FileNotFoundError(f"symdyn:{kind} {path}: no such file")
-    if kind == "page":
-        return source.read_text().split("\n", 1)[1]   # the page has the title
-    language = LANGUAGES.get(source.suffix, "")
-    return f"```{language} title=\"{path}\"\n{source.read_text().rstrip()}\n```"
+    return source.read_text().split("\n", 1)[1]       # the page has the title
 
 
 def on_page_markdown(markdown, page, config, files):

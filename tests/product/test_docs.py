@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import tutorial_files       # docs/tutorial_files.py, which a reader runs too
 from support import ROOT
 
 TUTORIALS = ROOT / "docs" / "tutorials"
@@ -37,9 +37,22 @@ def test_the_site_builds_strictly(tmp_path):
     assert "forward_dynamics_derivatives" in tutorial and "step_jacobians" in tutorial
 
 
+def test_the_command_lines_reference_names_every_command_as_it_stands():
+    """docs/reference/cli.md reads in the repository too: a line for every command (the site
+    adds their options, from the code)."""
+    from symdyn.cli import main
+
+    text = (ROOT / "docs" / "reference" / "cli.md").read_text()
+    listed = re.findall(r"^\| `symdyn ([a-z-]+)", text, flags=re.M)
+    assert sorted(listed) == sorted(main.commands)
+
+
 def _copy(name, tmp_path) -> Path:
+    """The tutorial page's files (its titled code blocks), written into a folder of their
+    own, as a reader does with docs/tutorial_files.py."""
     folder = tmp_path / name
-    shutil.copytree(TUTORIALS / name, folder, ignore=shutil.ignore_patterns("build"))
+    written = tutorial_files.write(TUTORIALS / f"{name.replace('_', '-')}.md", folder)
+    assert written, f"{name}: the page shows no file"
     return folder
 
 
