@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import tutorial_files       # docs/tutorial_files.py, which a reader runs too
+import tutorial_files  # docs/tutorial_files.py, which a reader runs too
 from support import ROOT
 
 TUTORIALS = ROOT / "docs" / "tutorials"
