@@ -806,3 +806,22 @@ def test_check_compares_an_import_with_pinocchios_model_of_its_urdf(tmp_path):
     assert runner.invoke(main, ["check", str(robot), "--tip", "x"]).exit_code == 2
     bad = runner.invoke(main, ["check", str(robot), "--urdf", str(urdf), "--tip", "nowhere"])
     assert bad.exit_code == 2 and "'nowhere' is not a link" in bad.output
+
+
+def test_every_link_and_joint_keeps_its_name_and_only_identifiers_are_sanitised(tmp_path):
+    """The Allegro hand, as published: imported without an option (its inertias no rigid body
+    has, one warning line); JOINTS are the URDF's joint names, FRAMES every link's name, dots
+    and all (a fingertip on a movable joint too), and the C names them by identifiers."""
+    path = example_robot("allegro_hand_description/urdf/allegro_right_hand.urdf")
+    spec, output = imported_file(tmp_path, path)
+    assert len([line for line in output.splitlines() if line.startswith("warning:")]) == 1
+    robot = symdyn.Robot.from_spec(spec)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["frame_poses"])
+    assert module.JOINTS[:2] == ("joint_0.0", "joint_1.0")
+    assert {"link_3.0", "link_3.0_tip", "link_15.0_tip", "palm_link"} <= set(module.FRAMES)
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path / "c",
+                    quantities=["frame_poses", "frame_pose_and_jacobian"])
+    header = (tmp_path / "c" / f"{spec.name}.h").read_text()
+    assert f"#define {spec.name.upper()}_FRAME_link_3_0_tip " in header
+    assert f"void {spec.name}_pose_and_jacobian_link_3_0_tip(" in header
+    assert f"#define {spec.name.upper()}_IDX_Q_joint_0_0 0" in header
