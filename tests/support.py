@@ -328,7 +328,7 @@ FLOATING = [
 
 
 # -- generated C, as C and as C++ ------------------------------------------------------------
-CXX_STRICT = ("-x", "c++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror")
+CXX_STRICT = ("-x", "c++", "-std=c++17", "-O0", "-Wall", "-Wextra", "-Werror")
 
 
 def compile_strictly(source: Path, obj: Path, *extra: str) -> Path:

@@ -68,19 +68,21 @@ def _in_own_thread(work):
 def _evaluate(library, robot, states):
     """Every function of the robot on every state, through the C ABI."""
     results = {}
+    dynamics = symdyn.newton_euler(robot)
     for name in symdyn.Dynamics.QUANTITIES:
         if name in NEED_FRAMES and not robot.frames:
             continue
-        function = getattr(library, f"{robot.name}_{name}")
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
         sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot, states["base"])]
-        rows = []
-        for k in range(len(states["q"])):
-            args = [np.ascontiguousarray(states[i][k]) for i in inputs]
-            outs = [np.empty(size) for size in sizes]
-            function(*(a.ctypes.data_as(ctypes.c_void_p) for a in [*args, *outs]))
-            rows.append(np.concatenate(outs))
-        results[name] = np.array(rows)
+        for program in dynamics.programs(name):       # one per frame of a per-frame quantity
+            function = getattr(library, f"{robot.name}_{program.name}")
+            rows = []
+            for k in range(len(states["q"])):
+                args = [np.ascontiguousarray(states[i][k]) for i in inputs]
+                outs = [np.empty(size) for size in sizes]
+                function(*(a.ctypes.data_as(ctypes.c_void_p) for a in [*args, *outs]))
+                rows.append(np.concatenate(outs))
+            results[program.name] = np.array(rows)
     return results
 
 

@@ -360,6 +360,7 @@ CLI_CASES = {
     "--set beyond the limit": (["--set", "k=1e300*1e300"], "beyond the limit"),
     "--set without =": (["--set", "k"], "NAME=VALUE"),
     "forward dynamics of a singular arm": (["-Q", "forward_dynamics"], "singular"),
+    "--snap-angles nan": (["--snap-angles", "nan"], "--snap-angles: 'nan' is not a finite"),
 }
 
 
@@ -372,3 +373,16 @@ def test_bad_command_line(tmp_path, extra, words):
     path = tmp_path / "robot.yaml"
     path.write_text(text)
     assert words in refused(tmp_path, [str(path)], extra)
+
+
+@pytest.mark.parametrize("command", [["check"], ["info"], ["derive"], ["base-parameters"],
+                                     ["export-urdf"]])
+def test_a_nan_option_is_refused_by_every_command_in_one_line(tmp_path, command):
+    """click's ranges let NaN through: every command's --snap-angles is checked once, alike
+    (it was written into the robot file's header by import, and passed to check)."""
+    path = tmp_path / "robot.yaml"
+    path.write_text(BASE)
+    result = CliRunner().invoke(main, [*command, str(path), "--snap-angles", "nan"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'nan' is not a finite number" in lines[0], result.stderr
