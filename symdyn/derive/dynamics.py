@@ -19,10 +19,6 @@ from .quantities import (
     AS_GIVEN,
     COMPOSED,
     FROM_REGRESSOR,
-    NEED_FRAMES,
-    NEED_INVERSE_M,
-    NEED_LINKS,
-    NEED_MASS,
     PER_FRAME,
     QUANTITIES,
     WHOLE_OF,
@@ -32,6 +28,18 @@ from .quantities import (
     parts_of,
 )
 from .record import Record, Step
+
+# What a quantity may require of a robot (Quantity.requires), each a test of the robot's
+# Dynamics that says why it is not met, or None where it is.
+REQUIREMENTS = {
+    "invertible M": lambda d: d.singular,
+    "frames": lambda d: None if d.robot.frames else "its robot file names no frames (frames:)",
+    "mass": lambda d: None if total_mass(d.robot) != 0 else (
+        "its links have no mass, so it has no centre of mass"),
+    "links": lambda d: None if d.robot.links else (
+        "it has no links (a floating base without joints)"),
+    "base parameters": lambda d: d.base_problem,
+}
 
 
 def frame_function(quantity: str, frame: str) -> str:
@@ -98,17 +106,12 @@ class Dynamics:
         return tuple(q for q in self.QUANTITIES if self.unavailable(q) is None)
 
     def unavailable(self, name: str) -> str | None:
-        """Why this robot has no quantity ``name``, or None where it has it."""
-        if name in NEED_INVERSE_M and self.singular:
-            return self.singular
-        if name in NEED_FRAMES and not self.robot.frames:
-            return "its robot file names no frames (frames:)"
-        if name in FROM_REGRESSOR and self.base_problem:
-            return self.base_problem
-        if name in NEED_MASS and total_mass(self.robot) == 0:
-            return "its links have no mass, so it has no centre of mass"
-        if name in NEED_LINKS and not self.robot.links:
-            return "it has no links (a floating base without joints)"
+        """Why this robot has no quantity ``name`` (the first of its requirements it does not
+        meet: REQUIREMENTS), or None where it has it."""
+        for requirement in QUANTITIES[name].requires:
+            why = REQUIREMENTS[requirement](self)
+            if why:
+                return why
         return None
 
     @cached_property

@@ -64,10 +64,9 @@ class Quantity:
     builder: Callable[[Build], list[list]] | None = None
     kinematic: bool = False         # of the joint frames alone: the same by either route
     as_given: bool = False          # of the robot's parameters as the file gives them
-    needs_inverse_m: bool = False   # undefined where M(q) is singular
-    needs_frames: bool = False      # of the named frames: none where the file names none
-    needs_mass: bool = False        # of the centre of mass: none for a robot without mass
-    needs_links: bool = False       # of the links: none for a floating base without joints
+    # What the robot must have for this quantity to exist, by name (dynamics.REQUIREMENTS:
+    # "invertible M", "frames", "mass", "links", "base parameters")
+    requires: tuple[str, ...] = ()
     from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
     # quantities whose outputs are theirs (view_of), are its parts (program.view).
@@ -262,7 +261,7 @@ QUANTITIES = {q.name: q for q in (
     _one("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
              "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.",
-             builder=_forward_dynamics_outputs, needs_inverse_m=True),
+             builder=_forward_dynamics_outputs, requires=("invertible M",)),
     _one("forward_kinematics", ("q",), "T",
              "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
              "^world T_tool = ^world T_0 ^0 T_n ^n T_tool.", (4, 4),
@@ -272,7 +271,7 @@ QUANTITIES = {q.name: q for q in (
              "convention) in the world: a homogeneous transform per link, L x 4 x 4 (L = n\n"
              "but for mimic joints, which have links but no coordinates).", ("L", 4, 4),
              builder=_kinematic(kinematics.link_poses_outputs), kinematic=True,
-             needs_links=True),
+             requires=("links",)),
     _one("jacobian", ("q",), "J",
              "The geometric Jacobian of the tool frame, 6 x n: rows [linear velocity of the\n"
              "tool origin; angular velocity], in world axes (Pinocchio's LOCAL_WORLD_ALIGNED).",
@@ -296,19 +295,19 @@ QUANTITIES = {q.name: q for q in (
              "The pose of every named frame (FRAMES, in the robot file's order) in the world:\n"
              "F homogeneous transforms, F x 4 x 4.", ("F", 4, 4),
              builder=_kinematic(kinematics.frame_poses_outputs), kinematic=True,
-             needs_frames=True),
+             requires=("frames",)),
     _one("frame_jacobians", ("q",), "J_frames",
              "The geometric Jacobian of every named frame, F x 6 x n: rows [linear velocity of\n"
              "the frame's origin; angular velocity], in world axes (LOCAL_WORLD_ALIGNED), as\n"
              "jacobian is the tool's.", ("F", 6, "n"),
              builder=_kinematic(kinematics.frame_jacobians_outputs), kinematic=True,
-             needs_frames=True),
+             requires=("frames",)),
     Quantity("frame_pose_and_jacobian", ("q",), (("T", (4, 4)), ("J", (6, "n"))),
              "One named frame's pose T (4 x 4, in the world) and geometric Jacobian J (6 x n,\n"
              "world axes), one function per frame of FRAMES: pose_and_jacobian_<frame>(q)\n"
              "computes what that frame needs alone (its branch of the tree), and gives bit for\n"
              "bit that frame's entries of frame_poses and frame_jacobians.",
-             kinematic=True, needs_frames=True, per_frame=True,
+             kinematic=True, requires=("frames",), per_frame=True,
              composed_of=("frame_poses", "frame_jacobians"),
              frame_outputs=("T_frames", "J_frames"),
              frame_doc="The frame {frame}'s pose T (4 x 4, in the world) and geometric Jacobian J\n"
@@ -318,7 +317,7 @@ QUANTITIES = {q.name: q for q in (
              "dJ/dt qd of every named frame, F x 6, in world axes: each frame's classical\n"
              "acceleration when qdd = 0, as jacobian_dot_qd is the tool's.", ("F", 6),
              builder=_kinematic(kinematics.frame_jacobians_dot_qd_outputs), kinematic=True,
-             needs_frames=True),
+             requires=("frames",)),
     Quantity("inverse_dynamics_derivatives", ("q", "qd", "qdd"),
              (("dtau_dq", ("n", "n")), ("dtau_dqd", ("n", "n"))),
              "The partial derivatives of inverse_dynamics, dtau/dq and dtau/dqd (n x n each;\n"
@@ -332,7 +331,7 @@ QUANTITIES = {q.name: q for q in (
              "The partial derivatives of forward_dynamics, dqdd/dq and dqdd/dqd, and M^-1\n"
              "(= dqdd/dtau): -M^-1 times inverse dynamics' derivatives at the accelerations\n"
              "forward dynamics gives. Coulomb friction as in inverse_dynamics_derivatives.",
-             builder=_forward_dynamics_derivative_outputs, needs_inverse_m=True),
+             builder=_forward_dynamics_derivative_outputs, requires=("invertible M",)),
     Quantity("all_terms", ("q", "qd"), (("M", ("n", "n")), ("h", ("n",)), ("T", (4, 4)),
                                         ("J", (6, "n")), ("Jdot_qd", (6,))),
              "What a controller needs at each step, in one call (Pinocchio's computeAllTerms\n"
@@ -366,20 +365,20 @@ QUANTITIES = {q.name: q for q in (
     _one("center_of_mass", ("q",), "com",
              "The robot's centre of mass in the world, [x, y, z] (m): the links' and the\n"
              "payload's, weighted by their masses (Pinocchio's centerOfMass).", (3,),
-             builder=_center_of_mass, as_given=True, needs_mass=True),
+             builder=_center_of_mass, as_given=True, requires=("mass",)),
     _one("com_jacobian", ("q",), "J_com",
              "The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's\n"
              "jacobianCenterOfMass): its velocity is J_com qd.", (3, "n"),
-             builder=_com_jacobian, as_given=True, needs_mass=True),
+             builder=_com_jacobian, as_given=True, requires=("mass",)),
     _one("centroidal_map", ("q",), "A_g",
              "The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its\n"
              "centre of mass, rows [linear; angular] in world axes, is A_g qd (Orin, Goswami\n"
              "and Lee; Pinocchio's computeCentroidalMap).", (6, "n"),
-             builder=_centroidal_map, as_given=True, needs_mass=True),
+             builder=_centroidal_map, as_given=True, requires=("mass",)),
     _one("centroidal_map_dot_qd", ("q", "qd"), "dA_g_qd",
              "dA_g/dt qd, 6: the rate of the centroidal momentum when qdd = 0, rows [linear;\n"
              "angular] in world axes (Pinocchio's computeCentroidalMapTimeVariation, dAg v).",
-             (6,), builder=_centroidal_map_dot_qd, as_given=True, needs_mass=True),
+             (6,), builder=_centroidal_map_dot_qd, as_given=True, requires=("mass",)),
     _one("regressor", ("q", "qd", "qdd"), "Y",
              "The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi\n"
              "(STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).",
@@ -389,17 +388,14 @@ QUANTITIES = {q.name: q for q in (
              "The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters\n"
              "beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).",
              ("n", "b"),
-             from_regressor=True),
+             from_regressor=True, requires=("base parameters",)),
     _one("base_parameters", ("pi",), "beta",
              "The base parameters beta = B pi of standard parameters pi (in\n"
              "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",),
-             from_regressor=True),
+             from_regressor=True, requires=("base parameters",)),
 )}
 # The registry's flags, gathered for those who ask by name.
-NEED_INVERSE_M = tuple(name for name, q in QUANTITIES.items() if q.needs_inverse_m)
-NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if q.needs_frames)
-NEED_MASS = tuple(name for name, q in QUANTITIES.items() if q.needs_mass)
-NEED_LINKS = tuple(name for name, q in QUANTITIES.items() if q.needs_links)
+NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if "frames" in q.requires)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}

@@ -14,7 +14,6 @@ from support import ROBOTS, ROOT, assert_close, import_file, shipped_code
 
 import symdyn
 from symdyn.derive import QUANTITIES
-from symdyn.derive.quantities import NEED_FRAMES
 from symdyn.derive.regressor import standard_parameters
 from symdyn.emit.build import STRICT
 
@@ -70,7 +69,7 @@ def _evaluate(library, robot, states):
     results = {}
     dynamics = symdyn.newton_euler(robot)
     for name in symdyn.Dynamics.QUANTITIES:
-        if name in NEED_FRAMES and not robot.frames:
+        if dynamics.unavailable(name):
             continue
         inputs = list(QUANTITIES[name].inputs) + (["params"] if robot.parameters else [])
         sizes = [int(np.prod(dims)) for dims in QUANTITIES[name].dims(robot, states["base"])]
