@@ -200,9 +200,8 @@ def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:
     """(name, identifier, index in q, index in qd) of each joint with a coordinate, a floating
     base's root_joint first (Pinocchio's name for it); a joint is named as the file names it
     (joint_name), else after its link, else joint<i>."""
-    names = ["root_joint"] * robot.floating + [
-        robot.spec.links[i - 1].joint_name or robot.spec.links[i - 1].name or f"joint{i}"
-        for i in robot.coordinates]
+    joints = robot.spec.joint_names()
+    names = ["root_joint"] * robot.floating + [joints[i - 1] for i in robot.coordinates]
     places = [(0, 0)] * robot.floating + [
         (robot.base_configuration + k, robot.base_velocities + k)
         for k in range(len(robot.coordinates))]

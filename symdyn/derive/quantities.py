@@ -16,14 +16,15 @@ from typing import Callable, Protocol
 import symengine
 import sympy
 
-from ..program.builder import ProgramBuilder, is_trivial
+from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivatives
 from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
 from . import centroidal, configuration, energy, kinematics
-from .algebra import Matrix, define
+from .algebra import define
+from .factors import LDLT, LTDL
 from .regressor import regressor, standard_parameters
 
 
@@ -568,176 +569,6 @@ def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:
     if not robot.coupling:
         return A
     return forces(robot, forces(robot, A).T).T
-
-
-@dataclass(frozen=True)
-class LDLT:
-    """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D.
-
-    Held as symengine's expressions: the sums of M^-1 and of the solves are built there, many
-    times faster than sympy builds them (the builder brings each step back).
-    """
-    L: list          # rows
-    inv_d: list
-
-    @classmethod
-    def factor(cls, b: ProgramBuilder, M: sympy.Matrix) -> LDLT:
-        """M symmetric positive definite; one division per joint, no square roots."""
-        n, M = M.rows, Matrix(M)
-        L = [[symengine.Integer(int(i == j)) for j in range(n)] for i in range(n)]
-        d, inv_d = [None] * n, [None] * n
-        for j in range(n):
-            d[j] = define(b, f"D{j + 1}", M[j, j] - symengine.Add(*(
-                L[j][k] ** 2 * d[k] for k in range(j))))
-            inv_d[j] = define(b, f"iD{j + 1}", 1 / d[j])
-            for i in range(j + 1, n):
-                L[i][j] = define(b, f"L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
-                    L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
-        return cls(L, inv_d)
-
-    def inverse(self, b: ProgramBuilder) -> list[list]:
-        """M^-1 = L^-T D^-1 L^-1, rows, its upper triangle computed and mirrored. W = L^-1 is unit
-        lower triangular, W_ij = -sum_{j <= k < i} L_ik W_kj, and (M^-1)_ij is the sum over
-        k >= max(i, j) of W_ki (1/D_k) W_kj: one triangle, where n solves compute both."""
-        L, n = self.L, len(self.inv_d)
-        one, zero = symengine.Integer(1), symengine.Integer(0)
-        W = [[one if i == j else zero for j in range(n)] for i in range(n)]
-        for j in range(n):
-            for i in range(j + 1, n):
-                W[i][j] = define(b, f"W{i + 1}_{j + 1}", -symengine.Add(*(
-                    L[i][k] * W[k][j] for k in range(j, i))))
-        U = [[define(b, f"U{k + 1}_{j + 1}", W[k][j] * self.inv_d[k]) if k >= j else zero
-              for j in range(n)] for k in range(n)]
-        inverse = [[None] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(i, n):
-                inverse[i][j] = inverse[j][i] = define(b, f"Minv{i + 1}_{j + 1}", symengine.Add(*(
-                    W[k][i] * U[k][j] for k in range(j, n))))
-        return inverse
-
-    @property
-    def solve_cost(self) -> int:
-        """The multiplications of a solve: L's entries twice, and the pivots."""
-        n = len(self.inv_d)
-        return n * (n - 1) + n
-
-    def solve(self, b: ProgramBuilder, rhs, unknown: str = "qdd{}_out",
-              through: str = "y{}") -> list[sympy.Expr]:
-        """x with M x = rhs, by forward and back substitution; x_i named ``unknown`` with i
-        (from 1) and the forward pass's values ``through``.
-
-        Where rhs holds symbols and zeros alone, each product of a step pairs an entry of L
-        or 1/D with an unknown of this solve or a symbol of its rhs: its steps are irreducible
-        (CSE would look in vain, at a cost quadratic in how often L's entries recur). Another
-        number in rhs makes products of L's entries, which other solves share.
-        """
-        L, n = self.L, len(self.inv_d)
-        rhs = [symengine.sympify(r) for r in rhs]
-        irreducible = _symbols_and_zeros(rhs)
-        y = []
-        for i in range(n):
-            y.append(define(b, through.format(i + 1), rhs[i] - symengine.Add(*(
-                L[i][k] * y[k] for k in range(i))), irreducible=irreducible))
-        x = [None] * n
-        for i in reversed(range(n)):
-            x[i] = define(b, unknown.format(i + 1), y[i] * self.inv_d[i] - symengine.Add(*(
-                L[k][i] * x[k] for k in range(i + 1, n))), irreducible=irreducible)
-        return [to_sympy(v) for v in x]
-
-
-@dataclass(frozen=True)
-class LTDL:
-    """M = L^T D L for a tree's M, a chain's among them (Featherstone, "Efficient factorization
-    of the joint-space inertia matrix for branched kinematic trees", IJRR 2005; RBDA Section
-    6.3): L unit lower triangular with L_kj nonzero only where j supports k, the same pattern
-    as M's, so that no zero of M is filled in. Held as symengine's expressions, as LDLT's
-    are."""
-
-    L: dict          # (k, j) -> L_kj for j an ancestor of k, 0-based
-    inv_d: list
-    parents: tuple   # 0-based parent of each link, -1 for the base
-
-    @classmethod
-    def factor(cls, b: ProgramBuilder, M: sympy.Matrix, parents) -> "LTDL":
-        """From the last coordinate to the first: its pivot, then its row of L, taken out of
-        the entries of its ancestors (one division per joint, no square roots). ``parents``:
-        robot.coordinate_parents, 0-based, -1 for the base."""
-        n, M = M.rows, Matrix(M)
-        up = tuple(parents)
-        H = {(k, j): M[k, j] for k in range(n) for j in _ancestors(up, k, True)}
-        L, inv_d = {}, [None] * n
-        for k in reversed(range(n)):
-            # row k is final once the links it supports are done: named, so that the updates
-            # of its ancestors' entries below read symbols, not sums
-            for j in _ancestors(up, k):
-                H[k, j] = define(b, f"H{k + 1}_{j + 1}", H[k, j])
-            d = define(b, f"D{k + 1}", H[k, k])
-            inv_d[k] = define(b, f"iD{k + 1}", 1 / d)
-            for i in _ancestors(up, k):
-                L[k, i] = define(b, f"L{k + 1}_{i + 1}", H[k, i] * inv_d[k])
-                for j in _ancestors(up, i, True):
-                    H[i, j] = H[i, j] - L[k, i] * H[k, j]
-        return cls(L, inv_d, up)
-
-    def inverse(self, b: ProgramBuilder) -> list[list]:
-        """M^-1 = W D^-1 W^T with W = L^-1, which has L's pattern: (M^-1)_ij sums
-        W_ik (1/D_k) W_jk over the links k that support both i and j."""
-        n, up = len(self.inv_d), self.parents
-        W = {}
-        for k in range(n):
-            W[k, k] = symengine.Integer(1)
-            for j in _ancestors(up, k):
-                W[k, j] = define(b, f"W{k + 1}_{j + 1}", -symengine.Add(*(
-                    self.L[k, m] * W[m, j] for m in _ancestors(up, k) if (m, j) in W)))
-        U = {(i, k): define(b, f"U{i + 1}_{k + 1}", w * self.inv_d[k])
-             for (i, k), w in W.items()}
-        inverse = [[None] * n for _ in range(n)]
-        for i in range(n):
-            for j in range(i, n):
-                common = set(_ancestors(up, i, True)) & set(_ancestors(up, j, True))
-                inverse[i][j] = inverse[j][i] = define(b, f"Minv{i + 1}_{j + 1}", symengine.Add(
-                    *(U[i, k] * W[j, k] for k in sorted(common))))
-        return inverse
-
-    @property
-    def solve_cost(self) -> int:
-        """The multiplications of a solve: L's entries twice, and the pivots."""
-        return 2 * len(self.L) + len(self.inv_d)
-
-    def solve(self, b: ProgramBuilder, rhs, unknown: str = "qdd{}_out",
-              through: str = "y{}") -> list[sympy.Expr]:
-        """x with M x = rhs: L^T y = rhs from the leaves in, y / D, then L x = y / D from the
-        base out (RBDA Table 6.4); x_i named ``unknown`` with i (from 1), y_i ``through``.
-        Where rhs holds symbols and zeros alone, no product of a step recurs (LDLT.solve)."""
-        n, up = len(self.inv_d), self.parents
-        y = [symengine.sympify(r) for r in rhs]
-        irreducible = _symbols_and_zeros(y)
-        for k in reversed(range(n)):
-            y[k] = define(b, through.format(k + 1), y[k], irreducible=irreducible)
-            for j in _ancestors(up, k):
-                y[j] = y[j] - self.L[k, j] * y[k]
-        x = [None] * n
-        for k in range(n):
-            x[k] = define(b, unknown.format(k + 1), y[k] * self.inv_d[k] - symengine.Add(*(
-                self.L[k, j] * x[j] for j in _ancestors(up, k))), irreducible=irreducible)
-        return [to_sympy(v) for v in x]
-
-
-def _symbols_and_zeros(rhs) -> bool:
-    """Whether a solve's right-hand side holds symbols (or their negations) and zeros alone:
-    then no product of its steps recurs (LDLT.solve)."""
-    return all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
-
-
-def _ancestors(parents, k: int, itself: bool = False) -> list[int]:
-    """The links that support link k (0-based, parents[-1] for the base), nearest first; k
-    too, first, with ``itself``."""
-    out = [k] if itself else []
-    k = parents[k]
-    while k >= 0:
-        out.append(k)
-        k = parents[k]
-    return out
 
 
 def _tau_symbols(robot: Robot):

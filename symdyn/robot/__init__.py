@@ -5,7 +5,7 @@ import shlex
 from pathlib import Path
 
 from ..errors import RobotFileError
-from . import mjcf, urdf, variant
+from . import constraints, mjcf, urdf, variant
 from .file import (
     NAME_LENGTH,
     load_robot_spec,
@@ -25,7 +25,10 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
     is then named after what it lacks, ``puma560_no_friction``. A number of an angle field
     within ``snap_angles`` rad of a multiple of pi/12 is taken as that multiple (within a few
     units in the last place, always: see angles.py)."""
-    return Robot.from_spec(variant.without(load_robot_spec(path, snap_angles), without))
+    robot = Robot.from_spec(variant.without(load_robot_spec(path, snap_angles), without))
+    if robot.constraints:
+        constraints.check(robot, robot.spec.path)
+    return robot
 
 
 def import_robot(path, *, base=None, tip=None, name=None, form="auto",

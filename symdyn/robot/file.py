@@ -23,7 +23,7 @@ import yaml
 
 from ..errors import RobotFileError
 from ..resources import shipped_folder
-from . import angles
+from . import angles, constraints
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
 from .reading import read_text
 from .shapes import AXES, KINDS, Solid, combined
@@ -81,7 +81,8 @@ MAX_LINKS = 64
 MAX_INTEGER_DIGITS = 30
 
 TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
-            "allow_inconsistent_inertia", "base", "tool", "frames", "root", "base_body"}
+            "allow_inconsistent_inertia", "base", "tool", "frames", "root", "base_body",
+            "constraints", "closed_at", "actuated"}
 FRAME_KEYS = {"name", "parent", "xyz", "rpy"}
 MAX_FRAMES = 256
 PLACEMENT_KEYS = {"xyz", "rpy"}
@@ -242,12 +243,24 @@ class _Reader:
         if tool is not None and any(frame.name == "tool" for frame in frames):
             raise self.error("the tool is given twice: as tool and as the frame named tool",
                              top["tool"], "tool", "one of them")
+        constrained = (constraints.read(self, top["constraints"], links,
+                                        [frame.name for frame in frames])
+                       if "constraints" in top else ())
+        for key in ("closed_at", "actuated"):
+            if key in top and not constrained:
+                raise self.error(f"{key} belongs to a robot with constraints, and this one has "
+                                 "none", top[key], key, "constraints: beside it")
+        closed_at = (constraints.read_closed_at(self, top["closed_at"], links)
+                     if "closed_at" in top else ())
+        actuated = (constraints.read_actuated(self, top["actuated"], links)
+                    if "actuated" in top else ())
         self.check_all_parameters_used()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
                          warnings=tuple(self.warnings), base=base, tool=tool, frames=frames,
-                         angle_readings=tuple(self.angles), root=root, base_body=base_body)
+                         angle_readings=tuple(self.angles), root=root, base_body=base_body,
+                         constraints=constrained, closed_at=closed_at, actuated=actuated)
 
     def compose(self):
         """The document's root node, after checks that keep composing it cheap and its errors

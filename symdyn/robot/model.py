@@ -15,6 +15,7 @@ mass, first moment ``m r_c`` and inertia ``J_O``. The recursion is linear in the
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -24,7 +25,7 @@ from ..spatial import Inertia, Placement
 from .dh import pose, rot_x, rot_z, trans_x
 from .identifiers import identifiers
 from .joint_frames import joint_frames
-from .spec import LinkSpec, RobotSpec
+from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
 
 
 def folded(value):
@@ -148,6 +149,28 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """A constraint on the model (spec.ConstraintSpec resolved): a point or weld constraint
+    between two frames, or of a frame and the world (``ends``' second None: a contact, its
+    world pose ``anchor``, or where the frame is at closed_at for None); a coupling of
+    coordinates. ``rows`` are the kept ones of [position; rotation], in the world's axes."""
+
+    name: str
+    kind: str                                   # point | weld | coupling
+    ends: tuple = ()                            # (Frame, Frame | None)
+    rows: tuple[int, ...] = ()
+    anchor: sympy.ImmutableMatrix | None = None
+    coefficients: tuple = ()                    # coupling: (a joint variable, coefficient)
+    value: sympy.Expr = sympy.Integer(0)
+    line: int | None = None
+
+    @property
+    def size(self) -> int:
+        """How many equations it makes: G's rows."""
+        return 1 if self.kind == "coupling" else len(self.rows)
+
+
+@dataclass(frozen=True)
 class Robot:
     """The constant model: DH table as given, links in joint frames, gravity, free symbols."""
 
@@ -161,6 +184,16 @@ class Robot:
     # A floating base, or None for a base fixed in the world. With one, ``base`` is its pose
     # (in its configuration's symbols) and ``gravity`` is in {0}'s axes: R(q)^T g.
     root: FreeFlyer | None = None
+    constraints: tuple[Constraint, ...] = ()
+    # The joint variables where the constraints hold ((link_q symbol, value), the others 0, a
+    # floating base at the world's origin), and the actuated joints' velocities (indices of v).
+    closed_at_values: tuple = ()
+    actuated: tuple[int, ...] = ()
+
+    @property
+    def closed_at(self) -> dict:
+        """{link_q symbol: value} where the constraints hold (see closed_at_values)."""
+        return dict(self.closed_at_values)
 
     @property
     def name(self) -> str:
@@ -429,10 +462,44 @@ class Robot:
                 if body is not None else NO_BODY)
             base[:3, :3], base[:3, 3] = root.rotation(), sympy.Matrix(root.position)
         gravity = (base[:3, :3].T * gravity).applyfunc(sympy.expand)
-        return cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
-                   folded(sympy.ImmutableMatrix(tool)), tool_link,
-                   folded(sympy.ImmutableMatrix(base)), frames, root)
+        robot = cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
+                    folded(sympy.ImmutableMatrix(tool)), tool_link,
+                    folded(sympy.ImmutableMatrix(base)), frames, root)
+        if not spec.constraints:
+            return robot
+        return dataclasses.replace(robot, **_constrained(spec, robot))
 
+
+
+def _constrained(spec: RobotSpec, robot: Robot) -> dict:
+    """The constraints, closed_at and the actuated joints of ``robot`` (its fields), of the
+    spec's names: a frame is a named frame, else a link's own frame as the file places it."""
+    frames = {link.name: Frame(link.name, link_index, sympy.ImmutableMatrix(
+        robot.links[link_index - 1].file_frame))
+        for link_index, link in enumerate(spec.links, start=1) if link.name}
+    frames.update({frame.name: frame for frame in robot.frames})
+    joints = dict(zip(spec.joint_names(), robot.link_q))
+    velocity = {robot.links[i - 1].q: robot.base_velocities + k
+                for k, i in enumerate(robot.coordinates)}
+    constraints = []
+    for c in spec.constraints:
+        if c.kind == "coupling":
+            constraints.append(Constraint(c.name, c.kind, coefficients=tuple(
+                (joints[name], coefficient) for name, coefficient in c.terms), value=c.value,
+                line=c.line))
+            continue
+        count = 3 if c.kind == "point" else 6
+        rows = tuple(CONSTRAINT_AXES.index(a) for a in c.axes) or tuple(range(count))
+        anchor = (folded(sympy.ImmutableMatrix(pose(c.at.xyz, c.at.rpy)))
+                  if c.at is not None else None)
+        ends = (frames[c.frames[0]], frames[c.frames[1]] if len(c.frames) == 2 else None)
+        constraints.append(Constraint(c.name, c.kind, ends, rows, anchor, line=c.line))
+    closed_at = {joints[name]: value for name, value in spec.closed_at}
+    closed_at.update({s: sympy.sympify(v).subs(closed_at).subs(
+        {q: 0 for q in robot.link_q if q not in closed_at})
+        for s, v in robot.coupling.items() if s in robot.link_q})
+    return {"constraints": tuple(constraints), "closed_at_values": tuple(closed_at.items()),
+            "actuated": tuple(velocity[joints[name]] for name in spec.actuated)}
 
 
 def _placement(alpha, a, theta, d):

@@ -99,6 +99,31 @@ class FrameSpec:
     placement: PlacementSpec
 
 
+# Constraints on the tree (constraints.py reads them): a point constraint makes two frames'
+# origins coincide (3 rows), a weld their poses (6); either with one frame holds it to the
+# world (a contact); a coupling holds a sum of coefficients times joint coordinates at a value.
+CONSTRAINT_KINDS = ("point", "weld", "coupling")
+# The rows of a point (the first three) or weld constraint, in the world's axes: the position's
+# x, y, z, then the rotation's about x, y, z.
+CONSTRAINT_AXES = ("x", "y", "z", "rx", "ry", "rz")
+
+
+@dataclass(frozen=True)
+class ConstraintSpec:
+    """One constraint as the file gives it: what it holds, by the names of frames (named
+    frames or links) and joints; ``line`` where the file gives it, for its errors."""
+
+    name: str
+    kind: str                        # one of CONSTRAINT_KINDS
+    frames: tuple[str, ...] = ()     # point, weld: two frames, or one held to the world
+    axes: tuple[str, ...] = ()       # the rows kept (CONSTRAINT_AXES); all of the kind's if ()
+    at: PlacementSpec | None = None  # a frame held to the world: where (None: where it is at
+                                     # the configuration closed_at)
+    terms: tuple[tuple[str, sympy.Expr], ...] = ()   # coupling: (joint name, coefficient)
+    value: sympy.Expr = sympy.Integer(0)             # coupling: the sum's value
+    line: int | None = None
+
+
 @dataclass(frozen=True)
 class BodySpec:
     """A rigid body about its centre of mass: the payload fixed to the last link (in that
@@ -132,7 +157,18 @@ class RobotSpec:
     angle_readings: tuple[angles.Reading, ...] = ()
     root: str = "fixed"                 # one of ROOTS
     base_body: BodySpec | None = None   # a floating base's body; None: none (no mass)
+    constraints: tuple[ConstraintSpec, ...] = ()
+    # The configuration at which the constraints hold, (joint name, value) for the joints it
+    # does not leave at 0; and a closed-loop mechanism's actuated joints, by name.
+    closed_at: tuple[tuple[str, sympy.Expr], ...] = ()
+    actuated: tuple[str, ...] = ()
 
     @property
     def floating(self) -> bool:
         return self.root == "free_flyer"
+
+    def joint_names(self) -> tuple[str, ...]:
+        """Each link's joint's name: the file's joint_name, else its link's name, else
+        joint<i> (the generated JOINTS, and the names constraints use)."""
+        return tuple(link.joint_name or link.name or f"joint{i}"
+                     for i, link in enumerate(self.links, start=1))

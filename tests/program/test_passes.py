@@ -108,7 +108,7 @@ def test_ldlt_solves_of_named_steps_are_irreducible_and_of_numbers_not():
     """A solve of named steps (forward dynamics' residuals) is marked, one of numbers is not;
     FD derivatives' products of M^-1 and inverse dynamics' derivatives are marked, and M^-1,
     whose products of L's entries recur, is searched."""
-    from symdyn.derive.quantities import LDLT
+    from symdyn.derive.factors import LDLT
     from symdyn.program.builder import ProgramBuilder
     b = ProgramBuilder()
     symmetric = sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"m{min(i, j)}{max(i, j)}"))
