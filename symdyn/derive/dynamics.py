@@ -39,6 +39,10 @@ REQUIREMENTS = {
     "links": lambda d: None if d.robot.links else (
         "it has no links (a floating base without joints)"),
     "base parameters": lambda d: d.base_problem,
+    "constraints": lambda d: None if d.robot.constraints else (
+        "its robot file names no constraints (constraints:)"),
+    "independent constraints": lambda d: d.constraint_problem,
+    "a closed-loop mechanism": lambda d: d.mechanism_problem,
 }
 
 
@@ -113,6 +117,59 @@ class Dynamics:
             if why:
                 return why
         return None
+
+    @cached_property
+    def constraint_problem(self) -> str | None:
+        """Why the constraints' rows are not independent (G of less than full row rank at
+        closed_at: then lambda is not unique), naming those that depend on the others; or
+        None."""
+        G = self._constraint_jacobian_at_closure()
+        if G is None:
+            return None
+        tolerance = 1e-9 * max(1.0, np.abs(G).max())
+
+        def rank(rows):
+            return np.linalg.matrix_rank(rows, tol=tolerance) if len(rows) else 0
+        if rank(G) == len(G):
+            return None
+        names = [c.name for c in self.robot.constraints for _ in range(c.size)]
+        # the rows that add nothing to those before them
+        dependent = [names[k] for k in range(len(G)) if rank(G[:k + 1]) == rank(G[:k])]
+        return (f"the constraints' {len(G)} rows have rank {rank(G)} at closed_at: "
+                f"{', '.join(dict.fromkeys(dependent))} repeat others (keep fewer axes)")
+
+    @cached_property
+    def mechanism_problem(self) -> str | None:
+        """Why the robot is no closed-loop mechanism whose actuated joints determine the
+        rest (actuated: given; a fixed base; the passive joints' columns of G of full row
+        rank at closed_at), or None."""
+        robot = self.robot
+        if not robot.constraints:
+            return "its robot file names no constraints (constraints:)"
+        if not robot.actuated:
+            return "its robot file names no actuated joints (actuated:)"
+        if robot.floating:
+            return "a closed-loop mechanism here has a fixed base"
+        G = self._constraint_jacobian_at_closure()
+        passive = G[:, list(robot.passive)]
+        rank = np.linalg.matrix_rank(passive, tol=1e-9 * max(1.0, np.abs(G).max()))
+        if rank < len(G):
+            return (f"the passive joints' {len(robot.passive)} columns of G have rank {rank} "
+                    f"at closed_at, below the constraints' {len(G)} rows: the actuated joints "
+                    "leave the constraints' forces undetermined")
+        return None
+
+    def _constraint_jacobian_at_closure(self) -> np.ndarray | None:
+        """G at closed_at (a floating base at the world's origin), in numbers."""
+        if not self.robot.constraints or self.robot.parameters:
+            return None
+        robot = self.robot
+        values = {s: 0.0 for s in robot.q}
+        if robot.floating:
+            values[robot.root.quaternion[3]] = 1.0
+        values.update({s: float(v) for s, v in robot.closed_at.items() if s in values})
+        G = evaluate(self.program("constraint_jacobian"), values)
+        return np.asarray(G, dtype=float).reshape(-1, robot.dof)
 
     @cached_property
     def base_problem(self) -> str | None:

@@ -14,6 +14,15 @@ from ..program.symengine_form import to_sympy
 from .algebra import Matrix, define
 
 
+def factor(robot, b: ProgramBuilder, M: sympy.Matrix) -> "LDLT | LTDL":
+    """M's factors as forward dynamics takes them: Featherstone's L^T D L on the coordinates'
+    tree (robot.coordinate_parents), which keeps a tree's zeros and on a chain starts its
+    divisions at the tip, where the composite bodies finish first; L D L^T where mimic joints
+    across branches fill M in. The same steps each time it is asked for on one program."""
+    tree = robot.coordinate_parents
+    return LDLT.factor(b, M) if tree is None else LTDL.factor(b, M, tree)
+
+
 @dataclass(frozen=True)
 class LDLT:
     """M = L D L^T written out: the unit lower triangle L and the inverse pivots 1/D.
@@ -25,21 +34,22 @@ class LDLT:
     inv_d: list
 
     @classmethod
-    def factor(cls, b: ProgramBuilder, M: sympy.Matrix) -> LDLT:
-        """M symmetric positive definite; one division per joint, no square roots."""
+    def factor(cls, b: ProgramBuilder, M: sympy.Matrix, name: str = "") -> LDLT:
+        """M symmetric positive definite; one division per joint, no square roots; the steps
+        named D, iD and L after ``name`` (M's own: none)."""
         n, M = M.rows, Matrix(M)
         L = [[symengine.Integer(int(i == j)) for j in range(n)] for i in range(n)]
         d, inv_d = [None] * n, [None] * n
         for j in range(n):
-            d[j] = define(b, f"D{j + 1}", M[j, j] - symengine.Add(*(
+            d[j] = define(b, f"{name}D{j + 1}", M[j, j] - symengine.Add(*(
                 L[j][k] ** 2 * d[k] for k in range(j))))
-            inv_d[j] = define(b, f"iD{j + 1}", 1 / d[j])
+            inv_d[j] = define(b, f"{name}iD{j + 1}", 1 / d[j])
             for i in range(j + 1, n):
-                L[i][j] = define(b, f"L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
+                L[i][j] = define(b, f"{name}L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
                     L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
         return cls(L, inv_d)
 
-    def inverse(self, b: ProgramBuilder) -> list[list]:
+    def inverse(self, b: ProgramBuilder, name: str = "Minv") -> list[list]:
         """M^-1 = L^-T D^-1 L^-1, rows, its upper triangle computed and mirrored. W = L^-1 is unit
         lower triangular, W_ij = -sum_{j <= k < i} L_ik W_kj, and (M^-1)_ij is the sum over
         k >= max(i, j) of W_ki (1/D_k) W_kj: one triangle, where n solves compute both."""
@@ -55,7 +65,7 @@ class LDLT:
         inverse = [[None] * n for _ in range(n)]
         for i in range(n):
             for j in range(i, n):
-                inverse[i][j] = inverse[j][i] = define(b, f"Minv{i + 1}_{j + 1}", symengine.Add(*(
+                inverse[i][j] = inverse[j][i] = define(b, f"{name}{i + 1}_{j + 1}", symengine.Add(*(
                     W[k][i] * U[k][j] for k in range(j, n))))
         return inverse
 

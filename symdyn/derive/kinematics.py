@@ -149,11 +149,15 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
 
 def named_frames(robot: Robot, b: ProgramBuilder, frames) -> list[tuple]:
     """^wR and ^wp of each named frame: its link's frame (or the base), then its placement."""
-    out = []
-    for k, frame in enumerate(robot.frames, start=1):
-        R, p = frames[frame.link - 1] if frame.link else base_frame(robot, b)
-        out.append(_composed(b, f"Rn{k}", R, p, frame.placement))
-    return out
+    return [frame_pose(robot, b, frames, frame, f"Rn{k}")
+            for k, frame in enumerate(robot.frames, start=1)]
+
+
+def frame_pose(robot: Robot, b: ProgramBuilder, frames, frame, name: str) -> tuple:
+    """^wR and ^wp of a frame fixed to a link (model.Frame: its link's joint frame, or the
+    base's for link 0, then its placement), steps named ``name``."""
+    R, p = frames[frame.link - 1] if frame.link else base_frame(robot, b)
+    return _composed(b, name, R, p, frame.placement)
 
 
 # The kinematic quantities' outputs (see quantities.QUANTITIES), each a list of row-major lists.

@@ -22,9 +22,9 @@ from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
 from ..robot.model import Robot
-from . import centroidal, configuration, energy, kinematics
+from . import centroidal, configuration, constraints, energy, kinematics
 from .algebra import define
-from .factors import LDLT, LTDL
+from .factors import LDLT, LTDL, factor
 from .regressor import regressor, standard_parameters
 
 
@@ -59,7 +59,8 @@ class Quantity:
     outputs: tuple[tuple[str, tuple], ...]   # (name, shape) of each output, row-major;
     doc: str          # in a shape, "n" stands for the number of velocities (the joints, less
     # the mimic ones, and a floating base's six), "nq" for q's size, "L" for the links', "p" for
-    # the parameters', "F" for the named frames'
+    # the parameters', "F" for the named frames', "m" for the constraints' rows, "a" for a
+    # closed-loop mechanism's actuated joints'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
@@ -82,7 +83,8 @@ class Quantity:
     def dims(self, robot: Robot, base: int | None = None) -> list[tuple[int, ...]]:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
         sizes = {"n": robot.dof, "nq": robot.nq, "L": len(robot.links),
-                 "p": len(standard_parameters(robot)), "b": base, "F": len(robot.frames)}
+                 "p": len(standard_parameters(robot)), "b": base, "F": len(robot.frames),
+                 "m": sum(c.size for c in robot.constraints), "a": len(robot.actuated)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -220,6 +222,38 @@ def _integrate(c: Build) -> list[list]:
 def _difference(c: Build) -> list[list]:
     start, end = _configurations(c.robot)
     return [configuration.difference(c.robot, c.b, start, end)]
+
+
+def _constraint_residual(c: Build) -> list[list]:
+    return [constraints.rows(c.robot, c.b)[0]]
+
+
+def _constraint_jacobian(c: Build) -> list[list]:
+    return [[e for row in constraints.rows(c.robot, c.b)[1] for e in row]]
+
+
+def _constraint_drift(c: Build) -> list[list]:
+    return [constraints.drift(c.robot, c.b)]
+
+
+def _constrained_forward_dynamics(c: Build) -> list[list]:
+    return constraints.constrained_forward_dynamics(c.robot, c.part, c.b, GAINS)
+
+
+def _delassus_matrix(c: Build) -> list[list]:
+    return constraints.delassus(c.robot, c.part, c.b)
+
+
+def _impulse_dynamics(c: Build) -> list[list]:
+    return constraints.impulse_dynamics(c.robot, c.part, c.b, RESTITUTION[0])
+
+
+def _closed_loop_inverse_dynamics(c: Build) -> list[list]:
+    return constraints.closed_loop_inverse_dynamics(c.robot, c.part, c.b)
+
+
+def _close_loops(c: Build) -> list[list]:
+    return constraints.close_loops(c.robot, c.part, c.b)
 
 
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
@@ -394,9 +428,56 @@ QUANTITIES = {q.name: q for q in (
              "The base parameters beta = B pi of standard parameters pi (in\n"
              "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",),
              from_regressor=True, requires=("base parameters",)),
+    _one("constraint_residual", ("q",), "phi",
+             "The constraints' residual phi(q), m (CONSTRAINTS' rows in order): for a loop\n"
+             "or a contact, the frames' positions' difference p_a - p_b and, for a weld, the\n"
+             "vee of the skew part of R_a R_b^T, in world axes; for a coupling, the sum less\n"
+             "its value. Zero where the constraints hold.", ("m",),
+             builder=_constraint_residual, kinematic=True, requires=("constraints",)),
+    _one("constraint_jacobian", ("q",), "G",
+             "The constraints' Jacobian G(q), m x n: d phi/dt = G qd (the frames' relative\n"
+             "velocity, [linear; angular] rows in world axes, Pinocchio's\n"
+             "LOCAL_WORLD_ALIGNED and MuJoCo's efc_J).", ("m", "n"),
+             builder=_constraint_jacobian, kinematic=True, requires=("constraints",)),
+    _one("constraint_drift", ("q", "qd"), "gamma",
+             "The drift gamma(q, qd) = -dG/dt qd, m: the constraints' accelerations ask\n"
+             "G qdd = gamma (minus the frames' relative classical acceleration at qdd = 0).",
+             ("m",), builder=_constraint_drift, kinematic=True, requires=("constraints",)),
+    Quantity("constrained_forward_dynamics", ("q", "qd", "tau", "gains"),
+             (("qdd", ("n",)), ("lambda_c", ("m",))),
+             "The accelerations qdd and the constraints' forces lambda under the constraints:\n"
+             "M qdd = tau - h - friction + G^T lambda, G qdd = gamma - Kd G qd - Kp phi\n"
+             "(gains = [Kp, Kd], Baumgarte's: 0 for the exact constraint), solved through M's\n"
+             "factors and the Delassus matrix's (Pinocchio's constraintDynamics).",
+             builder=_constrained_forward_dynamics,
+             requires=("constraints", "invertible M", "independent constraints")),
+    Quantity("delassus_matrix", ("q",), (("D", ("m", "m")), ("D_inv", ("m", "m"))),
+             "The Delassus matrix D = G M^-1 G^T, m x m (the constraints' inverse inertia),\n"
+             "and its inverse.", builder=_delassus_matrix,
+             requires=("constraints", "invertible M", "independent constraints")),
+    Quantity("impulse_dynamics", ("q", "qd", "restitution"),
+             (("qd_plus", ("n",)), ("impulses", ("m",))),
+             "An impact on the constraints (a foot's touchdown): the velocity after it and the\n"
+             "impulses, with G qd_plus = -r G qd and M (qd_plus - qd) = G^T impulses, r the\n"
+             "restitution (0: plastic) (Pinocchio's impulseDynamics).",
+             builder=_impulse_dynamics,
+             requires=("constraints", "invertible M", "independent constraints")),
+    Quantity("closed_loop_inverse_dynamics", ("q", "qd", "qdd"),
+             (("tau_a", ("a",)), ("lambda_c", ("m",))),
+             "A closed-loop mechanism's actuated joints' forces tau_a (ACTUATED's order) for a\n"
+             "motion the constraints allow, and the constraints' forces: the tree's inverse\n"
+             "dynamics with the passive joints' forces made zero by lambda (Khalil and\n"
+             "Kleinfinger): G_p^T lambda = tau_p, tau_a = tau_a,tree - G_a^T lambda.",
+             builder=_closed_loop_inverse_dynamics, requires=("a closed-loop mechanism",)),
+    Quantity("close_loops", ("q",), (("q_closed", ("nq",)), ("residual", ()),
+                                     ("converged", ())),
+             "The configuration where the constraints hold nearest q's passive joints, the\n"
+             "actuated ones held: Newton's method on phi with G's passive columns, a fixed\n"
+             "number of steps; the residual |phi| after them, and converged = 1 where it is\n"
+             "below 1e-10 (0 where not, NaN at a singular configuration).",
+             builder=_close_loops, requires=("a closed-loop mechanism",)),
 )}
 # The registry's flags, gathered for those who ask by name.
-NEED_FRAMES = tuple(name for name, q in QUANTITIES.items() if "frames" in q.requires)
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
 COMPOSED = {name: q.composed_of for name, q in QUANTITIES.items() if q.composed_of}
 PARTS = {name: q.view_of for name, q in QUANTITIES.items() if q.view_of}
@@ -413,8 +494,9 @@ def parts_of(whole: str) -> tuple[str, ...]:
 # The composed quantity each quantity is a part of (the composed ones, of themselves).
 WHOLE_OF = {name: whole for whole in COMPOSED for name in (whole, *parts_of(whole))}
 KINEMATICS = tuple(name for name, q in QUANTITIES.items() if q.kinematic)
-# Those every robot has: of the tool and the links, not of named frames.
-TOOL_KINEMATICS = tuple(name for name in KINEMATICS if name not in NEED_FRAMES)
+# Those every robot has: of the tool and the links, not of named frames or constraints.
+TOOL_KINEMATICS = tuple(name for name in KINEMATICS
+                        if not {"frames", "constraints"} & set(QUANTITIES[name].requires))
 # Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
 # link's mass where the file puts it, where regrouping moves or drops constant parts.
 AS_GIVEN = tuple(name for name, q in QUANTITIES.items() if q.as_given)
@@ -519,9 +601,7 @@ def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT 
     in the order the composite bodies give M's entries, so that the factorization's chain of
     divisions starts while the rest of M is computed, not after M_11, the last entry made
     (LDL^T's first pivot). LDL^T where mimic joints across branches fill M in."""
-    M = _square(part("mass_matrix")[0])
-    tree = robot.coordinate_parents
-    factors = LDLT.factor(b, M) if tree is None else LTDL.factor(b, M, tree)
+    factors = factor(robot, b, _square(part("mass_matrix")[0]))
     h = part("nonlinear_effects")[0]
     residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f)
                 for i, f in enumerate(forces(robot, friction(robot)))]
@@ -571,6 +651,11 @@ def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:
     return forces(robot, forces(robot, A).T).T
 
 
+# Baumgarte's gains [Kp, Kd] and an impact's restitution, inputs of their quantities.
+GAINS = sympy.symbols("baumgarte_kp baumgarte_kd")
+RESTITUTION = (sympy.Symbol("restitution"),)
+
+
 def _tau_symbols(robot: Robot):
     return sympy.symbols(f"tau1:{robot.dof + 1}") if robot.dof > 1 else (sympy.Symbol("tau1"),)
 
@@ -592,7 +677,8 @@ def _configurations(robot: Robot) -> tuple[tuple, tuple]:
 def _inputs(robot: Robot, names) -> list[Argument]:
     start, end = _configurations(robot)
     values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot),
-              "f_ext": _f_ext_symbols(), "q0": start, "q1": end}
+              "f_ext": _f_ext_symbols(), "q0": start, "q1": end, "gains": GAINS,
+              "restitution": RESTITUTION}
     inputs = [Argument.vector(name, values[name]) for name in names]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

@@ -70,9 +70,11 @@ def name_problem(name: str) -> str | None:
     return f"{shown} is not a valid robot name"
 
 
-# The derivation's own symbols: the joints' variables, and a floating base's (model.FreeFlyer).
+# The derivation's own symbols: the joints' variables, a floating base's (model.FreeFlyer), and
+# the constrained dynamics' inputs (derive/quantities.py: GAINS, RESTITUTION).
 JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
-                            r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz]))\Z")
+                            r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz])"
+                            r"|baumgarte_k[pd]|restitution)\Z")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
 MAX_FILE_BYTES = 1 << 20

@@ -191,6 +191,11 @@ class Robot:
     actuated: tuple[int, ...] = ()
 
     @property
+    def passive(self) -> tuple[int, ...]:
+        """The velocities (indices of v) a closed-loop mechanism's motors do not drive."""
+        return tuple(k for k in range(self.dof) if k not in self.actuated)
+
+    @property
     def closed_at(self) -> dict:
         """{link_q symbol: value} where the constraints hold (see closed_at_values)."""
         return dict(self.closed_at_values)

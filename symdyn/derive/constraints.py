@@ -1,0 +1,223 @@
+"""The constraints on a tree (robot.constraints) and the dynamics they constrain.
+
+Each constraint holds frames together, or a frame to the world, or a sum of coordinates at a
+value (robot/constraints.py). Its rows, in the world's axes (Pinocchio's LOCAL_WORLD_ALIGNED,
+and MuJoCo's equality rows), are
+
+    phi(q)        the residual: p_a - p_b, and the vee of the skew part of R_a R_b^T;
+                  sum_i c_i q_i - value for a coupling
+    G(q)          the Jacobian: J_a - J_b of the frames' geometric Jacobians (their origins'
+                  velocities, their angular velocities): phi's derivative along each
+                  velocity, d phi / dt = G v (exactly for positions and couplings, at phi = 0
+                  for rotations, as Pinocchio's and MuJoCo's welds)
+    gamma(q, v)   the drift -dG/dt v: minus the frames' relative classical acceleration at
+                  qdd = 0, the forward-mode time derivative of G v (no second recursion)
+
+and the dynamics on the constraint manifold (the Handbook's chapter on interacting bodies:
+the reaction forces are the multipliers lambda of the constraints, and drop out there):
+
+    M qdd = tau - h - friction + G^T lambda,      G qdd = gamma - K_d G v - K_p phi
+
+solved through M's sparse factors (factors.py), never a dense inverse: Y = M^-1 G^T by m solves,
+the Delassus matrix D = G Y (m x m, L D L^T), lambda = D^-1 (gamma - K_d G v - K_p phi -
+G a0) with a0 the unconstrained accelerations, qdd = a0 + Y lambda (Pinocchio's
+constraintDynamics; K_p and K_d its Baumgarte corrector). An impact (Pinocchio's
+impulseDynamics) changes v by Y Lambda with Lambda = -D^-1 (1 + r) G v. A closed-loop
+mechanism's inverse dynamics (Khalil and Kleinfinger; OpenSYMORO) projects the tree's: the
+passive joints' forces vanish, G_p^T lambda = tau_tree,p, solved as (G_p G_p^T) lambda = G_p
+tau_tree,p, and the actuated joints take tau_tree,a - G_a^T lambda. The loops are closed by
+Newton's method on the passive joints, q_p <- q_p - G_p^T (G_p G_p^T)^-1 phi, CLOSURE_STEPS
+times, written out.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivative
+from ..program.symengine_form import to_sympy
+from ..robot.constraints import numeric_link_poses
+from ..robot.model import Robot
+from . import kinematics
+from .factors import LDLT, factor
+
+# Newton steps of close_loops: from an error of 0.1 rad, 4 to 5 give every digit (quadratic);
+# the rest are no work for the processor's result, only its time.
+CLOSURE_STEPS = 8
+# The residual below which close_loops says it converged (|phi|, m or rad).
+CLOSED = 1e-10
+
+
+def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
+    """(phi, G): each constraint's kept rows, in robot.constraints' order; G by rows of the
+    velocities' length."""
+    frames = kinematics.world_frames(robot, b)
+    phi, G = [], []
+    for k, constraint in enumerate(robot.constraints, start=1):
+        if constraint.kind == "coupling":
+            phi.append(b.define(f"phi{k}", sympy.Add(*(c * q for q, c in
+                                                      constraint.coefficients))
+                                - constraint.value))
+            row = [sympy.Integer(0)] * robot.dof
+            for q, c in constraint.coefficients:
+                row[_velocity(robot, q)] += c
+            G.append(row)
+            continue
+        ends = [_end(robot, b, frames, end, f"C{k}{side}_")
+                for end, side in zip(constraint.ends, "ab") if end is not None]
+        if len(ends) == 1:
+            ends.append(_anchor(robot, constraint))
+        (Ra, pa, Ja), (Rb, pb, Jb) = ends
+        turn = kinematics._times(Ra, Rb.T)
+        residual = [*(pa - pb), (turn[2, 1] - turn[1, 2]) / 2, (turn[0, 2] - turn[2, 0]) / 2,
+                    (turn[1, 0] - turn[0, 1]) / 2]
+        for r in constraint.rows:
+            phi.append(b.define(f"phi{k}_{r + 1}", residual[r]))
+            G.append([Ja[r, c] - (Jb[r, c] if Jb is not None else 0) for c in range(robot.dof)])
+    return phi, [[b.define(f"G{i + 1}_{c + 1}", e) for c, e in enumerate(row)]
+                 for i, row in enumerate(G)]
+
+
+def _velocity(robot: Robot, q) -> int:
+    """The index in v of the joint whose coordinate is the symbol ``q``."""
+    links = [robot.links[i - 1].q for i in robot.coordinates]
+    return robot.base_velocities + links.index(q)
+
+
+def _end(robot, b, frames, frame, name):
+    """(^wR, ^wp, J) of one frame a constraint holds."""
+    R, p = kinematics.frame_pose(robot, b, frames, frame, name)
+    return R, p, kinematics.point_jacobian(robot, b, frames, frame.link, p, name)
+
+
+def _anchor(robot: Robot, constraint):
+    """(R, p, None) of the world pose a frame is held at: the one the file gives, or where the
+    frame is at closed_at (a floating base at the world's origin), in numbers."""
+    if constraint.anchor is not None:
+        T = sympy.Matrix(constraint.anchor)
+    else:
+        frame = constraint.ends[0]
+        T = sympy.Matrix(numeric_link_poses(robot, robot.closed_at)[frame.link]
+                         @ np.array(frame.placement, dtype=float))
+        T = T.applyfunc(lambda x: sympy.Float(x, 17))
+    return T[:3, :3], T[:3, 3], None
+
+
+def drift(robot: Robot, b: ProgramBuilder) -> list:
+    """gamma = -dG/dt v: G v differentiated in time at qdd = 0 (kinematics.rates)."""
+    velocity = [b.define(f"Gv{i + 1}", _dot(row, robot.qd))
+                for i, row in enumerate(rows(robot, b)[1])]
+    rate = directional_derivative(b, velocity, kinematics.rates(robot, b), "_dt")
+    return [b.define(f"gamma{i + 1}", -r) for i, r in enumerate(rate)]
+
+
+# -- the constrained dynamics -------------------------------------------------------------------
+def _square(values, n):
+    return sympy.Matrix(n, n, values)
+
+
+def multiplier_solve(robot: Robot, part, b: ProgramBuilder, G):
+    """Y = M^-1 G^T (one solve through M's factors for each row of G), D = G Y and D's
+    L D L^T."""
+    n, m = robot.dof, len(G)
+    factors = factor(robot, b, _square(part("mass_matrix")[0], n))
+    Y = [factors.solve(b, G[j], f"Y{j + 1}_{{}}", f"y{j + 1}_{{}}") for j in range(m)]
+    D = sympy.Matrix(m, m, lambda i, j: b.define(
+        f"Dl{min(i, j) + 1}_{max(i, j) + 1}", sympy.Add(*(G[i][k] * Y[j][k] for k in range(n)))))
+    return Y, D, LDLT.factor(b, D, "Dl")
+
+
+def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:
+    """[qdd, lambda]: the KKT system of the module's docstring, through M's factors and D's."""
+    phi = part("constraint_residual")[0]
+    G = _rows(part("constraint_jacobian")[0], robot.dof)
+    gamma = part("constraint_drift")[0]
+    a0 = part("forward_dynamics")[0]
+    kp, kd = gains
+    Y, _, delassus_factors = multiplier_solve(robot, part, b, G)
+    rhs = [b.define(f"kkt{i + 1}", gamma[i] - kd * _dot(row, robot.qd) - kp * phi[i]
+                    - _dot(row, a0)) for i, row in enumerate(G)]
+    lam = delassus_factors.solve(b, rhs, "lambda{}", "zl{}")
+    return [_plus_y(b, "qddc", a0, Y, lam), lam]
+
+
+def delassus(robot: Robot, part, b: ProgramBuilder) -> list[list]:
+    """[D, D^-1]: G M^-1 G^T and its inverse (from its L D L^T)."""
+    G = _rows(part("constraint_jacobian")[0], robot.dof)
+    _, D, factors = multiplier_solve(robot, part, b, G)
+    return [list(D), [to_sympy(e) for row in factors.inverse(b, "Dinv") for e in row]]
+
+
+def impulse_dynamics(robot: Robot, part, b: ProgramBuilder, restitution) -> list[list]:
+    """[v+, Lambda]: the velocity after an impact on the constraints with restitution r, and
+    the impulses: G v+ = -r G v, M (v+ - v) = G^T Lambda."""
+    G = _rows(part("constraint_jacobian")[0], robot.dof)
+    Y, _, factors = multiplier_solve(robot, part, b, G)
+    rhs = [b.define(f"imp{i + 1}", -(1 + restitution) * _dot(row, robot.qd))
+           for i, row in enumerate(G)]
+    impulses = factors.solve(b, rhs, "Lambda{}", "zi{}")
+    return [_plus_y(b, "qd_plus", robot.qd, Y, impulses), impulses]
+
+
+def closed_loop_inverse_dynamics(robot: Robot, part, b: ProgramBuilder) -> list[list]:
+    """[tau_a, lambda]: the actuated joints' forces and the constraints' multipliers for a
+    motion (q, qd, qdd) the constraints allow: the passive joints' forces vanish,
+    G_p^T lambda = tau_tree,p."""
+    tau = part("inverse_dynamics")[0]
+    G = _rows(part("constraint_jacobian")[0], robot.dof)
+    passive = [[row[k] for k in robot.passive] for row in G]
+    lam = _minimum_norm(b, passive, [_dot(row, [tau[k] for k in robot.passive])
+                                     for row in passive], "cl")
+    out = [b.define(f"tau_a{j + 1}", tau[k] - sympy.Add(*(G[i][k] * lam[i]
+                                                          for i in range(len(G)))))
+           for j, k in enumerate(robot.actuated)]
+    return [out, lam]
+
+
+def close_loops(robot: Robot, part, b: ProgramBuilder) -> list[list]:
+    """[q, residual, converged]: the passive joints moved by CLOSURE_STEPS Newton steps from
+    q's own values (the actuated joints, and a floating base, held), the residual |phi| after
+    them, and 1 where that is below CLOSED (0 where it is not; NaN where a step was not
+    defined: a singular configuration)."""
+    q = list(robot.q)
+    shift = robot.base_configuration - robot.base_velocities      # v's index -> q's
+    for step in range(1, CLOSURE_STEPS + 1):
+        values = dict(zip(robot.q, q))
+        phi = part("constraint_residual", values)[0]
+        G = _rows(part("constraint_jacobian", values)[0], robot.dof)
+        A = [[row[k] for k in robot.passive] for row in G]
+        w = _minimum_norm(b, A, phi, f"n{step}_")        # q_p <- q_p - A^T (A A^T)^-1 phi
+        for j, k in enumerate(robot.passive):
+            q[k + shift] = b.define(f"{robot.q[k + shift]}_{step}", q[k + shift] - sympy.Add(
+                *(A[i][j] * w[i] for i in range(len(A)))))
+    phi = part("constraint_residual", dict(zip(robot.q, q)))[0]
+    residual = b.define("residual", sympy.sqrt(sympy.Add(*(e**2 for e in phi))))
+    converged = b.define("converged", (1 - sympy.sign(residual - CLOSED)) / 2)
+    return [q, [residual], [converged]]
+
+
+def _minimum_norm(b: ProgramBuilder, A, rhs, name: str) -> list:
+    """w with (A A^T) w = rhs for A (m x p, its rows; rank m): A^T w is then the smallest x
+    with A x = rhs, and w itself solves A^T w = y where rhs = A y (least squares in y). By the
+    L D L^T of A A^T, whose pivots are positive wherever A has full rank."""
+    m = len(A)
+    AAt = sympy.Matrix(m, m, lambda i, j: b.define(f"{name}A{min(i, j) + 1}_{max(i, j) + 1}",
+                                                   _dot(A[i], A[j])))
+    return LDLT.factor(b, AAt, f"{name}A").solve(b, rhs, f"{name}w{{}}", f"{name}z{{}}")
+
+
+def _plus_y(b: ProgramBuilder, name: str, x, Y, weights) -> list:
+    """x + Y^T weights: x moved along M^-1 G^T's columns."""
+    return [b.define(f"{name}{k + 1}", x[k] + sympy.Add(*(Y[j][k] * weights[j]
+                                                        for j in range(len(Y)))))
+            for k in range(len(x))]
+
+
+def _dot(a, b) -> sympy.Expr:
+    return sympy.Add(*(x * y for x, y in zip(a, b)))
+
+
+def _rows(values, n: int) -> list[list]:
+    """A flattened row-major matrix of n columns, as its rows."""
+    return [list(values[i:i + n]) for i in range(0, len(values), n)]

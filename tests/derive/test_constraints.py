@@ -1,0 +1,284 @@
+"""Constraints: closed loops, contacts and couplings, against Pinocchio.
+
+Every quantity is compared with a reference built from Pinocchio's own model of the robot file
+(reference.pinocchio_model): the frames' placements, Jacobians and classical accelerations
+give phi, G and gamma; its crba and nonLinearEffects the KKT system, solved densely by numpy;
+and, where Pinocchio's constraint models take the constraint (every row independent), its
+constraintDynamics, impulseDynamics and computeDelassusMatrix themselves. The states are
+random and consistent: positions closed by Newton on Pinocchio's residual, velocities in G's
+null space.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from support import assert_close
+
+import symdyn
+from symdyn.reference import pinocchio_model
+
+HERE = Path(__file__).parent / "mechanisms"
+QUANTITIES = ["constraint_residual", "constraint_jacobian", "constraint_drift",
+              "constrained_forward_dynamics", "delassus_matrix", "impulse_dynamics",
+              "friction_torques"]
+MECHANISM = [*QUANTITIES, "closed_loop_inverse_dynamics", "close_loops"]
+
+
+class Reference:
+    """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model):
+    each end a frame of that model, the rows as symdyn keeps them."""
+
+    def __init__(self, robot):
+        self.robot = robot
+        self.model = pinocchio_model(robot.spec)
+        self.data = self.model.createData()
+        self.ends = [None if c.kind == "coupling" else
+                     [self.frame(end) if end is not None else None for end in c.ends]
+                     for c in robot.constraints]
+        self.friction = symdyn.python_module(symdyn.newton_euler(robot),
+                                             quantities=["friction_torques"])
+
+    def anchor(self, constraint):
+        """A frame held to the world: where the file puts it, or where it is at closed_at
+        (computed in data of its own: self.data holds the state being compared)."""
+        if constraint.anchor is not None:
+            return np.array(constraint.anchor, dtype=float)
+        data = self.model.createData()
+        pin.framesForwardKinematics(self.model, data, self.closed_at())
+        return data.oMf[self.frame(constraint.ends[0])].homogeneous.copy()
+
+    def frame(self, end):
+        """Pinocchio's frame of a constraint's end: a named frame by its name, a link's by
+        pinocchio_model's link<i>."""
+        named = {frame.name for frame in self.robot.frames}
+        return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
+
+    def closed_at(self):
+        """closed_at as Pinocchio's configuration (a floating base at the world's origin)."""
+        robot = self.robot
+        head = [0.0] * 6 + [1.0] if robot.floating else []
+        return np.array(head + [float(robot.closed_at.get(link.q, 0)) for link in robot.links])
+
+    def terms(self, q, v):
+        """(phi, G, gamma) at (q, v), by Pinocchio."""
+        model, data = self.model, self.data
+        pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
+        pin.updateFramePlacements(model, data)
+        pin.computeJointJacobians(model, data, q)
+        world = pin.LOCAL_WORLD_ALIGNED
+        phi, G, gamma = [], [], []
+        for c, ids in zip(self.robot.constraints, self.ends):
+            if c.kind == "coupling":
+                row = np.zeros(model.nv)
+                for symbol, coefficient in c.coefficients:
+                    row[self.robot.base_velocities + list(self.robot.link_q).index(symbol)] = (
+                        float(coefficient))
+                joints = q[self.robot.base_configuration:]
+                phi.append([row[self.robot.base_velocities:] @ joints - float(c.value)])
+                G.append([row])
+                gamma.append([0.0])
+                continue
+            poses, jacobians, accelerations = [], [], []
+            for frame in ids:
+                if frame is None:
+                    poses.append(self.anchor(c))
+                    jacobians.append(np.zeros((6, model.nv)))
+                    accelerations.append(np.zeros(6))
+                    continue
+                poses.append(data.oMf[frame].homogeneous.copy())
+                jacobians.append(pin.getFrameJacobian(model, data, frame, world).copy())
+                a = pin.getFrameClassicalAcceleration(model, data, frame, world)
+                accelerations.append(np.r_[a.linear, a.angular])
+            (A, B), (Ja, Jb), (aa, ab) = poses, jacobians, accelerations
+            turn = A[:3, :3] @ B[:3, :3].T
+            residual = np.r_[A[:3, 3] - B[:3, 3], 0.5 * np.array(
+                [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
+            rows = list(c.rows)
+            phi.append(residual[rows])
+            G.append((Ja - Jb)[rows])
+            gamma.append(-(aa - ab)[rows])
+        return np.concatenate(phi), np.vstack(G), np.concatenate(gamma)
+
+    def close(self, q, steps=50):
+        """q moved (its passive joints, or every velocity where none is actuated) to where the
+        constraints hold: Newton on Pinocchio's residual, in the tangent space."""
+        nv = self.model.nv
+        moving = list(self.robot.passive) if self.robot.actuated else list(range(nv))
+        for _ in range(steps):
+            phi, G, _ = self.terms(q, np.zeros(nv))
+            if np.abs(phi).max() < 1e-14:
+                return q
+            step = np.zeros(nv)
+            step[moving] = -np.linalg.lstsq(G[:, moving], phi, rcond=None)[0]
+            q = pin.integrate(self.model, q, step)
+        raise AssertionError("the reference's Newton did not close the constraints")
+
+    def state(self, rng, spread=0.3):
+        """A random consistent (q, v, qdd): q near closed_at, v in G's null space, qdd with
+        G qdd = gamma."""
+        q = self.close(pin.integrate(self.model, self.closed_at(),
+                                     rng.uniform(-spread, spread, self.model.nv)))
+        _, G, _ = self.terms(q, np.zeros(self.model.nv))
+        null = _null_space(G)
+        v = null @ rng.uniform(-2, 2, null.shape[1])
+        _, _, gamma = self.terms(q, v)
+        qdd = np.linalg.lstsq(G, gamma, rcond=None)[0] + null @ rng.uniform(-3, 3, null.shape[1])
+        return q, v, qdd
+
+    def kkt(self, q, v, tau, gains=(0.0, 0.0)):
+        """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi:
+        the KKT matrix solved densely."""
+        model, data = self.model, self.data
+        M = pin.crba(model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        h = pin.nonLinearEffects(model, data, q, v)
+        phi, G, gamma = self.terms(q, v)
+        m, n = G.shape
+        K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
+        rhs = np.r_[tau - h - self.friction.friction_torques(v),
+                    gamma - gains[1] * G @ v - gains[0] * phi]
+        x = np.linalg.solve(K, rhs)
+        return x[:n], x[n:]
+
+
+def _null_space(G):
+    _, s, vt = np.linalg.svd(G)
+    rank = int((s > 1e-10 * max(1.0, s.max())).sum())
+    return vt[rank:].T
+
+
+def _load(name):
+    return symdyn.load_robot(HERE / f"{name}.yaml")
+
+
+@pytest.mark.parametrize("name", ["fourbar", "fivebar"])
+def test_a_closed_planar_loop_equals_pinocchios_kkt_and_closes(name):
+    """phi, G, gamma, the constrained forward dynamics (with and without Baumgarte's gains),
+    the Delassus matrix, an impact, the closed-loop inverse dynamics and the loop closure, on
+    20 random consistent states, against Pinocchio's model and the KKT system of its M, h
+    and frame Jacobians (1e-9)."""
+    robot = _load(name)
+    dynamics = symdyn.newton_euler(robot)
+    module = symdyn.python_module(dynamics, quantities=MECHANISM)
+    reference = Reference(robot)
+    rng = np.random.default_rng(len(name))
+    for _ in range(20):
+        q, v, qdd = reference.state(rng)
+        phi, G, gamma = reference.terms(q, v)
+        assert_close(module.constraint_residual(q), phi)
+        assert_close(module.constraint_jacobian(q), G)
+        assert_close(module.constraint_drift(q, v), gamma)
+        tau = rng.uniform(-2, 2, robot.dof)
+        gains = rng.uniform(0, 50, 2)
+        for k in (np.zeros(2), gains):
+            expected = reference.kkt(q, v, tau, k)
+            for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau, k), expected):
+                assert_close(ours, theirs, rtol=1e-9)
+        M = pin.crba(reference.model, reference.data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        D = G @ np.linalg.solve(M, G.T)
+        D_ours, D_inv = module.delassus_matrix(q)
+        assert_close(D_ours, D)
+        assert_close(D_inv, np.linalg.inv(D), rtol=1e-9)
+        r = rng.uniform(0, 1)
+        before = v + rng.uniform(-1, 1, robot.dof)      # a velocity the impact changes
+        after, impulses = module.impulse_dynamics(q, before, [r])
+        expected = -np.linalg.solve(D, (1 + r) * G @ before)
+        assert_close(impulses, expected, rtol=1e-9)
+        assert_close(after, before + np.linalg.solve(M, G.T @ expected), rtol=1e-9)
+        assert_close(G @ after, -r * G @ before, rtol=1e-9)
+        # closed-loop inverse dynamics: the actuated forces that give qdd, through the KKT
+        tau_a, lam = module.closed_loop_inverse_dynamics(q, v, qdd)
+        full = np.zeros(robot.dof)
+        full[list(robot.actuated)] = tau_a
+        back, lam_back = reference.kkt(q, v, full)
+        assert_close(back, qdd, rtol=1e-9)
+        assert_close(lam, lam_back, rtol=1e-9)
+        # the closure from perturbed passive joints
+        start = q.copy()
+        start[[robot.base_configuration + k - robot.base_velocities
+               for k in robot.passive]] += rng.uniform(-0.1, 0.1, len(robot.passive))
+        closed, residual, converged = module.close_loops(start)
+        assert converged == 1 and residual < 1e-10
+        assert_close(closed, q, rtol=1e-9)
+
+
+SOLO = """
+constraints:
+  - {name: front_left, point: [FL_FOOT]}
+  - {name: front_right, point: [FR_FOOT]}
+  - {name: hind_left, point: [HL_FOOT]}
+  - {name: hind_right, point: [HR_FOOT]}
+closed_at: {FL_HFE: 0.8, FL_KFE: -1.6, FR_HFE: 0.8, FR_KFE: -1.6, HL_HFE: -0.8, HL_KFE: 1.6,
+            HR_HFE: -0.8, HR_KFE: 1.6}
+"""
+
+
+@pytest.fixture(scope="module")
+def standing(tmp_path_factory):
+    """Solo-12 as example-robot-data ships it, imported on a free-flyer, standing on four point
+    contacts where its feet are at closed_at."""
+    import importlib.metadata
+
+    from click.testing import CliRunner
+
+    from symdyn.cli import main
+    urdf = Path(importlib.metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots/solo_description/robots/solo12.urdf"))
+    out = tmp_path_factory.mktemp("solo") / "solo12.yaml"
+    result = CliRunner().invoke(main, ["import", str(urdf), "--root", "free_flyer", "-o",
+                                       str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    out.write_text(out.read_text() + SOLO)
+    return symdyn.load_robot(out)
+
+
+def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamics(standing):
+    """Solo-12 on its four feet: G and gamma against Pinocchio's frames, the constrained
+    forward dynamics and the contact forces against Pinocchio's constraintDynamics with four
+    RigidConstraintModel CONTACT_3D (LOCAL_WORLD_ALIGNED), the impact against its
+    impulseDynamics and D against computeDelassusMatrix, on 20 random states (1e-9)."""
+    robot = standing
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
+    reference = Reference(robot)
+    model, data = reference.model, reference.data
+    contacts = pin.StdVec_RigidConstraintModel()
+    for c, (frame, _) in zip(robot.constraints, reference.ends):
+        placement = model.frames[frame].placement
+        anchor = pin.SE3(reference.anchor(c))
+        contacts.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, model, model.frames[frame].parentJoint, placement, 0,
+            anchor, pin.LOCAL_WORLD_ALIGNED))
+    datas = pin.StdVec_RigidConstraintData()
+    for contact in contacts:
+        datas.append(contact.createData())
+    pin.initConstraintDynamics(model, data, contacts, datas)
+    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        q, v, _ = reference.state(rng, spread=0.2)
+        phi, G, gamma = reference.terms(q, v)
+        assert_close(module.constraint_jacobian(q), G)
+        assert_close(module.constraint_drift(q, v), gamma)
+        tau = np.r_[np.zeros(6), rng.uniform(-2, 2, robot.dof - 6)]
+        qdd, lam = module.constrained_forward_dynamics(q, v, tau, np.zeros(2))
+        expected = pin.constraintDynamics(model, data, q, v, tau, contacts, datas, settings)
+        assert_close(qdd, expected, rtol=1e-9)
+        assert_close(lam, data.lambda_c, rtol=1e-9)
+        # Pinocchio's Delassus matrix is in each contact frame's own axes, whatever the
+        # constraint's reference frame: R^T D R with R the feet's rotations
+        D, _ = module.delassus_matrix(q)
+        pin.framesForwardKinematics(model, data, q)
+        R = np.zeros((12, 12))
+        for k, (frame, _) in enumerate(reference.ends):
+            R[3 * k:3 * k + 3, 3 * k:3 * k + 3] = data.oMf[frame].rotation
+        assert_close(R.T @ D @ R, pin.computeDelassusMatrix(model, data, q, contacts, datas,
+                                                             0.0), rtol=1e-9)
+        before, r = v + rng.uniform(-1, 1, robot.dof), rng.uniform(0, 1)
+        after, impulses = module.impulse_dynamics(q, before, [r])
+        expected = pin.impulseDynamics(model, data, q, before, contacts, datas, r, settings)
+        assert_close(after, expected, rtol=1e-9)
+        assert_close(impulses, data.impulse_c, rtol=1e-9)
