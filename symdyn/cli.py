@@ -241,6 +241,8 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
         raise UserError(str(exc)) from None
     progress(f"{robot.name} ({table.joints(robot.spec)}) by {method}")
     dynamics = _route(method, robot, progress)
+    if robot.constraints and dynamics.constraint_problem:
+        raise UserError(f"{robot.spec.path}: constraints: {dynamics.constraint_problem}")
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)

@@ -653,7 +653,7 @@ def congruent(robot: Robot, A: sympy.Matrix) -> sympy.Matrix:
 
 # Baumgarte's gains [Kp, Kd] and an impact's restitution, inputs of their quantities.
 GAINS = sympy.symbols("baumgarte_kp baumgarte_kd")
-RESTITUTION = (sympy.Symbol("restitution"),)
+RESTITUTION = (sympy.Symbol("r_restitution"),)
 
 
 def _tau_symbols(robot: Robot):

@@ -9,7 +9,8 @@
     closed_at: {j1: 0.3, j2: -0.2}     # where the constraints hold (other joints at 0)
     actuated: [j1]                     # a closed-loop mechanism's driven joints
 
-A frame is a named frame of the file (``frames:``) or a link, by name; a joint is named as
+A frame is a named frame of the file (``frames:``), a link, by name, or ``tool``; a joint is
+named as
 JOINTS names it (spec.joint_names). ``axes`` keeps some of the rows, in the world's axes (x, y,
 z; and rx, ry, rz of a weld's rotation): a planar loop closes in two. What the file cannot
 mean is refused in one line at the constraint's line: a name given twice, a frame or joint
@@ -26,6 +27,7 @@ from ..errors import RobotFileError
 from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec
 
 CONSTRAINT_KEYS = {"name", *CONSTRAINT_KINDS, "axes", "at", "value"}
+TOOL = "tool"       # the tool frame, which a constraint may hold without a frame of that name
 MAX_CONSTRAINTS = 64
 # How far a loop may stay open at closed_at, relative to the robot's size: 1e-9 m on a 1 m arm
 # (the numbers a file gives, to 15 digits, and their kinematics in doubles keep far better).
@@ -41,7 +43,7 @@ def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
     if len(node.value) > MAX_CONSTRAINTS:
         raise reader.error(f"{len(node.value)} constraints are more than {MAX_CONSTRAINTS}",
                            node, "constraints")
-    frames = set(frame_names) | {link.name for link in links if link.name}
+    frames = set(frame_names) | {link.name for link in links if link.name} | {TOOL}
     joints = _joints(links)
     out, names = [], set()
     for k, item in enumerate(node.value):
@@ -82,7 +84,8 @@ def _held(reader, keys, field, name, kind, frames, line) -> ConstraintSpec:
         frame = reader.name_text(item, f"{field}.{kind}[{j}]")
         if frame not in frames:
             raise reader.error(f"{frame!r} names no frame or link", item,
-                               f"{field}.{kind}[{j}]", "the name of a named frame or a link")
+                               f"{field}.{kind}[{j}]", "the name of a named frame, a link or "
+                               "tool")
         names.append(frame)
     if len(names) == 2 and names[0] == names[1]:
         raise reader.error("a frame held to itself holds nothing", node, f"{field}.{kind}",

@@ -74,7 +74,7 @@ def name_problem(name: str) -> str | None:
 # the constrained dynamics' inputs (derive/quantities.py: GAINS, RESTITUTION).
 JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
                             r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz])"
-                            r"|baumgarte_k[pd]|restitution)\Z")
+                            r"|baumgarte_k[pd]|r_restitution)\Z")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
 MAX_FILE_BYTES = 1 << 20

@@ -478,10 +478,12 @@ class Robot:
 
 def _constrained(spec: RobotSpec, robot: Robot) -> dict:
     """The constraints, closed_at and the actuated joints of ``robot`` (its fields), of the
-    spec's names: a frame is a named frame, else a link's own frame as the file places it."""
-    frames = {link.name: Frame(link.name, link_index, sympy.ImmutableMatrix(
+    spec's names: a frame is a named frame, else a link's own frame as the file places it,
+    else (``tool``) the tool."""
+    frames = {"tool": Frame("tool", robot.tool_link, robot.tool)}
+    frames.update({link.name: Frame(link.name, link_index, sympy.ImmutableMatrix(
         robot.links[link_index - 1].file_frame))
-        for link_index, link in enumerate(spec.links, start=1) if link.name}
+        for link_index, link in enumerate(spec.links, start=1) if link.name})
     frames.update({frame.name: frame for frame in robot.frames})
     joints = dict(zip(spec.joint_names(), robot.link_q))
     velocity = {robot.links[i - 1].q: robot.base_velocities + k

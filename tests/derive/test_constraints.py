@@ -53,7 +53,7 @@ class Reference:
     def frame(self, end):
         """Pinocchio's frame of a constraint's end: a named frame by its name, a link's by
         pinocchio_model's link<i>."""
-        named = {frame.name for frame in self.robot.frames}
+        named = {frame.name for frame in self.robot.frames} | {"tool"}
         return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
 
     def closed_at(self):
@@ -282,3 +282,102 @@ def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamic
         expected = pin.impulseDynamics(model, data, q, before, contacts, datas, r, settings)
         assert_close(after, expected, rtol=1e-9)
         assert_close(impulses, data.impulse_c, rtol=1e-9)
+
+
+def _constrained(tmp_path, robot_file: Path, extra: str) -> symdyn.Robot:
+    path = tmp_path / robot_file.name
+    path.write_text(robot_file.read_text() + extra)
+    return symdyn.load_robot(path)
+
+
+def test_an_arm_whose_tool_is_welded_to_the_world_equals_pinocchios_6d_contact(tmp_path):
+    """The Panda's tool held where it is at closed_at (weld: 6 rows): G and gamma against
+    Pinocchio's frames, qdd and the wrench against its constraintDynamics with a CONTACT_6D
+    in LOCAL_WORLD_ALIGNED."""
+    from support import ROBOTS
+
+    robot = _constrained(tmp_path, ROBOTS / "panda.yaml", """
+constraints:
+  - {name: held, weld: [tool]}
+closed_at: {joint2: 0.4, joint4: -1.8, joint6: 1.5}
+""")
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
+    reference = Reference(robot)
+    model, data = reference.model, reference.data
+    (constraint,), ((frame, _),) = robot.constraints, reference.ends
+    contacts = pin.StdVec_RigidConstraintModel()
+    contacts.append(pin.RigidConstraintModel(
+        pin.ContactType.CONTACT_6D, model, model.frames[frame].parentJoint,
+        model.frames[frame].placement, 0, pin.SE3(reference.anchor(constraint)),
+        pin.LOCAL_WORLD_ALIGNED))
+    datas = pin.StdVec_RigidConstraintData()
+    datas.append(contacts[0].createData())
+    pin.initConstraintDynamics(model, data, contacts, datas)
+    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        q, v, _ = reference.state(rng, spread=0.2)
+        phi, G, gamma = reference.terms(q, v)
+        assert_close(module.constraint_residual(q), phi)
+        assert_close(module.constraint_jacobian(q), G)
+        assert_close(module.constraint_drift(q, v), gamma)
+        tau = rng.uniform(-5, 5, robot.dof)
+        qdd, wrench = module.constrained_forward_dynamics(q, v, tau, np.zeros(2))
+        assert_close(qdd, pin.constraintDynamics(model, data, q, v, tau, contacts, datas,
+                                                 settings), rtol=1e-9)
+        assert_close(wrench, data.lambda_c, rtol=1e-9)
+
+
+def test_a_coupling_of_joints_holds_their_sum(tmp_path):
+    """A tendon's coupling of two joints, 2 q_2 - q_3 = 0.1, on a chain, against the KKT
+    system; its row of G is the coefficients, its drift zero."""
+    from support import ROBOTS
+
+    robot = _constrained(tmp_path, ROBOTS / "puma560.yaml", """
+constraints:
+  - {name: tendon, coupling: {joint2: 2, joint3: -1}, value: 0.1}
+closed_at: {joint3: -0.1}
+""")
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
+    reference = Reference(robot)
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        q, v, _ = reference.state(rng)
+        phi, G, gamma = reference.terms(q, v)
+        assert abs(2 * q[1] - q[2] - 0.1) < 1e-12
+        assert_close(module.constraint_jacobian(q), G)
+        assert not module.constraint_drift(q, v).any()
+        tau = rng.uniform(-5, 5, robot.dof)
+        for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau, np.zeros(2)),
+                                reference.kkt(q, v, tau)):
+            assert_close(ours, theirs, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["fourbar", "fivebar"])
+def test_the_compiled_c_equals_the_python_module(tmp_path, name):
+    """Every constraint quantity of the mechanism in C (built strictly, as C++ too), one
+    state at a time and in batches, against the numpy module, bit for bit or to 1e-12."""
+    from support import compile_strictly
+
+    robot = _load(name)
+    dynamics = symdyn.newton_euler(robot)
+    symdyn.generate(dynamics, "c", tmp_path / "c", quantities=MECHANISM)
+    compile_strictly(tmp_path / "c" / f"{name}.c", tmp_path / "robot.o")
+    compiled = symdyn.compile(dynamics, quantities=MECHANISM, cache=tmp_path / "cache")
+    python = symdyn.python_module(dynamics, quantities=MECHANISM)
+    reference = Reference(robot)
+    rng = np.random.default_rng(9)
+    states = [reference.state(rng) for _ in range(8)]
+    q, v, qdd = (np.array(x) for x in zip(*states))
+    tau = rng.uniform(-2, 2, q.shape)
+    gains = rng.uniform(0, 20, (len(q), 2))
+    restitution = rng.uniform(0, 1, (len(q), 1))
+    for quantity, args in (("constraint_residual", (q,)), ("constraint_jacobian", (q,)),
+                           ("constraint_drift", (q, v)), ("delassus_matrix", (q,)),
+                           ("constrained_forward_dynamics", (q, v, tau, gains)),
+                           ("impulse_dynamics", (q, v, restitution)),
+                           ("closed_loop_inverse_dynamics", (q, v, qdd)),
+                           ("close_loops", (q + 0.05,))):
+        ours, theirs = (getattr(m, quantity)(*args) for m in (compiled, python))
+        for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (ours, theirs))):
+            assert_close(a, b, rtol=1e-12)

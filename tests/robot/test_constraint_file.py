@@ -1,0 +1,92 @@
+"""Constraints in the robot file: what a file cannot mean is refused in one line, at the
+constraint, with exit code 2 and nothing written (the four-bar of tests/derive/mechanisms
+with one thing changed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import symdyn
+from symdyn.cli import main
+from symdyn.robot.file import robot_spec_from_text
+from symdyn.robot.model import Robot
+
+FOURBAR = (Path(__file__).parent.parent / "derive" / "mechanisms" / "fourbar.yaml").read_text()
+LOOP = "  - {name: pin, point: [coupler_end, rocker_end], axes: [x, y]}"
+
+
+def _swap(old, new):
+    assert old in FOURBAR
+    return FOURBAR.replace(old, new, 1)
+
+
+BAD = [
+    ("a frame nobody is named", _swap("rocker_end]", "rocker_tip]"),
+     "'rocker_tip' names no frame or link"),
+    ("two kinds", _swap(LOOP, LOOP[:-1] + ", weld: [crank]}"), "exactly one kind"),
+    ("three frames", _swap("[coupler_end, rocker_end]", "[coupler_end, rocker_end, crank]"),
+     "one frame (held to the world) or two"),
+    ("a frame held to itself", _swap("[coupler_end, rocker_end]", "[rocker_end, rocker_end]"),
+     "held to itself"),
+    ("an axis a point has not", _swap("axes: [x, y]", "axes: [x, rz]"), "'rz' is not known"),
+    ("an axis twice", _swap("axes: [x, y]", "axes: [x, x]"), "an axis is given twice"),
+    ("a name twice", _swap(LOOP, LOOP + "\n" + LOOP), "the constraint name 'pin' is given twice"),
+    ("at with two frames", _swap("axes: [x, y]", "at: {xyz: [0, 0, 0]}"), "at only with one frame"),
+    ("a loop left open", _swap("rocker: -0.1597275662359972", "rocker: -0.2"),
+     "constraint 'pin': it does not hold: off by"),
+    ("a joint nobody is named", _swap("closed_at: {crank", "closed_at: {cranck"),
+     "'cranck' names no joint"),
+    ("actuated unknown", _swap("actuated: [crank]", "actuated: [motor]"),
+     "'motor' names no joint with a coordinate"),
+    ("a coupling of nothing", _swap(LOOP, "  - {name: t, coupling: {crank: 0}}"),
+     "every coefficient is 0"),
+    ("a coupling's value symbolic", _swap(LOOP, "  - {name: t, coupling: {crank: 1}, value: k}"),
+     "is not a number"),
+    ("a coupling with axes", _swap(LOOP, "  - {name: t, coupling: {crank: 1}, axes: [x]}"),
+     "a coupling has no axes"),
+    ("constraints empty", _swap(LOOP, "  []").replace("constraints:\n  []", "constraints: []"),
+     "must be a non-empty list of constraints"),
+    ("closed_at without constraints", _swap("constraints:\n" + LOOP + "\n", ""),
+     "closed_at belongs to a robot with constraints"),
+]
+
+
+@pytest.mark.parametrize("text, words", [case[1:] for case in BAD],
+                         ids=[case[0] for case in BAD])
+def test_a_constraint_a_file_cannot_mean_is_refused_in_one_line(tmp_path, text, words):
+    path = tmp_path / "fourbar.yaml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["generate", str(path), "--out", str(out), "-q"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], result.stderr
+    assert "fourbar.yaml:" in lines[0] and not out.exists()
+
+
+def test_rows_that_repeat_others_are_refused_naming_them(tmp_path):
+    """The planar four-bar closed by a point constraint of all three axes: its z row is zero
+    (the loop lies in the plane), so lambda is not unique: generate says which constraint to
+    give fewer axes, in one line, and writes nothing; so does the z row alone."""
+    for axes in ("", ", axes: [x, y, z]"):
+        path = tmp_path / "fourbar.yaml"
+        path.write_text(_swap(", axes: [x, y]", axes))
+        result = CliRunner().invoke(main, ["generate", str(path), "--out", str(tmp_path / "o"),
+                                           "-q"])
+        assert result.exit_code == 2, result.output
+        assert "rank 2 at closed_at: pin repeat others (keep fewer axes)" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+def test_a_mechanism_whose_actuated_joints_leave_it_undetermined_has_no_closed_loop_dynamics():
+    """The four-bar driven at its rocker and crank both (two actuated, one degree of freedom):
+    its passive joint's column of G cannot make lambda's two rows; closed_loop_inverse_dynamics
+    and close_loops say why they are not there."""
+    text = _swap("actuated: [crank]", "actuated: [crank, rocker]")
+    dynamics = symdyn.newton_euler(Robot.from_spec(robot_spec_from_text(text, "f.yaml")))
+    why = dynamics.unavailable("closed_loop_inverse_dynamics")
+    assert "the passive joints' 1 columns of G have rank 1" in why
+    assert dynamics.unavailable("close_loops") == why
+    assert dynamics.unavailable("constrained_forward_dynamics") is None
