@@ -381,3 +381,60 @@ def test_the_compiled_c_equals_the_python_module(tmp_path, name):
         ours, theirs = (getattr(m, quantity)(*args) for m in (compiled, python))
         for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (ours, theirs))):
             assert_close(a, b, rtol=1e-12)
+
+
+def test_a_simulated_four_bar_keeps_its_loop_closed_and_its_energy():
+    """The four-bar without friction swings under gravity for 2 s from a closed state, its
+    constrained forward dynamics integrated by RK4 (1 ms): with Baumgarte's gains the loop's
+    residual stays below 1e-9 and the energy within 1e-7 of its start; without them the
+    residual drifts (the constraint is kept at the acceleration level alone) but the energy is
+    kept to the integrator's order, which halving the step shows (about 16 times closer)."""
+    robot = symdyn.load_robot(HERE / "fourbar.yaml", without=("friction",))
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constrained_forward_dynamics", "constraint_residual", "kinetic_energy",
+        "potential_energy"])
+    reference = Reference(robot)
+    q0, v0, _ = reference.state(np.random.default_rng(3), spread=0.1)
+    zero = np.zeros(robot.dof)
+
+    def run(gains, dt, seconds=2.0):
+        x = np.r_[q0, v0]
+
+        def f(x):
+            return np.r_[x[3:], module.constrained_forward_dynamics(x[:3], x[3:], zero,
+                                                                    gains)[0]]
+        residual = 0.0
+        for _ in range(round(seconds / dt)):
+            k1 = f(x)
+            k2 = f(x + dt / 2 * k1)
+            k3 = f(x + dt / 2 * k2)
+            k4 = f(x + dt * k3)
+            x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            residual = max(residual, np.abs(module.constraint_residual(x[:3])).max())
+        energy = float(module.kinetic_energy(x[:3], x[3:]) + module.potential_energy(x[:3]))
+        return residual, energy
+
+    start = float(module.kinetic_energy(q0, v0) + module.potential_energy(q0))
+    held, energy = run(np.array([400.0, 40.0]), 1e-3)
+    assert held < 1e-9 and abs(energy - start) < 1e-7 * max(1.0, abs(start))
+    coarse = abs(run(np.zeros(2), 2e-3)[1] - start)
+    fine = abs(run(np.zeros(2), 1e-3)[1] - start)
+    assert fine < coarse / 8
+
+
+def test_the_closure_says_when_it_does_not_converge():
+    """The five-bar's cranks turned out so far that the distal links cannot meet: the Newton
+    steps end with a residual of the gap's size and converged = 0; close to a closed state
+    they converge, from a tenth of a radian off."""
+    robot = _load("fivebar")
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["close_loops"])
+    reference = Reference(robot)
+    q, _, _ = reference.state(np.random.default_rng(4))
+    start = q.copy()
+    start[list(robot.passive)] += 0.1
+    _, residual, converged = module.close_loops(start)
+    assert converged == 1 and residual < 1e-10
+    apart = q.copy()
+    apart[list(robot.actuated)] = [np.pi + 0.3, -0.3]
+    _, residual, converged = module.close_loops(apart)
+    assert converged == 0 and residual > 1e-3
