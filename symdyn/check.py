@@ -137,7 +137,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     tau = rng.uniform(-10, 10, (states, n))
     wrench = rng.uniform(-10, 10, (states, 6))
     progress(f"comparing on {states} random states")
-    args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench}
+    args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench,
+            "gains": rng.uniform(0, 50, (states, 2)), "restitution": rng.uniform(0, 1, (states, 1))}
 
     rows = []
     singular = routes["newton-euler"].singular
@@ -228,6 +229,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                         "" if definite else "not at these random parameter values"))
     rows += _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                             (urdf, base, tip, snap_angles) if urdf is not None else None)
+    if robot.constraints and urdf is None:
+        rows += _constraint_rows(robot, ne, symbols, rng, min(states, 20), progress)
     if mjcf is not None:
         rows += _mujoco_rows(robot, ne, args, f, progress, mjcf, base, tip, snap_angles)
     if "lagrange" in routes:
@@ -513,6 +516,73 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
+    """The constraints' quantities on ``states`` random states they allow (positions closed by
+    Newton on Pinocchio's residual, velocities in G's null space) against Pinocchio's model of
+    the robot file (reference.ConstraintReference): phi, G and gamma of its frames, the
+    constrained forward dynamics and an impact through the KKT matrix of its M, h and G, D =
+    G M^-1 G^T; a closed-loop mechanism's inverse dynamics through that KKT back to qdd, and
+    its closure from passive joints 0.05 rad off."""
+    try:
+        import pinocchio  # noqa: F401
+    except ImportError:
+        return [Row.skip("constraints", "Pinocchio is not installed: pip install pin")]
+    from .reference import ConstraintReference
+
+    progress(f"comparing the constraints on {states} states they allow")
+    reference = ConstraintReference(robot, symbols)
+    try:
+        sampled = [reference.state(rng, spread=0.2) for _ in range(states)]
+    except ValueError as exc:
+        return [Row.skip("constraints", f"{exc} near closed_at")]
+    q, v, qdd = (np.array(x) for x in zip(*sampled))
+    terms = [reference.terms(*state) for state in zip(q, v)]
+    phi, G, gamma = (np.array(x) for x in zip(*terms))
+    rows = [_numeric("constraint_residual = Pinocchio frames' (on the constraints: 0)",
+                     ne.constraint_residual(q), phi),
+            _numeric("constraint_jacobian = Pinocchio frame Jacobians (world axes)",
+                     ne.constraint_jacobian(q), G),
+            _numeric("constraint_drift = -dG/dt qd (Pinocchio classical accelerations)",
+                     ne.constraint_drift(q, v), gamma)]
+    rate = configuration_rate(robot, q, v)
+    step = 1e-6
+    moved = (ne.constraint_residual(q + step * rate) - ne.constraint_residual(q - step * rate))
+    error = relative(moved / (2 * step), np.einsum("nij,nj->ni", G, v))
+    rows.append(Row("d phi/dt = G qd (finite differences)", error, error <= 1e-6,
+                    tolerance=1e-6))
+    if hasattr(ne, "constrained_forward_dynamics"):
+        tau = rng.uniform(-5, 5, v.shape)
+        gains = rng.uniform(0, 50, (len(q), 2))
+        expected = [reference.kkt(*state) for state in zip(q, v, tau, gains)]
+        ours = ne.constrained_forward_dynamics(q, v, tau, gains)
+        M = ne.mass_matrix(q)
+        forces = _forces(tau, ne.nonlinear_effects(q, v), ne.friction_torques(v))
+        rows.append(_solved("constrained_forward_dynamics = KKT of Pinocchio's M, h, G", ours,
+                            tuple(np.array(x) for x in zip(*expected)), M, forces, ours[0]))
+        D = G @ np.linalg.solve(M, np.swapaxes(G, 1, 2))
+        rows.append(_numeric("delassus_matrix = G M^-1 G^T", ne.delassus_matrix(q)[0], D))
+        r = rng.uniform(0, 1, (len(q), 1))
+        after, impulses = ne.impulse_dynamics(q, v, r)
+        error = relative(np.einsum("nij,nj->ni", G, after), -r * np.einsum("nij,nj->ni", G, v))
+        rows.append(Row("impulse_dynamics: G qd+ = -r G qd", error, error <= TOLERANCE,
+                        tolerance=TOLERANCE))
+    if hasattr(ne, "closed_loop_inverse_dynamics"):
+        tau_a, lam = ne.closed_loop_inverse_dynamics(q, v, qdd)
+        full = np.zeros_like(v)
+        full[:, list(robot.actuated)] = tau_a
+        back = [reference.kkt(*state) for state in zip(q, v, full)]
+        rows.append(_numeric("closed_loop_inverse_dynamics: its tau_a gives qdd and lambda "
+                             "back (KKT)", (qdd, lam),
+                             tuple(np.array(x) for x in zip(*back)), 1e-9))
+        start = q.copy()
+        start[:, [robot.base_configuration + k - robot.base_velocities
+                  for k in robot.passive]] += 0.05
+        closed, residual, converged = ne.close_loops(start)
+        rows.append(Row("close_loops from the passive joints 0.05 rad off: converged",
+                        float(np.max(residual)), bool(np.all(converged == 1)), tolerance=1e-10))
+    return rows
 
 
 def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> list[Row]:

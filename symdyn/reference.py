@@ -422,3 +422,141 @@ class MujocoReference:
         (self.mj.mj_jacSite if kind == "site" else self.mj.mj_jacBody)(
             self.model, self.data, linear, angular, k)
         return np.vstack([linear, angular]) @ G
+
+
+class ConstraintReference:
+    """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model),
+    nothing of symdyn's derivation used: each end a frame of that model (a named frame by its
+    name, a link by link<i>, the tool by tool), the rows as symdyn keeps them (world axes),
+    the constrained dynamics from the KKT matrix of Pinocchio's crba, nonLinearEffects and
+    frame Jacobians, solved densely; and consistent random states, positions closed by Newton
+    on this residual, velocities in G's null space."""
+
+    def __init__(self, robot, values=None):
+        self.robot = robot
+        self.model = pinocchio_model(robot.spec, values)
+        self.values = values
+        self.data = self.model.createData()
+        self.ends = [None if c.kind == "coupling" else
+                     [self.frame(end) if end is not None else None for end in c.ends]
+                     for c in robot.constraints]
+
+    def anchor(self, constraint):
+        """A frame held to the world: where the file puts it, or where it is at closed_at
+        (computed in data of its own: self.data holds the state being compared)."""
+        import pinocchio as pin
+
+        if constraint.anchor is not None:
+            return np.array(constraint.anchor, dtype=float)
+        data = self.model.createData()
+        pin.framesForwardKinematics(self.model, data, self.closed_at())
+        return data.oMf[self.frame(constraint.ends[0])].homogeneous.copy()
+
+    def frame(self, end):
+        """Pinocchio's frame of a constraint's end: a named frame by its name, a link's by
+        pinocchio_model's link<i>."""
+        named = {frame.name for frame in self.robot.frames} | {"tool"}
+        return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
+
+    def closed_at(self):
+        """closed_at as Pinocchio's configuration (a floating base at the world's origin)."""
+        robot = self.robot
+        head = [0.0] * 6 + [1.0] if robot.floating else []
+        return np.array(head + [float(robot.closed_at.get(robot.links[i - 1].q, 0))
+                                for i in robot.coordinates])
+
+    def terms(self, q, v):
+        """(phi, G, gamma) at (q, v), by Pinocchio."""
+        import pinocchio as pin
+
+        model, data = self.model, self.data
+        pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
+        pin.updateFramePlacements(model, data)
+        pin.computeJointJacobians(model, data, q)
+        world = pin.LOCAL_WORLD_ALIGNED
+        phi, G, gamma = [], [], []
+        for c, ids in zip(self.robot.constraints, self.ends):
+            if c.kind == "coupling":
+                row = np.zeros(model.nv)
+                for symbol, coefficient in c.coefficients:
+                    row[self.robot.base_velocities + list(self.robot.link_q).index(symbol)] = (
+                        float(coefficient))
+                joints = q[self.robot.base_configuration:]
+                phi.append([row[self.robot.base_velocities:] @ joints - float(c.value)])
+                G.append([row])
+                gamma.append([0.0])
+                continue
+            poses, jacobians, accelerations = [], [], []
+            for frame in ids:
+                if frame is None:
+                    poses.append(self.anchor(c))
+                    jacobians.append(np.zeros((6, model.nv)))
+                    accelerations.append(np.zeros(6))
+                    continue
+                poses.append(data.oMf[frame].homogeneous.copy())
+                jacobians.append(pin.getFrameJacobian(model, data, frame, world).copy())
+                a = pin.getFrameClassicalAcceleration(model, data, frame, world)
+                accelerations.append(np.r_[a.linear, a.angular])
+            (A, B), (Ja, Jb), (aa, ab) = poses, jacobians, accelerations
+            turn = A[:3, :3] @ B[:3, :3].T
+            residual = np.r_[A[:3, 3] - B[:3, 3], 0.5 * np.array(
+                [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
+            rows = list(c.rows)
+            phi.append(residual[rows])
+            G.append((Ja - Jb)[rows])
+            gamma.append(-(aa - ab)[rows])
+        return np.concatenate(phi), np.vstack(G), np.concatenate(gamma)
+
+    def close(self, q, steps=50):
+        """q moved (its passive joints, or every velocity where none is actuated) to where the
+        constraints hold: Newton on Pinocchio's residual, in the tangent space."""
+        import pinocchio as pin
+
+        nv = self.model.nv
+        moving = list(self.robot.passive) if self.robot.actuated else list(range(nv))
+        for _ in range(steps):
+            phi, G, _ = self.terms(q, np.zeros(nv))
+            if np.abs(phi).max() < 1e-14:
+                return q
+            step = np.zeros(nv)
+            step[moving] = -np.linalg.lstsq(G[:, moving], phi, rcond=None)[0]
+            q = pin.integrate(self.model, q, step)
+        raise ValueError("the reference's Newton did not close the constraints")
+
+    def state(self, rng, spread=0.3):
+        """A random consistent (q, v, qdd): q near closed_at, v in G's null space, qdd with
+        G qdd = gamma."""
+        import pinocchio as pin
+
+        q = self.close(pin.integrate(self.model, self.closed_at(),
+                                     rng.uniform(-spread, spread, self.model.nv)))
+        _, G, _ = self.terms(q, np.zeros(self.model.nv))
+        null = null_space(G)
+        v = null @ rng.uniform(-2, 2, null.shape[1])
+        _, _, gamma = self.terms(q, v)
+        qdd = np.linalg.lstsq(G, gamma, rcond=None)[0] + null @ rng.uniform(-3, 3, null.shape[1])
+        return q, v, qdd
+
+    def kkt(self, q, v, tau, gains=(0.0, 0.0)):
+        """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi:
+        the KKT matrix solved densely."""
+        import pinocchio as pin
+
+        model, data = self.model, self.data
+        M = pin.crba(model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        h = pin.nonLinearEffects(model, data, q, v)
+        phi, G, gamma = self.terms(q, v)
+        m, n = G.shape
+        K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
+        friction = friction_torques(self.robot.spec, v[self.robot.base_velocities:], self.values)
+        rhs = np.r_[tau - h - np.r_[np.zeros(self.robot.base_velocities), friction],
+                    gamma - gains[1] * G @ v - gains[0] * phi]
+        x = np.linalg.solve(K, rhs)
+        return x[:n], x[n:]
+
+
+def null_space(G):
+    _, s, vt = np.linalg.svd(G)
+    rank = int((s > 1e-10 * max(1.0, s.max())).sum())
+    return vt[rank:].T

@@ -475,7 +475,7 @@ QUANTITIES = {q.name: q for q in (
              "actuated ones held: Newton's method on phi with G's passive columns, a fixed\n"
              "number of steps; the residual |phi| after them, and converged = 1 where it is\n"
              "below 1e-10 (0 where not, NaN at a singular configuration).",
-             builder=_close_loops, requires=("a closed-loop mechanism",)),
+             builder=_close_loops, kinematic=True, requires=("a closed-loop mechanism",)),
 )}
 # The registry's flags, gathered for those who ask by name.
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)

@@ -18,136 +18,13 @@ import pytest
 from support import assert_close
 
 import symdyn
-from symdyn.reference import pinocchio_model
+from symdyn.reference import ConstraintReference as Reference
 
 HERE = Path(__file__).parent / "mechanisms"
 QUANTITIES = ["constraint_residual", "constraint_jacobian", "constraint_drift",
               "constrained_forward_dynamics", "delassus_matrix", "impulse_dynamics",
               "friction_torques"]
 MECHANISM = [*QUANTITIES, "closed_loop_inverse_dynamics", "close_loops"]
-
-
-class Reference:
-    """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model):
-    each end a frame of that model, the rows as symdyn keeps them."""
-
-    def __init__(self, robot):
-        self.robot = robot
-        self.model = pinocchio_model(robot.spec)
-        self.data = self.model.createData()
-        self.ends = [None if c.kind == "coupling" else
-                     [self.frame(end) if end is not None else None for end in c.ends]
-                     for c in robot.constraints]
-        self.friction = symdyn.python_module(symdyn.newton_euler(robot),
-                                             quantities=["friction_torques"])
-
-    def anchor(self, constraint):
-        """A frame held to the world: where the file puts it, or where it is at closed_at
-        (computed in data of its own: self.data holds the state being compared)."""
-        if constraint.anchor is not None:
-            return np.array(constraint.anchor, dtype=float)
-        data = self.model.createData()
-        pin.framesForwardKinematics(self.model, data, self.closed_at())
-        return data.oMf[self.frame(constraint.ends[0])].homogeneous.copy()
-
-    def frame(self, end):
-        """Pinocchio's frame of a constraint's end: a named frame by its name, a link's by
-        pinocchio_model's link<i>."""
-        named = {frame.name for frame in self.robot.frames} | {"tool"}
-        return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
-
-    def closed_at(self):
-        """closed_at as Pinocchio's configuration (a floating base at the world's origin)."""
-        robot = self.robot
-        head = [0.0] * 6 + [1.0] if robot.floating else []
-        return np.array(head + [float(robot.closed_at.get(link.q, 0)) for link in robot.links])
-
-    def terms(self, q, v):
-        """(phi, G, gamma) at (q, v), by Pinocchio."""
-        model, data = self.model, self.data
-        pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
-        pin.updateFramePlacements(model, data)
-        pin.computeJointJacobians(model, data, q)
-        world = pin.LOCAL_WORLD_ALIGNED
-        phi, G, gamma = [], [], []
-        for c, ids in zip(self.robot.constraints, self.ends):
-            if c.kind == "coupling":
-                row = np.zeros(model.nv)
-                for symbol, coefficient in c.coefficients:
-                    row[self.robot.base_velocities + list(self.robot.link_q).index(symbol)] = (
-                        float(coefficient))
-                joints = q[self.robot.base_configuration:]
-                phi.append([row[self.robot.base_velocities:] @ joints - float(c.value)])
-                G.append([row])
-                gamma.append([0.0])
-                continue
-            poses, jacobians, accelerations = [], [], []
-            for frame in ids:
-                if frame is None:
-                    poses.append(self.anchor(c))
-                    jacobians.append(np.zeros((6, model.nv)))
-                    accelerations.append(np.zeros(6))
-                    continue
-                poses.append(data.oMf[frame].homogeneous.copy())
-                jacobians.append(pin.getFrameJacobian(model, data, frame, world).copy())
-                a = pin.getFrameClassicalAcceleration(model, data, frame, world)
-                accelerations.append(np.r_[a.linear, a.angular])
-            (A, B), (Ja, Jb), (aa, ab) = poses, jacobians, accelerations
-            turn = A[:3, :3] @ B[:3, :3].T
-            residual = np.r_[A[:3, 3] - B[:3, 3], 0.5 * np.array(
-                [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
-            rows = list(c.rows)
-            phi.append(residual[rows])
-            G.append((Ja - Jb)[rows])
-            gamma.append(-(aa - ab)[rows])
-        return np.concatenate(phi), np.vstack(G), np.concatenate(gamma)
-
-    def close(self, q, steps=50):
-        """q moved (its passive joints, or every velocity where none is actuated) to where the
-        constraints hold: Newton on Pinocchio's residual, in the tangent space."""
-        nv = self.model.nv
-        moving = list(self.robot.passive) if self.robot.actuated else list(range(nv))
-        for _ in range(steps):
-            phi, G, _ = self.terms(q, np.zeros(nv))
-            if np.abs(phi).max() < 1e-14:
-                return q
-            step = np.zeros(nv)
-            step[moving] = -np.linalg.lstsq(G[:, moving], phi, rcond=None)[0]
-            q = pin.integrate(self.model, q, step)
-        raise AssertionError("the reference's Newton did not close the constraints")
-
-    def state(self, rng, spread=0.3):
-        """A random consistent (q, v, qdd): q near closed_at, v in G's null space, qdd with
-        G qdd = gamma."""
-        q = self.close(pin.integrate(self.model, self.closed_at(),
-                                     rng.uniform(-spread, spread, self.model.nv)))
-        _, G, _ = self.terms(q, np.zeros(self.model.nv))
-        null = _null_space(G)
-        v = null @ rng.uniform(-2, 2, null.shape[1])
-        _, _, gamma = self.terms(q, v)
-        qdd = np.linalg.lstsq(G, gamma, rcond=None)[0] + null @ rng.uniform(-3, 3, null.shape[1])
-        return q, v, qdd
-
-    def kkt(self, q, v, tau, gains=(0.0, 0.0)):
-        """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi:
-        the KKT matrix solved densely."""
-        model, data = self.model, self.data
-        M = pin.crba(model, data, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        h = pin.nonLinearEffects(model, data, q, v)
-        phi, G, gamma = self.terms(q, v)
-        m, n = G.shape
-        K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
-        rhs = np.r_[tau - h - self.friction.friction_torques(v),
-                    gamma - gains[1] * G @ v - gains[0] * phi]
-        x = np.linalg.solve(K, rhs)
-        return x[:n], x[n:]
-
-
-def _null_space(G):
-    _, s, vt = np.linalg.svd(G)
-    rank = int((s > 1e-10 * max(1.0, s.max())).sum())
-    return vt[rank:].T
 
 
 def _load(name):
@@ -438,3 +315,21 @@ def test_the_closure_says_when_it_does_not_converge():
     apart[list(robot.actuated)] = [np.pi + 0.3, -0.3]
     _, residual, converged = module.close_loops(apart)
     assert converged == 0 and residual > 1e-3
+
+
+def test_check_compares_every_constraint_quantity():
+    """symdyn check of the four-bar: every row ok, the constraints' among them (against
+    Pinocchio's frames and its KKT), the closed-loop ones included."""
+    from symdyn.check import check
+
+    rows = check(_load("fourbar"), states=10)
+    assert all(row.passed for row in rows), [row for row in rows if not row.passed]
+    names = " ".join(row.check for row in rows if not row.skipped)
+    for words in ("constraint_jacobian = Pinocchio frame Jacobians",
+                  "constraint_drift = -dG/dt qd", "d phi/dt = G qd",
+                  "constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
+                  "delassus_matrix = G M^-1 G^T", "impulse_dynamics: G qd+ = -r G qd",
+                  "closed_loop_inverse_dynamics: its tau_a gives qdd and lambda back",
+                  "close_loops from the passive joints 0.05 rad off: converged",
+                  "constrained_forward_dynamics: Newton-Euler = Lagrange"):
+        assert words in names
