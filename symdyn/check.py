@@ -628,10 +628,37 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
                           J[:, [k for k, _ in frames]],
                           np.array([[reference.frame_jacobian(x, frame)
                                      for _, frame in frames] for x in q]))]
+    if robot.constraints and reference.equalities:
+        rows.append(_equality_row(robot, ne, reference, name, args["q"].shape[0]))
     if reference.taken_out:
         rows[0] = replace(rows[0], note="MuJoCo's model without its "
                           + ", ".join(reference.taken_out) + ", which the import leaves out")
     return rows
+
+
+def _equality_row(robot, ne, reference, name, states) -> Row:
+    """constraint_jacobian against MuJoCo's rows of the equalities it comes from, on
+    ``states`` configurations where they hold (closed_at's, moved up to 0.3 rad and closed
+    again on the robot file's own kinematics, robot.constraints.Loops), the rows the robot
+    file keeps; a floating base at the world's origin."""
+    from .robot.constraints import Loops
+
+    loops = Loops(robot)
+    rng = np.random.default_rng(len(robot.constraints))
+    closed = [loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in
+                            loops.closed_at.items()}) for _ in range(states)]
+    q = np.array([[c[s] for s in robot.link_q] for c in closed if c is not None])
+    if not len(q):
+        return Row.skip(f"constraint_jacobian{name}", "no configuration near closed_at closes")
+    if robot.floating:
+        q = np.hstack([np.zeros((len(q), 6)), np.ones((len(q), 1)), q])
+    names = [c.name for c in robot.constraints]
+    if set(names) - set(reference.equalities):
+        return Row.skip(f"constraint_jacobian{name}", "constraints the MJCF does not name")
+    expected = [np.vstack([reference.equality_jacobians(x)[c.name][list(c.rows)]
+                           for c in robot.constraints]) for x in q]
+    return _numeric(f"constraint_jacobian = equality rows{name}",
+                    ne.constraint_jacobian(q), np.array(expected))
 
 
 def _base_motion_rows(pin, model, ne, q, q_pin, v, v_links) -> list[Row]:

@@ -334,6 +334,8 @@ class MujocoReference:
                        for b in range(model.nbody)}
         # the site the chain ends at, the robot file's tool (None where the tip is a body)
         self.tool = chain.tip_link if self.frame(chain.tip_link) and not chain.whole else None
+        # the equalities the import takes as constraints: {name: MuJoCo's equality id}
+        self.equalities = {held.name: held.source_id for held in chain.constraints}
 
     def _set(self, q, v=None):
         """MuJoCo's qpos (and qvel) for symdyn's q (and v); the map G of velocities."""
@@ -422,6 +424,41 @@ class MujocoReference:
         (self.mj.mj_jacSite if kind == "site" else self.mj.mj_jacBody)(
             self.model, self.data, linear, angular, k)
         return np.vstack([linear, angular]) @ G
+
+
+    def equality_jacobians(self, q) -> dict[str, np.ndarray]:
+        """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import
+        takes (by its name: connect's 3, weld's 6), of symdyn's v: MuJoCo's own, the other
+        constraints and contacts off. A weld's rotation rows are MuJoCo's times 2 /
+        torquescale (its error is the quaternion's vector part, half the angle, scaled), and
+        equal the robot file's where the weld holds (their derivatives differ elsewhere)."""
+        mj, model, data = self.mj, self.model, self.data
+        flags, jacobian, active = (model.opt.disableflags, model.opt.jacobian,
+                                   model.eq_active0.copy())
+        model.opt.disableflags = flags & ~int(mj.mjtDisableBit.mjDSBL_CONSTRAINT) | int(
+            mj.mjtDisableBit.mjDSBL_CONTACT) | int(mj.mjtDisableBit.mjDSBL_LIMIT) | int(
+            mj.mjtDisableBit.mjDSBL_FRICTIONLOSS)
+        model.opt.jacobian = int(mj.mjtJacobian.mjJAC_DENSE)
+        model.eq_active0[:] = 0
+        model.eq_active0[list(self.equalities.values())] = 1
+        try:
+            G = self._set(q)
+            mj.mj_resetData(model, data)
+            self._set(q)
+            mj.mj_forward(model, data)
+            J = data.efc_J[:data.nefc * model.nv].reshape(data.nefc, model.nv)
+            equality = data.efc_type[:data.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
+            out = {}
+            for name, e in self.equalities.items():
+                rows = J[equality & (data.efc_id[:data.nefc] == e)] @ G
+                # MuJoCo's rotation error is its quaternion's vector part (half the angle)
+                # times torquescale; the robot file's the angle
+                rows[3:] *= 2 / model.eq_data[e, 10] if len(rows) == 6 else 1
+                out[name] = rows
+            return out
+        finally:
+            model.opt.disableflags, model.opt.jacobian = flags, jacobian
+            model.eq_active0[:] = active
 
 
 class ConstraintReference:

@@ -31,13 +31,12 @@ times, written out.
 """
 from __future__ import annotations
 
-import numpy as np
 import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
 from ..program.symengine_form import to_sympy
-from ..robot.constraints import numeric_link_poses
+from ..robot.constraints import Loops
 from ..robot.model import Robot
 from . import kinematics
 from .factors import LDLT, factor
@@ -53,6 +52,8 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
     """(phi, G): each constraint's kept rows, in robot.constraints' order; G by rows of the
     velocities' length."""
     frames = kinematics.world_frames(robot, b)
+    anchors = Loops(robot).anchors if any(
+        c.kind != "coupling" and c.ends[1] is None for c in robot.constraints) else None
     phi, G = [], []
     for k, constraint in enumerate(robot.constraints, start=1):
         if constraint.kind == "coupling":
@@ -67,7 +68,8 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
         ends = [_end(robot, b, frames, end, f"C{k}{side}_")
                 for end, side in zip(constraint.ends, "ab") if end is not None]
         if len(ends) == 1:
-            ends.append(_anchor(robot, constraint))
+            ends.append(_anchor(constraint.anchor if constraint.anchor is not None
+                                else anchors[k - 1]))
         (Ra, pa, Ja), (Rb, pb, Jb) = ends
         turn = kinematics._times(Ra, Rb.T)
         residual = [*(pa - pb), (turn[2, 1] - turn[1, 2]) / 2, (turn[0, 2] - turn[2, 0]) / 2,
@@ -91,16 +93,11 @@ def _end(robot, b, frames, frame, name):
     return R, p, kinematics.point_jacobian(robot, b, frames, frame.link, p, name)
 
 
-def _anchor(robot: Robot, constraint):
-    """(R, p, None) of the world pose a frame is held at: the one the file gives, or where the
-    frame is at closed_at (a floating base at the world's origin), in numbers."""
-    if constraint.anchor is not None:
-        T = sympy.Matrix(constraint.anchor)
-    else:
-        frame = constraint.ends[0]
-        T = sympy.Matrix(numeric_link_poses(robot, robot.closed_at)[frame.link]
-                         @ np.array(frame.placement, dtype=float))
-        T = T.applyfunc(lambda x: sympy.Float(x, 17))
+def _anchor(anchor):
+    """(R, p, None) of the world pose a frame is held at: the one the file gives, or, in
+    numbers, where the frame is at closed_at (Loops.anchors)."""
+    T = sympy.Matrix(anchor) if isinstance(anchor, sympy.MatrixBase) else sympy.Matrix(
+        anchor).applyfunc(lambda x: sympy.Float(x, 17))
     return T[:3, :3], T[:3, 3], None
 
 

@@ -11,7 +11,9 @@ import sympy
 from ..errors import DerivationError
 from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
+from ..robot.constraints import Loops, independent_rows
 from ..robot.model import Robot
+from ..robot.spec import CONSTRAINT_AXES
 from ..robot.regroup import regrouped
 from .base_parameters import BaseParameters, base_parameters, base_program
 from .energy import total_mass
@@ -120,10 +122,10 @@ class Dynamics:
 
     @cached_property
     def constraint_problem(self) -> str | None:
-        """Why the constraints' rows are not independent (G of less than full row rank at
-        closed_at: then lambda is not unique), naming those that depend on the others; or
-        None."""
-        G = self._constraint_jacobian_at_closure()
+        """Why the constraints' rows are not independent (G of less than full row rank where
+        they hold, at closed_at and near it: then lambda is not unique), naming those that
+        depend on the others; or None."""
+        G = self._generic_constraint_jacobian()
         if G is None:
             return None
         tolerance = 1e-9 * max(1.0, np.abs(G).max())
@@ -132,17 +134,23 @@ class Dynamics:
             return np.linalg.matrix_rank(rows, tol=tolerance) if len(rows) else 0
         if rank(G) == len(G):
             return None
-        names = [c.name for c in self.robot.constraints for _ in range(c.size)]
-        # the rows that add nothing to those before them
-        dependent = [names[k] for k in range(len(G)) if rank(G[:k + 1]) == rank(G[:k])]
-        return (f"the constraints' {len(G)} rows have rank {rank(G)} at closed_at: "
-                f"{', '.join(dict.fromkeys(dependent))} repeat others (keep fewer axes)")
+        advice = []
+        for constraint, rows in zip(self.robot.constraints, independent_rows(self.robot)):
+            if len(rows) == constraint.size:
+                continue
+            if not rows:
+                advice.append(f"leave {constraint.name} out, which repeats the others")
+            else:
+                axes = ", ".join(CONSTRAINT_AXES[k] for k in rows)
+                advice.append(f"give {constraint.name} axes: [{axes}]")
+        return (f"the constraints' {len(G)} rows have rank {rank(G)} where they hold: "
+                f"{'; '.join(advice)}")
 
     @cached_property
     def mechanism_problem(self) -> str | None:
         """Why the robot is no closed-loop mechanism whose actuated joints determine the
         rest (actuated: given; a fixed base; the passive joints' columns of G of full row
-        rank at closed_at), or None."""
+        rank where the constraints hold), or None."""
         robot = self.robot
         if not robot.constraints:
             return "its robot file names no constraints (constraints:)"
@@ -150,24 +158,25 @@ class Dynamics:
             return "its robot file names no actuated joints (actuated:)"
         if robot.floating:
             return "a closed-loop mechanism here has a fixed base"
-        G = self._constraint_jacobian_at_closure()
+        G = self._generic_constraint_jacobian()
         passive = G[:, list(robot.passive)]
         rank = np.linalg.matrix_rank(passive, tol=1e-9 * max(1.0, np.abs(G).max()))
         if rank < len(G):
             return (f"the passive joints' {len(robot.passive)} columns of G have rank {rank} "
-                    f"at closed_at, below the constraints' {len(G)} rows: the actuated joints "
+                    f"where the constraints hold, below their {len(G)} rows: the actuated joints "
                     "leave the constraints' forces undetermined")
         return None
 
-    def _constraint_jacobian_at_closure(self) -> np.ndarray | None:
-        """G at closed_at (a floating base at the world's origin), in numbers."""
+    def _generic_constraint_jacobian(self) -> np.ndarray | None:
+        """G, in numbers, where the constraints hold and its rank is highest (Loops.generic:
+        closed_at, or a configuration near it, a floating base at the world's origin)."""
         if not self.robot.constraints or self.robot.parameters:
             return None
         robot = self.robot
         values = {s: 0.0 for s in robot.q}
         if robot.floating:
             values[robot.root.quaternion[3]] = 1.0
-        values.update({s: float(v) for s, v in robot.closed_at.items() if s in values})
+        values.update(Loops(robot).generic()[0])
         G = evaluate(self.program("constraint_jacobian"), values)
         return np.asarray(G, dtype=float).reshape(-1, robot.dof)
 

@@ -15,7 +15,7 @@ from .file import (
 from .model import Robot
 from .reading import read_bounded, xml_root
 from .rigid import QUARTER_TOLERANCE
-from .spec import LinkSpec, RobotSpec
+from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
 from .write import robot_file
 
 
@@ -61,19 +61,62 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
         for word in (key, str(value))]
     if strict_inertia:
         command.append("--strict-inertia")
-    try:
-        text, _ = robot_file(chain, name=name, form=form, command=shlex.join(command),
-                             snap_angles=snap_angles,
-                             source=f"{source}; {imported}" if source else imported)
-    except ValueError as exc:
-        raise RobotFileError(path, str(exc), expected="form auto or urdf") from None
-    try:
-        spec = robot_spec_from_text(text, f"{name}.yaml")
-    except RobotFileError as exc:       # numbers the file allows but a robot file does not
-        what = f"{exc.field}: {exc.message}" if exc.field else exc.message
-        raise RobotFileError(path, f"symdyn cannot write it as a robot file ({what})",
-                             expected=exc.expected) from None
+    source = f"{source}; {imported}" if source else imported
+
+    def written(chain):
+        try:
+            text, _ = robot_file(chain, name=name, form=form, command=shlex.join(command),
+                                 snap_angles=snap_angles, source=source)
+        except ValueError as exc:
+            raise RobotFileError(path, str(exc), expected="form auto or urdf") from None
+        try:
+            spec = robot_spec_from_text(text, f"{name}.yaml")
+        except RobotFileError as exc:       # numbers the file allows but a robot file does not
+            what = f"{exc.field}: {exc.message}" if exc.field else exc.message
+            raise RobotFileError(path, f"symdyn cannot write it as a robot file ({what})",
+                                 expected=exc.expected) from None
+        return text, spec
+
+    text, spec = written(chain)
+    if chain.constraints:
+        kept = _independent(chain, Robot.from_spec(spec), path)
+        if kept != chain:
+            chain = kept
+            text, spec = written(chain)
     return text, dataclasses.replace(spec, warnings=chain.warnings)
+
+
+def _independent(chain, robot, path):
+    """``chain`` with each of its constraints (the source's equalities) keeping the rows that
+    do not repeat others (constraints.independent_rows): MuJoCo keeps them all,
+    a planar loop's connect's three rows among them, and shares its forces among the
+    repeats; the robot file keeps the rows that determine lambda. A constraint that repeats
+    the others whole is left out. One warning names what is left. Refuses (at the source's
+    line) a constraint that does not hold where the source says it does."""
+    try:
+        constraints.check(robot, path)
+    except RobotFileError as exc:
+        held = next(h for h in chain.constraints if exc.message.startswith(
+            f"constraint {h.name!r}"))
+        raise RobotFileError(path, exc.message.replace("closed_at", "qpos0"), line=held.line,
+                             expected="the equality holding at qpos0 (relpose as compiled "
+                                      "from qpos0)") from None
+    rows = constraints.independent_rows(robot)
+    kept, dropped = [], []
+    for held, constraint, keep in zip(chain.constraints, robot.constraints, rows):
+        if len(keep) == constraint.size:
+            kept.append(held)
+        elif keep:
+            axes = tuple(CONSTRAINT_AXES[k] for k in keep)
+            kept.append(dataclasses.replace(held, axes=axes))
+            dropped.append(f"{held.name!r} keeps {', '.join(axes)}")
+        else:
+            dropped.append(f"{held.name!r} is left out")
+    if not dropped:
+        return chain
+    return dataclasses.replace(chain, constraints=tuple(kept), warnings=chain.warnings + (
+        "constraints with rows that repeat others where they hold (MuJoCo keeps them and "
+        f"shares their forces; the motion is the same): {'; '.join(dropped)}",))
 
 
 # Model names that say nothing of the robot (pybullet's URDFs call r2d2 and cartpole "physics",

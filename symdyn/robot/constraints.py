@@ -198,12 +198,10 @@ def check(robot, path) -> None:
     not hold at its configuration closed_at: a loop left open, a coupling off its value.
     Computed in numbers from the model's own placements (each joint's rotation and origin);
     a frame held to the world where it is at closed_at holds there by its making."""
-    residuals = numeric_residuals(robot, robot.closed_at)
-    size = max(1.0, robot_size(robot))
+    loops = Loops(robot)
+    residuals = loops.residuals(loops.closed_at)
     for constraint, residual in zip(robot.constraints, residuals):
-        if residual is None:
-            continue
-        scale = size if constraint.kind != "coupling" else max(
+        scale = loops.size if constraint.kind != "coupling" else max(
             1.0, sum(abs(float(c)) for _, c in constraint.coefficients))
         if not np.all(np.isfinite(residual)) or np.abs(residual).max() > (
                 CLOSURE_TOLERANCE * scale):
@@ -216,52 +214,152 @@ def check(robot, path) -> None:
                                           "constraints hold")
 
 
-def robot_size(robot) -> float:
-    """The sum of the joint frames' offsets: the length an open loop is measured against."""
-    return sum(float(sympy.Matrix(link.position).subs({link.q: 0}).norm())
-               for link in robot.links)
-
-
-def numeric_residuals(robot, q: dict) -> list[np.ndarray | None]:
-    """Each constraint's residual, its kept rows, at the joint variables ``q`` {symbol:
-    number} (a floating base at the world's origin): a point's or weld's from the frames'
-    numeric poses, the rotation as derive's constraints take it (the vee of the skew part of
-    R_a R_b^T); a coupling's sum less its value; None for a frame held to the world where it
-    is at closed_at."""
-    poses = numeric_link_poses(robot, q)
-    out = []
+def independent_rows(robot) -> list[tuple[int, ...]]:
+    """For each constraint of ``robot``, the rows it keeps (indices into CONSTRAINT_AXES; a
+    coupling's 0) that do not repeat the rows kept before them, in G where the constraints
+    hold and G's rank is highest (Loops.generic): constraint by constraint, the row
+    that adds most to those kept (its part outside their span the longest) while one adds
+    anything. A planar loop's point keeps x and y and drops z; a weld of a hinged link to
+    the world keeps rz, the hinge's angle."""
+    _, G = Loops(robot).generic()
+    tolerance = RANK_TOLERANCE * max(1.0, np.abs(G).max())
+    basis, out, start = np.zeros((0, G.shape[1])), [], 0
     for constraint in robot.constraints:
-        if constraint.kind == "coupling":
-            total = sum(float(c) * float(q.get(s, 0)) for s, c in constraint.coefficients)
-            out.append(np.array([total - float(constraint.value)]))
-            continue
-        end, other = constraint.ends
-        if other is None and constraint.anchor is None:
-            out.append(None)
-            continue
-        a = _frame_pose(poses, end)
-        b = np.array(constraint.anchor, dtype=float) if other is None else _frame_pose(poses,
-                                                                                     other)
-        position = a[:3, 3] - b[:3, 3]
-        turn = a[:3, :3] @ b[:3, :3].T
-        rotation = 0.5 * np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0],
-                                   turn[1, 0] - turn[0, 1]])
-        out.append(np.concatenate([position, rotation])[list(constraint.rows)])
+        left, rows = list(range(constraint.size)), []
+        while left:
+            outside = G[[start + k for k in left]]
+            outside = outside - outside @ basis.T @ basis
+            lengths = np.linalg.norm(outside, axis=1)
+            best = int(np.argmax(lengths))
+            if lengths[best] <= tolerance:
+                break
+            basis = np.vstack([basis, outside[best] / lengths[best]])
+            rows.append(left.pop(best))
+        out.append(tuple(constraint.rows[k] if constraint.kind != "coupling" else k
+                         for k in sorted(rows)))
+        start += constraint.size
     return out
 
 
-def _frame_pose(poses, frame) -> np.ndarray:
-    return poses[frame.link] @ np.array(frame.placement, dtype=float)
+# Rows of G whose rank they add to is below this, relative to G's largest entry, repeat others
+# (central differences of STEP keep G to some 1e-10).
+RANK_TOLERANCE = 1e-6
+STEP = 1e-6
 
 
-def numeric_link_poses(robot, q: dict) -> list[np.ndarray]:
-    """The world pose of the base frame {0} and of each joint frame, in numbers, at the joint
-    variables ``q`` (the others 0; a floating base at the world's origin)."""
-    poses = [np.eye(4) if robot.floating else np.array(robot.base, dtype=float)]
-    values = {**{s: 0 for s in robot.link_q}, **q}
-    for link in robot.links:
-        T = np.eye(4)
-        T[:3, :3] = np.array(link.rotation.subs(values), dtype=float)
-        T[:3, 3] = np.array(link.position.subs(values), dtype=float).ravel()
-        poses.append(poses[link.parent] @ T)
-    return poses
+class Loops:
+    """The constraints of a robot in numbers, from the model's own placements (each joint's
+    rotation and origin, made numpy functions once): the links' poses, the residuals, G by
+    central differences, and configurations where the constraints hold. Joint variables are
+    {symbol: number} (those not given 0); a floating base is at the world's origin unless a
+    pose is given. A frame held to the world with no ``at`` is held where it is at
+    closed_at."""
+
+    def __init__(self, robot):
+        self.robot = robot
+        self.symbols = list(robot.link_q)
+        self.placements = [sympy.lambdify(self.symbols, sympy.Matrix(link.rotation).row_join(
+            sympy.Matrix(link.position)), modules="numpy") for link in robot.links]
+        self.closed_at = {**{s: 0.0 for s in self.symbols},
+                          **{s: float(v) for s, v in robot.closed_at.items()}}
+        # The sum of the joint frames' offsets: the length an open loop is measured against.
+        self.size = max(1.0, sum(float(np.linalg.norm(f(*[0.0] * len(self.symbols))[:, 3]))
+                                 for f in self.placements))
+        poses = self.poses(self.closed_at)
+        self.anchors = [c.anchor if c.kind == "coupling" or c.ends[1] is not None
+                        or c.anchor is not None else self.frame(poses, c.ends[0])
+                        for c in robot.constraints]
+
+    def poses(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
+        """The world pose of the base frame {0} and of each joint frame at ``q``."""
+        robot = self.robot
+        if robot.floating:
+            poses = [np.eye(4) if base is None else base]
+        else:
+            poses = [np.array(robot.base, dtype=float)]
+        values = [q.get(s, 0.0) for s in self.symbols]
+        for link, placement in zip(robot.links, self.placements):
+            T = np.eye(4)
+            T[:3, :] = np.asarray(placement(*values), dtype=float)
+            poses.append(poses[link.parent] @ T)
+        return poses
+
+    @staticmethod
+    def frame(poses, frame) -> np.ndarray:
+        return poses[frame.link] @ np.array(frame.placement, dtype=float)
+
+    def residuals(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
+        """Each constraint's residual, its kept rows: a point's or weld's from the frames'
+        poses, the rotation as derive's constraints take it (the vee of the skew part of
+        R_a R_b^T); a coupling's sum less its value."""
+        poses = self.poses(q, base)
+        out = []
+        for constraint, anchor in zip(self.robot.constraints, self.anchors):
+            if constraint.kind == "coupling":
+                total = sum(float(c) * float(q.get(s, 0)) for s, c in constraint.coefficients)
+                out.append(np.array([total - float(constraint.value)]))
+                continue
+            end, other = constraint.ends
+            a = self.frame(poses, end)
+            b = np.array(anchor, dtype=float) if other is None else self.frame(poses, other)
+            turn = a[:3, :3] @ b[:3, :3].T
+            rotation = 0.5 * np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0],
+                                       turn[1, 0] - turn[0, 1]])
+            out.append(np.concatenate([a[:3, 3] - b[:3, 3], rotation])[list(constraint.rows)])
+        return out
+
+    def jacobian(self, q: dict) -> np.ndarray:
+        """G at ``q`` by central differences; a floating base's columns (its translations,
+        then its rotations, in the world's axes) after the joints'."""
+        def difference(ahead, behind, base_ahead=None, base_behind=None):
+            return (np.concatenate(self.residuals(ahead, base_ahead)) -
+                    np.concatenate(self.residuals(behind, base_behind))) / (2 * STEP)
+        columns = [difference({**q, s: q[s] + STEP}, {**q, s: q[s] - STEP})
+                   for s in self.symbols]
+        if self.robot.floating:
+            for axis in range(6):
+                ahead, behind = np.eye(4), np.eye(4)
+                if axis < 3:
+                    ahead[axis, 3], behind[axis, 3] = STEP, -STEP
+                else:
+                    ahead[:3, :3], behind[:3, :3] = (_turn(axis - 3, d) for d in (STEP, -STEP))
+                columns.append(difference(q, q, ahead, behind))
+        return np.array(columns).T
+
+    def closed(self, q: dict, steps: int = 20) -> dict | None:
+        """``q`` moved (least-norm Gauss-Newton steps on the joints) to where the
+        constraints hold, to 1e-12 of the robot's size; None where it does not get there."""
+        for _ in range(steps):
+            residual = np.concatenate(self.residuals(q))
+            if np.abs(residual).max() < 1e-12 * self.size:
+                return q
+            G = self.jacobian(q)[:, :len(self.symbols)]
+            step = np.linalg.lstsq(G, residual, rcond=None)[0]
+            q = {s: q[s] - d for s, d in zip(self.symbols, step)}
+        return None
+
+    def generic(self, samples: int = 3) -> tuple[dict, np.ndarray]:
+        """(q, G) where the constraints hold and G's rank is highest: closed_at or one of
+        ``samples`` configurations near it closed by Gauss-Newton steps (a seeded draw: the
+        same each time), so that a closed_at at a singular configuration (a four-bar's
+        links in a line) does not take rows for repeats that are not."""
+        configurations = [self.closed_at]
+        rng = np.random.default_rng(0)
+        for _ in range(samples):
+            closed = self.closed({s: v + rng.uniform(-0.2, 0.2)
+                                  for s, v in self.closed_at.items()})
+            if closed is not None:
+                configurations.append(closed)
+        jacobians = [self.jacobian(q) for q in configurations]
+        ranks = [np.linalg.matrix_rank(G, tol=RANK_TOLERANCE * max(1.0, np.abs(G).max()))
+                 for G in jacobians]
+        best = int(np.argmax(ranks))
+        return configurations[best], jacobians[best]
+
+
+def _turn(axis: int, angle: float) -> np.ndarray:
+    """The rotation by ``angle`` about the world's axis ``axis`` (0, 1, 2): Rodrigues'."""
+    K = np.zeros((3, 3))
+    i, j = (axis + 1) % 3, (axis + 2) % 3
+    K[j, i], K[i, j] = 1.0, -1.0
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K

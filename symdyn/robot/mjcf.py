@@ -30,9 +30,13 @@ moves on joints; free objects, mocap bodies and the equalities that hold them ar
 and said so. What changes MuJoCo's dynamics and symdyn's model does not carry (fluid forces,
 springs, a gravity compensation that differs between bodies, damping polynomials, plugins) is
 left out with a warning line for each kind (LinkTree.note), and ``as_imported`` takes it out
-of a compiled model too, so that ``symdyn check --mjcf`` compares the same dynamics. Ball
-joints, tendons and equality constraints within the robot (loops, welds) are refused, each in
-one line naming the element and the file and line it came from.
+of a compiled model too, so that ``symdyn check --mjcf`` compares the same dynamics.
+
+Connect and weld equalities within the robot (closed loops, a body welded to the world) are
+constraints of the robot file (add_held), between frames made for them where MuJoCo's anchors
+are, and closed_at is qpos0; the rows that repeat others where they hold (a planar loop's z)
+are left out by import_robot, and said so. Ball joints, tendons and the other equalities are
+refused, each in one line naming the element and the file and line it came from.
 """
 from __future__ import annotations
 
@@ -58,7 +62,7 @@ from .rigid import (
     seen_from,
     wxyz_of_rotation,
 )
-from .tree import INCONSISTENT, Chain, Joint, LinkTree
+from .tree import INCONSISTENT, Chain, Held, Joint, LinkTree
 from .validity import body_problem
 
 WORLD = "world"
@@ -195,6 +199,11 @@ class _Model(LinkTree):
             if int(model.site_bodyid[s]) in self.kept or (
                     not floating and model.site_bodyid[s] == 0):
                 self.add_site(s)
+        self.add_held()
+        self.closed_at = [(self.names["joint"][j], float(model.qpos0[model.jnt_qposadr[j]]))
+                          for j in range(model.njnt) if self.kept_joint(j)
+                          and model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE
+                          and model.qpos0[model.jnt_qposadr[j]] != 0]
         self.index()
 
     # -- where things are ---------------------------------------------------------------------
@@ -339,10 +348,12 @@ class _Model(LinkTree):
                 self.note(SCENE, f"{kind} equality {self.names['equality'][e]!r}")
             if holds != "robot":
                 continue
+            if kind in ("connect", "weld"):
+                continue            # a constraint of the robot file (held)
             if kind != "joint":
                 self.refuse(f"equality {self.names['equality'][e]!r} ({kind}) constrains the "
-                            "motion: a closed loop or a weld", "equality", e, field=f"<{kind}>",
-                            expected="open trees, and joint equalities for mimic joints")
+                            "motion", "equality", e, field=f"<{kind}>",
+                            expected="connect, weld and linear joint equalities")
             if model.eq_obj2id[e] < 0 or np.any(model.eq_data[e, 2:5]):
                 self.refuse(f"equality {self.names['equality'][e]!r} holds joint "
                             f"{self.names['joint'][model.eq_obj1id[e]]!r} to a polynomial or a "
@@ -544,9 +555,7 @@ class _Model(LinkTree):
         model = self.model
         b = int(model.site_bodyid[s])
         body = self.link_of(b)
-        name = self.names["site"][s]
-        if name in self.links:
-            name = f"{name} (site)"
+        name = self.site_name(s)
         self.bounded("site", s, "pos", model.site_pos[s])
         self.bounded("site", s, "quat", model.site_quat[s])
         self.add_link(name, no_body())
@@ -556,6 +565,56 @@ class _Model(LinkTree):
                                                                 model.site_quat[s]),
                                   np.array([1.0, 0.0, 0.0]), {}, 0.0, 0.0, None, None,
                                   self.where("site", s).line)
+
+    def add_held(self):
+        """Each connect and weld equality that holds the robot, as a constraint of the robot
+        file between two frames made for it, ``<name> (a)`` and ``<name> (b)``, which coincide
+        at qpos0 (closed_at): a connect's anchor on body1 and the same point on body2
+        (MuJoCo's eq_data), a weld's anchor on body2 and body2's pose relative to body1 placed
+        on body1 (its relpose). A site-defined one holds the two sites; the world as body2
+        (or site2) holds the frame to the world where it is at qpos0: a contact."""
+        model, mj = self.model, self.mj
+        for e in range(model.neq):
+            kind = {int(mj.mjtEq.mjEQ_CONNECT): "point", int(mj.mjtEq.mjEQ_WELD): "weld"}.get(
+                int(model.eq_type[e]))
+            if kind is None or self.equality_holds(e, "connect") != "robot":
+                continue
+            name = self.names["equality"][e]
+            line = self.where("equality", e).line
+            data = self.bounded("equality", e, "anchor and relpose", model.eq_data[e, :11])
+            if kind == "weld" and data[10] == 0:
+                kind = "point"      # torquescale 0: MuJoCo holds the anchors, not the turn
+            if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE:
+                ends = [self.site_name(int(s)) if s >= 0 else None
+                        for s in (model.eq_obj1id[e], model.eq_obj2id[e])]
+            else:
+                bodies = [int(model.eq_obj1id[e]), int(model.eq_obj2id[e])]
+                if model.eq_type[e] == mj.mjtEq.mjEQ_CONNECT:
+                    placements = [_translation(data[0:3]), _translation(data[3:6])]
+                else:
+                    relative = self.pose(data[3:6], data[6:10])
+                    placements = [relative @ _translation(data[0:3]), _translation(data[0:3])]
+                ends = [self.add_frame(f"{name} ({side})", b, T, line) if b > 0 else None
+                        for side, b, T in zip("ab", bodies, placements)]
+            ends = [end for end in ends if end is not None]
+            if not ends:
+                continue
+            self.held.append(Held(name, kind, tuple(ends), line, source_id=e))
+
+    def add_frame(self, name: str, b: int, placement, line) -> str:
+        """A massless link fixed to body ``b`` at ``placement`` in MuJoCo's body frame (a
+        frame a constraint holds), named ``name``."""
+        body = self.link_of(b)
+        self.add_link(name, no_body())
+        self.order[name] = self.model.nbody + self.model.nsite + len(self.held)
+        self.joints[name] = Joint(f"{name} (frame)", "fixed", body, name,
+                                  self.offset(body) @ placement, np.array([1.0, 0.0, 0.0]),
+                                  {}, 0.0, 0.0, None, None, line)
+        return name
+
+    def site_name(self, s: int) -> str:
+        name = self.names["site"][s]
+        return f"{name} (site)" if name in self.names["body"] else name
 
     # -- numbers -----------------------------------------------------------------------------
     def bounded(self, kind: str, k: int, attribute: str, values) -> np.ndarray:

@@ -69,6 +69,18 @@ class ChainJoint:
 
 
 @dataclass(frozen=True)
+class Held:
+    """A constraint of the source: two frames (or one, held to the world) held together."""
+
+    name: str
+    kind: str                 # point | weld, as the robot file names them
+    ends: tuple[str, ...]     # the frames' names
+    line: int | None          # where the source gives it
+    axes: tuple[str, ...] = ()    # the rows kept (spec.CONSTRAINT_AXES' names); () for all
+    source_id: int | None = None  # the source's own number for it (MuJoCo's equality id)
+
+
+@dataclass(frozen=True)
 class Chain:
     robot: str                # the robot's name in its file
     base_link: str
@@ -89,6 +101,10 @@ class Chain:
     root_body: Inertia | None = None
     format: str = "URDF"      # the file's format, as the robot file's header names it
     inconsistent: bool = False    # some body is one no rigid body has (INCONSISTENT)
+    # Constraints the source holds the tree by (their frames among ``frames``), and the
+    # joints' values where they hold, (joint name, value) of those not 0.
+    constraints: tuple[Held, ...] = field(default=())
+    closed_at: tuple = field(default=())
 
     @property
     def tree(self) -> bool:
@@ -124,6 +140,8 @@ class LinkTree:
         self.links: dict = {}
         self.joints: dict[str, Joint] = {}          # by child link
         self.noted: dict[str, list[str]] = {}       # what is left out or allowed, by kind
+        self.held: list[Held] = []                  # the source's constraints
+        self.closed_at: list[tuple] = []            # as Chain.closed_at
 
     def note(self, kind: str, what: str):
         """Say that ``what`` (a joint, a body, an option) is ``kind`` of thing the import
@@ -195,8 +213,26 @@ class LinkTree:
             body = self.lumped(chain.base_link, first, locked,
                                chain={j.name for j in chain.joints}, whole=first is None)
             chain = replace(chain, root_body=body, locked=tuple(locked))
-        return replace(chain, format=self.format, warnings=self.notes(),
+        return replace(self.constrained(chain), format=self.format, warnings=self.notes(),
                        inconsistent=INCONSISTENT in self.noted)
+
+    def constrained(self, chain: Chain) -> Chain:
+        """``chain`` with the source's constraints (each end one of its frames: a chain that
+        leaves a constraint's link out, locked or lumped, is refused) and closed_at."""
+        if not self.held:
+            return chain
+        kept = {name for name, _, _ in chain.frames}
+        for held in self.held:
+            missing = [end for end in held.ends if end not in kept]
+            if missing:
+                raise RobotFileError(self.path, f"constraint {held.name!r} holds "
+                                     f"{missing[0]!r}, which the imported chain leaves out",
+                                     line=held.line,
+                                     expected="the whole tree (no --tip) or a --base below "
+                                              "which the constraint lies")
+        joints = {joint.name for joint in chain.joints}
+        return replace(chain, constraints=tuple(self.held),
+                       closed_at=tuple((j, v) for j, v in self.closed_at if j in joints))
 
     @property
     def root_link(self) -> str:

@@ -127,15 +127,31 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
               if not _is_identity(placement)]
     for key, placement in placed:
         lines.append(f"{key}: {_placement(placement, angle)}")
+    frame_names = {}
     if frames:
         # a link named tool is the tool, but where the tool is placed apart (a chain's tip)
         taken = ("tool",) if any(key == "tool" for key, _ in placed) else ()
         lines.append(f"frames:     # every link of the {chain.format}, by its name")
-        frame_names = file_names([link for link, _, _ in frames], reserved=taken)
-        for frame_name, (link, parent, placement) in zip(frame_names, frames):
+        frame_names = dict(zip((link for link, _, _ in frames),
+                               file_names([link for link, _, _ in frames], reserved=taken)))
+        for link, parent, placement in frames:
             where = names[parent - 1] if parent else "base"
-            lines.append(f"  - {{name: {_quote(frame_name)}, parent: {where}, "
+            lines.append(f"  - {{name: {_quote(frame_names[link])}, parent: {where}, "
                          f"{_placement_fields(placement, angle)}}}")
+    if chain.constraints:
+        lines.append(f"constraints:     # the {chain.format}'s equalities")
+        constraint_names = file_names([c.name for c in chain.constraints], reserved=())
+        for name, held in zip(constraint_names, chain.constraints):
+            ends = ", ".join(_quote(frame_names[end]) for end in held.ends)
+            kept = f", axes: [{', '.join(held.axes)}]" if held.axes else ""
+            lines.append(f"  - {{name: {_quote(name)}, {held.kind}: [{ends}]{kept}}}")
+    if chain.closed_at:
+        joint_of = dict(zip((joint.name for joint in chain.joints), joint_names))
+        lines.append("closed_at: {" + ", ".join(
+            f"{joint_of[joint]}: {angle(value) if kind == 'revolute' else decimal(value)}"
+            for joint, value in chain.closed_at
+            for kind in [next(j.kind for j in chain.joints if j.name == joint)]
+            if joint in joint_of) + "}   # where the constraints hold (qpos0)")
     if near:
         lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
                      f"({', '.join(sorted(near))}): kept as the {chain.format} gives them, which "

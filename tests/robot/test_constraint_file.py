@@ -69,14 +69,15 @@ def test_a_constraint_a_file_cannot_mean_is_refused_in_one_line(tmp_path, text, 
 def test_rows_that_repeat_others_are_refused_naming_them(tmp_path):
     """The planar four-bar closed by a point constraint of all three axes: its z row is zero
     (the loop lies in the plane), so lambda is not unique: generate says which constraint to
-    give fewer axes, in one line, and writes nothing; so does the z row alone."""
+    give fewer axes and which to keep, in one line, and writes nothing; so does the z row
+    alone."""
     for axes in ("", ", axes: [x, y, z]"):
         path = tmp_path / "fourbar.yaml"
         path.write_text(_swap(", axes: [x, y]", axes))
         result = CliRunner().invoke(main, ["generate", str(path), "--out", str(tmp_path / "o"),
                                            "-q"])
         assert result.exit_code == 2, result.output
-        assert "rank 2 at closed_at: pin repeat others (keep fewer axes)" in result.stderr
+        assert "rank 2 where they hold: give pin axes: [x, y]" in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
 
 

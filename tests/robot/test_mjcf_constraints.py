@@ -1,0 +1,137 @@
+"""MJCF equalities as the robot file's constraints: connect and weld, between bodies or sites,
+to the world or within the robot; what the import keeps of their rows, and checks of them
+against MuJoCo's own constraint Jacobian (efc_J) and its constrained accelerations."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from support import assert_close
+
+import symdyn
+from symdyn.cli import main
+from symdyn.reference import MujocoReference
+from symdyn.robot.constraints import Loops
+
+mujoco = pytest.importorskip("mujoco")
+
+HERE = Path(__file__).parent / "mjcf"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def imported(tmp_path, name: str):
+    """(the robot, the import's output) of tests/robot/mjcf/<name>.xml, imported as a user
+    does."""
+    out = tmp_path / f"{name}.yaml"
+    result = run("import", HERE / f"{name}.xml", "-o", out)
+    assert result.exit_code == 0, result.output
+    return symdyn.load_robot(out), result.output
+
+
+def closed_states(robot, count, seed=0):
+    """``count`` configurations where the constraints hold: closed_at moved up to 0.3 rad and
+    closed again (the robot file's own kinematics, Loops)."""
+    loops = Loops(robot)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        q = loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in loops.closed_at.items()})
+        if q is not None:
+            out.append(np.array([q[s] for s in robot.link_q]))
+    return out
+
+
+@pytest.mark.parametrize("name, frames", [("fourbar", ("pin (a)", "pin (b)")),
+                                          ("fourbar_sites", ("coupler_end", "rocker_end"))])
+def test_a_planar_loop_keeps_the_rows_that_close_it_and_equals_mujocos_jacobian(tmp_path, name,
+                                                                                 frames):
+    """A four-bar closed by a connect between bodies (frames made at MuJoCo's anchors) or
+    sites (the sites themselves): the robot file holds the two frames at a point and keeps its
+    x and y rows, saying so in one warning (MuJoCo's z row is zero everywhere); its G equals
+    MuJoCo's efc_J rows on consistent states, and check --mjcf passes every row, that one
+    included."""
+    robot, output = imported(tmp_path, name)
+    (constraint,) = robot.constraints
+    assert constraint.kind == "point" and constraint.rows == (0, 1)
+    assert tuple(end.name for end in constraint.ends) == frames
+    (warning,) = [line for line in output.splitlines() if line.startswith("warning:")]
+    assert "'pin' keeps x, y" in warning
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["constraint_jacobian"])
+    reference = MujocoReference(HERE / f"{name}.xml")
+    for q in closed_states(robot, 5):
+        assert_close(module.constraint_jacobian(q),
+                     reference.equality_jacobians(q)["pin"][:2], rtol=1e-12)
+    result = run("check", robot.spec.path, "--mjcf", HERE / f"{name}.xml", "--states", "10",
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    assert "constraint_jacobian = equality rows (MuJoCo" in result.output
+
+
+def test_a_spatial_loop_and_a_weld_to_the_world_from_a_joints_reference(tmp_path):
+    """Two arms joined at a point in space (all three rows) and one of them welded to the world
+    at its first link (a hinge: the weld keeps rz, the hinge's angle), the model placed at a
+    joint's ref (qpos0 = 20 degrees): closed_at is that qpos0, and G equals MuJoCo's rows
+    (the weld's rotation rows are MuJoCo's times 2, the angle against its half-angle) on
+    consistent states; check --mjcf passes every row."""
+    robot, output = imported(tmp_path, "spatial_loop")
+    pin, held = robot.constraints
+    assert pin.rows == (0, 1, 2) and held.rows == (5,) and held.ends[1] is None
+    assert {str(s): v for s, v in robot.closed_at.items()} == pytest.approx(
+        {"q2": np.radians(20)})
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["constraint_jacobian"])
+    reference = MujocoReference(HERE / "spatial_loop.xml")
+    for q in closed_states(robot, 5):
+        rows = reference.equality_jacobians(q)
+        assert_close(module.constraint_jacobian(q), np.vstack([rows["pin"], rows["held"][5:]]),
+                     rtol=1e-12)
+    result = run("check", robot.spec.path, "--mjcf", HERE / "spatial_loop.xml", "--states",
+                 "10", "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+
+
+def test_the_constrained_accelerations_approach_mujocos_with_stiff_equalities(tmp_path):
+    """MuJoCo's equalities are soft: with solimp's impedance at 0.99999 its accelerations on a
+    consistent state (G qd = 0, so no Baumgarte term) are the hard constraint's to some 1e-5;
+    the robot file's constrained_forward_dynamics, the hard one, is within 1e-3 of them."""
+    robot, _ = imported(tmp_path, "fourbar")
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["constrained_forward_dynamics",
+                                              "constraint_jacobian"])
+    model = mujoco.MjModel.from_xml_path(str(HERE / "fourbar.xml"))
+    model.eq_solimp[:] = [0.99999, 0.99999, 0.001, 0.5, 2]
+    model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(3)
+    for q in closed_states(robot, 5, seed=1):
+        G = module.constraint_jacobian(q)
+        v = np.linalg.svd(G)[2][-1] * rng.uniform(-2, 2)       # along the loop's motion
+        tau = rng.uniform(-1, 1, 3)
+        data.qpos[:], data.qvel[:], data.qfrc_applied[:] = q, v, tau
+        mujoco.mj_forward(model, data)
+        qdd, _ = module.constrained_forward_dynamics(q, v, tau, np.zeros(2))
+        assert_close(qdd, data.qacc, rtol=1e-3)
+
+
+def test_a_constraint_the_chain_leaves_out_or_that_does_not_hold_is_refused(tmp_path):
+    """Refused in one line at the equality's line, nothing written: a --tip that leaves one of
+    the loop's bodies out; a weld whose relpose does not hold at qpos0."""
+    out = tmp_path / "out.yaml"
+    result = run("import", HERE / "fourbar.xml", "--tip", "coupler", "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert "fourbar.xml:18: constraint 'pin' holds 'pin (b)', which the imported chain leaves " \
+           "out" in result.stderr
+    text = (HERE / "fourbar.xml").read_text().replace(
+        '<connect name="pin" body1="coupler" body2="rocker" anchor="0.3 0.1 0"/>',
+        '<weld name="pin" body1="coupler" body2="rocker" relpose="0 0 0 1 0 0 0"/>')
+    path = tmp_path / "welded.xml"
+    path.write_text(text)
+    result = run("import", path, "-o", out)
+    assert result.exit_code == 2 and not out.exists(), result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "welded.xml:18: constraint 'pin': it does not hold: off by" in line
+    assert "at qpos0" in line
