@@ -13,8 +13,8 @@ from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
 from ..robot.constraints import Loops, independent_rows
 from ..robot.model import Robot
-from ..robot.spec import CONSTRAINT_AXES
 from ..robot.regroup import regrouped
+from ..robot.spec import CONSTRAINT_AXES
 from .base_parameters import BaseParameters, base_parameters, base_program
 from .energy import total_mass
 from .quantities import (

@@ -468,14 +468,16 @@ QUANTITIES = {q.name: q for q in (
              "motion the constraints allow, and the constraints' forces: the tree's inverse\n"
              "dynamics with the passive joints' forces made zero by lambda (Khalil and\n"
              "Kleinfinger): G_p^T lambda = tau_p, tau_a = tau_a,tree - G_a^T lambda.",
-             builder=_closed_loop_inverse_dynamics, requires=("constraints", "a closed-loop mechanism")),
+             builder=_closed_loop_inverse_dynamics,
+             requires=("constraints", "a closed-loop mechanism")),
     Quantity("close_loops", ("q",), (("q_closed", ("nq",)), ("residual", ()),
                                      ("converged", ())),
              "The configuration where the constraints hold nearest q's passive joints, the\n"
              "actuated ones held: Newton's method on phi with G's passive columns, a fixed\n"
              "number of steps; the residual |phi| after them, and converged = 1 where it is\n"
              "below 1e-10 (0 where not, NaN at a singular configuration).",
-             builder=_close_loops, kinematic=True, requires=("constraints", "a closed-loop mechanism")),
+             builder=_close_loops, kinematic=True,
+             requires=("constraints", "a closed-loop mechanism")),
 )}
 # The registry's flags, gathered for those who ask by name.
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
