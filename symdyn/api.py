@@ -31,7 +31,7 @@ from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.identifiers import identifiers
 from .robot.model import Robot
-from .robot.spec import DH_COLUMNS
+from .robot.spec import CONSTRAINT_AXES, DH_COLUMNS
 
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
@@ -180,6 +180,10 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                       table.text(link.multiplier), table.text(link.offset))
                      for i, link in enumerate(spec.links, start=1) if link.mimic is not None),
         frames=tuple((frame.name, frame.identifier) for frame in robot.frames),
+        constraints=tuple(c.name if c.kind == "coupling" else f"{c.name} {CONSTRAINT_AXES[k]}"
+                          for c in robot.constraints
+                          for k in (c.rows if c.kind != "coupling" else (0,))),
+        tendons=tuple(t.name for t in robot.tendons),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))

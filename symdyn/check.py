@@ -630,6 +630,11 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
                                      for _, frame in frames] for x in q]))]
     if robot.constraints and reference.equalities:
         rows.append(_equality_row(robot, ne, reference, name, args["q"].shape[0]))
+    if robot.tendons and len(reference.tendons) == len(robot.tendons):
+        lengths, jacobians = zip(*(reference.tendon_lengths(x) for x in q))
+        rows += [_numeric(f"tendon_lengths{name}", ne.tendon_lengths(q), np.array(lengths)),
+                 _numeric(f"tendon_jacobian{name}", ne.tendon_jacobian(q),
+                          np.array(jacobians))]
     if reference.taken_out:
         rows[0] = replace(rows[0], note="MuJoCo's model without its "
                           + ", ".join(reference.taken_out) + ", which the import leaves out")
@@ -647,7 +652,7 @@ def _equality_row(robot, ne, reference, name, states) -> Row:
     rng = np.random.default_rng(len(robot.constraints))
     closed = [loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in
                             loops.closed_at.items()}) for _ in range(states)]
-    q = np.array([[c[s] for s in robot.link_q] for c in closed if c is not None])
+    q = np.array([[c[s] for s in loops.symbols] for c in closed if c is not None])
     if not len(q):
         return Row.skip(f"constraint_jacobian{name}", "no configuration near closed_at closes")
     if robot.floating:
@@ -655,8 +660,8 @@ def _equality_row(robot, ne, reference, name, states) -> Row:
     names = [c.name for c in robot.constraints]
     if set(names) - set(reference.equalities):
         return Row.skip(f"constraint_jacobian{name}", "constraints the MJCF does not name")
-    expected = [np.vstack([reference.equality_jacobians(x)[c.name][list(c.rows)]
-                           for c in robot.constraints]) for x in q]
+    expected = [np.vstack([reference.equality_jacobians(x)[c.name][
+        list(c.rows) if c.kind != "coupling" else [0]] for c in robot.constraints]) for x in q]
     return _numeric(f"constraint_jacobian = equality rows{name}",
                     ne.constraint_jacobian(q), np.array(expected))
 

@@ -336,6 +336,9 @@ class MujocoReference:
         self.tool = chain.tip_link if self.frame(chain.tip_link) and not chain.whole else None
         # the equalities the import takes as constraints: {name: MuJoCo's equality id}
         self.equalities = {held.name: held.source_id for held in chain.constraints}
+        names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
+                 for t in range(model.ntendon)]
+        self.tendons = [names.index(tendon.name) for tendon in chain.tendons]
 
     def _set(self, q, v=None):
         """MuJoCo's qpos (and qvel) for symdyn's q (and v); the map G of velocities."""
@@ -425,6 +428,22 @@ class MujocoReference:
             self.model, self.data, linear, angular, k)
         return np.vstack([linear, angular]) @ G
 
+
+    def tendon_lengths(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(ten_length, ten_J of symdyn's v) of the tendons the import takes, in its order."""
+        G = self._set(q)
+        self.mj.mj_kinematics(self.model, self.data)
+        self.mj.mj_comPos(self.model, self.data)
+        self.mj.mj_tendon(self.model, self.data)
+        model, data = self.model, self.data
+        J = np.zeros((model.ntendon, model.nv))
+        if hasattr(model, "ten_J_rownnz"):      # MuJoCo 4: sparse, its pattern in the model
+            for t in range(model.ntendon):
+                start, count = model.ten_J_rowadr[t], model.ten_J_rownnz[t]
+                J[t, model.ten_J_colind[start:start + count]] = data.ten_J[start:start + count]
+        else:
+            J[:] = np.reshape(data.ten_J, (model.ntendon, model.nv))
+        return data.ten_length[self.tendons].copy(), J[self.tendons] @ G
 
     def equality_jacobians(self, q) -> dict[str, np.ndarray]:
         """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import

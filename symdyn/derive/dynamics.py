@@ -43,6 +43,8 @@ REQUIREMENTS = {
     "base parameters": lambda d: d.base_problem,
     "constraints": lambda d: None if d.robot.constraints else (
         "its robot file names no constraints (constraints:)"),
+    "tendons": lambda d: None if d.robot.tendons else (
+        "its robot file names no tendons (tendons:)"),
     "independent constraints": lambda d: d.constraint_problem,
     "a closed-loop mechanism": lambda d: d.mechanism_problem,
 }

@@ -60,7 +60,7 @@ class Quantity:
     doc: str          # in a shape, "n" stands for the number of velocities (the joints, less
     # the mimic ones, and a floating base's six), "nq" for q's size, "L" for the links', "p" for
     # the parameters', "F" for the named frames', "m" for the constraints' rows, "a" for a
-    # closed-loop mechanism's actuated joints'
+    # closed-loop mechanism's actuated joints', "t" for the tendons'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
@@ -84,7 +84,8 @@ class Quantity:
         """The outputs' shapes for ``robot``, of ``base`` base parameters ("b")."""
         sizes = {"n": robot.dof, "nq": robot.nq, "L": len(robot.links),
                  "p": len(standard_parameters(robot)), "b": base, "F": len(robot.frames),
-                 "m": sum(c.size for c in robot.constraints), "a": len(robot.actuated)}
+                 "m": sum(c.size for c in robot.constraints), "a": len(robot.actuated),
+                 "t": len(robot.tendons)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -234,6 +235,26 @@ def _constraint_jacobian(c: Build) -> list[list]:
 
 def _constraint_drift(c: Build) -> list[list]:
     return [constraints.drift(c.robot, c.b)]
+
+
+def _tendon_lengths(c: Build) -> list[list]:
+    return [[sympy.Add(*(k * q for q, k in t.coefficients)) for t in c.robot.tendons]]
+
+
+def _tendon_jacobian(c: Build) -> list[list]:
+    """dL/dt = sum k qd_link over the tendon's joints: a mimic joint's share goes to the
+    coordinate it follows, times its multiplier (Robot.coupling_matrix's column)."""
+    robot = c.robot
+    links = {link.q: link.index - 1 for link in robot.links}
+    G = robot.coupling_matrix
+    rows = []
+    for tendon in robot.tendons:
+        row = [sympy.Integer(0)] * robot.dof
+        for q, k in tendon.coefficients:
+            for column in range(G.cols):
+                row[robot.base_velocities + column] += k * G[links[q], column]
+        rows.append(row)
+    return [[e for row in rows for e in row]]
 
 
 def _constrained_forward_dynamics(c: Build) -> list[list]:
@@ -443,6 +464,15 @@ QUANTITIES = {q.name: q for q in (
              "The drift gamma(q, qd) = -dG/dt qd, m: the constraints' accelerations ask\n"
              "G qdd = gamma (minus the frames' relative classical acceleration at qdd = 0).",
              ("m",), builder=_constraint_drift, kinematic=True, requires=("constraints",)),
+    _one("tendon_lengths", ("q",), "L",
+             "The fixed tendons' lengths L(q), t (TENDONS' order): each the sum of its\n"
+             "coefficients times its joints' variables (MuJoCo's ten_length).", ("t",),
+             builder=_tendon_lengths, kinematic=True, requires=("tendons",)),
+    _one("tendon_jacobian", ("q",), "J_t",
+             "The tendons' Jacobian, t x n: dL/dt = J_t qd, constant for fixed tendons\n"
+             "(MuJoCo's ten_J). A tendon force f acts on the joints as J_t^T f: an actuator\n"
+             "that pulls a tendon is this transmission.", ("t", "n"),
+             builder=_tendon_jacobian, kinematic=True, requires=("tendons",)),
     Quantity("constrained_forward_dynamics", ("q", "qd", "tau", "gains"),
              (("qdd", ("n",)), ("lambda_c", ("m",))),
              "The accelerations qdd and the constraints' forces lambda under the constraints:\n"
@@ -496,9 +526,10 @@ def parts_of(whole: str) -> tuple[str, ...]:
 # The composed quantity each quantity is a part of (the composed ones, of themselves).
 WHOLE_OF = {name: whole for whole in COMPOSED for name in (whole, *parts_of(whole))}
 KINEMATICS = tuple(name for name, q in QUANTITIES.items() if q.kinematic)
-# Those every robot has: of the tool and the links, not of named frames or constraints.
-TOOL_KINEMATICS = tuple(name for name in KINEMATICS
-                        if not {"frames", "constraints"} & set(QUANTITIES[name].requires))
+# Those every robot has: of the tool and the links, not of named frames, constraints or
+# tendons.
+TOOL_KINEMATICS = tuple(name for name in KINEMATICS if not {
+    "frames", "constraints", "tendons"} & set(QUANTITIES[name].requires))
 # Of the robot as its file gives it, not of its regrouped parameters (dynamics.py): each
 # link's mass where the file puts it, where regrouping moves or drops constant parts.
 AS_GIVEN = tuple(name for name, q in QUANTITIES.items() if q.as_given)

@@ -226,6 +226,10 @@ class Module:
     mimics: tuple[tuple[str, ...], ...]  # (link, followed link, multiplier, offset) of each
                                          # mimic joint
     frames: tuple[tuple[str, str], ...]   # the named frames' (name, identifier), in order
+    # What each row of the constraints' quantities holds ("loop x", "tendon"), in order; the
+    # tendons' names, in order
+    constraints: tuple[str, ...]
+    tendons: tuple[str, ...]
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
@@ -311,6 +315,8 @@ class Header:
     tree: tuple[tuple[str, ...], ...]      # as Module.tree
     mimics: tuple[tuple[str, ...], ...]    # as Module.mimics
     frames: tuple[tuple[str, str], ...]    # as Module.frames
+    constraints: tuple[str, ...]           # as Module.constraints
+    tendons: tuple[str, ...]               # as Module.tendons
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
     limits: tuple                          # each link's {lower, upper, velocity, effort} or None
@@ -548,8 +554,8 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         coordinates=header.coordinates, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
-        mimics=header.mimics, frames=header.frames,
-        gravity=header.gravity, placements=header.placements,
+        mimics=header.mimics, frames=header.frames, constraints=header.constraints,
+        tendons=header.tendons, gravity=header.gravity, placements=header.placements,
         limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),

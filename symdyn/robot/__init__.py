@@ -87,21 +87,32 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
 
 
 def _independent(chain, robot, path):
-    """``chain`` with each of its constraints (the source's equalities) keeping the rows that
-    do not repeat others (constraints.independent_rows): MuJoCo keeps them all,
-    a planar loop's connect's three rows among them, and shares its forces among the
-    repeats; the robot file keeps the rows that determine lambda. A constraint that repeats
-    the others whole is left out. One warning names what is left. Refuses (at the source's
-    line) a constraint that does not hold where the source says it does."""
+    """``chain`` with its constraints (the source's equalities) as the robot file takes them:
+    where they do not hold at qpos0 (a weld's relpose, a joint equality's constant), closed_at
+    is where they do nearest it (Loops.closed; MuJoCo pulls the model there as it starts),
+    and each keeps the rows that do not repeat others (constraints.independent_rows): MuJoCo
+    keeps them all, a planar loop's connect's three rows among them, and shares its forces
+    among the repeats; the robot file keeps the rows that determine lambda. A constraint
+    that repeats the others whole is left out. A warning line says what changed. Refuses (at
+    the source's line) constraints that do not hold anywhere near qpos0."""
+    warnings, closed_at = [], None
     try:
         constraints.check(robot, path)
     except RobotFileError as exc:
-        held = next(h for h in chain.constraints if exc.message.startswith(
-            f"constraint {h.name!r}"))
-        raise RobotFileError(path, exc.message.replace("closed_at", "qpos0"), line=held.line,
-                             expected="the equality holding at qpos0 (relpose as compiled "
-                                      "from qpos0)") from None
-    rows = constraints.independent_rows(robot)
+        loops = constraints.Loops(robot)
+        closed_at = loops.closed(loops.closed_at)
+        if closed_at is None:
+            held = next(h for h in chain.constraints if exc.message.startswith(
+                f"constraint {h.name!r}"))
+            raise RobotFileError(path, exc.message.replace("closed_at", "qpos0") + ", and no "
+                                 "configuration near it closes them", line=held.line,
+                                 expected="equalities that hold at qpos0, or near it") from None
+        names = {link.q: joint.name for link, joint in zip(robot.links, chain.joints)}
+        chain = dataclasses.replace(chain, closed_at=tuple(
+            (names[s], v) for s, v in closed_at.items() if v != 0))
+        warnings.append("equalities that do not hold at qpos0: closed_at is the configuration "
+                        f"nearest it where they do ({exc.message.split(':')[0]}, ...)")
+    rows = constraints.independent_rows(robot, closed_at)
     kept, dropped = [], []
     for held, constraint, keep in zip(chain.constraints, robot.constraints, rows):
         if len(keep) == constraint.size:
@@ -112,11 +123,12 @@ def _independent(chain, robot, path):
             dropped.append(f"{held.name!r} keeps {', '.join(axes)}")
         else:
             dropped.append(f"{held.name!r} is left out")
-    if not dropped:
-        return chain
-    return dataclasses.replace(chain, constraints=tuple(kept), warnings=chain.warnings + (
-        "constraints with rows that repeat others where they hold (MuJoCo keeps them and "
-        f"shares their forces; the motion is the same): {'; '.join(dropped)}",))
+    if dropped:
+        warnings.append("constraints with rows that repeat others where they hold (MuJoCo "
+                        "keeps them and shares their forces; the motion is the same): "
+                        + "; ".join(dropped))
+    return dataclasses.replace(chain, constraints=tuple(kept),
+                               warnings=chain.warnings + tuple(warnings))
 
 
 # Model names that say nothing of the robot (pybullet's URDFs call r2d2 and cartpole "physics",

@@ -1,4 +1,5 @@
-"""Constraints in the robot file: closed loops, contacts with the world and joint couplings.
+"""What the robot file adds to the tree: constraints (closed loops, contacts with the world and
+joint couplings) and fixed tendons (joint combinations an actuator pulls).
 
     constraints:
       - {name: loop, point: [crank_tip, rocker_tip], axes: [x, y]}   # a loop closed at a point
@@ -8,6 +9,8 @@
       - {name: tendon, coupling: {j1: 1, j2: -1}, value: 0}   # 1 q_j1 - 1 q_j2 = 0
     closed_at: {j1: 0.3, j2: -0.2}     # where the constraints hold (other joints at 0)
     actuated: [j1]                     # a closed-loop mechanism's driven joints
+    tendons:                           # length = -1 q_j1 + 1 q_j2 (MuJoCo's fixed tendon)
+      - {name: hipknee, joints: {j1: -1, j2: 1}}
 
 A frame is a named frame of the file (``frames:``), a link, by name, or ``tool``; a joint is
 named as
@@ -15,7 +18,8 @@ JOINTS names it (spec.joint_names). ``axes`` keeps some of the rows, in the worl
 z; and rx, ry, rz of a weld's rotation): a planar loop closes in two. What the file cannot
 mean is refused in one line at the constraint's line: a name given twice, a frame or joint
 nobody is named, a coupling of a mimic joint (which has no coordinate), a loop that does not
-close at ``closed_at`` (``check`` at load, in numbers: the model's own kinematics).
+close at ``closed_at`` (``check`` at load, in numbers: the model's own kinematics). A tendon
+may take mimic joints: its length is of the links' joint variables.
 """
 from __future__ import annotations
 
@@ -24,9 +28,10 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
-from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec
+from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec, TendonSpec
 
 CONSTRAINT_KEYS = {"name", *CONSTRAINT_KINDS, "axes", "at", "value"}
+TENDON_KEYS = {"name", "joints"}
 TOOL = "tool"       # the tool frame, which a constraint may hold without a frame of that name
 MAX_CONSTRAINTS = 64
 # How far a loop may stay open at closed_at, relative to the robot's size: 1e-9 m on a 1 m arm
@@ -116,34 +121,61 @@ def _held(reader, keys, field, name, kind, frames, line) -> ConstraintSpec:
 
 
 def _coupling(reader, keys, field, name, joints, line) -> ConstraintSpec:
-    node = keys["coupling"]
-    if not isinstance(node, yaml.MappingNode) or not node.value:
-        raise reader.error("must map joints to their coefficients", node, f"{field}.coupling",
-                           "such as {j1: 1, j2: -1}")
-    terms = []
-    for key_node, value_node in node.value:
-        joint = reader.name_text(key_node, f"{field}.coupling")
-        if joint not in joints:
-            raise reader.error(f"{joint!r} names no joint", key_node, f"{field}.coupling",
-                               "a joint's name (JOINTS)")
-        if not joints[joint]:
-            raise reader.error(f"{joint!r} is a mimic joint, which has no coordinate of its "
-                               "own to couple", key_node, f"{field}.coupling",
-                               "the joint it follows")
-        if joint in dict(terms):
-            raise reader.error(f"{joint!r} is given twice", key_node, f"{field}.coupling")
-        coefficient = _number(reader, value_node, f"{field}.coupling.{joint}")
-        terms.append((joint, coefficient))
-    if all(c == 0 for _, c in terms):
-        raise reader.error("every coefficient is 0: the coupling holds nothing", node,
-                           f"{field}.coupling")
+    terms = _terms(reader, keys["coupling"], f"{field}.coupling", joints, mimic=False)
     for key in ("axes", "at"):
         if key in keys:
             raise reader.error(f"a coupling has no {key}", keys[key], f"{field}.{key}",
                                f"{key} only with point and weld")
     value = _number(reader, keys["value"], f"{field}.value") if "value" in keys else (
         sympy.Integer(0))
-    return ConstraintSpec(name, "coupling", terms=tuple(terms), value=value, line=line)
+    return ConstraintSpec(name, "coupling", terms=terms, value=value, line=line)
+
+
+def _terms(reader, node, field, joints, mimic: bool) -> tuple[tuple[str, sympy.Expr], ...]:
+    """{joint: coefficient} of a coupling or a tendon, the joints named as JOINTS names
+    them; a mimic joint only where ``mimic`` (a tendon's length is of the links' joint
+    variables; a coupling is of coordinates)."""
+    if not isinstance(node, yaml.MappingNode) or not node.value:
+        raise reader.error("must map joints to their coefficients", node, field,
+                           "such as {j1: 1, j2: -1}")
+    terms = []
+    for key_node, value_node in node.value:
+        joint = reader.name_text(key_node, field)
+        if joint not in joints:
+            raise reader.error(f"{joint!r} names no joint", key_node, field,
+                               "a joint's name (JOINTS)")
+        if not (mimic or joints[joint]):
+            raise reader.error(f"{joint!r} is a mimic joint, which has no coordinate of its "
+                               "own to couple", key_node, field, "the joint it follows")
+        if joint in dict(terms):
+            raise reader.error(f"{joint!r} is given twice", key_node, field)
+        terms.append((joint, _number(reader, value_node, f"{field}.{joint}")))
+    if all(c == 0 for _, c in terms):
+        raise reader.error("every coefficient is 0", node, field, "a coefficient not 0")
+    return tuple(terms)
+
+
+def read_tendons(reader, node, links) -> tuple[TendonSpec, ...]:
+    """``tendons``: [{name, joints: {joint: coefficient}}], each name once."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise reader.error("must be a non-empty list of tendons", node, "tendons",
+                           "entries such as {name: t, joints: {j1: -1, j2: 1}}")
+    if len(node.value) > MAX_CONSTRAINTS:
+        raise reader.error(f"{len(node.value)} tendons are more than {MAX_CONSTRAINTS}", node,
+                           "tendons")
+    joints = _joints(links)
+    out = []
+    for k, item in enumerate(node.value):
+        field = f"tendons[{k}]"
+        keys = reader.mapping(item, field, TENDON_KEYS)
+        name = reader.name_text(reader.require(keys, "name", item, field), f"{field}.name")
+        if name in {t.name for t in out}:
+            raise reader.error(f"the tendon name {name!r} is given twice", keys["name"],
+                               f"{field}.name")
+        terms = _terms(reader, reader.require(keys, "joints", item, field), f"{field}.joints",
+                       joints, mimic=True)
+        out.append(TendonSpec(name, terms, item.start_mark.line + 1))
+    return tuple(out)
 
 
 def _number(reader, node, field) -> sympy.Expr:
@@ -214,14 +246,14 @@ def check(robot, path) -> None:
                                           "constraints hold")
 
 
-def independent_rows(robot) -> list[tuple[int, ...]]:
+def independent_rows(robot, closed_at: dict | None = None) -> list[tuple[int, ...]]:
     """For each constraint of ``robot``, the rows it keeps (indices into CONSTRAINT_AXES; a
     coupling's 0) that do not repeat the rows kept before them, in G where the constraints
     hold and G's rank is highest (Loops.generic): constraint by constraint, the row
     that adds most to those kept (its part outside their span the longest) while one adds
     anything. A planar loop's point keeps x and y and drops z; a weld of a hinged link to
-    the world keeps rz, the hinge's angle."""
-    _, G = Loops(robot).generic()
+    the world keeps rz, the hinge's angle. ``closed_at`` stands for the robot's where given."""
+    _, G = Loops(robot, closed_at).generic()
     tolerance = RANK_TOLERANCE * max(1.0, np.abs(G).max())
     basis, out, start = np.zeros((0, G.shape[1])), [], 0
     for constraint in robot.constraints:
@@ -250,20 +282,21 @@ STEP = 1e-6
 class Loops:
     """The constraints of a robot in numbers, from the model's own placements (each joint's
     rotation and origin, made numpy functions once): the links' poses, the residuals, G by
-    central differences, and configurations where the constraints hold. Joint variables are
-    {symbol: number} (those not given 0); a floating base is at the world's origin unless a
-    pose is given. A frame held to the world with no ``at`` is held where it is at
-    closed_at."""
+    central differences, and configurations where the constraints hold. A configuration is
+    the coordinates' values, {symbol: number} of ``symbols`` (those not given 0; a mimic
+    joint's follows); a floating base is at the world's origin unless a pose is given. A
+    frame held to the world with no ``at`` is held where it is at closed_at."""
 
-    def __init__(self, robot):
+    def __init__(self, robot, closed_at: dict | None = None):
         self.robot = robot
-        self.symbols = list(robot.link_q)
-        self.placements = [sympy.lambdify(self.symbols, sympy.Matrix(link.rotation).row_join(
+        self.symbols = [robot.links[i - 1].q for i in robot.coordinates]
+        self.placements = [sympy.lambdify(robot.link_q, sympy.Matrix(link.rotation).row_join(
             sympy.Matrix(link.position)), modules="numpy") for link in robot.links]
-        self.closed_at = {**{s: 0.0 for s in self.symbols},
-                          **{s: float(v) for s, v in robot.closed_at.items()}}
+        closed_at = robot.closed_at if closed_at is None else closed_at
+        self.closed_at = {s: float(closed_at.get(s, 0.0)) for s in self.symbols}
         # The sum of the joint frames' offsets: the length an open loop is measured against.
-        self.size = max(1.0, sum(float(np.linalg.norm(f(*[0.0] * len(self.symbols))[:, 3]))
+        zero = [0.0] * len(robot.links)
+        self.size = max(1.0, sum(float(np.linalg.norm(f(*zero)[:, 3]))
                                  for f in self.placements))
         poses = self.poses(self.closed_at)
         self.anchors = [c.anchor if c.kind == "coupling" or c.ends[1] is not None
@@ -277,7 +310,9 @@ class Loops:
             poses = [np.eye(4) if base is None else base]
         else:
             poses = [np.array(robot.base, dtype=float)]
-        values = [q.get(s, 0.0) for s in self.symbols]
+        values = [q.get(link.q, 0.0) if link.mimic is None else
+                  float(link.mimic[1]) * q.get(robot.links[link.mimic[0] - 1].q, 0.0)
+                  + float(link.mimic[2]) for link in robot.links]
         for link, placement in zip(robot.links, self.placements):
             T = np.eye(4)
             T[:3, :] = np.asarray(placement(*values), dtype=float)

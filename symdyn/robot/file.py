@@ -84,7 +84,7 @@ MAX_INTEGER_DIGITS = 30
 
 TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
             "allow_inconsistent_inertia", "base", "tool", "frames", "root", "base_body",
-            "constraints", "closed_at", "actuated"}
+            "constraints", "closed_at", "actuated", "tendons"}
 FRAME_KEYS = {"name", "parent", "xyz", "rpy"}
 MAX_FRAMES = 256
 PLACEMENT_KEYS = {"xyz", "rpy"}
@@ -256,13 +256,16 @@ class _Reader:
                      if "closed_at" in top else ())
         actuated = (constraints.read_actuated(self, top["actuated"], links)
                     if "actuated" in top else ())
+        tendons = (constraints.read_tendons(self, top["tendons"], links)
+                   if "tendons" in top else ())
         self.check_all_parameters_used()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
                          warnings=tuple(self.warnings), base=base, tool=tool, frames=frames,
                          angle_readings=tuple(self.angles), root=root, base_body=base_body,
-                         constraints=constrained, closed_at=closed_at, actuated=actuated)
+                         constraints=constrained, closed_at=closed_at, actuated=actuated,
+                         tendons=tendons)
 
     def compose(self):
         """The document's root node, after checks that keep composing it cheap and its errors

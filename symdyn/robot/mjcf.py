@@ -62,7 +62,7 @@ from .rigid import (
     seen_from,
     wxyz_of_rotation,
 )
-from .tree import INCONSISTENT, Chain, Held, Joint, LinkTree
+from .tree import INCONSISTENT, Chain, Held, Joint, LinkTree, Tendon
 from .validity import body_problem
 
 WORLD = "world"
@@ -77,6 +77,10 @@ GRAVCOMP = ("gravity compensation left out (the bodies' gravcomp differ; symdyn 
 DAMPING_POLYNOMIAL = "nonlinear damping (dampingpoly) left out on joints"
 PLUGINS = "plugins' forces left out:"
 SCENE = "left out of the robot, with the equalities that hold them:"
+SPATIAL_TENDONS = ("spatial tendons left out (they wrap around sites and geometry; symdyn's "
+                   "tendons are fixed ones, sums of joints):")
+TENDON_LIMITS = "tendon limits left out (inequalities, which symdyn's dynamics do not hold):"
+TENDON_PASSIVE = "tendons' springs, damping, friction and armature left out:"
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
@@ -128,7 +132,8 @@ def compiled(path: Path):
 
 # What as_imported takes out of MuJoCo's dynamics, by the kind of note that asks for it
 TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation", SPRINGS: "springs",
-             DAMPING_POLYNOMIAL: "damping polynomials"}
+             DAMPING_POLYNOMIAL: "damping polynomials",
+             TENDON_PASSIVE: "tendons' springs, damping, friction and armature"}
 
 
 def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
@@ -149,6 +154,9 @@ def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
         model.jnt_stiffness[:] = 0
     if DAMPING_POLYNOMIAL in noted:
         model.dof_dampingpoly[:] = 0
+    if TENDON_PASSIVE in noted:
+        for key in ("stiffness", "damping", "frictionloss", "armature"):
+            getattr(model, f"tendon_{key}")[:] = 0
     return [words for kind, words in TAKEN_OUT.items() if kind in noted]
 
 
@@ -200,6 +208,7 @@ class _Model(LinkTree):
                     not floating and model.site_bodyid[s] == 0):
                 self.add_site(s)
         self.add_held()
+        self.add_tendons()
         self.closed_at = [(self.names["joint"][j], float(model.qpos0[model.jnt_qposadr[j]]))
                           for j in range(model.njnt) if self.kept_joint(j)
                           and model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE
@@ -331,10 +340,6 @@ class _Model(LinkTree):
     # -- what symdyn does not take, and what it leaves out -------------------------------------
     def refuse_constraints(self):
         model, mj = self.model, self.mj
-        for t in range(model.ntendon):
-            self.refuse(f"tendon {self.names['tendon'][t]!r} couples joints", "tendon", t,
-                        expected="a model without tendons (symdyn takes trees of joints, "
-                        "mimic joints as <equality><joint>)")
         for j in range(model.njnt):
             if model.jnt_type[j] == mj.mjtJoint.mjJNT_BALL and self.kept_joint(j):
                 self.refuse(f"joint {self.names['joint'][j]!r} is a ball joint", "joint", j,
@@ -350,19 +355,42 @@ class _Model(LinkTree):
                 continue
             if kind in ("connect", "weld"):
                 continue            # a constraint of the robot file (held)
-            if kind != "joint":
-                self.refuse(f"equality {self.names['equality'][e]!r} ({kind}) constrains the "
-                            "motion", "equality", e, field=f"<{kind}>",
-                            expected="connect, weld and linear joint equalities")
-            if model.eq_obj2id[e] < 0 or np.any(model.eq_data[e, 2:5]):
-                self.refuse(f"equality {self.names['equality'][e]!r} holds joint "
-                            f"{self.names['joint'][model.eq_obj1id[e]]!r} to a polynomial or a "
-                            "constant", "equality", e, field="<joint>",
-                            expected="joint1 = a0 + a1 joint2 (polycoef with a2 = a3 = a4 = 0)")
+            name = self.names["equality"][e]
+            if kind not in ("joint", "tendon"):
+                self.refuse(f"equality {name!r} ({kind}) constrains the motion", "equality", e,
+                            field=f"<{kind}>", expected="connect, weld, and linear joint and "
+                                                       "fixed tendon equalities")
+            objects = [int(k) for k in (model.eq_obj1id[e], model.eq_obj2id[e]) if k >= 0]
+            if kind == "tendon":
+                for t in objects:
+                    if not self.fixed_tendon(t):
+                        self.refuse(f"equality {name!r} holds tendon "
+                                    f"{self.names['tendon'][t]!r}, which wraps around sites "
+                                    "or geometry", "equality", e, field="<tendon>",
+                                    expected="equalities of fixed tendons (joint sums)")
+            if np.any(model.eq_data[e, 2:5]):
+                what = self.names[kind][objects[0]]
+                self.refuse(f"equality {name!r} holds {kind} {what!r} to a polynomial",
+                            "equality", e, field=f"<{kind}>",
+                            expected=f"{kind}1 = a0 + a1 {kind}2 (polycoef with a2 = a3 = a4 = 0)")
             self.bounded("equality", e, "polycoef", model.eq_data[e, :2])
 
     def kept_joint(self, j: int) -> bool:
         return int(self.model.jnt_bodyid[j]) in self.kept
+
+    def fixed_tendon(self, t: int) -> bool:
+        """Whether tendon ``t`` is a fixed one: a sum of joints (MuJoCo's wraps of joints)."""
+        model = self.model
+        return all(model.wrap_type[w] == self.mj.mjtWrap.mjWRAP_JOINT for w in
+                   range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t]))
+
+    def tendon_terms(self, t: int) -> list[tuple[str, float]]:
+        """A fixed tendon's (joint name, coefficient) pairs."""
+        model = self.model
+        wraps = range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+        coefficients = self.bounded("tendon", t, "coef", model.wrap_prm[list(wraps)])
+        return [(self.names["joint"][int(model.wrap_objid[w])], float(c))
+                for w, c in zip(wraps, coefficients)]
 
     def equality_holds(self, e: int, kind: str) -> str:
         """What equality ``e`` holds: "robot", "scene" (what the import leaves out: a mocap
@@ -374,6 +402,11 @@ class _Model(LinkTree):
         objects = [int(model.eq_obj1id[e]), int(model.eq_obj2id[e])]
         if kind == "joint":
             return "robot" if self.kept_joint(objects[0]) else "scene"
+        if kind == "tendon":
+            joints = [int(model.wrap_objid[w]) for t in objects if t >= 0 for w in range(
+                model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+                if model.wrap_type[w] == mj.mjtWrap.mjWRAP_JOINT]
+            return "robot" if any(self.kept_joint(j) for j in joints) else "scene"
         if kind in ("connect", "weld"):
             if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE:
                 objects = [int(model.site_bodyid[s]) if s >= 0 else 0 for s in objects]
@@ -543,7 +576,7 @@ class _Model(LinkTree):
         model = self.model
         for e in range(model.neq):
             if (model.eq_type[e] == self.mj.mjtEq.mjEQ_JOINT and model.eq_obj1id[e] == j
-                    and self.equality_holds(e, "joint") == "robot"):
+                    and model.eq_obj2id[e] >= 0 and self.equality_holds(e, "joint") == "robot"):
                 k = int(model.eq_obj2id[e])
                 a0, a1 = (float(c) for c in model.eq_data[e, :2])
                 q0 = {i: float(model.qpos0[model.jnt_qposadr[i]]) for i in (j, k)}
@@ -572,15 +605,21 @@ class _Model(LinkTree):
         at qpos0 (closed_at): a connect's anchor on body1 and the same point on body2
         (MuJoCo's eq_data), a weld's anchor on body2 and body2's pose relative to body1 placed
         on body1 (its relpose). A site-defined one holds the two sites; the world as body2
-        (or site2) holds the frame to the world where it is at qpos0: a contact."""
+        (or site2) holds the frame to the world where it is at qpos0: a contact. A joint
+        equality without joint2 and a fixed tendons' equality are couplings (coupling)."""
         model, mj = self.model, self.mj
         for e in range(model.neq):
-            kind = {int(mj.mjtEq.mjEQ_CONNECT): "point", int(mj.mjtEq.mjEQ_WELD): "weld"}.get(
+            kind = {int(mj.mjtEq.mjEQ_CONNECT): "point", int(mj.mjtEq.mjEQ_WELD): "weld",
+                    int(mj.mjtEq.mjEQ_TENDON): "tendon", int(mj.mjtEq.mjEQ_JOINT): "joint"}.get(
                 int(model.eq_type[e]))
-            if kind is None or self.equality_holds(e, "connect") != "robot":
+            if kind is None or self.equality_holds(e, kind) != "robot" or (
+                    kind == "joint" and model.eq_obj2id[e] >= 0):     # a mimic joint's
                 continue
             name = self.names["equality"][e]
             line = self.where("equality", e).line
+            if kind in ("tendon", "joint"):
+                self.held.append(self.coupling(e, kind, name, line))
+                continue
             data = self.bounded("equality", e, "anchor and relpose", model.eq_data[e, :11])
             if kind == "weld" and data[10] == 0:
                 kind = "point"      # torquescale 0: MuJoCo holds the anchors, not the turn
@@ -600,6 +639,52 @@ class _Model(LinkTree):
             if not ends:
                 continue
             self.held.append(Held(name, kind, tuple(ends), line, source_id=e))
+
+    def coupling(self, e: int, kind: str, name: str, line) -> Held:
+        """Equality ``e`` of a joint or of fixed tendons as a coupling of joints: MuJoCo's
+        x1 - x1_0 = a0 + a1 (x2 - x2_0) (x a joint's qpos or a tendon's length, x_0 at qpos0),
+        a joint without joint2 held at x1_0 + a0."""
+        model = self.model
+        a0, a1 = (float(c) for c in model.eq_data[e, :2])
+        objects = [int(k) for k in (model.eq_obj1id[e], model.eq_obj2id[e]) if k >= 0]
+        if kind == "joint":
+            sums = [[(self.names["joint"][j], 1.0)] for j in objects]
+            rest = [float(model.qpos0[model.jnt_qposadr[j]]) for j in objects]
+        else:
+            sums = [self.tendon_terms(t) for t in objects]
+            rest = [float(model.tendon_length0[t]) for t in objects]
+        terms, value = dict(sums[0]), rest[0] + a0
+        if len(sums) == 2:
+            for joint, c in sums[1]:
+                terms[joint] = terms.get(joint, 0.0) - a1 * c
+            value -= a1 * rest[1]
+        return Held(name, "coupling", (), line, source_id=e,
+                    terms=tuple((j, c) for j, c in terms.items() if c != 0), value=value)
+
+    def add_tendons(self):
+        """The fixed tendons of the robot's joints (Chain.tendons); spatial ones, and what the
+        robot file does not carry of a tendon (its limits, springs, damping, friction and
+        armature) left out, a warning line each."""
+        model = self.model
+        for t in range(model.ntendon):
+            name = repr(self.names["tendon"][t])
+            wraps = range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+            joints = [int(model.wrap_objid[w]) for w in wraps
+                      if model.wrap_type[w] == self.mj.mjtWrap.mjWRAP_JOINT]
+            bodies = {int(model.site_bodyid[model.wrap_objid[w]]) for w in wraps
+                      if model.wrap_type[w] == self.mj.mjtWrap.mjWRAP_SITE}
+            if not (any(self.kept_joint(j) for j in joints) or bodies & self.kept):
+                continue                                    # the scene's
+            if any(np.any(getattr(model, f"tendon_{k}")[t]) for k in (
+                    "stiffness", "damping", "frictionloss", "armature")):
+                self.note(TENDON_PASSIVE, name)
+            if not self.fixed_tendon(t):
+                self.note(SPATIAL_TENDONS, name)
+                continue
+            if model.tendon_limited[t]:
+                self.note(TENDON_LIMITS, name)
+            self.tendons.append(Tendon(self.names["tendon"][t], tuple(self.tendon_terms(t)),
+                                       self.where("tendon", t).line))
 
     def add_frame(self, name: str, b: int, placement, line) -> str:
         """A massless link fixed to body ``b`` at ``placement`` in MuJoCo's body frame (a

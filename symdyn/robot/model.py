@@ -171,6 +171,15 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class Tendon:
+    """A fixed tendon (spec.TendonSpec resolved): its length is the sum of ``coefficients``'
+    (a link's joint variable, coefficient) products."""
+
+    name: str
+    coefficients: tuple
+
+
+@dataclass(frozen=True)
 class Robot:
     """The constant model: DH table as given, links in joint frames, gravity, free symbols."""
 
@@ -189,6 +198,7 @@ class Robot:
     # floating base at the world's origin), and the actuated joints' velocities (indices of v).
     closed_at_values: tuple = ()
     actuated: tuple[int, ...] = ()
+    tendons: tuple[Tendon, ...] = ()
 
     @property
     def passive(self) -> tuple[int, ...]:
@@ -470,9 +480,11 @@ class Robot:
         robot = cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
                     folded(sympy.ImmutableMatrix(tool)), tool_link,
                     folded(sympy.ImmutableMatrix(base)), frames, root)
-        if not spec.constraints:
-            return robot
-        return dataclasses.replace(robot, **_constrained(spec, robot))
+        joints = dict(zip(spec.joint_names(), robot.link_q))
+        tendons = tuple(Tendon(t.name, tuple((joints[j], c) for j, c in t.terms))
+                        for t in spec.tendons)
+        return dataclasses.replace(robot, tendons=tendons,
+                                   **(_constrained(spec, robot) if spec.constraints else {}))
 
 
 

@@ -125,6 +125,17 @@ class ConstraintSpec:
 
 
 @dataclass(frozen=True)
+class TendonSpec:
+    """A fixed tendon: a length that is a sum of coefficients times joint variables (MuJoCo's
+    fixed tendon), which an actuator may pull (a transmission: its force f acts on the joints
+    as J^T f)."""
+
+    name: str
+    terms: tuple[tuple[str, sympy.Expr], ...]     # (joint name, coefficient)
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class BodySpec:
     """A rigid body about its centre of mass: the payload fixed to the last link (in that
     link's frame), or a floating base's own body (in the base frame {0})."""
@@ -162,6 +173,7 @@ class RobotSpec:
     # does not leave at 0; and a closed-loop mechanism's actuated joints, by name.
     closed_at: tuple[tuple[str, sympy.Expr], ...] = ()
     actuated: tuple[str, ...] = ()
+    tendons: tuple[TendonSpec, ...] = ()
 
     @property
     def floating(self) -> bool:

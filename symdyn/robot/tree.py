@@ -30,6 +30,7 @@ MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prism
 # (round-off, massless links with inertia): imported as it is, the robot file saying so.
 INCONSISTENT = ("inertias no rigid body has, taken as the file gives them (the robot file "
                 "says allow_inconsistent_inertia: true):")
+TENDON_OFF_CHAIN = "tendons left out, whose joints the chain leaves out:"
 UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
                "planar": "a planar joint (3 degrees of freedom)"}
 
@@ -70,14 +71,28 @@ class ChainJoint:
 
 @dataclass(frozen=True)
 class Held:
-    """A constraint of the source: two frames (or one, held to the world) held together."""
+    """A constraint of the source: two frames (or one, held to the world) held together, or
+    a coupling of joints (the sum of ``terms``' coefficient times joint variable at
+    ``value``)."""
 
     name: str
-    kind: str                 # point | weld, as the robot file names them
+    kind: str                 # point | weld | coupling, as the robot file names them
     ends: tuple[str, ...]     # the frames' names
     line: int | None          # where the source gives it
     axes: tuple[str, ...] = ()    # the rows kept (spec.CONSTRAINT_AXES' names); () for all
     source_id: int | None = None  # the source's own number for it (MuJoCo's equality id)
+    terms: tuple[tuple[str, float], ...] = ()     # coupling: (joint name, coefficient)
+    value: float = 0.0
+
+
+@dataclass(frozen=True)
+class Tendon:
+    """A fixed tendon of the source: its length the sum of ``terms``' coefficient times joint
+    variable (mimic joints' too)."""
+
+    name: str
+    terms: tuple[tuple[str, float], ...]
+    line: int | None
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,7 @@ class Chain:
     # Constraints the source holds the tree by (their frames among ``frames``), and the
     # joints' values where they hold, (joint name, value) of those not 0.
     constraints: tuple[Held, ...] = field(default=())
+    tendons: tuple[Tendon, ...] = field(default=())
     closed_at: tuple = field(default=())
 
     @property
@@ -141,6 +157,7 @@ class LinkTree:
         self.joints: dict[str, Joint] = {}          # by child link
         self.noted: dict[str, list[str]] = {}       # what is left out or allowed, by kind
         self.held: list[Held] = []                  # the source's constraints
+        self.tendons: list[Tendon] = []             # and its fixed tendons
         self.closed_at: list[tuple] = []            # as Chain.closed_at
 
     def note(self, kind: str, what: str):
@@ -217,22 +234,49 @@ class LinkTree:
                        inconsistent=INCONSISTENT in self.noted)
 
     def constrained(self, chain: Chain) -> Chain:
-        """``chain`` with the source's constraints (each end one of its frames: a chain that
-        leaves a constraint's link out, locked or lumped, is refused) and closed_at."""
-        if not self.held:
+        """``chain`` with the source's constraints, tendons and closed_at. Each constraint's
+        frames are frames of the chain, its joints joints of it (else refused: a chain that
+        leaves them out, by --tip or --base); a coupling's mimic joints are written as the
+        joints they follow. A tendon with joints off the chain is left out and said so."""
+        if not (self.held or self.tendons):
             return chain
         kept = {name for name, _, _ in chain.frames}
-        for held in self.held:
-            missing = [end for end in held.ends if end not in kept]
+        joints = {joint.name: joint for joint in chain.joints}
+        held = []
+        for h in self.held:
+            missing = [end for end in h.ends if end not in kept] + [
+                joint for joint, _ in h.terms if joint not in joints]
             if missing:
-                raise RobotFileError(self.path, f"constraint {held.name!r} holds "
+                raise RobotFileError(self.path, f"constraint {h.name!r} holds "
                                      f"{missing[0]!r}, which the imported chain leaves out",
-                                     line=held.line,
+                                     line=h.line,
                                      expected="the whole tree (no --tip) or a --base below "
                                               "which the constraint lies")
-        joints = {joint.name for joint in chain.joints}
-        return replace(chain, constraints=tuple(self.held),
+            held.append(replace(h, **self.followed(h.terms, h.value, chain)) if h.terms
+                        else h)
+        tendons = []
+        for tendon in self.tendons:
+            if all(joint in joints for joint, _ in tendon.terms):
+                tendons.append(tendon)
+            else:
+                self.note(TENDON_OFF_CHAIN, repr(tendon.name))
+        return replace(chain, constraints=tuple(held), tendons=tuple(tendons),
                        closed_at=tuple((j, v) for j, v in self.closed_at if j in joints))
+
+    @staticmethod
+    def followed(terms, value, chain: Chain) -> dict:
+        """A coupling's terms and value with each mimic joint's (q = m q_followed + c) moved
+        to the joint it follows: coupling holds coordinates."""
+        out, value = {}, float(value)
+        for joint, coefficient in terms:
+            link = next(j for j in chain.joints if j.name == joint)
+            if link.mimic is not None:
+                followed, multiplier, offset = link.mimic
+                joint, value = (chain.joints[followed - 1].name,
+                                value - coefficient * offset)
+                coefficient *= multiplier
+            out[joint] = out.get(joint, 0.0) + coefficient
+        return {"terms": tuple((j, c) for j, c in out.items() if c != 0), "value": value}
 
     @property
     def root_link(self) -> str:

@@ -138,20 +138,32 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             where = names[parent - 1] if parent else "base"
             lines.append(f"  - {{name: {_quote(frame_names[link])}, parent: {where}, "
                          f"{_placement_fields(placement, angle)}}}")
+    joint_of = dict(zip((joint.name for joint in chain.joints), joint_names))
+
+    def joint_sum(terms) -> str:
+        return "{" + ", ".join(f"{joint_of[j]}: {decimal(c)}" for j, c in terms) + "}"
     if chain.constraints:
         lines.append(f"constraints:     # the {chain.format}'s equalities")
         constraint_names = file_names([c.name for c in chain.constraints], reserved=())
         for name, held in zip(constraint_names, chain.constraints):
+            if held.kind == "coupling":
+                lines.append(f"  - {{name: {_quote(name)}, coupling: {joint_sum(held.terms)}, "
+                             f"value: {decimal(held.value)}}}")
+                continue
             ends = ", ".join(_quote(frame_names[end]) for end in held.ends)
             kept = f", axes: [{', '.join(held.axes)}]" if held.axes else ""
             lines.append(f"  - {{name: {_quote(name)}, {held.kind}: [{ends}]{kept}}}")
-    if chain.closed_at:
-        joint_of = dict(zip((joint.name for joint in chain.joints), joint_names))
+    if chain.closed_at and chain.constraints:
         lines.append("closed_at: {" + ", ".join(
             f"{joint_of[joint]}: {angle(value) if kind == 'revolute' else decimal(value)}"
             for joint, value in chain.closed_at
             for kind in [next(j.kind for j in chain.joints if j.name == joint)]
-            if joint in joint_of) + "}   # where the constraints hold (qpos0)")
+            if joint in joint_of) + "}   # where the constraints hold")
+    if chain.tendons:
+        lines.append(f"tendons:     # the {chain.format}'s fixed tendons")
+        for name, tendon in zip(file_names([t.name for t in chain.tendons], reserved=()),
+                                chain.tendons):
+            lines.append(f"  - {{name: {_quote(name)}, joints: {joint_sum(tendon.terms)}}}")
     if near:
         lines.insert(header, f"# Angles near multiples of pi/12 but not within {snap_angles:g} "
                      f"({', '.join(sorted(near))}): kept as the {chain.format} gives them, which "

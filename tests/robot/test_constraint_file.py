@@ -50,6 +50,14 @@ BAD = [
      "must be a non-empty list of constraints"),
     ("closed_at without constraints", _swap("constraints:\n" + LOOP + "\n", ""),
      "closed_at belongs to a robot with constraints"),
+    ("a tendon of an unknown joint", FOURBAR + "tendons:\n  - {name: t, joints: {elbow: 1}}\n",
+     "tendons[0].joints: 'elbow' names no joint"),
+    ("a tendon twice", FOURBAR + "tendons:\n  - {name: t, joints: {crank: 1}}\n"
+     "  - {name: t, joints: {rocker: 1}}\n", "the tendon name 't' is given twice"),
+    ("a tendon of nothing", FOURBAR + "tendons:\n  - {name: t, joints: {crank: 0}}\n",
+     "every coefficient is 0"),
+    ("a tendon without joints", FOURBAR + "tendons:\n  - {name: t}\n",
+     "missing required field 'joints'"),
 ]
 
 

@@ -234,14 +234,10 @@ def test_what_symdyn_does_not_take_is_refused_in_one_line(tmp_path, body, words,
 
 
 @pytest.mark.parametrize("extra, words, line", [
-    ('<tendon><fixed name="t"><joint joint="a" coef="1"/><joint joint="b" coef="1"/></fixed>'
-     '</tendon>', "<tendon>: tendon 't' couples joints", 5),
     ('<equality><joint name="square" joint1="b" joint2="a" polycoef="0 1 0.5 0 0"/>'
-     '</equality>', "holds joint 'b' to a polynomial", 5),
-    ('<equality><joint name="still" joint1="b"/></equality>', "to a polynomial or a constant",
-     5),
-], ids=["tendon", "nonlinear coupling", "locked joint"])
-def test_constraints_other_than_mimic_joints_are_refused(tmp_path, extra, words, line):
+     '</equality>', "equality 'square' holds joint 'b' to a polynomial", 5),
+], ids=["nonlinear coupling"])
+def test_equalities_symdyn_cannot_hold_are_refused(tmp_path, extra, words, line):
     path = tmp_path / "bad.xml"
     path.write_text('<mujoco>\n<worldbody>\n<body name="A"><joint name="a"/><geom size="0.1"/>'
                     '<body name="B"><joint name="b"/><geom size="0.1"/></body></body>\n'

@@ -42,7 +42,7 @@ def closed_states(robot, count, seed=0):
     while len(out) < count:
         q = loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in loops.closed_at.items()})
         if q is not None:
-            out.append(np.array([q[s] for s in robot.link_q]))
+            out.append(np.array([q[s] for s in loops.symbols]))
     return out
 
 
@@ -135,3 +135,67 @@ def test_a_constraint_the_chain_leaves_out_or_that_does_not_hold_is_refused(tmp_
     (line,) = result.stderr.strip().splitlines()
     assert "welded.xml:18: constraint 'pin': it does not hold: off by" in line
     assert "at qpos0" in line
+
+
+def test_gymnasiums_humanoid_imports_with_its_fixed_tendons(tmp_path):
+    """Gymnasium's humanoid as published (a free joint, fixed tendons that couple each hip to
+    its knee): its tendons are the robot file's, and check --mjcf passes every row, M, the
+    bias forces and the tendons' lengths and Jacobian against MuJoCo's among them."""
+    out = tmp_path / "humanoid.yaml"
+    result = run("import", HERE / "gymnasium" / "humanoid.xml", "-o", out)
+    assert result.exit_code == 0, result.output
+    robot = symdyn.load_robot(out)
+    assert robot.floating and [t.name for t in robot.tendons] == ["left_hipknee",
+                                                                  "right_hipknee"]
+    result = run("check", out, "--mjcf", HERE / "gymnasium" / "humanoid.xml", "--states", "10",
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("mass_matrix (MuJoCo", "nonlinear_effects (MuJoCo", "tendon_lengths (MuJoCo",
+                "tendon_jacobian (MuJoCo"):
+        assert row in result.output
+
+
+def test_tendon_and_joint_equalities_are_couplings_and_tendons_transmissions(tmp_path):
+    """A tendon equality (t1 = 0.1 + 0.5 t2 about qpos0) and a joint held at a constant 0.3
+    off its qpos0 are couplings of the joints; the second does not hold at qpos0, so
+    closed_at is the nearest configuration where both do, said in a warning; the spatial
+    tendon and the tendon's limits are left out, a warning each; the fixed tendons (one an
+    actuator pulls) are the robot file's. check --mjcf: G equals MuJoCo's equality rows, the
+    tendons' lengths and Jacobian MuJoCo's."""
+    robot, output = imported(tmp_path, "couplings")
+    still, pulley = robot.constraints
+    assert still.kind == pulley.kind == "coupling"
+    terms = {str(q): float(c) for q, c in pulley.coefficients}
+    assert terms == {"q1": 1, "q2": 2, "q3": 0.5, "q4": -0.25}
+    assert float(pulley.value) == pytest.approx(np.radians(10) + 0.1)
+    assert {str(s): float(v) for s, v in robot.closed_at.items()}["q4"] == pytest.approx(0.3)
+    assert [t.name for t in robot.tendons] == ["t1", "t2"]
+    warnings = [line for line in output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 3
+    assert "tendon limits left out" in warnings[0] and "'t1'" in warnings[0]
+    assert "spatial tendons left out" in warnings[1] and "'cable'" in warnings[1]
+    assert "closed_at is the configuration nearest it where they do" in warnings[2]
+    result = run("check", robot.spec.path, "--mjcf", HERE / "couplings.xml", "--states", "10",
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("constraint_jacobian = equality rows (MuJoCo", "tendon_jacobian (MuJoCo"):
+        assert row in result.output
+
+
+@pytest.mark.parametrize("equality, words", [
+    ('<tendon name="e" tendon1="cable" tendon2="t1"/>',
+     "equality 'e' holds tendon 'cable', which wraps around sites or geometry"),
+    ('<tendon name="e" tendon1="t1" tendon2="t2" polycoef="0 1 0.2 0 0"/>',
+     "equality 'e' holds tendon 't1' to a polynomial"),
+], ids=["spatial", "nonlinear"])
+def test_tendon_equalities_symdyn_cannot_hold_are_refused(tmp_path, equality, words):
+    text = (HERE / "couplings.xml").read_text()
+    text = text.replace('<tendon name="pulley" tendon1="t1" tendon2="t2" polycoef="0.1 0.5 0 '
+                        '0 0"/>', equality)
+    path = tmp_path / "bad.xml"
+    path.write_text(text)
+    result = run("import", path, "-o", tmp_path / "out.yaml")
+    assert result.exit_code == 2 and not (tmp_path / "out.yaml").exists()
+    (line,) = result.stderr.strip().splitlines()
+    assert f"bad.xml:{text.splitlines().index('    ' + equality) + 1}:" in line
+    assert words in line
