@@ -35,13 +35,17 @@ of a compiled model too, so that ``symdyn check --mjcf`` compares the same dynam
 Connect and weld equalities within the robot (closed loops, a body welded to the world) are
 constraints of the robot file (add_held), between frames made for them where MuJoCo's anchors
 are, and closed_at is qpos0; the rows that repeat others where they hold (a planar loop's z)
-are left out by import_robot, and said so. Ball joints, tendons and the other equalities are
-refused, each in one line naming the element and the file and line it came from.
+are left out by import_robot, and said so. Fixed tendons are the robot file's tendons (the
+transmissions actuators pull through); a tendon equality, or a joint equality with a constant
+and no second joint, is a coupling. Spatial tendons and tendons' limits and passive forces are
+left out with a warning. Ball joints and the other equalities are refused, each in one line
+naming the element and the file and line it came from.
 """
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +80,7 @@ GRAVCOMP = ("gravity compensation left out (the bodies' gravcomp differ; symdyn 
             "gravity for all of them alike):")
 DAMPING_POLYNOMIAL = "nonlinear damping (dampingpoly) left out on joints"
 PLUGINS = "plugins' forces left out:"
+MUJOCO_WARNED = "MuJoCo's compiler warned:"
 SCENE = "left out of the robot, with the equalities that hold them:"
 SPATIAL_TENDONS = ("spatial tendons left out (they wrap around sites and geometry; symdyn's "
                    "tendons are fixed ones, sums of joints):")
@@ -103,25 +108,36 @@ def read_model(path, base: str | None = None, tip: str | None = None, *,
 
 
 def mujoco_package():
-    """The ``mujoco`` module, or a RobotFileError that says how to install it."""
+    """The ``mujoco`` module, or a RobotFileError that says how to install it. MuJoCo's own
+    warnings become Python warnings: its default handler appends them to MUJOCO_LOG.TXT in
+    the working directory, a file the user never asked for."""
     try:
         import mujoco
     except ImportError:
         raise RobotFileError("mujoco", "MJCF files are read by MuJoCo's compiler, and the "
                              "'mujoco' package is not installed",
                              expected="pip install 'symdyn[mjcf]'") from None
+    mujoco.set_mju_user_warning(_mujoco_warning)
     return mujoco
+
+
+def _mujoco_warning(message: str):
+    warnings.warn(f"MuJoCo: {message}", stacklevel=2)
 
 
 def compiled(path: Path):
     """The MJCF file at ``path`` read (MjcfFiles: checked, cycles and sizes refused) and
-    compiled by MuJoCo: (files, spec, model); RobotFileError with the line MuJoCo names where
-    it cannot compile it."""
+    compiled by MuJoCo: (files, spec, model, what MuJoCo warned of, kept to be said with the
+    import's warnings: a file refused says one line); RobotFileError with the line MuJoCo names
+    where it cannot compile it."""
     mujoco = mujoco_package()
     files = MjcfFiles(Path(path))
     try:
-        spec = mujoco.MjSpec.from_file(str(path))
-        return files, spec, spec.compile()
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            spec = mujoco.MjSpec.from_file(str(path))
+            model = spec.compile()
+        return files, spec, model, [str(w.message).removeprefix("MuJoCo: ") for w in said]
     except ValueError as exc:
         message = " ".join(str(exc).split())
         found = re.search(r"line (\d+)", message)
@@ -175,7 +191,9 @@ class _Model(LinkTree):
         mujoco = mujoco_package()
         self.strict = strict
         self.snap_angles = snap_angles
-        self.files, spec, model = compiled(path)
+        self.files, spec, model, said = compiled(path)
+        for message in said:
+            self.note(MUJOCO_WARNED, repr(message))
         self.mj, self.model = mujoco, model
         self.robot = spec.modelname
         self.names = {kind: self.object_names(kind, count) for kind, count in (

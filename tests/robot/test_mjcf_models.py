@@ -231,9 +231,13 @@ def _body(attributes="", joint="", inertial='<geom size="0.1"/>'):
      '</worldbody></mujoco>', "the option: gravity is 0 0 1e+31"),
 ], ids=["pos 1e308", "pos nan", "mass inf", "axis nan", "ref nan", "range nan inf",
         "geoms of 1e60", "inertia 1e200", "damping 1e40", "gravity 1e31"])
-def test_numbers_past_the_robot_files_bounds_are_refused_naming_the_attribute(tmp_path, xml,
-                                                                            words):
+def test_numbers_past_the_robot_files_bounds_are_refused_naming_the_attribute(
+        tmp_path, monkeypatch, xml, words):
+    """One line each, and MuJoCo's own warning of a NaN is not written to a MUJOCO_LOG.TXT in
+    the user's folder."""
+    monkeypatch.chdir(tmp_path)
     refused(tmp_path, xml, words)
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
 
 
 def test_an_element_of_an_included_file_is_located_in_that_file(tmp_path):
