@@ -295,12 +295,10 @@ class MujocoReference:
     """
 
     def __init__(self, path, base=None, tip=None, root=None, snap_angles=QUARTER_TOLERANCE):
-        import mujoco
-
         from .robot import mjcf
         from .robot.reading import read_bounded, xml_root
 
-        self.mj = mujoco
+        self.mj = mujoco = mjcf.mujoco_package()
         if xml_root(read_bounded(path, mjcf.MAX_MJCF_BYTES, "an MJCF file")) == "robot":
             snap_angles = 0.0       # MuJoCo's reading of a URDF: the URDF's own angles
         chain, model, self.taken_out = mjcf.read_model(path, base, tip,
@@ -481,21 +479,51 @@ class MujocoReference:
 
 
 class ConstraintReference:
-    """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model),
-    nothing of symdyn's derivation used: each end a frame of that model (a named frame by its
-    name, a link by link<i>, the tool by tool), the rows as symdyn keeps them (world axes),
-    the constrained dynamics from the KKT matrix of Pinocchio's crba, nonLinearEffects and
-    frame Jacobians, solved densely; and consistent random states, positions closed by Newton
-    on this residual, velocities in G's null space."""
+    """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model, its
+    joints all independent), nothing of symdyn's derivation used: each end a frame of that
+    model (a named frame by its name, a link by link<i>, the tool by tool), the rows as
+    symdyn keeps them (world axes), the constrained dynamics from the KKT matrix of
+    Pinocchio's crba, nonLinearEffects and frame Jacobians, solved densely; and consistent
+    random states, positions closed by Newton on this residual, velocities in G's null space.
+
+    Everything is in symdyn's coordinates: Pinocchio's velocities are T v (T: a floating
+    base's six, then the links' in Pinocchio's order, each a coordinate's or a mimic joint's
+    multiplier times the one it follows), so that M = T^T M_pin T, h = T^T h_pin, G = G_pin T
+    (T is constant: no drift of its own), whatever the order of mimic joints Pinocchio's own
+    mimic model would refuse."""
 
     def __init__(self, robot, values=None):
         self.robot = robot
-        self.model = pinocchio_model(robot.spec, values)
+        self.model = pinocchio_model(robot.spec, values, mimic=False)
         self.values = values
         self.data = self.model.createData()
         self.ends = [None if c.kind == "coupling" else
                      [self.frame(end) if end is not None else None for end in c.ends]
                      for c in robot.constraints]
+        coupling = np.array(robot.coupling_matrix, dtype=float)       # links x coordinates
+        self.permutation = pinocchio_permutation(robot.spec)
+        k = robot.base_velocities
+        self.T = np.block([[np.eye(k), np.zeros((k, coupling.shape[1]))],
+                           [np.zeros((len(coupling), k)), self.permutation @ coupling]])
+        self.coupling = coupling
+        self.offsets = np.array([float(link.mimic[2]) if link.mimic else 0.0
+                                 for link in robot.links])
+        self.coordinates = [robot.links[i - 1].q for i in robot.coordinates]
+
+    def pinocchio_q(self, q) -> np.ndarray:
+        """Pinocchio's configuration of symdyn's q (mimic joints' values from theirs)."""
+        head = self.robot.base_configuration
+        links = self.coupling @ np.asarray(q[head:], dtype=float) + self.offsets
+        return np.r_[q[:head], self.permutation @ links]
+
+    def integrate(self, q, v) -> np.ndarray:
+        """q moved by v (symdyn's), through Pinocchio's integrate."""
+        import pinocchio as pin
+
+        head = self.robot.base_configuration
+        moved = pin.integrate(self.model, self.pinocchio_q(q), self.T @ v)
+        links = self.permutation.T @ moved[head:]
+        return np.r_[moved[:head], links[[i - 1 for i in self.robot.coordinates]]]
 
     def anchor(self, constraint):
         """A frame held to the world: where the file puts it, or where it is at closed_at
@@ -505,7 +533,7 @@ class ConstraintReference:
         if constraint.anchor is not None:
             return np.array(constraint.anchor, dtype=float)
         data = self.model.createData()
-        pin.framesForwardKinematics(self.model, data, self.closed_at())
+        pin.framesForwardKinematics(self.model, data, self.pinocchio_q(self.closed_at()))
         return data.oMf[self.frame(constraint.ends[0])].homogeneous.copy()
 
     def frame(self, end):
@@ -515,30 +543,30 @@ class ConstraintReference:
         return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
 
     def closed_at(self):
-        """closed_at as Pinocchio's configuration (a floating base at the world's origin)."""
+        """closed_at as symdyn's configuration (a floating base at the world's origin)."""
         robot = self.robot
         head = [0.0] * 6 + [1.0] if robot.floating else []
-        return np.array(head + [float(robot.closed_at.get(robot.links[i - 1].q, 0))
-                                for i in robot.coordinates])
+        return np.array(head + [float(robot.closed_at.get(s, 0)) for s in self.coordinates])
 
     def terms(self, q, v):
         """(phi, G, gamma) at (q, v), by Pinocchio."""
         import pinocchio as pin
 
-        model, data = self.model, self.data
-        pin.forwardKinematics(model, data, q, v, np.zeros(model.nv))
+        model, data, robot = self.model, self.data, self.robot
+        pin.forwardKinematics(model, data, self.pinocchio_q(q), self.T @ v,
+                              np.zeros(model.nv))
         pin.updateFramePlacements(model, data)
-        pin.computeJointJacobians(model, data, q)
+        pin.computeJointJacobians(model, data, self.pinocchio_q(q))
         world = pin.LOCAL_WORLD_ALIGNED
         phi, G, gamma = [], [], []
-        for c, ids in zip(self.robot.constraints, self.ends):
+        for c, ids in zip(robot.constraints, self.ends):
             if c.kind == "coupling":
-                row = np.zeros(model.nv)
+                row = np.zeros(robot.dof)
                 for symbol, coefficient in c.coefficients:
-                    row[self.robot.base_velocities + list(self.robot.link_q).index(symbol)] = (
+                    row[robot.base_velocities + self.coordinates.index(symbol)] = (
                         float(coefficient))
-                joints = q[self.robot.base_configuration:]
-                phi.append([row[self.robot.base_velocities:] @ joints - float(c.value)])
+                joints = np.asarray(q[robot.base_configuration:], dtype=float)
+                phi.append([row[robot.base_velocities:] @ joints - float(c.value)])
                 G.append([row])
                 gamma.append([0.0])
                 continue
@@ -559,16 +587,14 @@ class ConstraintReference:
                 [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
             rows = list(c.rows)
             phi.append(residual[rows])
-            G.append((Ja - Jb)[rows])
+            G.append(((Ja - Jb) @ self.T)[rows])
             gamma.append(-(aa - ab)[rows])
         return np.concatenate(phi), np.vstack(G), np.concatenate(gamma)
 
     def close(self, q, steps=50):
         """q moved (its passive joints, or every velocity where none is actuated) to where the
         constraints hold: Newton on Pinocchio's residual, in the tangent space."""
-        import pinocchio as pin
-
-        nv = self.model.nv
+        nv = self.robot.dof
         moving = list(self.robot.passive) if self.robot.actuated else list(range(nv))
         for _ in range(steps):
             phi, G, _ = self.terms(q, np.zeros(nv))
@@ -576,17 +602,15 @@ class ConstraintReference:
                 return q
             step = np.zeros(nv)
             step[moving] = -np.linalg.lstsq(G[:, moving], phi, rcond=None)[0]
-            q = pin.integrate(self.model, q, step)
+            q = self.integrate(q, step)
         raise ValueError("the reference's Newton did not close the constraints")
 
     def state(self, rng, spread=0.3):
         """A random consistent (q, v, qdd): q near closed_at, v in G's null space, qdd with
         G qdd = gamma."""
-        import pinocchio as pin
-
-        q = self.close(pin.integrate(self.model, self.closed_at(),
-                                     rng.uniform(-spread, spread, self.model.nv)))
-        _, G, _ = self.terms(q, np.zeros(self.model.nv))
+        nv = self.robot.dof
+        q = self.close(self.integrate(self.closed_at(), rng.uniform(-spread, spread, nv)))
+        _, G, _ = self.terms(q, np.zeros(nv))
         null = null_space(G)
         v = null @ rng.uniform(-2, 2, null.shape[1])
         _, _, gamma = self.terms(q, v)
@@ -598,15 +622,17 @@ class ConstraintReference:
         the KKT matrix solved densely."""
         import pinocchio as pin
 
-        model, data = self.model, self.data
-        M = pin.crba(model, data, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        h = pin.nonLinearEffects(model, data, q, v)
+        model, data, T, robot = self.model, self.data, self.T, self.robot
+        qp = self.pinocchio_q(q)
+        M = pin.crba(model, data, qp)
+        M = T.T @ (np.triu(M) + np.triu(M, 1).T) @ T
+        h = T.T @ pin.nonLinearEffects(model, data, qp, T @ v)
         phi, G, gamma = self.terms(q, v)
         m, n = G.shape
         K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
-        friction = friction_torques(self.robot.spec, v[self.robot.base_velocities:], self.values)
-        rhs = np.r_[tau - h - np.r_[np.zeros(self.robot.base_velocities), friction],
+        links = self.coupling @ v[robot.base_velocities:]
+        friction = self.coupling.T @ friction_torques(robot.spec, links, self.values)
+        rhs = np.r_[tau - h - np.r_[np.zeros(robot.base_velocities), friction],
                     gamma - gains[1] * G @ v - gains[0] * phi]
         x = np.linalg.solve(K, rhs)
         return x[:n], x[n:]

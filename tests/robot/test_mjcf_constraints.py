@@ -199,3 +199,25 @@ def test_tendon_equalities_symdyn_cannot_hold_are_refused(tmp_path, equality, wo
     (line,) = result.stderr.strip().splitlines()
     assert f"bad.xml:{text.splitlines().index('    ' + equality) + 1}:" in line
     assert words in line
+
+
+def test_a_gripper_of_four_bars_a_mimic_joint_and_a_split_tendon(tmp_path):
+    """A gripper of the Robotiq 2F-85's kind: two four-bars closed by connect equalities
+    (each keeps the two rows of its finger's plane), the left driver following the right by a
+    joint equality (a mimic joint ordered after... before the one it follows in the tree:
+    Pinocchio's mimic model refuses that order, so its mimic rows are skipped and said so), and
+    a fixed tendon splitting the actuator's pull. check --mjcf passes every row: the
+    constrained dynamics against the KKT of Pinocchio's tree, G against MuJoCo's equality
+    rows, the tendon against MuJoCo's."""
+    robot, output = imported(tmp_path, "gripper")
+    assert [(c.kind, c.rows) for c in robot.constraints] == [("point", (1, 2))] * 2
+    assert [t.name for t in robot.tendons] == ["split"]
+    assert "1 mimic joint" in output
+    result = run("check", robot.spec.path, "--mjcf", HERE / "gripper.xml", "--states", "10",
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
+                "constraint_jacobian = equality rows (MuJoCo", "tendon_jacobian (MuJoCo",
+                "mass_matrix = Pinocchio crba, mimic joints"):
+        assert row in result.output
+    assert "index_mimicking is greater than index_mimicked" in result.output
