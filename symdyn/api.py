@@ -184,6 +184,9 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                           for c in robot.constraints
                           for k in (c.rows if c.kind != "coupling" else (0,))),
         tendons=tuple(t.name for t in robot.tendons),
+        actuated=tuple(_coordinates(robot)[robot.floating + k][0] for k in (
+            v - robot.base_velocities for v in robot.actuated)),
+        closed_at=_closed_at(robot) if robot.constraints else (),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)
                                   for vector in (placement.xyz, placement.rpy)))
@@ -198,6 +201,15 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
               **{frame_function(name, frame.identifier):
                  QUANTITIES[name].frame_doc.format(frame=frame.name)
                  for name in PER_FRAME for frame in robot.frames}})
+
+
+def _closed_at(robot: Robot) -> tuple[sympy.Expr, ...]:
+    """q where the constraints hold: the file's closed_at (numbers), a floating base at the
+    world's origin; as Floats, so that an array of them is one of doubles."""
+    base = (0, 0, 0, 0, 0, 0, 1)[:robot.base_configuration]
+    values = robot.closed_at
+    return tuple(sympy.Float(v, 30) for v in base) + tuple(
+        sympy.Float(values.get(robot.links[i - 1].q, 0), 30) for i in robot.coordinates)
 
 
 def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:

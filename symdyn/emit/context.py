@@ -230,6 +230,10 @@ class Module:
     # tendons' names, in order
     constraints: tuple[str, ...]
     tendons: tuple[str, ...]
+    # A closed-loop mechanism's actuated joints (closed_loop_inverse_dynamics' tau_a), and q
+    # where the constraints hold (the file's closed_at), printed; () without constraints
+    actuated: tuple[str, ...]
+    closed_at: tuple[str, ...]
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]   # (what, xyz, rpy) of the base and the tool
     limits: tuple[tuple[str, tuple[str, ...]], ...]   # (Q_MIN, values) ...; () without limits
@@ -246,6 +250,11 @@ class Module:
     # Where the files of one run name their set: replaced by a digest of them all (render). No
     # text from a robot file can hold it: names have no NUL, and the texts' filters escape it.
     code_set: ClassVar[str] = "\0symdyn code set\0"
+
+    @property
+    def arrays(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The module's constant arrays by name: the limits, then CLOSED_AT."""
+        return self.limits + ((("CLOSED_AT", self.closed_at),) if self.closed_at else ())
 
     @property
     def has_sincos(self) -> bool:
@@ -317,6 +326,8 @@ class Header:
     frames: tuple[tuple[str, str], ...]    # as Module.frames
     constraints: tuple[str, ...]           # as Module.constraints
     tendons: tuple[str, ...]               # as Module.tendons
+    actuated: tuple[str, ...]              # as Module.actuated
+    closed_at: tuple[sympy.Expr, ...]      # q where the constraints hold; () without them
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
     limits: tuple                          # each link's {lower, upper, velocity, effort} or None
@@ -555,7 +566,9 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
         mimics=header.mimics, frames=header.frames, constraints=header.constraints,
-        tendons=header.tendons, gravity=header.gravity, placements=header.placements,
+        tendons=header.tendons, actuated=header.actuated,
+        closed_at=tuple(printer.doprint(v) for v in header.closed_at),
+        gravity=header.gravity, placements=header.placements,
         limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),

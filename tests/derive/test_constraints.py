@@ -258,6 +258,16 @@ def test_the_compiled_c_equals_the_python_module(tmp_path, name):
         ours, theirs = (getattr(m, quantity)(*args) for m in (compiled, python))
         for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (ours, theirs))):
             assert_close(a, b, rtol=1e-12)
+    # The names and the configuration a user starts from, the same in both
+    for module in (compiled, python):
+        assert module.CONSTRAINTS == {"fourbar": ("pin x", "pin y"),
+                                      "fivebar": ("effector x", "effector y")}[name]
+        assert module.ACTUATED == {"fourbar": ("crank",),
+                                   "fivebar": ("left_crank", "right_crank")}[name]
+        assert np.abs(module.constraint_residual(module.CLOSED_AT)).max() < 1e-15
+    header = (tmp_path / "c" / f"{name}.h").read_text()
+    assert f"#define {name.upper()}_NUM_ACTUATED {len(robot.actuated)}" in header
+    assert f"#define {name.upper()}_CLOSED_AT {{" in header
 
 
 def test_a_simulated_four_bar_keeps_its_loop_closed_and_its_energy():
