@@ -243,6 +243,8 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     dynamics = _route(method, robot, progress)
     if robot.constraints and dynamics.constraint_problem:
         raise UserError(f"{robot.spec.path}: constraints: {dynamics.constraint_problem}")
+    if robot.actuated and dynamics.mechanism_problem:     # the file asks for what cannot be
+        raise UserError(f"{robot.spec.path}: actuated: {dynamics.mechanism_problem}")
     if dynamics.singular and not quantities:
         click.echo(f"warning: {dynamics.singular}; forward_dynamics and its derivatives are "
                    "left out", err=True)

@@ -89,13 +89,23 @@ def test_rows_that_repeat_others_are_refused_naming_them(tmp_path):
         assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
 
 
-def test_a_mechanism_whose_actuated_joints_leave_it_undetermined_has_no_closed_loop_dynamics():
+def test_a_mechanism_whose_actuated_joints_leave_it_undetermined_has_no_closed_loop_dynamics(
+        tmp_path):
     """The four-bar driven at its rocker and crank both (two actuated, one degree of freedom):
     its passive joint's column of G cannot make lambda's two rows; closed_loop_inverse_dynamics
-    and close_loops say why they are not there."""
+    and close_loops say why they are not there, and generate refuses the file."""
     text = _swap("actuated: [crank]", "actuated: [crank, rocker]")
     dynamics = symdyn.newton_euler(Robot.from_spec(robot_spec_from_text(text, "f.yaml")))
     why = dynamics.unavailable("closed_loop_inverse_dynamics")
     assert "the passive joints' 1 columns of G have rank 1" in why
     assert dynamics.unavailable("close_loops") == why
     assert dynamics.unavailable("constrained_forward_dynamics") is None
+    # generate refuses the file that asks for it, in one line, writing nothing
+    path = tmp_path / "fourbar.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["generate", str(path), "--out", str(tmp_path / "o"),
+                                       "-q"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "fourbar.yaml: actuated: the passive joints' 1 columns of G have rank 1" in line
+    assert not (tmp_path / "o").exists()
