@@ -31,8 +31,8 @@ from .identify.update import updated_robot_file
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
 from .robot import import_robot, load_robot, table, variant
-from .robot.export import urdf_text
-from .robot.export_mjcf import mjcf_text
+from .robot.export import urdf_left_out, urdf_text
+from .robot.export_mjcf import mjcf_left_out, mjcf_text
 from .robot.expr import as_text
 from .robot.file import NAME_RULE, name_problem
 from .robot.mjcf import read_chain as mjcf_chain
@@ -631,7 +631,7 @@ def import_(urdf_file, base, tip, name, form, strict_inertia, snap_angles, sourc
 def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
     """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
     _export(robot_file, snap_angles, settings, output,
-            lambda robot, values: urdf_text(robot, values, visual=visual))
+            lambda robot, values: urdf_text(robot, values, visual=visual), urdf_left_out)
 
 
 @main.command("export-mjcf")
@@ -644,13 +644,16 @@ def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
 def export_mjcf(robot_file, snap_angles, settings, output, quiet):
     """Write ROBOT as a MuJoCo model (MJCF): bodies, joints with their ranges, inertias,
     armature, damping, a motor per joint and capsules to see it by; free symbols need --set."""
-    _export(robot_file, snap_angles, settings, output, mjcf_text)
+    _export(robot_file, snap_angles, settings, output, mjcf_text, mjcf_left_out)
 
 
-def _export(robot_file, snap_angles, settings, output, text_of):
+def _export(robot_file, snap_angles, settings, output, text_of, left_out):
     """ROBOT's model as ``text_of`` (robot, values) writes it, to ``output`` (then its name
-    is printed) or standard output."""
+    is printed) or standard output; a warning for each thing ``left_out`` (robot) says the
+    format cannot hold (the file says so too, in a comment)."""
     robot = _load(robot_file, snap_angles=snap_angles)
+    for line in left_out(robot):
+        click.echo(f"warning: {robot_file}: {line}", err=True)
     try:
         text = text_of(robot, resolve_values(robot, _settings(settings)))
         if output is not None:

@@ -14,12 +14,15 @@ element for is kept in symdyn's own namespace, which other tools skip: the gravi
 (<symdyn:gravity>) and the actuator on the motor side (<symdyn:actuator>: rotor inertia, gear
 ratio, viscous and asymmetric Coulomb friction); <dynamics> carries the joint-side damping and,
 where it is symmetric, friction, for the tools that read it; <mimic> a mimic joint's coupling.
+URDF has no closed loops, contacts or tendons: a robot file's constraints and tendons are left
+out, and urdf_left_out says so.
 Importing the export gives back the same dynamics (tests/robot/test_urdf.py). Names come from
 the robot file's name only, which is validated, and every attribute is XML-escaped all the same.
 """
 from __future__ import annotations
 
 import math
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
@@ -42,6 +45,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
            "symdyn's joint frames (z along each joint axis). -->",
+           *(comment(f"Note: {line}.") for line in urdf_left_out(robot)),
            f'<robot name={quoteattr(robot.name)} xmlns:symdyn={quoteattr(NAMESPACE)}>']
     gravity = num.vector(spec.gravity)
     if not np.allclose(gravity, DEFAULT_GRAVITY, rtol=0, atol=0):
@@ -65,6 +69,26 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
                   "tool", num.matrix(robot.tool))
     out += ['  <link name="tool"/>', "</robot>", ""]
     return "\n".join(out)
+
+
+def comment(text: str) -> str:
+    """An XML comment of ``text`` (names of the robot file's, any text): escaped, and with no
+    "--", which ends no comment but makes the file one no parser reads."""
+    return "<!-- " + re.sub(r"-(?=-)", "- ", escape(text)) + " -->"
+
+
+def urdf_left_out(robot: Robot) -> list[str]:
+    """What the URDF of ``robot`` cannot hold, in words: URDF is a tree, with no closed loops,
+    contacts, couplings or tendons."""
+    out = []
+    if robot.constraints:
+        out.append("constraints left out (URDF has no closed loops, contacts or couplings; "
+                   "export-mjcf keeps them): " + ", ".join(repr(c.name)
+                                                          for c in robot.constraints))
+    if robot.tendons:
+        out.append("tendons left out (URDF has none): "
+                   + ", ".join(repr(t.name) for t in robot.tendons))
+    return out
 
 
 class Numbers:

@@ -9,9 +9,16 @@ own z through its origin, qpos being symdyn's q:
 A floating base is a body on a free joint (MuJoCo's qpos: the position and the quaternion
 (w, x, y, z); its linear velocity in the world's axes, reference.MujocoReference maps them).
 Each body carries its link's inertia; the named frames and the tool are sites. A mimic joint is
-a joint equality (joint1 = offset + multiplier joint2). The rotor inertias are the joints'
-armature, the viscous friction their damping, a symmetric Coulomb friction their frictionloss;
-a joint's effort limit is its actuator force range, and every independent joint has a motor.
+a joint equality (joint1 = offset + multiplier joint2). The constraints are equalities: a
+point a ``connect`` and a weld a ``weld`` of the two frames' sites (a frame held to the world,
+of its site and one in the world at the anchor), a coupling a fixed tendon held at its value
+(MuJoCo measures a tendon equality from qpos0, here q = 0, where a fixed tendon's length is 0);
+the fixed tendons are tendons, and the keyframe ``closed_at`` is where the constraints hold.
+MuJoCo holds every row of a connect or weld: where the rows a file leaves out (``axes``) do
+not repeat the others, its motion is not the file's, and mjcf_left_out says so. The rotor
+inertias are the joints' armature, the viscous friction their damping, a symmetric Coulomb
+friction their frictionloss; a joint's effort limit is its actuator force range, and every
+independent joint has a motor (a closed-loop mechanism's actuated joints alone).
 
 Capsules along the links (from each frame's origin to its parent's) and spheres at the joints
 make the model visible; they neither collide nor weigh (contype 0, inertias as given).
@@ -24,11 +31,13 @@ Names are the robot file's, which are validated, and escaped anyway.
 """
 from __future__ import annotations
 
+import dataclasses
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from .export import Numbers
+from .constraints import Loops
+from .export import Numbers, comment
 from .model import Robot
 from .rigid import wxyz_of_rotation
 from .validity import body_problem
@@ -52,11 +61,17 @@ def mjcf_text(robot: Robot, values: dict | None = None) -> str:
         sites.setdefault(frame.link, []).append(_site(frame.name, num.matrix(frame.placement)))
     if not any(frame.name == "tool" for frame in robot.frames):
         sites.setdefault(robot.tool_link, []).append(_site("tool", num.matrix(robot.tool)))
+    named = {frame.name for frame in robot.frames} | {"tool"}
+    for end in {end.name: end for c in robot.constraints for end in c.ends
+                if end is not None and end.name not in named}.values():     # a link by name
+        sites.setdefault(end.link, []).append(_site(end.name, num.matrix(end.placement)))
+    order = []           # the links in MuJoCo's qpos order: the bodies depth first
 
     def body(index: int, depth: int) -> list[str]:
         pad = "  " * depth
         link = robot.links[index - 1]
         row = spec.links[index - 1]
+        order.append(link)
         q0 = {link.q: 0}
         placement = np.eye(4)
         placement[:3, :3] = num.matrix(link.rotation.subs(q0))
@@ -80,9 +95,11 @@ def mjcf_text(robot: Robot, values: dict | None = None) -> str:
     out = [f"<mujoco model={quoteattr(robot.name)}>",
            f"  <!-- {escape(robot.name)}: exported by symdyn from its robot file. Bodies are "
            "symdyn's joint frames (z along each joint axis); qpos is symdyn's q. -->"]
+    out += [f"  {comment(f'Note: {line}.')}" for line in mjcf_left_out(robot)]
     if impossible:
-        out.append(f"  <!-- Inertias no rigid body has, which MuJoCo balances (its dynamics "
-                   f"differ from the robot file's there): {escape(', '.join(impossible))}. -->")
+        out.append("  " + comment("Inertias no rigid body has, which MuJoCo balances (its "
+                                  "dynamics differ from the robot file's there): "
+                                  f"{', '.join(impossible)}."))
     out += [f'  <compiler angle="radian" inertiafromgeom="false" boundmass="{BOUND}" '
             f'boundinertia="{BOUND}"' + (' balanceinertia="true"' if impossible else "") + "/>",
            f'  <option gravity="{_words(num.vector(spec.gravity))}"/>',
@@ -97,21 +114,98 @@ def mjcf_text(robot: Robot, values: dict | None = None) -> str:
     out += [f"      {site}" for site in sites.get(0, [])]
     for child in children.get(0, []):
         out += body(child, 3)
-    out += ["    </body>", "  </worldbody>"]
-    coupled = [link for link in robot.links if link.mimic is not None]
-    if coupled:
-        out.append("  <equality>")
-        for link in coupled:
+    out.append("    </body>")
+    anchors = Loops(robot).anchors if robot.constraints else []
+    held = [(c, anchor) for c, anchor in zip(robot.constraints, anchors) if c.kind != "coupling"]
+    out += [f"    {_site(_world_site(c), num.matrix(anchor))}" for c, anchor in held
+            if c.ends[1] is None]
+    out.append("  </worldbody>")
+    out += _tendons(robot, num)
+    equalities = [f'    <{"connect" if c.kind == "point" else "weld"} name={quoteattr(c.name)} '
+                  f'site1={quoteattr(c.ends[0].name)} site2='
+                  f'{quoteattr(c.ends[1].name if c.ends[1] else _world_site(c))}/>'
+                  for c, _ in held]
+    equalities += [f'    <tendon name={quoteattr(c.name)} tendon1={quoteattr(_coupling(c))} '
+                   f'polycoef="{decimal(num(c.value))} 0 0 0 0"/>'
+                   for c in robot.constraints if c.kind == "coupling"]
+    for link in robot.links:
+        if link.mimic is not None:
             followed, multiplier, offset = link.mimic
-            out.append(f'    <joint joint1="joint{link.index}" joint2="joint{followed}" '
-                       f'polycoef="{decimal(num(offset))} {decimal(num(multiplier))} 0 0 0"/>')
-        out.append("  </equality>")
+            equalities.append(f'    <joint joint1="joint{link.index}" joint2="joint{followed}" '
+                              f'polycoef="{decimal(num(offset))} {decimal(num(multiplier))} '
+                              '0 0 0"/>')
+    if equalities:
+        out += ["  <equality>", *equalities, "  </equality>"]
+    if robot.constraints:
+        out += ["  <keyframe>", f'    <key name="closed_at" qpos="{_words(_qpos(robot, order))}"/>',
+                "  </keyframe>"]
     motors = [link for link in robot.links if link.mimic is None]
+    if robot.actuated:          # a closed-loop mechanism's passive joints have no motor
+        motors = [motors[v - robot.base_velocities] for v in robot.actuated]
     if motors:
         out += ["  <actuator>"] + [f'    <motor name="motor{link.index}" '
                                    f'joint="joint{link.index}"/>' for link in motors]
         out.append("  </actuator>")
     return "\n".join(out + ["</mujoco>", ""])
+
+
+def _world_site(constraint) -> str:
+    """The site in the world a frame is held to."""
+    return f"{constraint.name} (world)"
+
+
+def _coupling(constraint) -> str:
+    """The tendon a coupling holds (tendons and equalities are named apart in MuJoCo, but a
+    robot file's tendon may take the coupling's name)."""
+    return f"{constraint.name} (coupling)"
+
+
+def _tendons(robot: Robot, num) -> list[str]:
+    """The fixed tendons: the robot file's, and one per coupling."""
+    index = {link.q: link.index for link in robot.links}
+    tendons = [(t.name, t.coefficients) for t in robot.tendons] + [
+        (_coupling(c), c.coefficients) for c in robot.constraints if c.kind == "coupling"]
+    if not tendons:
+        return []
+    out = ["  <tendon>"]
+    for name, coefficients in tendons:
+        out.append(f"    <fixed name={quoteattr(name)}>")
+        out += [f'      <joint joint="joint{index[q]}" coef="{decimal(num(c))}"/>'
+                for q, c in coefficients]
+        out.append("    </fixed>")
+    return out + ["  </tendon>"]
+
+
+def _qpos(robot: Robot, order) -> list[float]:
+    """MuJoCo's qpos at closed_at: a floating base at the world's origin, then every joint
+    (mimic joints too) in the bodies' order."""
+    values = {s: float(v) for s, v in robot.closed_at.items()}
+    q = {link.q: values.get(link.q, 0.0) for link in robot.links if link.mimic is None}
+    for link in robot.links:
+        if link.mimic is not None:
+            followed, multiplier, offset = link.mimic
+            q[link.q] = float(multiplier) * q[robot.links[followed - 1].q] + float(offset)
+    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [q[link.q] for link in order]
+
+
+def mjcf_left_out(robot: Robot) -> list[str]:
+    """What the MJCF of ``robot`` does not hold as the robot file does, in words: constraints
+    whose left-out rows (``axes``) do not repeat the rows kept, where the constraints hold
+    (MuJoCo holds them all)."""
+    partial = [c for c in robot.constraints
+               if c.kind != "coupling" and len(c.rows) < (3 if c.kind == "point" else 6)]
+    if not partial:
+        return []
+    whole = dataclasses.replace(robot, constraints=tuple(
+        dataclasses.replace(c, rows=tuple(range(3 if c.kind == "point" else 6)))
+        if c in partial else c for c in robot.constraints))
+    ranks = [np.linalg.matrix_rank(Loops(r).generic()[1], tol=1e-6) for r in (robot, whole)]
+    if ranks[0] == ranks[1]:
+        return []
+    names = ", ".join(repr(c.name) for c in partial)
+    return [f"constraints {names} keep some rows (axes:) that the others do not repeat; "
+            "MuJoCo holds every row of a connect or weld, so the MJCF's motion is not the "
+            "robot file's"]
 
 
 def _words(values) -> str:

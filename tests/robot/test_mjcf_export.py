@@ -7,6 +7,9 @@ robot file's dynamics back.
 """
 from __future__ import annotations
 
+from pathlib import Path
+from xml.etree import ElementTree
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -121,3 +124,88 @@ def test_free_symbols_need_values(tmp_path):
     result = CliRunner().invoke(main, ["export-mjcf", str(ROBOTS / "planar2.yaml")])
     assert result.exit_code == 2
     assert "give m1, m2, l1, l2, g a value (--set)" in result.output
+
+
+ARM = """name: arm4
+convention: urdf
+gravity: [0, -9.81, 0]
+links:
+  - {name: l1, joint: revolute, axis: [0, 0, 1], mass: 1, com: [0.15, 0, 0],
+     inertia: [0.001, 0.008, 0.008, 0, 0, 0]}
+  - {name: l2, parent: l1, joint: revolute, origin: {xyz: [0.3, 0, 0]}, axis: [0, 0, 1],
+     mass: 1, com: [0.15, 0, 0], inertia: [0.001, 0.008, 0.008, 0, 0, 0]}
+  - {name: l3, parent: l2, joint: revolute, origin: {xyz: [0.3, 0, 0]}, axis: [0, 0, 1],
+     mass: 1, com: [0.15, 0, 0], inertia: [0.001, 0.008, 0.008, 0, 0, 0]}
+  - {name: l4, parent: l3, joint: revolute, origin: {xyz: [0.3, 0, 0]}, axis: [0, 0, 1],
+     mass: 1, com: [0.15, 0, 0], inertia: [0.001, 0.008, 0.008, 0, 0, 0]}
+frames:
+  - {name: tip, parent: l4, xyz: [0.3, 0, 0]}
+constraints:
+  - {name: foot, point: [tip], axes: [x, y]}
+  - {name: sum, coupling: {l1: 1, l2: 1}, value: 0.3}
+closed_at: {l1: 0.2, l2: 0.1, l3: 0.5, l4: -0.4}
+tendons:
+  - {name: pulley, joints: {l3: 0.5, l4: -1}}
+"""
+
+
+@pytest.mark.parametrize("name", ["fourbar", "fivebar", "arm4"])
+def test_constraints_and_tendons_exported_hold_in_mujoco(tmp_path, name):
+    """A loop closed between two frames (a connect of their sites), a contact with the world
+    (a site in the world at its anchor) and a coupling (a fixed tendon held at its value):
+    MuJoCo's equality rows are zero at the exported keyframe closed_at and on states where
+    the constraints hold, and equal G on the rows the file keeps; the tendon is MuJoCo's."""
+    from test_mjcf_constraints import closed_states
+
+    if name == "arm4":
+        path = tmp_path / "arm4.yaml"
+        path.write_text(ARM)
+    else:
+        path = Path(__file__).parent.parent / "derive" / "mechanisms" / f"{name}.yaml"
+    robot = symdyn.load_robot(path)
+    result = CliRunner().invoke(main, ["export-mjcf", str(path), "-o", str(tmp_path / "m.xml")])
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
+    model = mujoco.MjModel.from_xml_path(str(tmp_path / "m.xml"))
+    model.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
+    data = mujoco.MjData(model)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constraint_jacobian", *(["tendon_lengths"] * bool(robot.tendons))])
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    mujoco.mj_forward(model, data)
+    assert model.neq == len(robot.constraints) and data.nefc == data.ne
+    assert np.abs(data.efc_pos[:data.ne]).max() < 1e-12
+    sizes = [3 if c.kind == "point" else 1 for c in robot.constraints]
+    kept = [start + k for start, c in zip(np.cumsum([0, *sizes]), robot.constraints)
+            for k in (c.rows if c.kind == "point" else (0,))]
+    for q in closed_states(robot, 5):
+        data.qpos[:] = q
+        mujoco.mj_forward(model, data)
+        assert np.abs(data.efc_pos[:data.ne]).max() < 1e-9
+        assert_close(module.constraint_jacobian(q),
+                     data.efc_J.reshape(data.nefc, model.nv)[kept], rtol=1e-12)
+        if robot.tendons:       # the file's tendon first, then the coupling's
+            assert_close(module.tendon_lengths(q), data.ten_length[:1], rtol=1e-12)
+
+
+def test_what_an_export_cannot_hold_is_said(tmp_path):
+    """A URDF has no loops or tendons: a warning names them, and so does a comment in the
+    file (a name with "--" in it kept out of the comment's end); an MJCF's connect holds
+    every row, which a loop kept on x alone does not: the warning says its motion differs."""
+    text = ARM.replace("name: foot,", "name: foot--x-,")
+    path = tmp_path / "arm4.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["export-urdf", str(path), "-o", str(tmp_path / "a.urdf")])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 2
+    assert "constraints left out (URDF has no closed loops" in warnings[0]
+    assert "'foot--x-', 'sum'" in warnings[0] and "tendons left out" in warnings[1]
+    urdf = (tmp_path / "a.urdf").read_text()
+    assert "foot- -x-" in urdf and ElementTree.fromstring(urdf.split("\n", 1)[1]) is not None
+    mechanism = Path(__file__).parent.parent / "derive" / "mechanisms" / "fourbar.yaml"
+    path.write_text(mechanism.read_text().replace("axes: [x, y]", "axes: [x]"))
+    result = CliRunner().invoke(main, ["export-mjcf", str(path), "-o", str(tmp_path / "a.xml")])
+    assert result.exit_code == 0, result.output
+    assert "constraints 'pin' keep some rows (axes:) that the others do not repeat" \
+        in result.stderr
+    mujoco.MjModel.from_xml_path(str(tmp_path / "a.xml"))
