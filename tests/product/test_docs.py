@@ -91,6 +91,13 @@ def test_jax_fit_tutorial(tmp_path):
     assert abs(float(found.group(1)) - 1.2) < 1e-3 and abs(float(found.group(2)) - 0.6) < 1e-3
 
 
+def test_four_bar_tutorial(tmp_path):
+    out = _run([sys.executable, "fourbar.py"], _copy("four_bar", tmp_path))
+    assert "actuated ('crank',)" in out and out.count("pin force") == 5
+    found = re.search(r"follows its motion to (\S+) rad, the loop stays closed to (\S+) m", out)
+    assert float(found.group(1)) < 1e-9 and float(found.group(2)) < 1e-10
+
+
 @pytest.mark.slow
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
