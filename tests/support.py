@@ -17,6 +17,7 @@ from symdyn.derive.quantities import KINEMATICS
 from symdyn.derive.regressor import standard_parameters
 from symdyn.emit.build import STRICT
 from symdyn.reference import friction_torques, pinocchio_model
+from symdyn.robot.constraints import Loops
 
 ROOT = Path(__file__).resolve().parent.parent
 ROBOTS = ROOT / "robots"
@@ -208,6 +209,19 @@ def numpy_and(lang: str, robot_file: Path, folder: Path | None):
                         folder)
     return (import_file(folder / f"{name}.py", f"np_{name}_{id(folder)}"),
             import_file(folder / f"{name}_{lang}.py", f"{lang}_{name}_{id(folder)}"))
+
+
+def closed_states(robot, count, seed=0):
+    """``count`` configurations where the robot's constraints hold: closed_at moved up to 0.3
+    rad and closed again (the robot file's own kinematics, Loops)."""
+    loops = Loops(robot)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        q = loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in loops.closed_at.items()})
+        if q is not None:
+            out.append(np.array([q[s] for s in loops.symbols]))
+    return out
 
 
 def random_states(rng, n, count=100):

@@ -69,10 +69,14 @@ def printout(dynamics: Dynamics) -> Printout:
     title, intro, steps = route(dynamics, show)
     kinematics = Expander.of(dynamics.program("link_poses"), dynamics.program("jacobian"),
                              limit=notation.limit)
+    constrained = (Expander.of(*(dynamics.program(q) for q in CONSTRAINED), limit=notation.limit)
+                   if robot.constraints else None)
     blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
               *_closed_form(dynamics, notation), _base_parameters(dynamics),
+              *(_constraints(dynamics, notation, constrained) if constrained else ()),
               *_named(expand, notation),
-              *_named(kinematics, notation, "of the kinematics"))
+              *_named(kinematics, notation, "of the kinematics"),
+              *(_named(constrained, notation, "of the constraints") if constrained else ()))
     return Printout(title, intro, _robot_tables(robot), blocks, notation)
 
 
@@ -81,7 +85,7 @@ def _robot_tables(robot) -> tuple[Table, ...]:
     """The robot file's tables (robot/table.py), the joint variables in the DH table."""
     spec = robot.spec
     tables = (table.geometry(spec, [robot.coupling.get(q, q) for q in robot.link_q]),
-              table.inertial(spec), table.placements(spec))
+              table.inertial(spec), table.placements(spec), table.constraints(spec))
     return tuple(t for t in tables if t is not None)
 
 
@@ -332,6 +336,71 @@ def _base_parameters(dynamics: Dynamics) -> Block:
         "random states (Gautier, 1990) for what they leave"
         + (f"; no joint force depends on {', '.join(missing)}." if missing else "."),
         tuple(equations))
+
+
+# -- constraints ----------------------------------------------------------------------------------
+CONSTRAINED = ("constraint_residual", "constraint_jacobian", "constraint_drift")
+HANDBOOK = ("the Handbook's chapter on systems of interacting rigid bodies: T. R. Kurfess (ed.), "
+            "Robotics and Automation Handbook, 2005, Ch. 7")
+
+
+def _constraints(dynamics: Dynamics, notation: Notation, expand: Expander) -> list[Block]:
+    """The constraints' residual, Jacobian and drift, then the dynamics on the constraint
+    manifold: the reaction forces as multipliers, and for a closed-loop mechanism eliminated
+    by the map from the actuated joints' velocities to all (the Handbook's xi)."""
+    robot = dynamics.robot
+    m, n = sum(c.size for c in robot.constraints), robot.dof
+    phi, G, gamma = (dynamics.program(q).outputs[0].values for q in CONSTRAINED)
+
+    def show(values, rows, cols):
+        return notation.readable(sympy.Matrix(rows, cols, [expand(v) for v in values]))
+
+    kinematics = Block("Constraints", (
+        (r"\phi(q) = \begin{bmatrix} p_a - p_b \\ (R_a R_b^T - R_b R_a^T)^\vee / 2 \end{bmatrix}"
+         r"\;\text{(point: the first rows; weld: all)},\quad \phi(q) = \textstyle\sum_i c_i q_i"
+         r" - c_0 \;\text{(coupling)}",
+         "phi(q) = [p_a - p_b; vee(R_a R_b^T - R_b R_a^T) / 2] (point: the first rows; weld: "
+         "all), phi(q) = sum c_i q_i - c_0 (coupling)"),
+        (r"G(q) = J_a - J_b,\quad \dot\phi = G\,\dot q,\quad G\,\ddot q = \gamma = -\dot G\,"
+         r"\dot q", "G(q) = J_a - J_b, dphi/dt = G qd, G qdd = gamma = -dG/dt qd")),
+        "Each row of phi is held at 0, in the world's axes: frame a's origin (and axes) on "
+        "frame b's, or on its anchor in the world for a contact. G is the frames' relative "
+        "velocity per joint velocity, gamma minus their relative acceleration at qdd = 0.",
+        (Equation(Lhs("φ", r"\phi"), show(phi, m, 1)), Equation(Lhs("G", "G"), show(G, m, n)),
+         Equation(Lhs("γ", r"\gamma"), show(gamma, m, 1))))
+    general = [(r"M(q)\,\ddot q + h(q, \dot q) = \tau + G^T \lambda,\quad G\,\ddot q = \gamma",
+                "M(q) qdd + h(q, qd) = tau + G^T lambda, G qdd = gamma"),
+               (r"\lambda = D^{-1}\left(\gamma - G M^{-1} (\tau - h)\right),\quad "
+                r"D = G M^{-1} G^T",
+                "lambda = D^-1 (gamma - G M^-1 (tau - h)), D = G M^-1 G^T (the Delassus "
+                "matrix)")]
+    note = ("The constraints' reaction forces are the multipliers lambda: the forces on frame "
+            "a, in the world's axes. On the constraint manifold they drop out (" + HANDBOOK +
+            "): along the velocities the constraints allow, qd = xi qd_a with G xi = 0, the "
+            "reaction forces G^T lambda do no work, and xi^T times the equations of motion "
+            "holds no lambda.")
+    equations = ()
+    if robot.actuated and not dynamics.mechanism_problem:
+        general += [
+            (r"\dot q = \xi\,\dot q_a,\quad \xi = \begin{bmatrix} I \\ -G_p^{-1} G_a "
+             r"\end{bmatrix}\;\text{(rows: the actuated joints, then the passive ones)}",
+             "qd = xi qd_a, xi = [I; -G_p^-1 G_a] (rows: the actuated joints, then the passive "
+             "ones)"),
+            (r"\xi^T M \xi\,\ddot q_a + \xi^T (M \dot\xi\,\dot q_a + h) = \tau_a",
+             "xi^T M xi qdd_a + xi^T (M dxi/dt qd_a + h) = tau_a"),
+            (r"G_p^T \lambda = \tau_p^{tree},\quad \tau_a = \tau_a^{tree} - G_a^T \lambda",
+             "G_p^T lambda = tau_p(tree), tau_a = tau_a(tree) - G_a^T lambda")]
+        note += (" This mechanism's actuated joints fix the passive ones: xi gives the passive "
+                 "joints' velocities, and its inverse dynamics is the tree's with the passive "
+                 "joints' forces made zero by lambda (W. Khalil and E. Dombre, Modeling, "
+                 "Identification and Control of Robots, 2002, Ch. 10).")
+        if len(robot.passive) == m <= 3:        # G_p^-1 in closed form stays small
+            Gq = sympy.Matrix(m, n, [expand(v) for v in G])
+            xi = -Gq[:, list(robot.passive)].inv() * Gq[:, list(robot.actuated)]
+            equations = (Equation(Lhs("ξ", r"\xi", "p"), notation.readable(
+                xi.applyfunc(sympy.simplify))),)
+    return [kinematics, Block("Dynamics on the constraint manifold", tuple(general), note,
+                              equations)]
 
 
 def _too_large(program) -> bool:

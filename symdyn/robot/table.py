@@ -134,6 +134,24 @@ def placements(spec: RobotSpec) -> Table | None:
                  rows) if rows else None
 
 
+def constraints(spec: RobotSpec) -> Table | None:
+    """The constraints as the file gives them, and the actuated joints; None without
+    constraints."""
+    if not spec.constraints:
+        return None
+    rows = []
+    for c in spec.constraints:
+        if c.kind == "coupling":
+            held = " + ".join(f"{as_text(k)} {name}" for name, k in c.terms) + \
+                f" = {as_text(c.value)}"
+        else:
+            held = " to ".join(c.frames) + ("" if len(c.frames) == 2 else " to the world")
+        rows.append((c.name, c.kind, held, ", ".join(c.axes) or "all"))
+    actuated = f"; actuated: {', '.join(spec.actuated)}" if spec.actuated else ""
+    return Table(f"Constraints (rows in the world's axes{actuated})",
+                 ("name", "kind", "holds", "rows"), tuple(rows))
+
+
 def text(cell) -> str:
     """A cell as plain text: a vector in brackets, a number as the file would write it."""
     if isinstance(cell, str):

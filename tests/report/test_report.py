@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy
 from click.testing import CliRunner
-from support import ROBOTS
+from support import ROBOTS, closed_states
 
 import symdyn
 from symdyn.cli import main
@@ -125,8 +125,12 @@ def test_derive_command_writes_each_format(tmp_path):
                                      "pdf"]).exit_code == 2
 
 
+MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
+
+
 def _latex(robot_name, method, tmp_path):
-    robot = symdyn.load_robot(ROBOTS / f"{robot_name}.yaml")
+    path = ROBOTS / f"{robot_name}.yaml"
+    robot = symdyn.load_robot(path if path.exists() else MECHANISMS / f"{robot_name}.yaml")
     dynamics = symdyn.newton_euler(robot) if method == "newton-euler" else symdyn.lagrange(robot)
     tex = tmp_path / f"{robot_name}.tex"
     tex.write_text(printout(dynamics).render("latex"), encoding="utf-8")
@@ -139,7 +143,8 @@ def _latex(robot_name, method, tmp_path):
                            "printout is not compiled")
 @pytest.mark.parametrize("robot_name, method", [("planar2", "newton-euler"),
                                                 ("planar2", "lagrange"),
-                                                ("puma560", "newton-euler")])
+                                                ("puma560", "newton-euler"),
+                                                ("fourbar", "newton-euler")])
 def test_latex_compiles_with_pdflatex(tmp_path, robot_name, method):
     tex = _latex(robot_name, method, tmp_path)
     result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
@@ -207,3 +212,39 @@ def test_printouts_show_the_tool_pose_and_the_jacobian_in_each_convention(tmp_pa
         assert "wT_i = wT_0 0T_i" in text          # a placed base is shown as such
         assert "base: frame {0} in the world" in text and "[0, 0, 0.1]" in text
         assert "J₂ = [" in text and "J₁ = [" in text
+
+
+@pytest.mark.parametrize("name", ["fourbar", "fivebar"])
+def test_a_mechanisms_printout_derives_its_dynamics_on_the_constraint_manifold(name):
+    """The constraints' table, phi, G and gamma in closed form, the KKT system, and for the
+    mechanism the map xi from the actuated joints' velocities to the passive ones', whose
+    columns G annihilates: checked in numbers where the loop closes."""
+    robot = symdyn.load_robot(MECHANISMS / f"{name}.yaml")
+    result = printout(symdyn.newton_euler(robot))
+    text = result.render("text")
+    for words in ("Constraints (rows in the world's axes; actuated:", "G(q) = J_a - J_b",
+                  "Dynamics on the constraint manifold", "G^T lambda", "Kurfess (ed.)"):
+        assert words in text
+    (block,) = [b for b in result.blocks if b.title == "Dynamics on the constraint manifold"]
+    (xi,) = [e.value for e in block.equations]
+    (G,) = [e.value for b in result.blocks if b.title == "Constraints" for e in b.equations
+            if e.lhs.base == "G"]
+    for q in closed_states(robot, 3):
+        values = dict(zip(robot.link_q, q))
+
+        def number(expr):
+            """A printed expression at q: s_12 is sin(q1 + q2), c_3 cos(q3)."""
+            subs = {}
+            for symbol in expr.free_symbols:
+                name = str(symbol)
+                if name[:2] in ("s_", "c_"):
+                    angle = sum(q[int(k) - 1] for k in name[2:])
+                    subs[symbol] = np.sin(angle) if name[0] == "s" else np.cos(angle)
+                else:
+                    subs[symbol] = values[symbol]
+            return np.array(expr.xreplace(subs).evalf(), dtype=float)
+
+        G_q, xi_q = number(G), number(xi)
+        actuated, passive = list(robot.actuated), list(robot.passive)
+        assert G_q.shape == (2, 3 if name == "fourbar" else 4)
+        assert np.abs(G_q[:, actuated] + G_q[:, passive] @ xi_q).max() < 1e-12

@@ -8,12 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import assert_close
+from support import assert_close, closed_states
 
 import symdyn
 from symdyn.cli import main
 from symdyn.reference import MujocoReference
-from symdyn.robot.constraints import Loops
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -31,19 +30,6 @@ def imported(tmp_path, name: str):
     result = run("import", HERE / f"{name}.xml", "-o", out)
     assert result.exit_code == 0, result.output
     return symdyn.load_robot(out), result.output
-
-
-def closed_states(robot, count, seed=0):
-    """``count`` configurations where the constraints hold: closed_at moved up to 0.3 rad and
-    closed again (the robot file's own kinematics, Loops)."""
-    loops = Loops(robot)
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        q = loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in loops.closed_at.items()})
-        if q is not None:
-            out.append(np.array([q[s] for s in loops.symbols]))
-    return out
 
 
 @pytest.mark.parametrize("name, frames", [("fourbar", ("pin (a)", "pin (b)")),

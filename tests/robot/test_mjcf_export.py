@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import ROBOTS, assert_close, random_robot_yaml, random_tree_yaml
+from support import ROBOTS, assert_close, closed_states, random_robot_yaml, random_tree_yaml
 
 import symdyn
 from symdyn.check import configurations
@@ -155,8 +155,6 @@ def test_constraints_and_tendons_exported_hold_in_mujoco(tmp_path, name):
     (a site in the world at its anchor) and a coupling (a fixed tendon held at its value):
     MuJoCo's equality rows are zero at the exported keyframe closed_at and on states where
     the constraints hold, and equal G on the rows the file keeps; the tendon is MuJoCo's."""
-    from test_mjcf_constraints import closed_states
-
     if name == "arm4":
         path = tmp_path / "arm4.yaml"
         path.write_text(ARM)
