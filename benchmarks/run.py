@@ -18,7 +18,9 @@ Prints Markdown tables:
    CasADi generates from symdyn's CasADi functions;
 7. trees imported whole: import and generation times, M's zeros (and 8. per call, section 1's
    table for single robots);
-9. symdyn's JAX module against adam-robotics' JAX functions, one state and vmapped.
+9. symdyn's JAX module against adam-robotics' JAX functions, one state and vmapped;
+10. constrained dynamics (contacts, closed loops) against Pinocchio's constraintDynamics,
+   impulseDynamics and a numeric closed-loop inverse dynamics.
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
@@ -222,15 +224,13 @@ def users_robots(folder: Path) -> list[Path]:
     chain.write_text(chain_yaml(7, "generic").replace("name: chain7\n", "name: chain7_generic\n"))
     hand = folder / "allegro_import.yaml"
     hand.write_text(import_robot(example_robot(TREE_URDFS["allegro_right_hand"]),
-                                 name="allegro_import", allow_inconsistent_inertia=True)[0])
+                                 name="allegro_import")[0])
     baxter = folder / "baxter_import.yaml"
-    baxter.write_text(import_robot(example_robot(TREE_URDFS["baxter"]), name="baxter_import",
-                                   allow_inconsistent_inertia=True)[0])
+    baxter.write_text(import_robot(example_robot(TREE_URDFS["baxter"]), name="baxter_import")[0])
     floating = []
     for name, relative in FLOATING_URDFS.items():
         floating.append(folder / f"{name}.yaml")
         floating[-1].write_text(import_robot(example_robot(relative), name=name,
-                                             allow_inconsistent_inertia=True,
                                              root="free_flyer")[0])
     return [*shipped, floats, ur5, chain, hand, baxter, *floating]
 
@@ -913,7 +913,7 @@ def tree_times(name: str) -> dict:
     relative = (FLOATING_TREES if floating else TREE_URDFS)[name]
     with tempfile.TemporaryDirectory() as tmp:
         start = time.process_time()
-        text, _ = import_robot(example_robot(relative), name=name, allow_inconsistent_inertia=True,
+        text, _ = import_robot(example_robot(relative), name=name,
                                root="free_flyer" if floating else None)
         path = Path(tmp) / f"{name}.yaml"
         path.write_text(text)
@@ -951,8 +951,7 @@ def section_trees(quick):
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         times = in_fresh_process("tree_times", name)
-        text, spec = import_robot(example_robot(TREE_URDFS[name]), name=name,
-                                  allow_inconsistent_inertia=True)
+        text, spec = import_robot(example_robot(TREE_URDFS[name]), name=name)
         tree = symdyn.Robot.from_spec(spec)
         counts, zeros = [], []
         for robot in (tree, as_a_chain(tree)):
@@ -1189,6 +1188,176 @@ def section_commands(quick):
     print()
 
 
+# Section 10: constrained dynamics, each symdyn C function beside the Pinocchio C++ that
+# computes the same, in the order of constrained.cpp's works: (symdyn's quantity, its C call).
+CONSTRAINED_WORK = {
+    "qdd, lambda (constraintDynamics)": (
+        "constrained_forward_dynamics",
+        "{ static const double gains[2] = {0.0, 0.0}; @NAME@_constrained_forward_dynamics("
+        "q[k], qd[k], qdd[k], gains, out, out + N); } sink += out[N - 1] + out[N];"),
+    "impact, plastic (impulseDynamics)": (
+        "impulse_dynamics",
+        "{ static const double r0[1] = {0.0}; @NAME@_impulse_dynamics(q[k], qd[k], r0, out, "
+        "out + N); } sink += out[N - 1] + out[N];"),
+    "a mechanism's inverse dynamics (rnea, frame Jacobians, LU of G_p)": (
+        "closed_loop_inverse_dynamics",
+        "@NAME@_closed_loop_inverse_dynamics(q[k], qd[k], qdd[k], out, out + @A@); "
+        "sink += out[0] + out[@A@];"),
+}
+CONSTRAINED_CPP = harness("constrained.cpp")
+# Solo-12 standing: each foot held where it is at closed_at (the tests' robot).
+SOLO_STANDING = """
+constraints:
+  - {name: front_left, point: [FL_FOOT]}
+  - {name: front_right, point: [FR_FOOT]}
+  - {name: hind_left, point: [HL_FOOT]}
+  - {name: hind_right, point: [HR_FOOT]}
+closed_at: {FL_HFE: 0.8, FL_KFE: -1.6, FR_HFE: 0.8, FR_KFE: -1.6, HL_HFE: -0.8, HL_KFE: 1.6,
+            HR_HFE: -0.8, HR_KFE: 1.6}
+"""
+
+
+def two_four_bars_yaml() -> str:
+    """Two planar four-bars on one base, side by side: six joints, two loops, each driven at
+    its crank (tests/derive/mechanisms/fourbar.yaml twice)."""
+    links, frames, constraints = [], [], []
+    for k, y in (("", 0.0), ("2", 0.5)):
+        links += [
+            f"  - {{name: crank{k}, parent: base, joint: revolute, origin: {{xyz: [0, {y}, 0]}}, "
+            "axis: [0, 0, 1], mass: 1, com: [0.05, 0, 0], inertia: [0.001, 0.001, 0.001, 0, 0, "
+            "0]}",
+            f"  - {{name: coupler{k}, parent: crank{k}, joint: revolute, origin: {{xyz: [0.1, 0,"
+            " 0]}, axis: [0, 0, 1], mass: 1, com: [0.15, 0, 0], inertia: [0.001, 0.003, 0.003, "
+            "0, 0, 0]}",
+            f"  - {{name: rocker{k}, parent: base, joint: revolute, origin: {{xyz: [0.3, {y}, 0]}}"
+            ", axis: [0, 0, 1], mass: 1, com: [0, 0.1, 0], inertia: [0.002, 0.001, 0.002, 0, 0, "
+            "0]}"]
+        frames += [f"  - {{name: coupler_end{k}, parent: coupler{k}, xyz: [0.3, 0, 0]}}",
+                   f"  - {{name: rocker_end{k}, parent: rocker{k}, xyz: [0, 0.2, 0]}}"]
+        constraints.append(f"  - {{name: pin{k}, point: [coupler_end{k}, rocker_end{k}], "
+                           "axes: [x, y]}")
+    closed = ", ".join(f"{joint}{k}: {value}" for k in ("", "2") for joint, value in (
+        ("crank", 1.0), ("coupler", -0.6126996463894206), ("rocker", -0.1597275662359972)))
+    return "\n".join(["name: two_four_bars", "convention: urdf", "gravity: [0, -9.81, 0]",
+                      "links:", *links, "frames:", *frames, "constraints:", *constraints,
+                      f"closed_at: {{{closed}}}", "actuated: [crank, crank2]", ""])
+
+
+def compile_constrained(robot, work: Path):
+    """symdyn's C and Pinocchio's C++ harnesses of CONSTRAINED_WORK for ``robot``: Pinocchio's
+    model joint by joint (cpp_joints), a RigidConstraintModel per constraint between its ends'
+    joints and placements (CONTACT_3D for a point, CONTACT_6D for a weld, LOCAL_WORLD_ALIGNED:
+    symdyn's rows), solved by its proximal solver in one iteration (mu 1e-12: a planar loop's
+    third row repeats the others)."""
+    from symdyn.reference import ConstraintReference
+
+    mechanism = bool(robot.actuated)
+    works = list(CONSTRAINED_WORK.values())[:3 if mechanism else 2]
+    symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=[q for q, _ in works])
+    sizes = {"N": robot.dof, "NQ": robot.nq, "STATES": STATES, "NAME": robot.name,
+             "NORMALIZE": NORMALIZE if robot.floating else "", "A": len(robot.actuated)}
+    c_works = "".join(fill(C_WORK, I=i, WORK=fill(ours, **sizes))
+                      for i, (_, ours) in enumerate(works))
+    (work / "bench_symdyn.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
+            f"work{i}" for i in range(len(works))), INCLUDE=f'"{robot.name}.h"', **sizes))
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
+                    str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
+    reference = ConstraintReference(robot)
+    model = reference.model
+    contacts = []
+    for k, (c, ends) in enumerate(zip(robot.constraints, reference.ends)):
+        placements = []
+        for end in ends:
+            if end is None:             # the world: joint 0, at the anchor
+                placements.append((0, reference.anchor(c)))
+            else:
+                frame = model.frames[end]
+                placements.append((frame.parentJoint, frame.placement.homogeneous))
+        (joint_a, T_a), (joint_b, T_b) = placements
+        kind = "CONTACT_3D" if c.kind == "point" else "CONTACT_6D"
+        contacts += [
+            f"    R << {numbers(T_a[:3, :3])}; p << {numbers(T_a[:3, 3])}; "
+            "placement_a = SE3(R, p);",
+            f"    R << {numbers(T_b[:3, :3])}; p << {numbers(T_b[:3, 3])}; "
+            "placement_b = SE3(R, p);",
+            f'    ends_a.push_back(model.addFrame(Frame("a{k}", {joint_a}, placement_a, '
+            "OP_FRAME)));",
+            f'    ends_b.push_back(model.addFrame(Frame("b{k}", {joint_b}, placement_b, '
+            "OP_FRAME)));",
+            f"    contacts.push_back(RigidConstraintModel({kind}, model, {joint_a}, placement_a, "
+            f"{joint_b}, placement_b, LOCAL_WORLD_ALIGNED));"]
+    # symdyn's velocity k is Pinocchio's where T has its 1
+    pin_index = [int(np.argmax(np.abs(reference.T[:, k]))) for k in range(robot.dof)]
+    passive = [k for k in range(robot.dof) if k not in robot.actuated]
+    (work / "bench_pin.cpp").write_text(fill(
+        CONSTRAINED_CPP, UNIFORM=STATES_C, GRAVITY=numbers(model.gravity.linear),
+        JOINTS=cpp_joints(pinocchio_model(robot.spec, mimic=False), robot.spec),
+        ARMATURE=numbers(pinocchio_model(robot.spec).armature), CONTACTS="\n".join(contacts),
+        MU="1e-12", STATES=STATES, ROWS=sum(c.size for c in robot.constraints),
+        ACTUATED=", ".join(str(pin_index[k]) for k in robot.actuated),
+        PASSIVE=", ".join(str(pin_index[k]) for k in passive),
+        KEPT=", ".join("{" + ", ".join(str(r) for r in c.rows) + "}"
+                       for c in robot.constraints)))
+    prefix = pinocchio_prefix()
+    subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
+                    f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
+                    str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
+                    f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
+                   check=True)
+    return work / "symdyn", work / "pinocchio", list(CONSTRAINED_WORK)[:len(works)]
+
+
+def constrained_robots(folder: Path) -> list:
+    """Solo-12 on its four feet (imported with --root free_flyer, SOLO_STANDING added) and two
+    four-bars on one base (two loops), without friction."""
+    solo = folder / "solo12_standing.yaml"
+    solo.write_text(import_robot(example_robot(FLOATING_URDFS["solo12_import"]),
+                                 name="solo12_standing",
+                                 root="free_flyer")[0] + SOLO_STANDING)
+    bars = folder / "two_four_bars.yaml"
+    bars.write_text(two_four_bars_yaml())
+    return [without_friction(symdyn.load_robot(path)) for path in (solo, bars)]
+
+
+def section_constrained(quick):
+    print("## 10. Constrained dynamics against Pinocchio C++, per call\n")
+    print("symdyn's generated C against Pinocchio's constraint algorithms on the same model and "
+          "states (random, as in section 1; CPU time, the harnesses in turn, medians and "
+          "spread), both at " + " ".join(FLAGS) + ": constraintDynamics and impulseDynamics "
+          "with a RigidConstraintModel per constraint (CONTACT_3D, LOCAL_WORLD_ALIGNED; its "
+          "proximal solver in one iteration), and for a closed-loop mechanism the inverse "
+          "dynamics a Pinocchio user writes (rnea, the constraint ends' frame Jacobians and an "
+          "LU of G_p). Pinocchio holds a planar loop's three rows, symdyn the two that are "
+          "independent. Target: 5x for the constrained dynamics, 10x for a mechanism's "
+          "inverse dynamics (asked of a Delta robot, which needs spherical joints; here two "
+          "four-bars).\n")
+    rounds, seconds = (3, 0.05) if quick else (7, 0.2)
+    print("| robot | quantity (Pinocchio's) | symdyn | Pinocchio | speed-up | operations "
+          "(mul/add) |")
+    print("|---|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for robot in constrained_robots(Path(tmp)):
+            work = Path(tmp) / robot.name
+            work.mkdir()
+            print(f"  compiling the harnesses for {robot.name}", file=sys.stderr, flush=True)
+            ours_binary, pin_binary, kinds = compile_constrained(robot, work)
+            dynamics = symdyn.newton_euler(robot)
+            label = (f"{robot.name} ({joints(robot)}, {len(robot.constraints)} "
+                     f"constraints, {sum(c.size for c in robot.constraints)} rows)")
+            for index, kind in enumerate(kinds):
+                ours, theirs = run_alternately([ours_binary, pin_binary], index, rounds, False,
+                                               seconds)
+                (done,) = optimize_all([dynamics.program(CONSTRAINED_WORK[kind][0])])
+                count = symdyn.op_count(done)
+                ratio = statistics.median(theirs) / statistics.median(ours)
+                print(f"| {label} | {kind} | {statistics.median(ours):.0f} ns "
+                      f"+-{spread(ours):.0%} | {statistics.median(theirs):.0f} ns "
+                      f"+-{spread(theirs):.0%} | {ratio:.1f}x | {count.mul}/{count.add} |",
+                      flush=True)
+    print()
+
+
 def example_robot(relative: str) -> Path:
     """A URDF of the example-robot-data package (installed with the test extras)."""
     return Path(importlib.metadata.distribution("example-robot-data").locate_file(
@@ -1198,8 +1367,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
-                                           "jax",
-                                           "trees"],
+                                           "jax", "trees", "constrained"],
                         action="append", help="run only these sections")
     parser.add_argument("--robot", action="append", metavar="NAME",
                         help="time only these robots of the per-call tables (users_robots' "
@@ -1215,7 +1383,7 @@ def main():
             *(int(v) if v.isdigit() else v for v in values))))
         return
     sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees",
-                                 "jax"])
+                                 "jax", "constrained"])
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -1240,6 +1408,8 @@ def main():
             section_trees(args.quick)
         if "jax" in sections:
             section_jax(robots[:2])
+        if "constrained" in sections:
+            section_constrained(args.quick)
 
 if __name__ == "__main__":
     main()

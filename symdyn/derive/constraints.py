@@ -18,11 +18,12 @@ the reaction forces are the multipliers lambda of the constraints, and drop out 
 
     M qdd = tau - h - friction + G^T lambda,      G qdd = gamma - K_d G v - K_p phi
 
-solved through M's sparse factors (factors.py), never a dense inverse: Y = M^-1 G^T by m solves,
-the Delassus matrix D = G Y (m x m, L D L^T), lambda = D^-1 (gamma - K_d G v - K_p phi -
-G a0) with a0 the unconstrained accelerations, qdd = a0 + Y lambda (Pinocchio's
-constraintDynamics; K_p and K_d its Baumgarte corrector). An impact (Pinocchio's
-impulseDynamics) changes v by Y Lambda with Lambda = -D^-1 (1 + r) G v. A closed-loop
+solved through M's sparse factors M = L^T D L (factors.py), never a dense inverse: each row of
+G half way through M^-1, W_j = L^-T g_j, the Delassus matrix D = G M^-1 G^T = W^T D^-1 W
+(m x m, L D L^T) from them, lambda = D^-1 (gamma - K_d G v - K_p phi - G a0) with a0 the
+unconstrained accelerations, and qdd = a0 + L^-1 D^-1 (W lambda), the other half once
+(Pinocchio's constraintDynamics; K_p and K_d its Baumgarte corrector). An impact (Pinocchio's
+impulseDynamics) changes v by M^-1 G^T Lambda with Lambda = -D^-1 (1 + r) G v. A closed-loop
 mechanism's inverse dynamics (Khalil and Kleinfinger; OpenSYMORO) projects the tree's: the
 passive joints' forces vanish, G_p^T lambda = tau_tree,p, solved as (G_p G_p^T) lambda = G_p
 tau_tree,p, and the actuated joints take tau_tree,a - G_a^T lambda. The loops are closed by
@@ -30,6 +31,8 @@ Newton's method on the passive joints, q_p <- q_p - G_p^T (G_p G_p^T)^-1 phi, CL
 times, written out.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import sympy
 
@@ -39,7 +42,7 @@ from ..program.symengine_form import to_sympy
 from ..robot.constraints import Loops
 from ..robot.model import Robot
 from . import kinematics
-from .factors import LDLT, factor
+from .factors import LDLT, factor, symbols_and_zeros
 
 # Newton steps of close_loops: from an error of 0.1 rad, 4 to 5 give every digit (quadratic);
 # the rest are no work for the processor's result, only its time.
@@ -114,15 +117,38 @@ def _square(values, n):
     return sympy.Matrix(n, n, values)
 
 
-def multiplier_solve(robot: Robot, part, b: ProgramBuilder, G):
-    """Y = M^-1 G^T (one solve through M's factors for each row of G), D = G Y and D's
-    L D L^T."""
+@dataclass(frozen=True)
+class Multipliers:
+    """What the constrained dynamics share, from M's factors M = L^T D L (or L D L^T): the
+    constraints' rows taken half way through M^-1, W_j = L^-T g_j, the Delassus matrix from
+    them, D_ij = W_i^T D^-1 W_j (a half solve a row, where G M^-1 G^T by full solves takes
+    two), and its factors."""
+
+    factors: object
+    W: list
+    delassus: sympy.Matrix
+    delassus_factors: LDLT
+
+    def move(self, b: ProgramBuilder, name: str, x, weights) -> list:
+        """x + M^-1 G^T weights: the other half of the solve, once, for the sum of the rows'
+        halves."""
+        n = len(x)
+        combined = [sympy.Add(*(self.W[j][k] * w for j, w in enumerate(weights)))
+                    for k in range(n)]
+        step = self.factors.finish(b, combined, f"{name}_m{{}}")
+        return [b.define(f"{name}{k + 1}", x[k] + step[k]) for k in range(n)]
+
+
+def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
     n, m = robot.dof, len(G)
     factors = factor(robot, b, _square(part("mass_matrix")[0], n))
-    Y = [factors.solve(b, G[j], f"Y{j + 1}_{{}}", f"y{j + 1}_{{}}") for j in range(m)]
+    W = [factors.half(b, G[j], f"W{j + 1}_{{}}", symbols_and_zeros(G[j])) for j in range(m)]
+    scaled = [[b.define(f"V{j + 1}_{k + 1}", W[j][k] * factors.inv_d[k]) if W[j][k] != 0
+               else 0 for k in range(n)] for j in range(m)]
     D = sympy.Matrix(m, m, lambda i, j: b.define(
-        f"Dl{min(i, j) + 1}_{max(i, j) + 1}", sympy.Add(*(G[i][k] * Y[j][k] for k in range(n)))))
-    return Y, D, LDLT.factor(b, D, "Dl")
+        f"Dl{min(i, j) + 1}_{max(i, j) + 1}", sympy.Add(*(
+            W[max(i, j)][k] * scaled[min(i, j)][k] for k in range(n)))))
+    return Multipliers(factors, W, D, LDLT.factor(b, D, "Dl"))
 
 
 def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:
@@ -132,29 +158,30 @@ def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -
     gamma = part("constraint_drift")[0]
     a0 = part("forward_dynamics")[0]
     kp, kd = gains
-    Y, _, delassus_factors = multiplier_solve(robot, part, b, G)
+    solved = multipliers(robot, part, b, G)
     rhs = [b.define(f"kkt{i + 1}", gamma[i] - kd * _dot(row, robot.qd) - kp * phi[i]
                     - _dot(row, a0)) for i, row in enumerate(G)]
-    lam = delassus_factors.solve(b, rhs, "lambda{}", "zl{}")
-    return [_plus_y(b, "qddc", a0, Y, lam), lam]
+    lam = solved.delassus_factors.solve(b, rhs, "lambda{}", "zl{}")
+    return [solved.move(b, "qddc", a0, lam), lam]
 
 
 def delassus(robot: Robot, part, b: ProgramBuilder) -> list[list]:
     """[D, D^-1]: G M^-1 G^T and its inverse (from its L D L^T)."""
     G = _rows(part("constraint_jacobian")[0], robot.dof)
-    _, D, factors = multiplier_solve(robot, part, b, G)
-    return [list(D), [to_sympy(e) for row in factors.inverse(b, "Dinv") for e in row]]
+    solved = multipliers(robot, part, b, G)
+    return [list(solved.delassus), [to_sympy(e) for row in solved.delassus_factors.inverse(
+        b, "Dinv") for e in row]]
 
 
 def impulse_dynamics(robot: Robot, part, b: ProgramBuilder, restitution) -> list[list]:
     """[v+, Lambda]: the velocity after an impact on the constraints with restitution r, and
     the impulses: G v+ = -r G v, M (v+ - v) = G^T Lambda."""
     G = _rows(part("constraint_jacobian")[0], robot.dof)
-    Y, _, factors = multiplier_solve(robot, part, b, G)
+    solved = multipliers(robot, part, b, G)
     rhs = [b.define(f"imp{i + 1}", -(1 + restitution) * _dot(row, robot.qd))
            for i, row in enumerate(G)]
-    impulses = factors.solve(b, rhs, "Lambda{}", "zi{}")
-    return [_plus_y(b, "qd_plus", robot.qd, Y, impulses), impulses]
+    impulses = solved.delassus_factors.solve(b, rhs, "Lambda{}", "zi{}")
+    return [solved.move(b, "qd_plus", robot.qd, impulses), impulses]
 
 
 def closed_loop_inverse_dynamics(robot: Robot, part, b: ProgramBuilder) -> list[list]:
@@ -202,13 +229,6 @@ def _minimum_norm(b: ProgramBuilder, A, rhs, name: str) -> list:
     AAt = sympy.Matrix(m, m, lambda i, j: b.define(f"{name}A{min(i, j) + 1}_{max(i, j) + 1}",
                                                    _dot(A[i], A[j])))
     return LDLT.factor(b, AAt, f"{name}A").solve(b, rhs, f"{name}w{{}}", f"{name}z{{}}")
-
-
-def _plus_y(b: ProgramBuilder, name: str, x, Y, weights) -> list:
-    """x + Y^T weights: x moved along M^-1 G^T's columns."""
-    return [b.define(f"{name}{k + 1}", x[k] + sympy.Add(*(Y[j][k] * weights[j]
-                                                        for j in range(len(Y)))))
-            for k in range(len(x))]
 
 
 def _dot(a, b) -> sympy.Expr:

@@ -85,13 +85,25 @@ class LDLT:
         (CSE would look in vain, at a cost quadratic in how often L's entries recur). Another
         number in rhs makes products of L's entries, which other solves share.
         """
-        L, n = self.L, len(self.inv_d)
         rhs = [symengine.sympify(r) for r in rhs]
-        irreducible = _symbols_and_zeros(rhs)
+        irreducible = symbols_and_zeros(rhs)
+        return self.finish(b, self.half(b, rhs, through, irreducible), unknown, irreducible)
+
+    def half(self, b: ProgramBuilder, rhs, through: str = "y{}",
+             irreducible: bool = False) -> list:
+        """y = L^-1 rhs, the forward substitution: M^-1 = L^-T D^-1 L^-1, so that
+        g^T M^-1 h = y_g^T D^-1 y_h (the Delassus matrix's entries take a half solve a row)."""
+        L = self.L
         y = []
-        for i in range(n):
-            y.append(define(b, through.format(i + 1), rhs[i] - symengine.Add(*(
-                L[i][k] * y[k] for k in range(i))), irreducible=irreducible))
+        for i in range(len(self.inv_d)):
+            y.append(define(b, through.format(i + 1), symengine.sympify(rhs[i]) - symengine.Add(
+                *(L[i][k] * y[k] for k in range(i))), irreducible=irreducible))
+        return y
+
+    def finish(self, b: ProgramBuilder, y, unknown: str = "qdd{}_out",
+               irreducible: bool = False) -> list[sympy.Expr]:
+        """x = L^-T D^-1 y, the back substitution: the solve of rhs after half(rhs)."""
+        L, n = self.L, len(self.inv_d)
         x = [None] * n
         for i in reversed(range(n)):
             x[i] = define(b, unknown.format(i + 1), y[i] * self.inv_d[i] - symengine.Add(*(
@@ -163,21 +175,34 @@ class LTDL:
         """x with M x = rhs: L^T y = rhs from the leaves in, y / D, then L x = y / D from the
         base out (RBDA Table 6.4); x_i named ``unknown`` with i (from 1), y_i ``through``.
         Where rhs holds symbols and zeros alone, no product of a step recurs (LDLT.solve)."""
-        n, up = len(self.inv_d), self.parents
+        rhs = [symengine.sympify(r) for r in rhs]
+        irreducible = symbols_and_zeros(rhs)
+        return self.finish(b, self.half(b, rhs, through, irreducible), unknown, irreducible)
+
+    def half(self, b: ProgramBuilder, rhs, through: str = "y{}",
+             irreducible: bool = False) -> list:
+        """y = L^-T rhs, from the leaves in: M^-1 = L^-1 D^-1 L^-T, so that g^T M^-1 h =
+        y_g^T D^-1 y_h (LDLT.half)."""
+        up = self.parents
         y = [symengine.sympify(r) for r in rhs]
-        irreducible = _symbols_and_zeros(y)
-        for k in reversed(range(n)):
+        for k in reversed(range(len(self.inv_d))):
             y[k] = define(b, through.format(k + 1), y[k], irreducible=irreducible)
             for j in _ancestors(up, k):
                 y[j] = y[j] - self.L[k, j] * y[k]
-        x = [None] * n
-        for k in range(n):
+        return y
+
+    def finish(self, b: ProgramBuilder, y, unknown: str = "qdd{}_out",
+               irreducible: bool = False) -> list[sympy.Expr]:
+        """x = L^-1 D^-1 y, from the base out: the solve of rhs after half(rhs)."""
+        up = self.parents
+        x = [None] * len(self.inv_d)
+        for k in range(len(self.inv_d)):
             x[k] = define(b, unknown.format(k + 1), y[k] * self.inv_d[k] - symengine.Add(*(
                 self.L[k, j] * x[j] for j in _ancestors(up, k))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
 
 
-def _symbols_and_zeros(rhs) -> bool:
+def symbols_and_zeros(rhs) -> bool:
     """Whether a solve's right-hand side holds symbols (or their negations) and zeros alone:
     then no product of its steps recurs (LDLT.solve)."""
     return all(r == 0 or not r.is_Number and is_trivial(r) for r in rhs)
