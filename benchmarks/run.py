@@ -1333,10 +1333,14 @@ def section_constrained(quick):
           "inverse dynamics (asked of a Delta robot, which needs spherical joints; here two "
           "four-bars).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
-    print("| robot | quantity (Pinocchio's) | symdyn | Pinocchio | speed-up | operations "
-          "(mul/add) |")
-    print("|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
+        (rate_ns,) = run_alternately([compile_rate(Path(tmp))], 0, rounds, False, seconds)
+        rate = 1 / statistics.median(rate_ns)
+        print(f"The machine's rate of scalar multiplications (section 1's measure): {rate:.2f} "
+              f"a ns (+-{spread(rate_ns):.0%}); floor: symdyn's multiplications at that rate.\n")
+        print("| robot | quantity (Pinocchio's) | symdyn | Pinocchio | speed-up | operations "
+              "(mul/add) | floor |")
+        print("|---|---|---:|---:|---:|---:|---:|")
         for robot in constrained_robots(Path(tmp)):
             work = Path(tmp) / robot.name
             work.mkdir()
@@ -1353,8 +1357,8 @@ def section_constrained(quick):
                 ratio = statistics.median(theirs) / statistics.median(ours)
                 print(f"| {label} | {kind} | {statistics.median(ours):.0f} ns "
                       f"+-{spread(ours):.0%} | {statistics.median(theirs):.0f} ns "
-                      f"+-{spread(theirs):.0%} | {ratio:.1f}x | {count.mul}/{count.add} |",
-                      flush=True)
+                      f"+-{spread(theirs):.0%} | {ratio:.1f}x | {count.mul}/{count.add} | "
+                      f"{count.mul / rate:.0f} ns |", flush=True)
     print()
 
 
