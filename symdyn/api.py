@@ -53,6 +53,10 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     backends = [backend(x, precision) for x in ([lang] if isinstance(lang, str) else lang)]
     if build and (BACKENDS["c"] not in backends):
         raise EmitError("build compiles the C: ask for lang c, in double precision")
+    for chosen in backends:
+        problem = chosen.name_problem(dynamics.robot.name)
+        if problem:
+            raise EmitError(problem)
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
         files, modules = {}, {}
@@ -62,9 +66,28 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
                 k, len(backends), monotonic() - started))
             modules[chosen] = _module(dynamics, programs, chosen, values)
             files.update(render(modules[chosen], chosen))
+    _not_theirs(files, Path(out_dir), dynamics.robot.name)
     built = ([Path(_build(modules[BACKENDS["c"]], progress, quick=quick).__file__)] if build
              else [])
     return write_files(files, out_dir) + built
+
+
+def _not_theirs(files: dict, out_dir: Path, name: str) -> None:
+    """Refuse to replace a CMakeLists.txt that symdyn did not write for this robot: the user's
+    own project file, or another robot's package in the same folder."""
+    if "CMakeLists.txt" not in files:
+        return
+    target = out_dir / "CMakeLists.txt"
+    try:
+        with open(target, "rb") as existing:
+            head = existing.read(200)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise EmitError(f"cannot read {target}: {exc.strerror}") from None
+    if not head.startswith(f"# The CMake package of the robot '{name}' ".encode()):
+        raise EmitError(f"{target} exists and is not symdyn's package of {name!r}: a C++ "
+                        "package takes a folder of its own (--out)")
 
 
 def _languages_left(written: int, languages: int, elapsed: float) -> str:

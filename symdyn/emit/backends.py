@@ -45,6 +45,28 @@ def python_string(text: str) -> str:
     return json.dumps(text)
 
 
+# Words a C++ namespace cannot be named: the language's keywords and alternative tokens, and
+# the namespaces the interface itself uses.
+CPP_RESERVED = frozenset("""alignas alignof and and_eq asm atomic_cancel atomic_commit
+    atomic_noexcept auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue co_await co_return
+    co_yield decltype default delete do double dynamic_cast else enum explicit export extern
+    false float for friend goto if import inline int long module mutable namespace new noexcept
+    not not_eq nullptr operator or or_eq private protected public reflexpr register
+    reinterpret_cast requires return short signed sizeof static static_assert static_cast
+    struct switch synchronized template this thread_local throw true try typedef typeid
+    typename union unsigned using virtual void volatile wchar_t while xor xor_eq std
+    eigen""".split())
+
+
+def cpp_name_problem(name: str) -> str | None:
+    """Why the C++ interface cannot take ``name`` for its namespace, or None."""
+    if name in CPP_RESERVED:
+        return (f"the robot's name {name!r} is a word of C++, which names the C++ interface's "
+                "namespace: give the robot another name (name: in its file, or import --name)")
+    return None
+
+
 @dataclass(frozen=True)
 class Backend:
     lang: str
@@ -59,6 +81,8 @@ class Backend:
     # compiled by XLA: outputs assembled and values kept as it compiles them well (context.py:
     # Function.fused, Function.once)
     xla: bool = False
+    # why the language cannot take a robot's name, or None (C++'s namespace: cpp_name_problem)
+    name_problem: Callable[[str], str | None] = lambda name: None
 
 
 BACKENDS = {
@@ -72,6 +96,13 @@ BACKENDS = {
     # jax.numpy functions (the optional extra symdyn[jax]), for learning and differentiation
     "jax": Backend("jax", JaxPrinter, (("jax/module.py.j2", "{name}_jax.py"),),
                    python_docstring_text, python_string, "float('inf')", xla=True),
+    # the C with a header-only C++17 interface over it (std::array, and Eigen where the CMake
+    # package finds it) and the CMake package that builds and exports them
+    "cpp": Backend("cpp", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
+                                     ("cpp/robot.hpp.j2", "{name}.hpp"),
+                                     ("cpp/CMakeLists.txt.j2", "CMakeLists.txt")),
+                   c_comment_text, c_string, "HUGE_VAL", c_layout=True,
+                   name_problem=cpp_name_problem),
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
 SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, c_string,

@@ -1,0 +1,255 @@
+"""The C++ interface and the CMake package (--lang cpp): consumers built by cmake, through
+add_subdirectory and through find_package after an install, of a chain, a tree closed by a
+loop and a floating base; their results against the Python module's; the Eigen overloads
+against the C bit for bit, with no allocation; the interface under gcc's and clang's warnings
+as errors, with and without Eigen."""
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from support import ROBOTS, assert_close
+
+import symdyn
+from symdyn.cli import main
+
+MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
+ROBOT_FILES = {"puma560": ROBOTS / "puma560.yaml", "fivebar": MECHANISMS / "fivebar.yaml",
+               "space_arm": ROBOTS / "space_arm.yaml"}
+# What each consumer calls, every kind of output among them: a vector, a matrix, a scalar,
+# several outputs, blocks of frames; a loop's constraint functions; a floating base's.
+CALLS = {
+    "puma560": ["inverse_dynamics", "mass_matrix", "forward_dynamics", "pose_and_jacobian",
+                "kinetic_energy", "forward_dynamics_derivatives"],
+    "fivebar": ["mass_matrix", "constraint_jacobian", "constrained_forward_dynamics",
+                "closed_loop_inverse_dynamics", "frame_poses"],
+    "space_arm": ["inverse_dynamics", "mass_matrix", "forward_dynamics", "centroidal_map",
+                  "integrate"],
+}
+CMAKE = shutil.which("cmake", path=str(Path(sys.executable).parent)) or shutil.which("cmake")
+EIGEN = Path(importlib.metadata.distribution("cmeel-eigen").locate_file("cmeel.prefix"))
+
+HEAD = r"""#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+@INCLUDES@
+
+// Every allocation of the process counted: the calls must make none.
+static std::size_t allocations = 0;
+void *operator new(std::size_t size) {
+    ++allocations;
+    if (void *p = std::malloc(size)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+static bool same = true;
+
+static const double *entries(const double &x) { return &x; }
+template <typename T> static const double *entries(const T &x) { return x.data(); }
+static void print(const char *name, const double *p, int size) {
+    std::printf("%s", name);
+    for (int k = 0; k < size; ++k) std::printf(" %.17g", p[k]);
+    std::printf("\n");
+}
+"""
+
+
+def _state(module, rng, name) -> dict:
+    state = {"q": rng.uniform(-1, 1, module.NQ), "qd": rng.uniform(-1, 1, module.NV),
+             "qdd": rng.uniform(-1, 1, module.NV), "tau": rng.uniform(-1, 1, module.NV),
+             "gains": np.array([4.0, 3.0])}
+    if module.NQ > module.NV:                                   # a unit quaternion
+        state["q"][3:7] /= np.linalg.norm(state["q"][3:7])
+    return state
+
+
+def _caller(name: str, dynamics, state) -> str:
+    """run_<name>(): CALLS[name] through the Eigen overloads, each output printed (%.17g) and
+    compared with the C function's, called into a buffer, bit for bit; the allocations
+    counted around each call."""
+    lines = [f"static void run_{name}() {{"]
+    for k, values in state.items():
+        lines.append(f"    Eigen::Matrix<double, {len(values)}, 1> {k}; {k} << "
+                     + ", ".join(repr(float(v)) for v in values) + ";")
+    for function in CALLS[name]:
+        program = dynamics.program(function)
+        args = [a.name for a in program.inputs]
+        sizes = [(o.name, len(o.values)) for o in program.outputs]
+        total = sum(size for _, size in sizes)
+        offsets = np.cumsum([0] + [size for _, size in sizes])
+        c_outputs = ", ".join(f"buffer + {o}" for o in offsets[:-1])
+        lines += ["    {", "        const std::size_t before = allocations;",
+                  f"        const auto out = {name}::{function}({', '.join(args)});",
+                  "        same = same && allocations == before;",
+                  f"        double buffer[{total}];",
+                  f"        {name}_{function}({''.join(f'{a}.data(), ' for a in args)}"
+                  f"{c_outputs});"]
+        for (output, size), offset in zip(sizes, offsets):
+            member = "out" if len(sizes) == 1 else f"out.{output}"
+            lines += [f'        print("{name} {function} {output}", entries({member}), {size});',
+                      f"        same = same && std::memcmp(entries({member}), buffer + {offset},"
+                      f" {size} * sizeof(double)) == 0;"]
+        lines.append("    }")
+    return "\n".join(lines + ["}"])
+
+
+def _program(names, dynamics, states) -> str:
+    includes = "\n".join(f'#include "{name}.hpp"' for name in names)
+    callers = "\n\n".join(_caller(name, dynamics[name], states[name]) for name in names)
+    runs = "\n".join(f"    run_{name}();" for name in names)
+    return (HEAD.replace("@INCLUDES@", includes) + "\n" + callers + "\n\nint main() {\n" + runs
+            + '\n    std::printf("bit for bit, no allocation: %s\\n", same ? "yes" : "no");\n'
+            "    return same ? 0 : 1;\n}\n")
+
+
+def _cmake(source: Path, build: Path, *options) -> None:
+    for command in ([CMAKE, "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+                     f"-DCMAKE_PREFIX_PATH={';'.join(options) or EIGEN}"],
+                    [CMAKE, "--build", str(build), "-j", "2"]):
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def _results(out: str) -> dict:
+    values = {}
+    for line in out.splitlines()[:-1]:
+        robot, function, output, *numbers = line.split()
+        values[robot, function, output] = np.array([float(x) for x in numbers])
+    return values
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory):
+    """Each robot's --lang cpp output in a folder of its own, its Python module and state."""
+    if CMAKE is None:
+        pytest.skip("cmake is not installed")
+    root = tmp_path_factory.mktemp("cpp")
+    out = {}
+    for name, path in ROBOT_FILES.items():
+        result = CliRunner().invoke(main, ["generate", str(path), "--lang", "cpp", "--out",
+                                           str(root / name), "-q",
+                                           *(f"-Q{q}" for q in CALLS[name])])
+        assert result.exit_code == 0, result.output
+        dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+        module = symdyn.python_module(dynamics, quantities=CALLS[name])
+        out[name] = (root / name, dynamics, module, _state(module, np.random.default_rng(3),
+                                                             name))
+    return root, out
+
+
+def _check(output: str, out: dict) -> None:
+    assert output.splitlines()[-1] == "bit for bit, no allocation: yes", output[-500:]
+    results = _results(output)
+    for name, (_, dynamics, module, state) in out.items():
+        for function in CALLS[name]:
+            program = dynamics.program(function)
+            expected = getattr(module, function)(*(state[a.name] for a in program.inputs))
+            expected = expected if isinstance(expected, tuple) else (expected,)
+            for o, value in zip(program.outputs, expected):
+                assert_close(results[name, function, o.name], np.ravel(value), rtol=1e-14)
+
+
+@pytest.mark.slow
+def test_a_consumer_links_the_packages_by_add_subdirectory(packages, tmp_path):
+    """One CMake project that adds each robot's folder and links symdyn::<robot>: the calls
+    give the Python module's results (1e-14), the C's bit for bit, without allocating."""
+    root, out = packages
+    states = {name: entry[3] for name, entry in out.items()}
+    dynamics = {name: entry[1] for name, entry in out.items()}
+    (tmp_path / "app.cpp").write_text(_program(list(out), dynamics, states))
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX C)\n"
+        + "".join(f"add_subdirectory({root / name} {name})\n" for name in out)
+        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
+        + " ".join(f"symdyn::{name}" for name in out) + ")\n")
+    _cmake(tmp_path, tmp_path / "build")
+    run = subprocess.run([str(tmp_path / "build" / "app")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    _check(run.stdout, out)
+
+
+@pytest.mark.slow
+def test_a_consumer_finds_the_installed_packages(packages, tmp_path):
+    """cmake --install of each package, then find_package(<robot>) in a consumer: the same
+    results; the installed tree holds the headers, the library and the package's files."""
+    root, out = packages
+    prefix = tmp_path / "prefix"
+    for name in out:
+        _cmake(root / name, tmp_path / f"build-{name}")
+        result = subprocess.run([CMAKE, "--install", str(tmp_path / f"build-{name}"),
+                                 "--prefix", str(prefix)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert (prefix / "include" / f"{name}.hpp").is_file()
+        assert list(prefix.glob(f"lib*/cmake/{name}/{name}Config.cmake"))
+    app = tmp_path / "app"
+    app.mkdir()
+    states = {name: entry[3] for name, entry in out.items()}
+    dynamics = {name: entry[1] for name, entry in out.items()}
+    (app / "app.cpp").write_text(_program(list(out), dynamics, states))
+    (app / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX)\n"
+        + "".join(f"find_package({name} REQUIRED)\n" for name in out)
+        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
+        + " ".join(f"symdyn::{name}" for name in out) + ")\n")
+    _cmake(app, app / "build", str(prefix), str(EIGEN))
+    run = subprocess.run([str(app / "build" / "app")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    _check(run.stdout, out)
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_the_interface_compiles_under_every_warning(packages, tmp_path, compiler):
+    """Every robot's header, with Eigen and without (std::array alone), under -Wall -Wextra
+    -Wpedantic -Werror; frames found by name at compile time."""
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    root, out = packages
+    source = tmp_path / "all.cpp"
+    source.write_text("".join(f'#include "{name}.hpp"\n' for name in out)
+                      + 'static_assert(fivebar::find_frame("right_tip") == '
+                        'fivebar::FRAME_right_tip);\n'
+                      + 'static_assert(fivebar::find_frame("none") == -1);\n'
+                      + "int main() { std::array<double, puma560::NQ> q{}; "
+                        "return puma560::mass_matrix(q)[0] > 0 ? 0 : 1; }\n")
+    for eigen in ([], ["-DSYMDYN_EIGEN", f"-I{EIGEN / 'include' / 'eigen3'}"]):
+        command = [compiler, "-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                   *(f"-I{root / name}" for name in out), *eigen, "-fsyntax-only", str(source)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_a_robot_named_by_a_word_of_cpp_is_refused(tmp_path):
+    text = (ROBOTS / "planar2.yaml").read_text().replace("name: planar2", "name: template")
+    (tmp_path / "template.yaml").write_text(text)
+    result = CliRunner().invoke(main, ["generate", str(tmp_path / "template.yaml"), "--lang",
+                                       "cpp", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    assert "the robot's name 'template' is a word of C++" in result.output
+
+
+def test_a_cmake_file_symdyn_did_not_write_is_never_replaced(tmp_path):
+    """The user's own CMakeLists.txt, or another robot's package, in --out: refused in one
+    line, nothing written; the robot's own package is written again."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "CMakeLists.txt").write_text("project(mine)\n")
+    args = ["generate", str(ROBOTS / "planar2.yaml"), "--lang", "cpp", "--out", str(out),
+            "-Q", "mass_matrix", "-q"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "is not symdyn's package of 'planar2'" in result.output
+    assert (out / "CMakeLists.txt").read_text() == "project(mine)\n"
+    assert sorted(p.name for p in out.iterdir()) == ["CMakeLists.txt"]
+    (out / "CMakeLists.txt").unlink()
+    for _ in range(2):
+        assert CliRunner().invoke(main, args).exit_code == 0
+    other = ["generate", str(ROBOTS / "puma560.yaml"), "--lang", "cpp", "--out", str(out), "-q",
+             "-Q", "mass_matrix"]
+    assert CliRunner().invoke(main, other).exit_code == 2
