@@ -28,12 +28,14 @@ def _backend_environment(backend: Backend) -> jinja2.Environment:
 def render(module: Module, backend: Backend, files=None, **context) -> dict[str, str]:
     """File name -> text, for the backend's files (or the ``files`` given as (template,
     name pattern) pairs), with ``context`` beside the module. Where the files name their set
-    (``Module.code_set``), they get the digest of all of them."""
+    (``Module.code_set``), they get the digest of all of those."""
     env = _backend_environment(backend)
     texts = {pattern.format(name=module.name):
              env.get_template(template).render(m=module, **context)
              for template, pattern in (files or backend.files)}
-    digest = hashlib.sha256("\0".join(texts[k] for k in sorted(texts)).encode()).hexdigest()
+    # the set is the files that name it (a .h and its .c), whatever else the backend writes
+    digest = hashlib.sha256("\0".join(texts[k] for k in sorted(texts)
+                                      if Module.code_set in texts[k]).encode()).hexdigest()
     return {name: text.replace(Module.code_set, f"0x{digest[:15]}") for name, text in
             texts.items()}
 
