@@ -30,6 +30,8 @@ from .identify.estimate import GROUPS, POORLY_EXCITED
 from .identify.update import updated_robot_file
 from .program import op_count, optimize_all
 from .report import FORMATS, printout
+from .report.drawing import VIEWS, configuration
+from .report.drawing import draw as draw_robot
 from .robot import import_robot, load_robot, table, variant
 from .robot.export import urdf_left_out, urdf_text
 from .robot.export_mjcf import mjcf_left_out, mjcf_text
@@ -618,6 +620,35 @@ def import_(urdf_file, base, tip, name, form, strict_inertia, snap_angles, sourc
                    + (f" to {output}" if output else ""), err=True)
     if output is None:
         click.echo(text, nl=False)
+
+
+@main.command()
+@ROBOT
+@SNAP
+@click.option("--q", "q_text", metavar="NUMBERS",
+              help="The configuration: q's nq numbers, separated by commas (a floating base's "
+                   "position and unit quaternion x, y, z, w first). Default: zeros, or the "
+                   "file's closed_at where it gives constraints.")
+@click.option("--view", type=click.Choice(list(VIEWS)), default="iso", show_default=True,
+              help="The direction the robot is seen from (front: x right, z up; side: y "
+                   "right; top: x right, y up).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="The picture: .svg or .png.")
+@QUIET
+def draw(robot_file, snap_angles, q_text, view, output, quiet):
+    """Draw ROBOT at a configuration: each link's frame (x, y, z in red, green, blue), the
+    links between them, the named frames and the tool; a DH table's parameters beside each
+    link; a tree's kinematic graph beside it. Needs matplotlib (symdyn[draw])."""
+    fmt = Path(output).suffix.lower().lstrip(".")
+    if fmt not in ("svg", "png"):
+        raise UserError(f"{output}: the picture is written as .svg or .png")
+    robot = _load(robot_file, snap_angles=snap_angles, quiet=quiet)
+    try:
+        picture = draw_robot(robot, configuration(robot, q_text), view, fmt)
+        write_files({Path(output).name: picture}, Path(output).parent)
+    except SymdynError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(output)
 
 
 @main.command("export-urdf")

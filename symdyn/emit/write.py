@@ -33,10 +33,10 @@ _JOURNALS = rf"\..*\.{{tag}}{JOURNAL}"
 _COMPLETE = "complete"
 
 
-def write_files(files: dict[str, str], out_dir) -> list[Path]:
-    """Write ``files`` ({name: text}) into ``out_dir``, all or none: after a failure the folder
-    is as it was, and after a kill it holds the old set or, once the next write or ``recover``
-    has run, the new one."""
+def write_files(files: dict[str, str | bytes], out_dir) -> list[Path]:
+    """Write ``files`` ({name: text, or bytes: a picture}) into ``out_dir``, all or none: after
+    a failure the folder is as it was, and after a kill it holds the old set or, once the next
+    write or ``recover`` has run, the new one."""
     out = Path(out_dir)
     if out.is_symlink() and not out.exists():
         raise EmitError(f"cannot write to {out}: it is a symbolic link to nothing")
@@ -59,7 +59,8 @@ def write_files(files: dict[str, str], out_dir) -> list[Path]:
         os.umask(umask)
         for name, text in files.items():
             current = targets[name]
-            staged[current] = _stage(out, name, run, text.encode("utf-8"), 0o666 & ~umask)
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            staged[current] = _stage(out, name, run, data, 0o666 & ~umask)
         current = journal
         _write_journal(journal, staged)
         for target, new in staged.items():

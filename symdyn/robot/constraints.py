@@ -28,6 +28,7 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
+from .poses import Poses
 from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec, TendonSpec
 
 CONSTRAINT_KEYS = {"name", *CONSTRAINT_KINDS, "axes", "at", "value"}
@@ -280,9 +281,9 @@ STEP = 1e-6
 
 
 class Loops:
-    """The constraints of a robot in numbers, from the model's own placements (each joint's
-    rotation and origin, made numpy functions once): the links' poses, the residuals, G by
-    central differences, and configurations where the constraints hold. A configuration is
+    """The constraints of a robot in numbers, from the model's own placements (poses.Poses,
+    ``poses``): the residuals, G by central differences, and configurations where the
+    constraints hold. A configuration is
     the coordinates' values, {symbol: number} of ``symbols`` (those not given 0; a mimic
     joint's follows); a floating base is at the world's origin unless a pose is given. A
     frame held to the world with no ``at`` is held where it is at closed_at."""
@@ -290,38 +291,18 @@ class Loops:
     def __init__(self, robot, closed_at: dict | None = None):
         self.robot = robot
         self.symbols = [robot.links[i - 1].q for i in robot.coordinates]
-        self.placements = [sympy.lambdify(robot.link_q, sympy.Matrix(link.rotation).row_join(
-            sympy.Matrix(link.position)), modules="numpy") for link in robot.links]
+        self.poses = Poses(robot)
+        self.frame = Poses.frame
         closed_at = robot.closed_at if closed_at is None else closed_at
         self.closed_at = {s: float(closed_at.get(s, 0.0)) for s in self.symbols}
         # The sum of the joint frames' offsets: the length an open loop is measured against.
         zero = [0.0] * len(robot.links)
         self.size = max(1.0, sum(float(np.linalg.norm(f(*zero)[:, 3]))
-                                 for f in self.placements))
+                                 for f in self.poses.placements))
         poses = self.poses(self.closed_at)
         self.anchors = [c.anchor if c.kind == "coupling" or c.ends[1] is not None
                         or c.anchor is not None else self.frame(poses, c.ends[0])
                         for c in robot.constraints]
-
-    def poses(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
-        """The world pose of the base frame {0} and of each joint frame at ``q``."""
-        robot = self.robot
-        if robot.floating:
-            poses = [np.eye(4) if base is None else base]
-        else:
-            poses = [np.array(robot.base, dtype=float)]
-        values = [q.get(link.q, 0.0) if link.mimic is None else
-                  float(link.mimic[1]) * q.get(robot.links[link.mimic[0] - 1].q, 0.0)
-                  + float(link.mimic[2]) for link in robot.links]
-        for link, placement in zip(robot.links, self.placements):
-            T = np.eye(4)
-            T[:3, :] = np.asarray(placement(*values), dtype=float)
-            poses.append(poses[link.parent] @ T)
-        return poses
-
-    @staticmethod
-    def frame(poses, frame) -> np.ndarray:
-        return poses[frame.link] @ np.array(frame.placement, dtype=float)
 
     def residuals(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
         """Each constraint's residual, its kept rows: a point's or weld's from the frames'

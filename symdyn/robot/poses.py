@@ -1,0 +1,38 @@
+"""A robot's frames placed in the world, in numbers: each joint's rotation and origin made a
+numpy function once, composed from the base out. For what runs on numbers rather than on the
+generated code (loops closed at import, configurations where constraints hold, drawings)."""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+
+class Poses:
+    """``Poses(robot)(q)``: the world pose (4 x 4) of the base frame {0} and of each joint
+    frame, for q the coordinates' values ({symbol: number}, those not given 0; a mimic joint's
+    follows), a floating base at the world's origin unless a pose is given."""
+
+    def __init__(self, robot):
+        self.robot = robot
+        self.placements = [sympy.lambdify(robot.link_q, sympy.Matrix(link.rotation).row_join(
+            sympy.Matrix(link.position)), modules="numpy") for link in robot.links]
+
+    def __call__(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
+        robot = self.robot
+        if robot.floating:
+            poses = [np.eye(4) if base is None else base]
+        else:
+            poses = [np.array(robot.base, dtype=float)]
+        values = [q.get(link.q, 0.0) if link.mimic is None else
+                  float(link.mimic[1]) * q.get(robot.links[link.mimic[0] - 1].q, 0.0)
+                  + float(link.mimic[2]) for link in robot.links]
+        for link, placement in zip(robot.links, self.placements):
+            T = np.eye(4)
+            T[:3, :] = np.asarray(placement(*values), dtype=float)
+            poses.append(poses[link.parent] @ T)
+        return poses
+
+    @staticmethod
+    def frame(poses, frame) -> np.ndarray:
+        """The world pose of a named frame (model.Frame), of poses' link."""
+        return poses[frame.link] @ np.array(frame.placement, dtype=float)

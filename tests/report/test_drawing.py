@@ -1,0 +1,109 @@
+"""symdyn draw: the frames' origins drawn where the generated kinematics put them (read back
+from the SVG), for a chain, a tree with a loop and a floating base, in every view; bad
+configurations refused in one line; the same picture twice."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from support import ROBOTS
+
+import symdyn
+from symdyn.cli import main
+from symdyn.report.drawing import VIEWS, projection
+
+pytest.importorskip("matplotlib")
+MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
+ROBOT_FILES = [ROBOTS / "puma560.yaml", MECHANISMS / "fivebar.yaml", ROBOTS / "space_arm.yaml"]
+
+
+def _drawn(svg: str, prefix: str) -> dict[int, np.ndarray]:
+    """Each marker ``<prefix>-<k>``'s place on the page, SVG's (x right, y down)."""
+    out = {}
+    for k, body in re.findall(rf'<g id="{prefix}-(\d+)">(.*?)</g>', svg, flags=re.S):
+        x, y = re.search(r'<use [^>]*x="([-\d.e]+)" y="([-\d.e]+)"', body).groups()
+        out[int(k)] = np.array([float(x), float(y)])
+    return out
+
+
+def _random_q(robot, rng):
+    q = rng.uniform(-1.5, 1.5, robot.nq)
+    if robot.floating:
+        q[3:7] /= np.linalg.norm(q[3:7])
+    return q
+
+
+@pytest.mark.parametrize("path", ROBOT_FILES, ids=[p.stem for p in ROBOT_FILES])
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_the_origins_are_drawn_where_the_kinematics_put_them(tmp_path, path, view):
+    """The base's, each link's and each named frame's origin, as the generated link_poses and
+    frame_poses place them, projected along the view: the drawn markers are their image
+    under one scale and shift (the page's), to 1e-4 of the picture's size."""
+    robot = symdyn.load_robot(path)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "link_poses", "frame_poses", "forward_kinematics"] if robot.frames else [
+        "link_poses", "forward_kinematics"])
+    q = _random_q(robot, np.random.default_rng(len(view)))
+    out = tmp_path / "robot.svg"
+    text = ",".join(repr(float(x)) for x in q)
+    result = CliRunner().invoke(main, ["draw", str(path), "--q", text, "--view", view, "-o",
+                                       str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    svg = out.read_text()
+    base = np.eye(4)
+    if robot.floating:
+        base[:3, :3] = np.array(symdyn.robot.model.quaternion_rotation(q[3:7]), dtype=float)
+        base[:3, 3] = q[:3]
+    else:
+        base = np.array(robot.base, dtype=float)
+    world = [base[:3, 3]] + [T[:3, 3] for T in module.link_poses(q)]
+    named = [T[:3, 3] for T in module.frame_poses(q)] if robot.frames else []
+    if "tool" not in [f.name for f in robot.frames]:
+        named.append(module.forward_kinematics(q)[:3, 3])
+    drawn = _drawn(svg, "origin") | {len(world) + k: v for k, v in _drawn(svg, "frame").items()}
+    assert sorted(drawn) == list(range(len(world) + len(named)))
+    page = np.array([drawn[k] for k in sorted(drawn)])
+    u, v = projection(view) @ np.array(world + named).T
+    # x = s u + a, y = -s v + b (SVG's y grows down), s, a and b fitted
+    A = np.zeros((2 * len(u), 3))
+    A[0::2, 0], A[0::2, 1] = u, 1
+    A[1::2, 0], A[1::2, 2] = -v, 1
+    fit, *_ = np.linalg.lstsq(A, page.ravel(), rcond=None)
+    assert fit[0] > 0
+    assert np.abs(A @ fit - page.ravel()).max() < 1e-4 * np.ptp(page)
+
+
+@pytest.mark.parametrize("q, words", [
+    ("0,1", "--q gives 2 numbers; puma560 takes 6"),
+    ("0,1,2,3,4,nan", "holds a number that is not finite"),
+    ("0,1,2,x,4,5", "is not a list of numbers"),
+])
+def test_a_bad_configuration_is_refused_in_one_line(tmp_path, q, words):
+    out = tmp_path / "out" / "p.svg"
+    result = CliRunner().invoke(main, ["draw", "puma560", "--q", q, "-o", str(out), "-q"])
+    assert result.exit_code == 2 and not out.parent.exists()
+    (line,) = result.output.strip().splitlines()
+    assert words in line
+
+
+def test_a_floating_bases_quaternion_must_be_a_unit_one(tmp_path):
+    robot = symdyn.load_robot(ROBOTS / "space_arm.yaml")
+    q = ",".join(["0"] * 3 + ["0", "0", "0", "2"] + ["0"] * (robot.nq - 7))
+    result = CliRunner().invoke(main, ["draw", str(ROBOTS / "space_arm.yaml"), "--q", q,
+                                       "-o", str(tmp_path / "p.svg"), "-q"])
+    assert result.exit_code == 2 and "is not a unit one" in result.output
+
+
+def test_the_same_picture_twice_and_as_png(tmp_path):
+    pictures = []
+    for name in ("a.svg", "b.svg", "c.png"):
+        result = CliRunner().invoke(main, ["draw", "puma560", "-o", str(tmp_path / name), "-q"])
+        assert result.exit_code == 0, result.output
+        pictures.append((tmp_path / name).read_bytes())
+    assert pictures[0] == pictures[1]
+    assert pictures[2][:8] == b"\x89PNG\r\n\x1a\n"
+    result = CliRunner().invoke(main, ["draw", "puma560", "-o", str(tmp_path / "p.pdf")])
+    assert result.exit_code == 2 and "written as .svg or .png" in result.output
