@@ -61,6 +61,7 @@ def test_cpp_controller_tutorial(tmp_path):
     out = _run(["sh", "run.sh"], _copy("cpp_controller", tmp_path))
     error = float(re.search(r"tracking error over the last second: (\S+) rad", out).group(1))
     assert error < 1e-4
+    assert "joints shoulder_pan_joint to wrist_3_joint" in out
 
 
 @pytest.mark.slow
