@@ -331,15 +331,42 @@ def derive(robot_file, snap_angles, method, fmt, output, without, quiet):
     """Print ROBOT's derivation step by step, in the notation of Craig's and Spong's books."""
     robot, dynamics = _derive(robot_file, Progress(quiet=quiet or output is None), method,
                               without, snap_angles)
-    text = printout(dynamics).render(fmt)
+    files = _picture(robot, fmt, output, quiet)
+    name = next(iter(files), None)
+    picture = files[name].decode() if fmt == "html" and name else name
+    text = printout(dynamics).render(fmt, picture)
     if output is None:
         click.echo(text, nl=False)
         return
     try:
-        write_files({Path(output).name: text}, Path(output).parent)
+        write_files({Path(output).name: text, **({} if fmt == "html" else files)},
+                    Path(output).parent)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     click.echo(output)
+
+
+# The picture a printout shows beside its tables: inline in HTML, a file beside it for
+# markdown (SVG) and LaTeX (PDF, which pdflatex includes).
+PICTURES = {"html": "svg", "markdown": "svg", "latex": "pdf"}
+
+
+def _picture(robot, fmt: str, output, quiet: bool) -> dict[str, bytes]:
+    """{file name: bytes} of the printout's picture (none for text, or for markdown and
+    LaTeX on standard output, which have no folder to put it in); a warning where it cannot
+    be drawn."""
+    if fmt not in PICTURES or (output is None and fmt != "html"):
+        return {}
+    stem = Path(output).stem if output else robot.name
+    try:
+        picture = draw_robot(robot, configuration(robot, None), "iso", PICTURES[fmt])
+    except SymdynError as exc:
+        if not quiet:
+            click.echo(f"note: the printout has no picture: {exc}", err=True)
+        return {}
+    if fmt == "html":       # inline, from its <svg> on
+        picture = picture[picture.index(b"<svg"):]
+    return {f"{stem}-frames.{PICTURES[fmt]}": picture}
 
 
 @main.command()
@@ -634,8 +661,9 @@ def import_(urdf_file, base, tip, name, form, strict_inertia, snap_angles, sourc
                    "right; top: x right, y up).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
               help="The picture: .svg or .png.")
+@SET
 @QUIET
-def draw(robot_file, snap_angles, q_text, view, output, quiet):
+def draw(robot_file, snap_angles, q_text, view, output, settings, quiet):
     """Draw ROBOT at a configuration: each link's frame (x, y, z in red, green, blue), the
     links between them, the named frames and the tool; a DH table's parameters beside each
     link; a tree's kinematic graph beside it. Needs matplotlib (symdyn[draw])."""
@@ -644,7 +672,8 @@ def draw(robot_file, snap_angles, q_text, view, output, quiet):
         raise UserError(f"{output}: the picture is written as .svg or .png")
     robot = _load(robot_file, snap_angles=snap_angles, quiet=quiet)
     try:
-        picture = draw_robot(robot, configuration(robot, q_text), view, fmt)
+        picture = draw_robot(robot, configuration(robot, q_text), view, fmt,
+                             resolve_values(robot, _settings(settings)))
         write_files({Path(output).name: picture}, Path(output).parent)
     except SymdynError as exc:
         raise UserError(str(exc)) from None

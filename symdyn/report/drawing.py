@@ -17,6 +17,7 @@ import io
 import math
 
 import numpy as np
+import sympy
 
 from ..errors import SymdynError
 from ..robot import table
@@ -28,6 +29,10 @@ from ..robot.poses import Poses
 VIEWS = {"iso": (45.0, math.degrees(math.atan(1 / math.sqrt(2)))), "front": (-90.0, 0.0),
          "side": (0.0, 0.0), "top": (-90.0, 90.0)}
 AXIS_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")        # x, y, z: red, green, blue
+# The formats a picture is written in (svg and png by draw, pdf for LaTeX printouts), without
+# the date or version that would make two runs' files differ.
+NO_DATE = {"svg": {"Date": None}, "png": {"Software": None},
+           "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
 
 
 class DrawError(SymdynError):
@@ -74,30 +79,46 @@ def configuration(robot, text: str | None) -> np.ndarray:
     return q
 
 
-def frames(robot, q: np.ndarray) -> dict:
+def frames(robot, q: np.ndarray, values: dict | None = None) -> dict:
     """The world poses to draw at q: ``links`` (the base frame {0}, then each link's frame as
     its file places it), ``named`` (the named frames, then the tool where no frame is named
-    tool: (name, pose)) and ``named_links``, the link each of those is fixed to."""
-    values = {robot.links[i - 1].q: q[robot.base_configuration + k]
-              for k, i in enumerate(robot.coordinates)}
+    tool: (name, pose)) and ``named_links``, the link each of those is fixed to. ``values``
+    give the robot's free symbols numbers; DrawError names those the geometry holds without
+    one."""
+    poses = Poses(robot, values)
+    fixed = [link.file_frame for link in robot.links] + [f.placement for f in robot.frames] + [
+        robot.tool] + [robot.base] * (not robot.floating)      # a floating base's is q's
+    free = set(poses.free).union(*(sympy.Matrix(T).subs(values or {}).free_symbols
+                                   for T in fixed))
+    if free:
+        raise DrawError(f"the geometry of {robot.name} has free symbols "
+                        f"({', '.join(sorted(map(str, free)))}): give them values "
+                        "(--set name=value)")
+
+    def number(T) -> np.ndarray:
+        return np.array(sympy.Matrix(T).subs(values or {}), dtype=float)
+    at = {robot.links[i - 1].q: q[robot.base_configuration + k]
+          for k, i in enumerate(robot.coordinates)}
     base = None
     if robot.floating:
         base = np.eye(4)
         base[:3, :3] = np.array(quaternion_rotation(q[3:7]), dtype=float)
         base[:3, 3] = q[:3]
-    joint = Poses(robot)(values, base)
-    links = [joint[0]] + [pose @ np.array(link.file_frame, dtype=float)
+    joint = poses(at, base if robot.floating else number(robot.base))
+    links = [joint[0]] + [pose @ number(link.file_frame)
                           for pose, link in zip(joint[1:], robot.links)]
-    named = [(frame.name, Poses.frame(joint, frame)) for frame in robot.frames]
+    named = [(frame.name, joint[frame.link] @ number(frame.placement)) for frame in robot.frames]
     on = [frame.link for frame in robot.frames]
     if not any(name == "tool" for name, _ in named):
-        named.append(("tool", joint[robot.tool_link] @ np.array(robot.tool, dtype=float)))
+        named.append(("tool", joint[robot.tool_link] @ number(robot.tool)))
         on.append(robot.tool_link)
     return {"links": links, "named": named, "named_links": on}
 
 
-def draw(robot, q: np.ndarray, view: str = "iso", fmt: str = "svg") -> bytes:
-    """The picture of ``robot`` at ``q`` seen along ``view``, as SVG or PNG bytes."""
+def draw(robot, q: np.ndarray, view: str = "iso", fmt: str = "svg",
+         values: dict | None = None) -> bytes:
+    """The picture of ``robot`` at ``q`` seen along ``view``, as SVG, PNG or PDF bytes;
+    ``values`` for its free symbols (frames)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -106,7 +127,7 @@ def draw(robot, q: np.ndarray, view: str = "iso", fmt: str = "svg") -> bytes:
         raise DrawError("drawing needs matplotlib: pip install 'symdyn[draw]'") from None
     if view not in VIEWS:
         raise DrawError(f"unknown view {view!r}; choose from {', '.join(VIEWS)}")
-    placed = frames(robot, q)
+    placed = frames(robot, q, values)
     P = projection(view)
     origins = np.array([T[:3, 3] for T in placed["links"]]
                        + [T[:3, 3] for _, T in placed["named"]])
@@ -121,8 +142,7 @@ def draw(robot, q: np.ndarray, view: str = "iso", fmt: str = "svg") -> bytes:
         if tree:
             _tree(figure.add_subplot(1, 2, 2), robot)
         out = io.BytesIO()
-        figure.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else
-                       {"Software": None}, dpi=150)
+        figure.savefig(out, format=fmt, metadata=NO_DATE[fmt], dpi=150)
         pyplot.close(figure)
     return out.getvalue()
 

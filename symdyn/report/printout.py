@@ -23,8 +23,8 @@ class Printout(model.Printout):
     """A derivation, step by step, that writes itself: ``render(fmt)`` as text, markdown,
     latex or html, markdown in a notebook, text as a string."""
 
-    def render(self, fmt: str = "text") -> str:
-        return render(self, fmt)
+    def render(self, fmt: str = "text", picture: str | None = None) -> str:
+        return render(self, fmt, picture)
 
     def _repr_markdown_(self):
         return self.render("markdown")

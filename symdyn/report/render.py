@@ -25,9 +25,11 @@ class _Cell:
     math: bool                      # an expression in the format's notation, not plain text
 
 
-def render(printout: Printout, fmt: str) -> str:
-    """The printout as text, markdown, LaTeX or HTML. The template gets the printout's own
-    blocks and tables, and functions that print their parts in the format."""
+def render(printout: Printout, fmt: str, picture: str | None = None) -> str:
+    """The printout as text, markdown, LaTeX or HTML, with the robot's ``picture`` beside its
+    tables where one is given (HTML: the SVG itself; markdown and LaTeX: its file's name). The
+    template gets the printout's own blocks and tables, and functions that print their parts
+    in the format."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     notation = printout.notation
@@ -47,7 +49,7 @@ def render(printout: Printout, fmt: str) -> str:
     env.filters["tex"] = _tex_escape
     env.filters["wrap"] = lambda text, width=100: "\n".join(textwrap.wrap(text, width))
     return env.get_template(f"report/{fmt}.j2").render(
-        title=printout.title, intro=printout.intro, tables=printout.tables,
+        title=printout.title, intro=printout.intro, tables=printout.tables, picture=picture,
         blocks=printout.blocks, cells=cells,
         lines=lambda table: columns([table.header] + [[c.text for c in row]
                                                       for row in cells(table)]),

@@ -10,19 +10,26 @@ import sympy
 class Poses:
     """``Poses(robot)(q)``: the world pose (4 x 4) of the base frame {0} and of each joint
     frame, for q the coordinates' values ({symbol: number}, those not given 0; a mimic joint's
-    follows), a floating base at the world's origin unless a pose is given."""
+    follows), the base frame at ``base`` where it is given (else a floating base at the world's
+    origin, a fixed one where the file places it)."""
 
-    def __init__(self, robot):
+    def __init__(self, robot, values: dict | None = None):
+        """``values``: numbers for the robot's free symbols ({symbol: number}), which the
+        placements must not hold otherwise (``free`` names those left)."""
         self.robot = robot
-        self.placements = [sympy.lambdify(robot.link_q, sympy.Matrix(link.rotation).row_join(
-            sympy.Matrix(link.position)), modules="numpy") for link in robot.links]
+        placements = [sympy.Matrix(link.rotation).row_join(sympy.Matrix(link.position)).subs(
+            values or {}) for link in robot.links]
+        self.free = sorted(set().union(*(p.free_symbols for p in placements)) - set(
+            robot.link_q), key=str)
+        self.placements = [sympy.lambdify(robot.link_q, p, modules="numpy")
+                           for p in placements]
 
     def __call__(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
         robot = self.robot
-        if robot.floating:
-            poses = [np.eye(4) if base is None else base]
+        if base is not None:
+            poses = [base]
         else:
-            poses = [np.array(robot.base, dtype=float)]
+            poses = [np.eye(4) if robot.floating else np.array(robot.base, dtype=float)]
         values = [q.get(link.q, 0.0) if link.mimic is None else
                   float(link.mimic[1]) * q.get(robot.links[link.mimic[0] - 1].q, 0.0)
                   + float(link.mimic[2]) for link in robot.links]

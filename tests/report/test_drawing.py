@@ -107,3 +107,39 @@ def test_the_same_picture_twice_and_as_png(tmp_path):
     assert pictures[2][:8] == b"\x89PNG\r\n\x1a\n"
     result = CliRunner().invoke(main, ["draw", "puma560", "-o", str(tmp_path / "p.pdf")])
     assert result.exit_code == 2 and "written as .svg or .png" in result.output
+
+
+def test_printouts_show_the_picture_beside_the_tables(tmp_path):
+    """HTML holds the SVG itself; markdown and LaTeX name a picture written beside them (SVG,
+    and PDF for pdflatex, which compiles the document with it where installed); a robot whose
+    geometry has free symbols gets a note instead, and draw takes their values by --set."""
+    import shutil
+    import subprocess
+
+    for fmt, name in (("html", "puma560.html"), ("markdown", "puma560.md"),
+                      ("latex", "puma560.tex")):
+        result = CliRunner().invoke(main, ["derive", "puma560", "--format", fmt, "-o",
+                                           str(tmp_path / name), "-q"])
+        assert result.exit_code == 0, result.output
+    html = (tmp_path / "puma560.html").read_text()
+    assert "<svg" in html and 'id="origin-6"' in html
+    assert "![The frames at q = 0" in (tmp_path / "puma560.md").read_text()
+    assert (tmp_path / "puma560-frames.svg").read_text().count('id="origin-') == 7
+    assert "\\includegraphics[width=0.85\\linewidth]{puma560-frames.pdf}" in (
+        tmp_path / "puma560.tex").read_text()
+    assert (tmp_path / "puma560-frames.pdf").read_bytes()[:5] == b"%PDF-"
+    if shutil.which("pdflatex"):
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                              "puma560.tex"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stdout[-2000:]
+    result = CliRunner().invoke(main, ["derive", str(ROBOTS / "planar2.yaml"), "--format",
+                                       "markdown", "-o", str(tmp_path / "p.md")])
+    assert result.exit_code == 0 and "note: the printout has no picture" in result.output
+    assert not list(tmp_path.glob("p-frames.*"))
+    result = CliRunner().invoke(main, ["draw", str(ROBOTS / "planar2.yaml"), "--set", "l1=0.5",
+                                       "--set", "l2=0.4", "-o", str(tmp_path / "p.svg"), "-q"])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["draw", str(ROBOTS / "planar2.yaml"), "-o",
+                                       str(tmp_path / "q.svg"), "-q"])
+    assert result.exit_code == 2 and "has free symbols (l1)" in result.output
