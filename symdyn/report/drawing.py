@@ -171,6 +171,9 @@ def _robot(axes, robot, placed, P, triad: float, view: str):
         axes.plot([a[0], b[0]], [a[1], b[1]], color="0.6", linewidth=1, linestyle="--",
                   zorder=1)
         _triad(axes, P, T, 0.6 * triad, f"frame-{k}", marker="s")
+        if link and name == robot.spec.links[link - 1].name and np.allclose(
+                T[:3, 3], links[link][:3, 3], atol=1e-9 * max(1.0, triad)):
+            continue        # a link's own frame (an import's body): its label is there
         label(P @ T[:3, 3], name, -4, 6, color="0.35", style="italic", ha="right")
     if robot.spec.convention != "urdf":                          # the textbook's labels
         geometry = table.geometry(robot.spec)

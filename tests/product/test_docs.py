@@ -92,6 +92,19 @@ def test_jax_fit_tutorial(tmp_path):
     assert abs(float(found.group(1)) - 1.2) < 1e-3 and abs(float(found.group(2)) - 0.6) < 1e-3
 
 
+def test_the_pictures_of_robots_are_what_draw_makes_and_each_is_shown(tmp_path):
+    """docs/img/frames/ holds what `symdyn draw` makes of each robot (docs/pictures.py), byte
+    for byte, and every page that shows a robot shows one of them."""
+    import pictures
+
+    for name in pictures.PICTURES:
+        assert (pictures.FOLDER / name).read_bytes() == pictures.make(name, tmp_path), (
+            f"docs/img/frames/{name} is stale: run python3 dev.py regenerate")
+    shown = "".join(p.read_text() for p in (ROOT / "docs").rglob("*.md"))
+    for name in pictures.PICTURES:
+        assert f"img/frames/{name}" in shown, f"no page shows {name}"
+
+
 def test_four_bar_tutorial(tmp_path):
     out = _run([sys.executable, "fourbar.py"], _copy("four_bar", tmp_path))
     assert "actuated ('crank',)" in out and out.count("pin force") == 5
