@@ -1199,6 +1199,13 @@ CONSTRAINED_WORK = {
         "impulse_dynamics",
         "{ static const double r0[1] = {0.0}; @NAME@_impulse_dynamics(q[k], qd[k], r0, out, "
         "out + N); } sink += out[N - 1] + out[N];"),
+    "qdd, lambda and their derivatives (constraintDynamics, "
+    "computeConstraintDynamicsDerivatives)": (
+        "constrained_forward_dynamics_derivatives",
+        "{ static const double gains[2] = {0.0, 0.0}; "
+        "@NAME@_constrained_forward_dynamics_derivatives(q[k], qd[k], qdd[k], gains, out, "
+        "out + N * N, out + 2 * N * N, out + 3 * N * N, out + 3 * N * N + @M@ * N, "
+        "out + 3 * N * N + 2 * @M@ * N); } sink += out[N * N - 1] + out[3 * N * N];"),
     "a mechanism's inverse dynamics (rnea, frame Jacobians, LU of G_p)": (
         "closed_loop_inverse_dynamics",
         "@NAME@_closed_loop_inverse_dynamics(q[k], qd[k], qdd[k], out, out + @A@); "
@@ -1252,16 +1259,18 @@ def compile_constrained(robot, work: Path):
     from symdyn.reference import ConstraintReference
 
     mechanism = bool(robot.actuated)
-    works = list(CONSTRAINED_WORK.values())[:3 if mechanism else 2]
+    works = list(CONSTRAINED_WORK.values())[:4 if mechanism else 3]
     symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=[q for q, _ in works])
     sizes = {"N": robot.dof, "NQ": robot.nq, "STATES": STATES, "NAME": robot.name,
-             "NORMALIZE": NORMALIZE if robot.floating else "", "A": len(robot.actuated)}
+             "NORMALIZE": NORMALIZE if robot.floating else "", "A": len(robot.actuated),
+             "M": sum(c.size for c in robot.constraints)}
     c_works = "".join(fill(C_WORK, I=i, WORK=fill(ours, **sizes))
                       for i, (_, ours) in enumerate(works))
     (work / "bench_symdyn.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
             f"work{i}" for i in range(len(works))), INCLUDE=f'"{robot.name}.h"', **sizes))
-    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}",
+                    f"-DOUT_EXTRA={3 * sizes['M'] * robot.dof}", str(work / "bench_symdyn.c"),
                     str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
     reference = ConstraintReference(robot)
     model = reference.model
@@ -1329,7 +1338,8 @@ def section_constrained(quick):
           "proximal solver in one iteration), and for a closed-loop mechanism the inverse "
           "dynamics a Pinocchio user writes (rnea, the constraint ends' frame Jacobians and an "
           "LU of G_p). Pinocchio holds a planar loop's three rows, symdyn the two that are "
-          "independent. Target: 5x for the constrained dynamics, 10x for a mechanism's "
+          "independent. Target: 5x for the constrained dynamics, 4x for their derivatives "
+          "(issue 53), 10x for a mechanism's "
           "inverse dynamics (asked of a Delta robot, which needs spherical joints; here two "
           "four-bars).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)

@@ -144,7 +144,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     wrench = rng.uniform(-10, 10, (states, 6))
     progress(f"comparing on {states} random states")
     args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench,
-            "gains": rng.uniform(0, 50, (states, 2)), "restitution": rng.uniform(0, 1, (states, 1))}
+            "gains": rng.uniform(0, 50, (states, 2)), "restitution": rng.uniform(0, 1, (states, 1)),
+            "lambda_c": rng.uniform(-10, 10, (states, sum(c.size for c in robot.constraints)))}
 
     rows = []
     singular = routes["newton-euler"].singular
@@ -577,6 +578,9 @@ def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
                          -r * np.einsum("nij,nj->ni", G, free))
         rows.append(Row("impulse_dynamics: G qd+ = -r G qd", error, error <= TOLERANCE,
                         tolerance=TOLERANCE))
+    if hasattr(ne, "constrained_forward_dynamics_derivatives"):
+        rows.append(_constrained_derivatives_row(ne, reference, q[:5], free[:5], tau[:5],
+                                                 gains[:5]))
     if hasattr(ne, "closed_loop_inverse_dynamics"):
         tau_a, lam = ne.closed_loop_inverse_dynamics(q, v, qdd)
         full = np.zeros_like(v)
@@ -592,6 +596,30 @@ def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
         rows.append(Row("close_loops from the passive joints 0.05 rad off: converged",
                         float(np.max(residual)), bool(np.all(converged == 1)), tolerance=1e-10))
     return rows
+
+
+def _constrained_derivatives_row(ne, reference, q, v, tau, gains) -> Row:
+    """constrained_forward_dynamics_derivatives against central differences of
+    constrained_forward_dynamics: along q in the tangent space (Pinocchio's integrate), qd and
+    tau, qdd's and lambda's, with Baumgarte's gains, off the constraints."""
+    ours = ne.constrained_forward_dynamics_derivatives(q, v, tau, gains)
+    step, n = 1e-6, v.shape[1]
+    numeric = [[], [], []]
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = step
+        moved = [(np.array([reference.integrate(x, e) for x in q]), v, tau),
+                 (np.array([reference.integrate(x, -e) for x in q]), v, tau),
+                 (q, v + e, tau), (q, v - e, tau), (q, v, tau + e), (q, v, tau - e)]
+        values = [ne.constrained_forward_dynamics(*args, gains) for args in moved]
+        for k in range(3):
+            ahead, behind = values[2 * k], values[2 * k + 1]
+            numeric[k].append([(a - b) / (2 * step) for a, b in zip(ahead, behind)])
+    expected = [np.stack([column[output] for column in numeric[k]], axis=-1)
+                for output in (0, 1) for k in range(3)]
+    error = max(relative(a, b) for a, b in zip(ours, expected))
+    return Row("constrained_forward_dynamics_derivatives = finite differences", error,
+               error <= 1e-5, tolerance=1e-5)
 
 
 def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> list[Row]:

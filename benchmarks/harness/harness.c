@@ -7,6 +7,9 @@
 #define N @N@
 #define NQ @NQ@
 #define STATES @STATES@
+#ifndef OUT_EXTRA
+#define OUT_EXTRA 0     /* more outputs than section 1's (section 10's derivatives) */
+#endif
 static double q[STATES][NQ], qd[STATES][N], qdd[STATES][N];
 @UNIFORM@
 @WORKS@

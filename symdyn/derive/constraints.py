@@ -37,12 +37,18 @@ from dataclasses import dataclass
 import sympy
 
 from ..program.builder import ProgramBuilder
-from ..program.derivative import directional_derivative
+from ..program.derivative import directional_derivative, directional_derivatives
 from ..program.symengine_form import to_sympy
 from ..robot.constraints import Loops
 from ..robot.model import Robot
 from . import kinematics
 from .factors import LDLT, factor, symbols_and_zeros
+
+
+def multiplier_symbols(m: int) -> tuple:
+    """The constraints' forces as inputs (constraint_derivatives holds them): lambda_c1..m."""
+    return sympy.symbols(f"lambda_c1:{m + 1}")
+
 
 # Newton steps of close_loops: from an error of 0.1 rad, 4 to 5 give every digit (quadratic);
 # the rest are no work for the processor's result, only its time.
@@ -126,6 +132,7 @@ class Multipliers:
 
     factors: object
     W: list
+    V: list             # W_j D^-1, entry by entry: G M^-1 r = V r' for r' = L^-T r
     delassus: sympy.Matrix
     delassus_factors: LDLT
 
@@ -138,6 +145,18 @@ class Multipliers:
         step = self.factors.finish(b, combined, f"{name}_m{{}}")
         return [b.define(f"{name}{k + 1}", x[k] + step[k]) for k in range(n)]
 
+    def kkt(self, b: ProgramBuilder, name: str, r1, r2) -> tuple[list, list]:
+        """(x, y) with M x = r1 + G^T y and G x = r2: y = D^-1 (r2 - G M^-1 r1), x = M^-1
+        (r1 + G^T y), M's half solve of r1 taken once for both."""
+        n = len(r1)
+        half = self.factors.half(b, r1, f"{name}_h{{}}", symbols_and_zeros(r1))
+        y = self.delassus_factors.solve(b, [r - sympy.Add(*(v[k] * half[k] for k in range(n)))
+                                            for r, v in zip(r2, self.V)],
+                                        f"{name}_y{{}}", f"{name}_z{{}}")
+        combined = [half[k] + sympy.Add(*(self.W[j][k] * w for j, w in enumerate(y)))
+                    for k in range(n)]
+        return self.factors.finish(b, combined, f"{name}_x{{}}"), y
+
 
 def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
     n, m = robot.dof, len(G)
@@ -148,7 +167,7 @@ def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
     D = sympy.Matrix(m, m, lambda i, j: b.define(
         f"Dl{min(i, j) + 1}_{max(i, j) + 1}", sympy.Add(*(
             W[max(i, j)][k] * scaled[min(i, j)][k] for k in range(n)))))
-    return Multipliers(factors, W, D, LDLT.factor(b, D, "Dl"))
+    return Multipliers(factors, W, scaled, D, LDLT.factor(b, D, "Dl"))
 
 
 def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:
@@ -163,6 +182,69 @@ def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -
                     - _dot(row, a0)) for i, row in enumerate(G)]
     lam = solved.delassus_factors.solve(b, rhs, "lambda{}", "zl{}")
     return [solved.move(b, "qddc", a0, lam), lam]
+
+
+def constraint_derivatives(robot: Robot, part, b: ProgramBuilder, tangents, qdd,
+                           lam) -> list[list]:
+    """[d(G^T lambda)/dq, d(G qdd - gamma)/dq, d(G qdd - gamma)/dqd, d(G qd)/dq] for qdd and
+    lambda held (inputs): the terms the constrained dynamics' derivatives add to inverse
+    dynamics' (the contact forces' share of Pinocchio's computeRNEADerivatives with fext, and
+    its getFrameAccelerationDerivatives). q's derivatives along ``tangents`` (the velocities'
+    directions in the configuration, quantities.tangents), forward mode through the programs
+    of G and gamma."""
+    n = robot.dof
+    G = _rows(part("constraint_jacobian")[0], n)
+    gamma = part("constraint_drift")[0]
+    force = [b.define(f"GTl{k + 1}", sympy.Add(*(row[k] * w for row, w in zip(G, lam))))
+             for k in range(n)]
+    acceleration = [b.define(f"Ga{i + 1}", _dot(row, qdd) - gamma[i]) for i, row in enumerate(G)]
+    velocity = [b.define(f"Gv{i + 1}", _dot(row, robot.qd)) for i, row in enumerate(G)]
+    by_q = directional_derivatives(b, force + acceleration + velocity, tangents,
+                                   [f"_dq{j + 1}" for j in range(n)])
+    by_qd = directional_derivatives(b, acceleration, [{v: 1} for v in robot.qd],
+                                    [f"_dv{j + 1}" for j in range(n)])
+    m = len(G)
+
+    def matrix(columns, start, rows):
+        return [columns[j][start + i] for i in range(rows) for j in range(n)]
+    return [matrix(by_q, 0, n), matrix(by_q, n, m), matrix(by_qd, 0, m), matrix(by_q, n + m, m)]
+
+
+def constrained_forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, gains,
+                                             inverse_dynamics_derivatives):
+    """[dqdd/dq, dqdd/dqd, dqdd/dtau, dlambda/dq, dlambda/dqd, dlambda/dtau]: the KKT system
+    differentiated (Pinocchio's computeConstraintDynamicsDerivatives), each column a KKT solve
+    through the factors the dynamics share (Multipliers.kkt) of
+
+        M dqdd - G^T dlambda = dtau - d(ID - G^T lambda)/dx,
+        G dqdd = -d(G qdd - gamma + K_d G qd + K_p phi)/dx,
+
+    qdd and lambda held at the constrained dynamics' (``inverse_dynamics_derivatives`` gives
+    (dtau/dq, dtau/dqd) at a qdd). d phi/dq is G: exact for points and couplings, at phi = 0
+    for a weld's rotation, as G is d phi/dt there."""
+    n = robot.dof
+    kp, kd = gains
+    qdd, lam = part("constrained_forward_dynamics")
+    dtau_dq, dtau_dqd = inverse_dynamics_derivatives(qdd)
+    dforce_dq, dacc_dq, dacc_dqd, dvel_dq = part("constraint_derivatives", {
+        **dict(zip(robot.qdd, qdd)), **dict(zip(multiplier_symbols(len(lam)), lam))})
+    G = _rows(part("constraint_jacobian")[0], n)
+    solved = multipliers(robot, part, b, G)
+    m = len(G)
+    columns = {"q": [], "qd": [], "tau": []}
+    for j in range(n):
+        r1 = [-dtau_dq[k * n + j] + dforce_dq[k * n + j] for k in range(n)]
+        r2 = [-(dacc_dq[i * n + j] + kd * dvel_dq[i * n + j] + kp * G[i][j]) for i in range(m)]
+        columns["q"].append(solved.kkt(b, f"cq{j + 1}", r1, r2))
+        r1 = [-dtau_dqd[k * n + j] for k in range(n)]
+        r2 = [-(dacc_dqd[i * n + j] + kd * G[i][j]) for i in range(m)]
+        columns["qd"].append(solved.kkt(b, f"cv{j + 1}", r1, r2))
+        r1 = [sympy.Integer(int(k == j)) for k in range(n)]
+        columns["tau"].append(solved.kkt(b, f"ct{j + 1}", r1, [sympy.Integer(0)] * m))
+    outs = [[columns[wrt][j][0][i] for i in range(n) for j in range(n)]
+            for wrt in ("q", "qd", "tau")]
+    return outs + [[columns[wrt][j][1][i] for i in range(m) for j in range(n)]
+                   for wrt in ("q", "qd", "tau")]
 
 
 def delassus(robot: Robot, part, b: ProgramBuilder) -> list[list]:

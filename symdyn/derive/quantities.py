@@ -261,6 +261,19 @@ def _constrained_forward_dynamics(c: Build) -> list[list]:
     return constraints.constrained_forward_dynamics(c.robot, c.part, c.b, GAINS)
 
 
+def _constraint_derivatives(c: Build) -> list[list]:
+    robot = c.robot
+    m = sum(k.size for k in robot.constraints)
+    return constraints.constraint_derivatives(robot, c.part, c.b, tangents(robot, c.b),
+                                              robot.qdd, constraints.multiplier_symbols(m))
+
+
+def _constrained_forward_dynamics_derivatives(c: Build) -> list[list]:
+    return constraints.constrained_forward_dynamics_derivatives(
+        c.robot, c.part, c.b, GAINS,
+        lambda qdd: _inverse_dynamics_derivatives_at(c.robot, c.part, qdd))
+
+
 def _delassus_matrix(c: Build) -> list[list]:
     return constraints.delassus(c.robot, c.part, c.b)
 
@@ -481,6 +494,25 @@ QUANTITIES = {q.name: q for q in (
              "factors and the Delassus matrix's (Pinocchio's constraintDynamics).",
              builder=_constrained_forward_dynamics,
              requires=("constraints", "invertible M", "independent constraints")),
+    Quantity("constraint_derivatives", ("q", "qd", "qdd", "lambda_c"),
+             (("dforce_dq", ("n", "n")), ("dacc_dq", ("m", "n")), ("dacc_dqd", ("m", "n")),
+              ("dvel_dq", ("m", "n"))),
+             "What the constraints add to the dynamics' derivatives, at qdd and the forces\n"
+             "lambda_c held: d(G^T lambda_c)/dq, the derivatives of the frames' relative\n"
+             "acceleration G qdd - gamma along q and qd, and of their velocity G qd along q\n"
+             "(Pinocchio's computeRNEADerivatives' share of the forces, and its\n"
+             "getFrameAccelerationDerivatives); along q in the tangent space.",
+             builder=_constraint_derivatives, requires=("constraints",)),
+    Quantity("constrained_forward_dynamics_derivatives", ("q", "qd", "tau", "gains"),
+             (("dqdd_dq", ("n", "n")), ("dqdd_dqd", ("n", "n")), ("dqdd_dtau", ("n", "n")),
+              ("dlambda_dq", ("m", "n")), ("dlambda_dqd", ("m", "n")),
+              ("dlambda_dtau", ("m", "n"))),
+             "The derivatives of constrained_forward_dynamics' qdd and lambda_c along q (the\n"
+             "tangent space), qd and tau, with the same Baumgarte gains: the KKT system\n"
+             "differentiated, a solve through the factors it shares per column (Pinocchio's\n"
+             "computeConstraintDynamicsDerivatives).",
+             builder=_constrained_forward_dynamics_derivatives,
+             requires=("constraints", "invertible M", "independent constraints")),
     Quantity("delassus_matrix", ("q",), (("D", ("m", "m")), ("D_inv", ("m", "m"))),
              "The Delassus matrix D = G M^-1 G^T, m x m (the constraints' inverse inertia),\n"
              "and its inverse.", builder=_delassus_matrix,
@@ -599,12 +631,7 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
     outs = []
-    # the links' accelerations (a floating base's six, then G qdd) at forward dynamics' qdd
-    shift = robot.base_velocities
-    links = robot.coupling_matrix * sympy.Matrix(qdd[shift:])
-    derivatives = part("inverse_dynamics_derivatives", dict(zip(
-        robot.slots(robot.link_qdd, "acceleration"), [*qdd[:shift], *links])))
-    for wrt, d in zip(("q", "qd"), derivatives):
+    for wrt, d in zip(("q", "qd"), _inverse_dynamics_derivatives_at(robot, part, qdd)):
         # named, so that each product or solve reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
         if factors.solve_cost < n * n:
@@ -619,6 +646,15 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
             for i in range(n) for j in range(n)])
     outs.append([to_sympy(inverse[i][j]) for i in range(n) for j in range(n)])
     return outs
+
+
+def _inverse_dynamics_derivatives_at(robot: Robot, part, qdd) -> list[list]:
+    """(dtau/dq, dtau/dqd) of inverse dynamics at the accelerations ``qdd`` (coordinates'):
+    its program with the links' accelerations (a floating base's six, then G qdd) put in."""
+    shift = robot.base_velocities
+    links = robot.coupling_matrix * sympy.Matrix(qdd[shift:])
+    return part("inverse_dynamics_derivatives", dict(zip(
+        robot.slots(robot.link_qdd, "acceleration"), [*qdd[:shift], *links])))
 
 
 def _square(values: list) -> sympy.Matrix:
@@ -711,7 +747,8 @@ def _inputs(robot: Robot, names) -> list[Argument]:
     start, end = _configurations(robot)
     values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot),
               "f_ext": _f_ext_symbols(), "q0": start, "q1": end, "gains": GAINS,
-              "restitution": RESTITUTION}
+              "restitution": RESTITUTION, "lambda_c": constraints.multiplier_symbols(
+                  sum(c.size for c in robot.constraints))}
     inputs = [Argument.vector(name, values[name]) for name in names]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

@@ -71,10 +71,10 @@ def name_problem(name: str) -> str | None:
 
 
 # The derivation's own symbols: the joints' variables, a floating base's (model.FreeFlyer), and
-# the constrained dynamics' inputs (derive/quantities.py: GAINS, RESTITUTION).
+# the constrained dynamics' inputs (derive/quantities.py: GAINS, RESTITUTION; lambda_c).
 JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
                             r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz])"
-                            r"|baumgarte_k[pd]|r_restitution)\Z")
+                            r"|baumgarte_k[pd]|r_restitution|lambda_c[0-9]+)\Z")
 DEFAULT_GRAVITY = (0, 0, -9.81)
 
 MAX_FILE_BYTES = 1 << 20

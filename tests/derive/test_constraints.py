@@ -24,7 +24,8 @@ HERE = Path(__file__).parent / "mechanisms"
 QUANTITIES = ["constraint_residual", "constraint_jacobian", "constraint_drift",
               "constrained_forward_dynamics", "delassus_matrix", "impulse_dynamics",
               "friction_torques"]
-MECHANISM = [*QUANTITIES, "closed_loop_inverse_dynamics", "close_loops"]
+MECHANISM = [*QUANTITIES, "closed_loop_inverse_dynamics", "close_loops",
+             "constraint_derivatives", "constrained_forward_dynamics_derivatives"]
 
 
 def _load(name):
@@ -161,6 +162,65 @@ def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamic
         assert_close(impulses, data.impulse_c, rtol=1e-9)
 
 
+def test_the_constrained_dynamics_derivatives_equal_pinocchios(standing):
+    """Solo-12 on its four feet: dqdd and dlambda along q (the tangent space), qd and tau
+    against Pinocchio's computeConstraintDynamicsDerivatives, on 20 random states (1e-9)."""
+    robot = standing
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constrained_forward_dynamics", "constrained_forward_dynamics_derivatives"])
+    reference = Reference(robot)
+    model, data = reference.model, reference.data
+    contacts = pin.StdVec_RigidConstraintModel()
+    for c, (frame, _) in zip(robot.constraints, reference.ends):
+        contacts.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, model, model.frames[frame].parentJoint,
+            model.frames[frame].placement, 0, pin.SE3(reference.anchor(c)),
+            pin.LOCAL_WORLD_ALIGNED))
+    datas = pin.StdVec_RigidConstraintData()
+    for contact in contacts:
+        datas.append(contact.createData())
+    pin.initConstraintDynamics(model, data, contacts, datas)
+    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    rng = np.random.default_rng(21)
+    for _ in range(20):
+        q, v, _ = reference.state(rng, spread=0.2)
+        tau = np.r_[np.zeros(6), rng.uniform(-2, 2, robot.dof - 6)]
+        pin.constraintDynamics(model, data, q, v, tau, contacts, datas, settings)
+        theirs = pin.computeConstraintDynamicsDerivatives(model, data, contacts, datas,
+                                                          settings)
+        ours = module.constrained_forward_dynamics_derivatives(q, v, tau, np.zeros(2))
+        for a, b in zip(ours, theirs):
+            assert_close(a, b, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["fourbar", "fivebar"])
+def test_the_constrained_dynamics_derivatives_equal_finite_differences(name):
+    """A closed loop with Baumgarte's gains, off its constraints (the gains then act):
+    each derivative against central differences of the generated constrained dynamics."""
+    robot = _load(name)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constrained_forward_dynamics", "constrained_forward_dynamics_derivatives"])
+    rng = np.random.default_rng(4)
+    n, h = robot.dof, 1e-6
+    for _ in range(5):
+        q, v, tau = rng.uniform(-1, 1, (3, n))
+        gains = rng.uniform(1, 20, 2)
+        ours = module.constrained_forward_dynamics_derivatives(q, v, tau, gains)
+        for k, wrt in enumerate((0, 1, 2)):
+            columns = []
+            for j in range(n):
+                step = np.zeros((3, n))
+                step[wrt, j] = h
+                ahead = module.constrained_forward_dynamics(*(np.array([q, v, tau]) + step),
+                                                            gains)
+                behind = module.constrained_forward_dynamics(*(np.array([q, v, tau]) - step),
+                                                             gains)
+                columns.append([(a - b) / (2 * h) for a, b in zip(ahead, behind)])
+            for output in (0, 1):           # qdd's, then lambda's
+                numeric = np.array([c[output] for c in columns]).T
+                assert_close(ours[3 * output + k], numeric, rtol=1e-6)
+
+
 def _constrained(tmp_path, robot_file: Path, extra: str) -> symdyn.Robot:
     path = tmp_path / robot_file.name
     path.write_text(robot_file.read_text() + extra)
@@ -254,7 +314,9 @@ def test_the_compiled_c_equals_the_python_module(tmp_path, name):
                            ("constrained_forward_dynamics", (q, v, tau, gains)),
                            ("impulse_dynamics", (q, v, restitution)),
                            ("closed_loop_inverse_dynamics", (q, v, qdd)),
-                           ("close_loops", (q + 0.05,))):
+                           ("close_loops", (q + 0.05,)),
+                           ("constraint_derivatives", (q, v, qdd, tau[:, :2] * 10)),
+                           ("constrained_forward_dynamics_derivatives", (q, v, tau, gains))):
         ours, theirs = (getattr(m, quantity)(*args) for m in (compiled, python))
         for a, b in zip(*(x if isinstance(x, tuple) else (x,) for x in (ours, theirs))):
             assert_close(a, b, rtol=1e-12)
@@ -341,5 +403,6 @@ def test_check_compares_every_constraint_quantity():
                   "delassus_matrix = G M^-1 G^T", "impulse_dynamics: G qd+ = -r G qd",
                   "closed_loop_inverse_dynamics: its tau_a gives qdd and lambda back",
                   "close_loops from the passive joints 0.05 rad off: converged",
-                  "constrained_forward_dynamics: Newton-Euler = Lagrange"):
+                  "constrained_forward_dynamics: Newton-Euler = Lagrange",
+                  "constrained_forward_dynamics_derivatives = finite differences"):
         assert words in names
