@@ -197,6 +197,8 @@ RATE_C = harness("rate.c")
 C_WORK = harness("work.c")
 
 CPP_HARNESS = harness("harness.cpp")
+MODEL_CPP = harness("model.cpp")      # the model both C++ harnesses build
+TIMED_CPP = harness("timed.cpp")      # and how both time the work argv[1] names
 CPP_WORK = harness("work.cpp")
 
 PIN_DEFINES = ["-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
@@ -282,6 +284,14 @@ def cpp_joints(model, spec) -> str:
     return "\n".join(lines)
 
 
+def cpp_model(spec) -> str:
+    """The C++ that builds Pinocchio's model of ``spec`` (MODEL_CPP: gravity, the joints,
+    the rotor inertias as armature), named ``model``, its last joint ``parent``."""
+    model = pinocchio_model(spec, mimic=False)
+    return fill(MODEL_CPP, GRAVITY=numbers(model.gravity.linear), JOINTS=cpp_joints(model, spec),
+                ARMATURE=numbers(pinocchio_model(spec).armature))
+
+
 def pinocchio_prefix() -> Path:
     import pinocchio
     for parent in Path(pinocchio.__file__).resolve().parents:
@@ -295,6 +305,30 @@ def quantities_of(work) -> tuple[str, ...]:
     return (work,) if isinstance(work, str) else work
 
 
+def build_symdyn_harness(robot, work: Path, works: str, count: int, sizes: dict,
+                         *flags: str) -> Path:
+    """symdyn's C harness of ``count`` works (their C text), compiled with the robot's C."""
+    (work / "bench_symdyn.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=works, TABLE=", ".join(
+            f"work{i}" for i in range(count)), INCLUDE=f'"{robot.name}.h"', **sizes))
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", *flags, str(work / "bench_symdyn.c"),
+                    str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
+    return work / "symdyn"
+
+
+def build_pinocchio_harness(work: Path, source: str) -> Path:
+    """Pinocchio's C++ harness ``source`` (its timing filled in), compiled against the pin
+    wheel's headers and library."""
+    (work / "bench_pin.cpp").write_text(fill(source, TIMED=TIMED_CPP))
+    prefix = pinocchio_prefix()
+    subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
+                    f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
+                    str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
+                    f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
+                   check=True)
+    return work / "pinocchio"
+
+
 def compile_harnesses(robot, work: Path):
     """The C and C++ harnesses, each timing every WORK on the same states."""
     works = robot_work(robot)
@@ -306,11 +340,7 @@ def compile_harnesses(robot, work: Path):
              "NORMALIZE": NORMALIZE if robot.floating else ""}
     c_works = "".join(fill(C_WORK, I=i, WORK=ours)
                       for i, (_, ours, _) in enumerate(works.values()))
-    (work / "bench_symdyn.c").write_text(fill(
-        C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(works))), INCLUDE=f'"{robot.name}.h"', **sizes))
-    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "bench_symdyn.c"),
-                    str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
+    ours = build_symdyn_harness(robot, work, c_works, len(works), sizes)
     (work / "bench_floor.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=fill(C_WORK, I=0, WORK=fill(
             FLOOR_WORK, ANGLES=angles)), TABLE="work0",
@@ -321,19 +351,11 @@ def compile_harnesses(robot, work: Path):
     tool = model.frames[model.getFrameId("tool")].placement
     cpp_works = "".join(fill(CPP_WORK, I=i, WORK=theirs)
                         for i, (_, _, theirs) in enumerate(works.values()))
-    (work / "bench_pin.cpp").write_text(fill(
+    theirs = build_pinocchio_harness(work, fill(
         CPP_HARNESS, UNIFORM=STATES_C, WORKS=cpp_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(works))), GRAVITY=numbers(model.gravity.linear),
-        JOINTS=cpp_joints(model, robot.spec),
-        ARMATURE=numbers(pinocchio_model(robot.spec).armature), TOOL_R=numbers(tool.rotation),
-        TOOL_P=numbers(tool.translation), STATES=STATES))
-    prefix = pinocchio_prefix()
-    subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
-                    f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
-                    str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
-                    f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
-                   check=True)
-    return work / "symdyn", work / "pinocchio", work / "floor"
+            f"work{i}" for i in range(len(works))), MODEL=cpp_model(robot.spec),
+        TOOL_R=numbers(tool.rotation), TOOL_P=numbers(tool.translation), STATES=STATES))
+    return ours, theirs, work / "floor"
 
 
 def compile_rate(work: Path) -> Path:
@@ -347,6 +369,16 @@ def compile_rate(work: Path) -> Path:
     subprocess.run(["gcc", "-std=c99", *FLAGS, "-fno-tree-vectorize", str(work / "rate.c"),
                     "-o", str(work / "rate"), "-lm"], check=True)
     return work / "rate"
+
+
+def machine_rate(work: Path, rounds: int, seconds: float) -> float:
+    """The machine's multiplications a nanosecond (compile_rate's harness), said in a line."""
+    (rate_ns,) = run_alternately([compile_rate(work)], 0, rounds, False, seconds)
+    rate = 1 / statistics.median(rate_ns)
+    print(f"The machine's rate of scalar multiplications, fused or not ({CHAINS} independent "
+          f"chains of fma): {rate:.2f} a ns (+-{spread(rate_ns):.0%}); a floor is a function's "
+          "multiplications at that rate.\n")
+    return rate
 
 
 def nanoseconds(binary: Path, work: int, reps: int, smooth: bool) -> float:
@@ -409,10 +441,7 @@ def section_c(robots, quick):
           "derivatives).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:
-        (rate_ns,) = run_alternately([compile_rate(Path(tmp))], 0, rounds, False, seconds)
-        rate = 1 / statistics.median(rate_ns)
-        print(f"The machine's rate of scalar multiplications, fused or not ({CHAINS} independent "
-              f"chains of fma): {rate:.2f} a ns (+-{spread(rate_ns):.0%}).\n")
+        rate = machine_rate(Path(tmp), rounds, seconds)
         print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
               "| speed-up | speed-up, trajectory | floor | target |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -1213,15 +1242,7 @@ CONSTRAINED_WORK = {
 }
 CONSTRAINED_CPP = harness("constrained.cpp")
 # Solo-12 standing: each foot held where it is at closed_at (the tests' robot).
-SOLO_STANDING = """
-constraints:
-  - {name: front_left, point: [FL_FOOT]}
-  - {name: front_right, point: [FR_FOOT]}
-  - {name: hind_left, point: [HL_FOOT]}
-  - {name: hind_right, point: [HR_FOOT]}
-closed_at: {FL_HFE: 0.8, FL_KFE: -1.6, FR_HFE: 0.8, FR_KFE: -1.6, HL_HFE: -0.8, HL_KFE: 1.6,
-            HR_HFE: -0.8, HR_KFE: 1.6}
-"""
+SOLO_STANDING = ROOT / "tests" / "derive" / "mechanisms" / "solo12_feet.part"
 
 
 def two_four_bars_yaml() -> str:
@@ -1266,12 +1287,8 @@ def compile_constrained(robot, work: Path):
              "M": sum(c.size for c in robot.constraints)}
     c_works = "".join(fill(C_WORK, I=i, WORK=fill(ours, **sizes))
                       for i, (_, ours) in enumerate(works))
-    (work / "bench_symdyn.c").write_text(fill(
-        C_HARNESS, UNIFORM=STATES_C, WORKS=c_works, TABLE=", ".join(
-            f"work{i}" for i in range(len(works))), INCLUDE=f'"{robot.name}.h"', **sizes))
-    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}",
-                    f"-DOUT_EXTRA={3 * sizes['M'] * robot.dof}", str(work / "bench_symdyn.c"),
-                    str(work / f"{robot.name}.c"), "-o", str(work / "symdyn"), "-lm"], check=True)
+    ours = build_symdyn_harness(robot, work, c_works, len(works), sizes,
+                                f"-DOUT_EXTRA={3 * sizes['M'] * robot.dof}")
     reference = ConstraintReference(robot)
     model = reference.model
     contacts = []
@@ -1299,22 +1316,15 @@ def compile_constrained(robot, work: Path):
     # symdyn's velocity k is Pinocchio's where T has its 1
     pin_index = [int(np.argmax(np.abs(reference.T[:, k]))) for k in range(robot.dof)]
     passive = [k for k in range(robot.dof) if k not in robot.actuated]
-    (work / "bench_pin.cpp").write_text(fill(
-        CONSTRAINED_CPP, UNIFORM=STATES_C, GRAVITY=numbers(model.gravity.linear),
-        JOINTS=cpp_joints(pinocchio_model(robot.spec, mimic=False), robot.spec),
-        ARMATURE=numbers(pinocchio_model(robot.spec).armature), CONTACTS="\n".join(contacts),
+    theirs = build_pinocchio_harness(work, fill(
+        CONSTRAINED_CPP, UNIFORM=STATES_C, MODEL=cpp_model(robot.spec),
+        CONTACTS="\n".join(contacts),
         MU="1e-12", STATES=STATES, ROWS=sum(c.size for c in robot.constraints),
         ACTUATED=", ".join(str(pin_index[k]) for k in robot.actuated),
         PASSIVE=", ".join(str(pin_index[k]) for k in passive),
         KEPT=", ".join("{" + ", ".join(str(r) for r in c.rows) + "}"
                        for c in robot.constraints)))
-    prefix = pinocchio_prefix()
-    subprocess.run(["g++", "-std=c++17", *FLAGS, "-DNDEBUG", *PIN_DEFINES,
-                    f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
-                    str(work / "bench_pin.cpp"), "-o", str(work / "pinocchio"),
-                    f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default"],
-                   check=True)
-    return work / "symdyn", work / "pinocchio", list(CONSTRAINED_WORK)[:len(works)]
+    return ours, theirs, list(CONSTRAINED_WORK)[:len(works)]
 
 
 def constrained_robots(folder: Path) -> list:
@@ -1323,7 +1333,7 @@ def constrained_robots(folder: Path) -> list:
     solo = folder / "solo12_standing.yaml"
     solo.write_text(import_robot(example_robot(FLOATING_URDFS["solo12_import"]),
                                  name="solo12_standing",
-                                 root="free_flyer")[0] + SOLO_STANDING)
+                                 root="free_flyer")[0] + "\n" + SOLO_STANDING.read_text())
     bars = folder / "two_four_bars.yaml"
     bars.write_text(two_four_bars_yaml())
     return [without_friction(symdyn.load_robot(path)) for path in (solo, bars)]
@@ -1344,10 +1354,7 @@ def section_constrained(quick):
           "four-bars).\n")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:
-        (rate_ns,) = run_alternately([compile_rate(Path(tmp))], 0, rounds, False, seconds)
-        rate = 1 / statistics.median(rate_ns)
-        print(f"The machine's rate of scalar multiplications (section 1's measure): {rate:.2f} "
-              f"a ns (+-{spread(rate_ns):.0%}); floor: symdyn's multiplications at that rate.\n")
+        rate = machine_rate(Path(tmp), rounds, seconds)
         print("| robot | quantity (Pinocchio's) | symdyn | Pinocchio | speed-up | operations "
               "(mul/add) | floor |")
         print("|---|---|---:|---:|---:|---:|---:|")

@@ -16,12 +16,7 @@
 @UNIFORM@
 int main(int argc, char **argv) {
     using namespace pinocchio;
-    Model model;
-    model.gravity.linear() << @GRAVITY@;
-    JointIndex parent = 0;
-    Eigen::Matrix3d R; Eigen::Vector3d p, c; Eigen::Matrix3d I;
-@JOINTS@
-    model.armature << @ARMATURE@;
+@MODEL@
     // each constraint: its two ends as frames (a world end on joint 0) and its model
     PINOCCHIO_STD_VECTOR_WITH_EIGEN_ALLOCATOR(RigidConstraintModel) contacts;
     std::vector<FrameIndex> ends_a, ends_b;
@@ -91,11 +86,5 @@ int main(int argc, char **argv) {
         for (long r = 0; r < reps; r++) for (int k = 0; k < states; k++) sink += kkt(k);
         return sink; };
     const std::vector<std::function<double()>> works = {work0, work1, work2, work3};
-    timespec t0, t1;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    const double sink = works[std::atoi(argv[1])]();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
-                / (double)(reps * states), sink);
-    return 0;
+@TIMED@
 }

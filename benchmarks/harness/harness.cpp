@@ -18,12 +18,7 @@
 @UNIFORM@
 int main(int argc, char **argv) {
     using namespace pinocchio;
-    Model model;
-    model.gravity.linear() << @GRAVITY@;
-    JointIndex parent = 0;
-    Eigen::Matrix3d R; Eigen::Vector3d p, c; Eigen::Matrix3d I;
-@JOINTS@
-    model.armature << @ARMATURE@;
+@MODEL@
     R << @TOOL_R@; p << @TOOL_P@;
     const FrameIndex tool = model.addFrame(Frame("tool", parent, SE3(R, p), OP_FRAME));
     Data data(model);
@@ -45,11 +40,5 @@ int main(int argc, char **argv) {
         if (model.nq > n) q[k].segment<4>(3).normalize(); }   // a free-flyer's quaternion
 @WORKS@
     const std::vector<std::function<double()>> works = {@TABLE@};
-    timespec t0, t1;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    const double sink = works[std::atoi(argv[1])]();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    std::printf("%.3f %g\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec))
-                / (double)(reps * states), sink);
-    return 0;
+@TIMED@
 }

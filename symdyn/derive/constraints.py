@@ -184,14 +184,15 @@ def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -
     return [solved.move(b, "qddc", a0, lam), lam]
 
 
-def constraint_derivatives(robot: Robot, part, b: ProgramBuilder, tangents, qdd,
+def constraint_derivatives(robot: Robot, part, b: ProgramBuilder, tangents, velocities, qdd,
                            lam) -> list[list]:
     """[d(G^T lambda)/dq, d(G qdd - gamma)/dq, d(G qdd - gamma)/dqd, d(G qd)/dq] for qdd and
     lambda held (inputs): the terms the constrained dynamics' derivatives add to inverse
     dynamics' (the contact forces' share of Pinocchio's computeRNEADerivatives with fext, and
     its getFrameAccelerationDerivatives). q's derivatives along ``tangents`` (the velocities'
-    directions in the configuration, quantities.tangents), forward mode through the programs
-    of G and gamma."""
+    directions in the configuration, quantities.tangents), qd's along ``velocities`` (among
+    the links' velocity symbols, a mimic joint's with the one it follows:
+    quantities.velocity_tangents), forward mode through the programs of G and gamma."""
     n = robot.dof
     G = _rows(part("constraint_jacobian")[0], n)
     gamma = part("constraint_drift")[0]
@@ -201,7 +202,7 @@ def constraint_derivatives(robot: Robot, part, b: ProgramBuilder, tangents, qdd,
     velocity = [b.define(f"Gv{i + 1}", _dot(row, robot.qd)) for i, row in enumerate(G)]
     by_q = directional_derivatives(b, force + acceleration + velocity, tangents,
                                    [f"_dq{j + 1}" for j in range(n)])
-    by_qd = directional_derivatives(b, acceleration, [{v: 1} for v in robot.qd],
+    by_qd = directional_derivatives(b, acceleration, velocities,
                                     [f"_dv{j + 1}" for j in range(n)])
     m = len(G)
 

@@ -207,6 +207,16 @@ def tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
         [int(k == r) for r in range(6)]).items()} for k in range(6)] + joints
 
 
+def velocity_tangents(robot: Robot) -> list[dict]:
+    """Each velocity's direction among the velocity symbols the programs read: a joint
+    coordinate's moves its own link's and its mimic joints' (the coupling G's column, as
+    tangents), a floating base's its own."""
+    G = robot.coupling_matrix
+    base = [{v: 1} for v in robot.qd[:robot.base_velocities]]
+    return base + [{qd: G[j, k] for j, qd in enumerate(robot.link_qd) if G[j, k] != 0}
+                   for k in range(G.cols)]
+
+
 def _centroidal_map(c: Build) -> list[list]:
     # its columns are the bodies' velocities': a coordinate's, its joints' by G (as J G)
     return [list(forces(c.robot, centroidal.centroidal_map(c.robot, c.b).T).T)]
@@ -265,7 +275,8 @@ def _constraint_derivatives(c: Build) -> list[list]:
     robot = c.robot
     m = sum(k.size for k in robot.constraints)
     return constraints.constraint_derivatives(robot, c.part, c.b, tangents(robot, c.b),
-                                              robot.qdd, constraints.multiplier_symbols(m))
+                                              velocity_tangents(robot), robot.qdd,
+                                              constraints.multiplier_symbols(m))
 
 
 def _constrained_forward_dynamics_derivatives(c: Build) -> list[list]:

@@ -84,15 +84,7 @@ def test_a_closed_planar_loop_equals_pinocchios_kkt_and_closes(name):
         assert_close(closed, q, rtol=1e-9)
 
 
-SOLO = """
-constraints:
-  - {name: front_left, point: [FL_FOOT]}
-  - {name: front_right, point: [FR_FOOT]}
-  - {name: hind_left, point: [HL_FOOT]}
-  - {name: hind_right, point: [HR_FOOT]}
-closed_at: {FL_HFE: 0.8, FL_KFE: -1.6, FR_HFE: 0.8, FR_KFE: -1.6, HL_HFE: -0.8, HL_KFE: 1.6,
-            HR_HFE: -0.8, HR_KFE: 1.6}
-"""
+SOLO = "\n" + (HERE / "solo12_feet.part").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +106,23 @@ def standing(tmp_path_factory):
     return symdyn.load_robot(out)
 
 
+def _feet(robot, reference):
+    """Pinocchio's constraint models of the robot's point contacts (CONTACT_3D at each foot's
+    anchor, LOCAL_WORLD_ALIGNED), their data initialised, and exact proximal settings."""
+    model = reference.model
+    contacts = pin.StdVec_RigidConstraintModel()
+    for c, (frame, _) in zip(robot.constraints, reference.ends):
+        contacts.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, model, model.frames[frame].parentJoint,
+            model.frames[frame].placement, 0, pin.SE3(reference.anchor(c)),
+            pin.LOCAL_WORLD_ALIGNED))
+    datas = pin.StdVec_RigidConstraintData()
+    for contact in contacts:
+        datas.append(contact.createData())
+    pin.initConstraintDynamics(model, reference.data, contacts, datas)
+    return contacts, datas, pin.ProximalSettings(1e-14, 0.0, 1)
+
+
 def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamics(standing):
     """Solo-12 on its four feet: G and gamma against Pinocchio's frames, the constrained
     forward dynamics and the contact forces against Pinocchio's constraintDynamics with four
@@ -123,18 +132,7 @@ def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamic
     module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
     reference = Reference(robot)
     model, data = reference.model, reference.data
-    contacts = pin.StdVec_RigidConstraintModel()
-    for c, (frame, _) in zip(robot.constraints, reference.ends):
-        placement = model.frames[frame].placement
-        anchor = pin.SE3(reference.anchor(c))
-        contacts.append(pin.RigidConstraintModel(
-            pin.ContactType.CONTACT_3D, model, model.frames[frame].parentJoint, placement, 0,
-            anchor, pin.LOCAL_WORLD_ALIGNED))
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
-    pin.initConstraintDynamics(model, data, contacts, datas)
-    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    contacts, datas, settings = _feet(robot, reference)
     rng = np.random.default_rng(12)
     for _ in range(20):
         q, v, _ = reference.state(rng, spread=0.2)
@@ -170,17 +168,7 @@ def test_the_constrained_dynamics_derivatives_equal_pinocchios(standing):
         "constrained_forward_dynamics", "constrained_forward_dynamics_derivatives"])
     reference = Reference(robot)
     model, data = reference.model, reference.data
-    contacts = pin.StdVec_RigidConstraintModel()
-    for c, (frame, _) in zip(robot.constraints, reference.ends):
-        contacts.append(pin.RigidConstraintModel(
-            pin.ContactType.CONTACT_3D, model, model.frames[frame].parentJoint,
-            model.frames[frame].placement, 0, pin.SE3(reference.anchor(c)),
-            pin.LOCAL_WORLD_ALIGNED))
-    datas = pin.StdVec_RigidConstraintData()
-    for contact in contacts:
-        datas.append(contact.createData())
-    pin.initConstraintDynamics(model, data, contacts, datas)
-    settings = pin.ProximalSettings(1e-14, 0.0, 1)
+    contacts, datas, settings = _feet(robot, reference)
     rng = np.random.default_rng(21)
     for _ in range(20):
         q, v, _ = reference.state(rng, spread=0.2)

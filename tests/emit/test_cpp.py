@@ -157,23 +157,31 @@ def _check(output: str, out: dict) -> None:
                 assert_close(results[name, function, o.name], np.ravel(value), rtol=1e-14)
 
 
+def _consumer(folder: Path, out: dict, packages: str, *prefixes) -> None:
+    """A CMake project in ``folder`` that takes the packages by ``packages`` (one line per
+    robot, of {name} and {path}), links symdyn::<robot> and runs _program: checked."""
+    folder.mkdir(exist_ok=True)
+    states = {name: entry[3] for name, entry in out.items()}
+    dynamics = {name: entry[1] for name, entry in out.items()}
+    (folder / "app.cpp").write_text(_program(list(out), dynamics, states))
+    (folder / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX C)\n"
+        + "".join(packages.format(name=name, path=entry[0]) + "\n"
+                  for name, entry in out.items())
+        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
+        + " ".join(f"symdyn::{name}" for name in out) + ")\n")
+    _cmake(folder, folder / "build", *prefixes)
+    run = subprocess.run([str(folder / "build" / "app")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    _check(run.stdout, out)
+
+
 @pytest.mark.slow
 def test_a_consumer_links_the_packages_by_add_subdirectory(packages, tmp_path):
     """One CMake project that adds each robot's folder and links symdyn::<robot>: the calls
     give the Python module's results (1e-14), the C's bit for bit, without allocating."""
-    root, out = packages
-    states = {name: entry[3] for name, entry in out.items()}
-    dynamics = {name: entry[1] for name, entry in out.items()}
-    (tmp_path / "app.cpp").write_text(_program(list(out), dynamics, states))
-    (tmp_path / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX C)\n"
-        + "".join(f"add_subdirectory({root / name} {name})\n" for name in out)
-        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
-        + " ".join(f"symdyn::{name}" for name in out) + ")\n")
-    _cmake(tmp_path, tmp_path / "build")
-    run = subprocess.run([str(tmp_path / "build" / "app")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
-    _check(run.stdout, out)
+    _, out = packages
+    _consumer(tmp_path / "app", out, "add_subdirectory({path} {name})")
 
 
 @pytest.mark.slow
@@ -189,20 +197,7 @@ def test_a_consumer_finds_the_installed_packages(packages, tmp_path):
         assert result.returncode == 0, result.stderr
         assert (prefix / "include" / f"{name}.hpp").is_file()
         assert list(prefix.glob(f"lib*/cmake/{name}/{name}Config.cmake"))
-    app = tmp_path / "app"
-    app.mkdir()
-    states = {name: entry[3] for name, entry in out.items()}
-    dynamics = {name: entry[1] for name, entry in out.items()}
-    (app / "app.cpp").write_text(_program(list(out), dynamics, states))
-    (app / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX)\n"
-        + "".join(f"find_package({name} REQUIRED)\n" for name in out)
-        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
-        + " ".join(f"symdyn::{name}" for name in out) + ")\n")
-    _cmake(app, app / "build", str(prefix), str(EIGEN))
-    run = subprocess.run([str(app / "build" / "app")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
-    _check(run.stdout, out)
+    _consumer(tmp_path / "app", out, "find_package({name} REQUIRED)", str(prefix), str(EIGEN))
 
 
 @pytest.mark.parametrize("compiler", ["g++", "clang++"])
