@@ -6,7 +6,8 @@ panel with the kinematic tree, each joint's kind beside its link.
 
 The frames drawn are the robot file's own link frames (as ``link_poses`` places them), the
 base frame {0} and the named frames, placed by poses.Poses, the model's own kinematics in
-numbers. Needs matplotlib (the optional extra ``symdyn[draw]``). The SVG is deterministic
+numbers. Needs matplotlib (the optional extra ``symdyn[draw]``); names are drawn as the text
+they are, never read as matplotlib's mathtext ($...$). The SVG is deterministic
 (no date, fixed ids); each frame origin's marker carries an id, ``origin-<i>`` for link i (0
 for the base) and ``frame-<k>`` for the k-th named frame, so that a reader (the tests) can
 find where it was drawn.
@@ -158,6 +159,7 @@ def _robot(axes, robot, placed, P, triad: float, view: str):
         below = taken.get(key, 0)
         taken[key] = below + 1
         axes.annotate(text, (float(point[0]), float(point[1])), xytext=(dx, dy - 9 * below),
+                      parse_math=False,
                       textcoords="offset points", **style)
     for link in robot.links:                                    # the links, grey
         a, b = (P @ links[k][:3, 3] for k in (link.parent, link.index))
@@ -184,7 +186,7 @@ def _robot(axes, robot, placed, P, triad: float, view: str):
                 f"{key} = {table.text(cells[key])}" for key in ("a", "alpha", "d", "theta")
                 if key in cells), 10, 0, fontsize=6.5, color="0.3")
     axes.set_aspect("equal", adjustable="datalim")
-    axes.set_title(f"{robot.name}: {table.joints(robot.spec)}, {view} view")
+    axes.set_title(f"{robot.name}: {table.joints(robot.spec)}, {view} view", parse_math=False)
     axes.set_axis_off()
 
 
@@ -229,7 +231,7 @@ def _tree(axes, robot):
             link = robot.links[k - 1]
             kind = "mimic " + link.joint if link.mimic else link.joint
             text = f"{robot.spec.links[k - 1].name or k}\n{kind}"
-        axes.annotate(text, (x, y), ha="center", va="center", fontsize=6.5,
+        axes.annotate(text, (x, y), ha="center", va="center", fontsize=6.5, parse_math=False,
                       bbox={"boxstyle": "round", "fc": "white", "ec": "0.5"})
     axes.set_xlim(-1, max(column[0], 1))
     axes.set_ylim(min(y for _, y in place.values()) - 1, 1)

@@ -143,3 +143,14 @@ def test_printouts_show_the_picture_beside_the_tables(tmp_path):
     result = CliRunner().invoke(main, ["draw", str(ROBOTS / "planar2.yaml"), "-o",
                                        str(tmp_path / "q.svg"), "-q"])
     assert result.exit_code == 2 and "has free symbols (l1)" in result.output
+
+
+def test_names_are_drawn_as_text_never_as_mathtext(tmp_path):
+    """A link named with matplotlib's math delimiters (a name is any text a file gives) is
+    drawn as it is written: before, '$\\frac{$' ended the command in a traceback."""
+    text = (MECHANISMS / "fourbar.yaml").read_text().replace("crank", '"c$\\\\frac{$k"')
+    path = tmp_path / "fourbar.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["draw", str(path), "-o", str(tmp_path / "p.svg"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert "c$\\frac{$k" in (tmp_path / "p.svg").read_text()
