@@ -104,7 +104,9 @@ class Backend:
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
                       python_docstring_text, python_string, "np.inf"),
-    "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c")),
+    # the C, and a CMake package of it that several robots' files can share a folder with
+    "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
+                                 ("c/config.cmake.j2", "{name}Config.cmake")),
                  c_comment_text, c_string, "HUGE_VAL", c_layout=True),
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
@@ -115,6 +117,7 @@ BACKENDS = {
     # the C with a header-only C++17 interface over it (std::array, and Eigen where the CMake
     # package finds it) and the CMake package that builds and exports them
     "cpp": Backend("cpp", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
+                                     ("c/config.cmake.j2", "{name}Config.cmake"),
                                      ("cpp/robot.hpp.j2", "{name}.hpp"),
                                      ("cpp/CMakeLists.txt.j2", "CMakeLists.txt")),
                    c_comment_text, c_string, "HUGE_VAL", c_layout=True,

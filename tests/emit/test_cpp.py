@@ -251,3 +251,43 @@ def test_a_cmake_file_symdyn_did_not_write_is_never_replaced(tmp_path):
     other = ["generate", str(ROBOTS / "puma560.yaml"), "--lang", "cpp", "--out", str(out), "-q",
              "-Q", "mass_matrix"]
     assert CliRunner().invoke(main, other).exit_code == 2
+
+
+@pytest.mark.slow
+def test_two_robots_c_in_one_folder_are_found_by_find_package(tmp_path):
+    """--lang c writes <robot>Config.cmake beside the C: two robots' share a folder, and a
+    consumer finds each by find_package(<robot> PATHS <folder>) and links symdyn::<robot>;
+    M and tau called through the C equal the Python module's (1e-14)."""
+    if CMAKE is None:
+        pytest.skip("cmake is not installed")
+    out = tmp_path / "generated"
+    robots = {"puma560": ROBOTS / "puma560.yaml", "ur5": ROBOTS / "ur5.yaml"}
+    for path in robots.values():
+        result = CliRunner().invoke(main, ["generate", str(path), "--lang", "c", "--out",
+                                           str(out), "-q", "-Q", "mass_matrix"])
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "puma560.c", "puma560.h", "puma560Config.cmake", "ur5.c", "ur5.h", "ur5Config.cmake"]
+    q = np.random.default_rng(8).uniform(-2, 2, 6)
+    state = ", ".join(repr(float(x)) for x in q)
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "app.c").write_text(
+        "#include <stdio.h>\n#include \"puma560.h\"\n#include \"ur5.h\"\n"
+        f"int main(void) {{ const double q[6] = {{{state}}}; double a[36], b[36]; int k;\n"
+        "  puma560_mass_matrix(q, a); ur5_mass_matrix(q, b);\n"
+        "  for (k = 0; k < 36; k++) printf(\"%.17g %.17g\\n\", a[k], b[k]);\n  return 0; }\n")
+    (app / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(app C)\n"
+        + "".join(f"find_package({name} REQUIRED PATHS {out} NO_DEFAULT_PATH)\n"
+                  for name in robots)
+        + "add_executable(app app.c)\ntarget_link_libraries(app PRIVATE symdyn::puma560 "
+          "symdyn::ur5)\n")
+    _cmake(app, app / "build")
+    run = subprocess.run([str(app / "build" / "app")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    values = np.array([[float(x) for x in line.split()] for line in run.stdout.splitlines()])
+    for column, path in enumerate(robots.values()):
+        module = symdyn.python_module(symdyn.newton_euler(symdyn.load_robot(path)),
+                                      quantities=["mass_matrix"])
+        assert_close(values[:, column], module.mass_matrix(q).ravel(), rtol=1e-14)

@@ -347,7 +347,8 @@ def test_cli_builds(tmp_path, monkeypatch):
     built = [line for line in result.stdout.splitlines() if line.endswith(".so")]
     assert len(built) == 1 and built[0].startswith(str(tmp_path / "cache"))
     assert "symdyn.compile(" in result.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["planar2.c", "planar2.h"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["planar2.c", "planar2.h",
+                                                                     "planar2Config.cmake"]
     assert CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--build"]
                               ).exit_code == 2
 

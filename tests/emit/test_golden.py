@@ -43,8 +43,9 @@ def test_generation_is_byte_identical_across_runs_and_hash_seeds(tmp_path):
                         *langs, "--out", str(out), "-q"], cwd=ROOT, check=True,
                        env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True)
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
-    # Python, the C header and source, CasADi's, JAX's, C++'s interface and CMake package
-    assert len(outputs[0]) == 7
+    # Python, the C header, source and CMake file, CasADi's, JAX's, C++'s interface and CMake
+    # package
+    assert len(outputs[0]) == 8
     assert outputs[0] == outputs[1]
     for name, data in outputs[0].items():
         if name not in ("CMakeLists.txt", "planar2.hpp"):      # GOLDEN's languages

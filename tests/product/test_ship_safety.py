@@ -188,7 +188,7 @@ def test_a_failed_write_leaves_no_folder_and_no_temporaries(tmp_path, monkeypatc
 
     def stage(folder, name, run, data, mode):
         count.append(name)
-        if len(count) == 3:
+        if len(count) == 4:          # the C pair and its CMake file staged, then Python
             raise OSError(5, "Input/output error")
         return real(folder, name, run, data, mode)
 
@@ -214,7 +214,8 @@ def test_leftovers_of_a_killed_run_are_removed(tmp_path, planar_dynamics):
     (tmp_path / f".planar2.c.{staging._host()}-{_dead_pid()}-1a2b.symdyn-tmp").write_text("half")
     (tmp_path / ".keep").write_text("not ours")
     symdyn.generate(planar_dynamics, "c", tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".keep", "planar2.c", "planar2.h"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".keep", "planar2.c", "planar2.h",
+                                                          "planar2Config.cmake"]
 
 
 def _dead_pid() -> int:
