@@ -25,7 +25,7 @@ def test_without_friction_and_gravity_leave_out_exactly_those(tmp_path):
     paths = _generated(tmp_path / "v", "--without", "gravity", "--without", "friction")
     assert sorted(p.name for p in paths.values()) == [
         "puma560_no_friction_no_gravity.c", "puma560_no_friction_no_gravity.h",
-        "puma560_no_friction_no_gravity.py"]
+        "puma560_no_friction_no_gravity.py", "puma560_no_friction_no_gravityConfig.cmake"]
     variant = import_file(paths[".py"], "variant_both")
     no_friction = import_file(_generated(tmp_path / "f", "--without", "friction")[".py"],
                               "variant_friction")
