@@ -43,23 +43,12 @@ CLOSURE_TOLERANCE = 1e-9
 def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
     """The file's ``constraints`` (a YAML node), checked against the links' and the named
     frames' names; ``reader`` is file._Reader, whose checks and errors these are."""
-    if not isinstance(node, yaml.SequenceNode) or not node.value:
-        raise reader.error("must be a non-empty list of constraints", node, "constraints",
-                           "entries such as {name: loop, point: [a_tip, b_tip]}")
-    if len(node.value) > MAX_CONSTRAINTS:
-        raise reader.error(f"{len(node.value)} constraints are more than {MAX_CONSTRAINTS}",
-                           node, "constraints")
     frames = set(frame_names) | {link.name for link in links if link.name} | {TOOL}
     joints = _joints(links)
-    out, names = [], set()
-    for k, item in enumerate(node.value):
-        field = f"constraints[{k}]"
-        keys = reader.mapping(item, field, CONSTRAINT_KEYS)
-        name = reader.name_text(reader.require(keys, "name", item, field), f"{field}.name")
-        if name in names:
-            raise reader.error(f"the constraint name {name!r} is given twice", keys["name"],
-                               f"{field}.name")
-        names.add(name)
+    out = []
+    for field, item, keys, name in reader.named_entries(
+            node, "constraints", MAX_CONSTRAINTS, CONSTRAINT_KEYS,
+            "{name: loop, point: [a_tip, b_tip]}"):
         kinds = [kind for kind in CONSTRAINT_KINDS if kind in keys]
         if len(kinds) != 1:
             raise reader.error("give exactly one kind of constraint", item, field,
@@ -158,21 +147,11 @@ def _terms(reader, node, field, joints, mimic: bool) -> tuple[tuple[str, sympy.E
 
 def read_tendons(reader, node, links) -> tuple[TendonSpec, ...]:
     """``tendons``: [{name, joints: {joint: coefficient}}], each name once."""
-    if not isinstance(node, yaml.SequenceNode) or not node.value:
-        raise reader.error("must be a non-empty list of tendons", node, "tendons",
-                           "entries such as {name: t, joints: {j1: -1, j2: 1}}")
-    if len(node.value) > MAX_CONSTRAINTS:
-        raise reader.error(f"{len(node.value)} tendons are more than {MAX_CONSTRAINTS}", node,
-                           "tendons")
     joints = _joints(links)
     out = []
-    for k, item in enumerate(node.value):
-        field = f"tendons[{k}]"
-        keys = reader.mapping(item, field, TENDON_KEYS)
-        name = reader.name_text(reader.require(keys, "name", item, field), f"{field}.name")
-        if name in {t.name for t in out}:
-            raise reader.error(f"the tendon name {name!r} is given twice", keys["name"],
-                               f"{field}.name")
+    for field, item, keys, name in reader.named_entries(
+            node, "tendons", MAX_CONSTRAINTS, TENDON_KEYS,
+            "{name: t, joints: {j1: -1, j2: 1}}"):
         terms = _terms(reader, reader.require(keys, "joints", item, field), f"{field}.joints",
                        joints, mimic=True)
         out.append(TendonSpec(name, terms, item.start_mark.line + 1))

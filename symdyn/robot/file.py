@@ -316,6 +316,26 @@ class _Reader:
             out[key] = value_node
         return out
 
+    def named_entries(self, node, field: str, maximum: int, allowed, example: str):
+        """The entries of the list ``field`` (frames, constraints, tendons): a non-empty list of
+        at most ``maximum`` mappings of ``allowed`` keys, each with a name of its own; yields
+        (the entry's field, its node, its keys, its name)."""
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            raise self.error(f"must be a non-empty list of {field}", node, field,
+                             f"entries such as {example}")
+        if len(node.value) > maximum:
+            raise self.error(f"{len(node.value)} {field} are more than {maximum}", node, field)
+        names = set()
+        for k, item in enumerate(node.value):
+            entry = f"{field}[{k}]"
+            keys = self.mapping(item, entry, allowed)
+            name = self.name_text(self.require(keys, "name", item, entry), f"{entry}.name")
+            if name in names:
+                raise self.error(f"the {field[:-1]} name {name!r} is given twice",
+                                 keys["name"], f"{entry}.name")
+            names.add(name)
+            yield entry, item, keys, name
+
     def require(self, mapping, key, parent, field=None):
         if key not in mapping:
             raise self.error(f"missing required field {key!r}", parent, field)
@@ -612,22 +632,11 @@ class _Reader:
     def frames(self, node, links) -> tuple[FrameSpec, ...]:
         """Named frames: each {name, parent: a link's name or number, or base; xyz, rpy in
         that link's frame}, names all different."""
-        if not isinstance(node, yaml.SequenceNode) or not node.value:
-            raise self.error("must be a non-empty list of frames", node, "frames",
-                             "entries such as {name: foot, parent: shank, xyz: [0, 0, -0.3]}")
-        if len(node.value) > MAX_FRAMES:
-            raise self.error(f"{len(node.value)} frames are more than {MAX_FRAMES}", node,
-                             "frames")
         position = {link.name: k for k, link in enumerate(links, start=1) if link.name}
-        out, names = [], set()
-        for k, item in enumerate(node.value):
-            field = f"frames[{k}]"
-            keys = self.mapping(item, field, FRAME_KEYS)
-            name = self.name_text(self.require(keys, "name", item, field), f"{field}.name")
-            if name in names:
-                raise self.error(f"the frame name {name!r} is given twice", keys["name"],
-                                 f"{field}.name")
-            names.add(name)
+        out = []
+        for field, item, keys, name in self.named_entries(
+                node, "frames", MAX_FRAMES, FRAME_KEYS,
+                "{name: foot, parent: shank, xyz: [0, 0, -0.3]}"):
             parent_node = self.require(keys, "parent", item, field)
             parent = self.scalar(parent_node, f"{field}.parent")
             if parent == BASE:
