@@ -194,9 +194,10 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         tree = tuple((row["link"], row["parent"], *(table.text(getattr(link, key))
                                                    for key in extra))
                      for row, link in zip(rows, spec.links))
+    coordinates = _coordinates(robot)
     return context.Header(
         name=robot.name, dof=robot.dof, nq=robot.nq, joints=table.joints(spec),
-        coordinates=_coordinates(robot), parameters=robot.parameters,
+        coordinates=coordinates, parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
         mimics=tuple((table.link_name(spec, i), table.link_name(spec, link.mimic),
@@ -207,8 +208,8 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                           for c in robot.constraints
                           for k in (c.rows if c.kind != "coupling" else (0,))),
         tendons=tuple(t.name for t in robot.tendons),
-        actuated=tuple(_coordinates(robot)[robot.floating + k][0] for k in (
-            v - robot.base_velocities for v in robot.actuated)),
+        actuated=tuple(coordinates[robot.floating + v - robot.base_velocities][0]
+                       for v in robot.actuated),
         closed_at=_closed_at(robot) if robot.constraints else (),
         gravity=tuple(as_text(g) for g in spec.gravity),
         placements=tuple((what, *(", ".join(as_text(v) for v in vector)

@@ -691,7 +691,8 @@ def draw(robot_file, snap_angles, q_text, view, output, settings, quiet):
 def export_urdf(robot_file, snap_angles, settings, visual, output, quiet):
     """Write ROBOT as a URDF (for RViz, MuJoCo, Pinocchio, PyBullet); free symbols need --set."""
     _export(robot_file, snap_angles, settings, output,
-            lambda robot, values: urdf_text(robot, values, visual=visual), urdf_left_out)
+            lambda robot, values, notes: urdf_text(robot, values, visual=visual, notes=notes),
+            urdf_left_out)
 
 
 @main.command("export-mjcf")
@@ -708,14 +709,15 @@ def export_mjcf(robot_file, snap_angles, settings, output, quiet):
 
 
 def _export(robot_file, snap_angles, settings, output, text_of, left_out):
-    """ROBOT's model as ``text_of`` (robot, values) writes it, to ``output`` (then its name
-    is printed) or standard output; a warning for each thing ``left_out`` (robot) says the
-    format cannot hold (the file says so too, in a comment)."""
+    """ROBOT's model as ``text_of`` (robot, values, notes) writes it, to ``output`` (then its
+    name is printed) or standard output; a warning for each thing ``left_out`` (robot) says
+    the format cannot hold, the notes the file says it in."""
     robot = _load(robot_file, snap_angles=snap_angles)
-    for line in left_out(robot):
+    notes = left_out(robot)
+    for line in notes:
         click.echo(f"warning: {robot_file}: {line}", err=True)
     try:
-        text = text_of(robot, resolve_values(robot, _settings(settings)))
+        text = text_of(robot, resolve_values(robot, _settings(settings)), notes)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except ValueError as exc:

@@ -37,7 +37,8 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 VISUAL_RADIUS = 0.02       # the cylinders drawn with visual=True, in metres
 
 
-def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False) -> str:
+def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False,
+              notes: list[str] | None = None) -> str:
     """The URDF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
     raises ValueError naming the symbols that are left."""
     num = Numbers.of(robot, values, "a URDF")
@@ -45,7 +46,8 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False)
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
            "symdyn's joint frames (z along each joint axis). -->",
-           *(comment(f"Note: {line}.") for line in urdf_left_out(robot)),
+           *(comment(f"Note: {line}.") for line in (
+               urdf_left_out(robot) if notes is None else notes)),
            f'<robot name={quoteattr(robot.name)} xmlns:symdyn={quoteattr(NAMESPACE)}>']
     gravity = num.vector(spec.gravity)
     if not np.allclose(gravity, DEFAULT_GRAVITY, rtol=0, atol=0):

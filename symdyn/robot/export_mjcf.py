@@ -39,6 +39,7 @@ import numpy as np
 from .constraints import Loops
 from .export import Numbers, comment
 from .model import Robot
+from .poses import link_values
 from .rigid import wxyz_of_rotation
 from .validity import body_problem
 from .write import decimal, decimals
@@ -47,7 +48,7 @@ BOUND = 1e-12            # boundmass and boundinertia: MuJoCo's floor on moving 
 RADIUS = 0.02            # the capsules' radius, in metres
 
 
-def mjcf_text(robot: Robot, values: dict | None = None) -> str:
+def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None = None) -> str:
     """The MJCF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
     raises ValueError naming the symbols that are left."""
     num = Numbers.of(robot, values, "an MJCF file")
@@ -95,7 +96,8 @@ def mjcf_text(robot: Robot, values: dict | None = None) -> str:
     out = [f"<mujoco model={quoteattr(robot.name)}>",
            f"  <!-- {escape(robot.name)}: exported by symdyn from its robot file. Bodies are "
            "symdyn's joint frames (z along each joint axis); qpos is symdyn's q. -->"]
-    out += [f"  {comment(f'Note: {line}.')}" for line in mjcf_left_out(robot)]
+    out += [f"  {comment(f'Note: {line}.')}" for line in (
+        mjcf_left_out(robot) if notes is None else notes)]
     if impossible:
         out.append("  " + comment("Inertias no rigid body has, which MuJoCo balances (its "
                                   "dynamics differ from the robot file's there): "
@@ -179,13 +181,9 @@ def _tendons(robot: Robot, num) -> list[str]:
 def _qpos(robot: Robot, order) -> list[float]:
     """MuJoCo's qpos at closed_at: a floating base at the world's origin, then every joint
     (mimic joints too) in the bodies' order."""
-    values = {s: float(v) for s, v in robot.closed_at.items()}
-    q = {link.q: values.get(link.q, 0.0) for link in robot.links if link.mimic is None}
-    for link in robot.links:
-        if link.mimic is not None:
-            followed, multiplier, offset = link.mimic
-            q[link.q] = float(multiplier) * q[robot.links[followed - 1].q] + float(offset)
-    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [q[link.q] for link in order]
+    values = dict(zip((link.q for link in robot.links), link_values(robot, robot.closed_at)))
+    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [values[link.q]
+                                                                   for link in order]
 
 
 def mjcf_left_out(robot: Robot) -> list[str]:

@@ -7,6 +7,15 @@ import numpy as np
 import sympy
 
 
+def link_values(robot, q: dict) -> list[float]:
+    """Each link's joint variable at the coordinates' values ``q`` ({symbol: number}, those
+    not given 0): its own, or a mimic joint's multiplier times the one it follows plus its
+    offset."""
+    return [float(q.get(link.q, 0.0)) if link.mimic is None else
+            float(link.mimic[1]) * float(q.get(robot.links[link.mimic[0] - 1].q, 0.0))
+            + float(link.mimic[2]) for link in robot.links]
+
+
 class Poses:
     """``Poses(robot)(q)``: the world pose (4 x 4) of the base frame {0} and of each joint
     frame, for q the coordinates' values ({symbol: number}, those not given 0; a mimic joint's
@@ -30,9 +39,7 @@ class Poses:
             poses = [base]
         else:
             poses = [np.eye(4) if robot.floating else np.array(robot.base, dtype=float)]
-        values = [q.get(link.q, 0.0) if link.mimic is None else
-                  float(link.mimic[1]) * q.get(robot.links[link.mimic[0] - 1].q, 0.0)
-                  + float(link.mimic[2]) for link in robot.links]
+        values = link_values(robot, q)
         for link, placement in zip(robot.links, self.placements):
             T = np.eye(4)
             T[:3, :] = np.asarray(placement(*values), dtype=float)
