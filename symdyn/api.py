@@ -31,6 +31,7 @@ from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.identifiers import identifiers
 from .robot.model import Robot
+from .robot.poses import link_values
 from .robot.spec import CONSTRAINT_AXES, DH_COLUMNS
 
 
@@ -197,7 +198,11 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
     coordinates = _coordinates(robot)
     return context.Header(
         name=robot.name, dof=robot.dof, nq=robot.nq, joints=table.joints(spec),
-        coordinates=coordinates, parameters=robot.parameters,
+        coordinates=coordinates, floating=robot.floating,
+        spherical=tuple(name for (name, *_), i in zip(coordinates[robot.floating:],
+                                                      robot.coordinates)
+                        if robot.links[i - 1].ball),
+        parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
         mimics=tuple((table.link_name(spec, i), table.link_name(spec, link.mimic),
@@ -208,7 +213,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                           for c in robot.constraints
                           for k in (c.rows if c.kind != "coupling" else (0,))),
         tendons=tuple(t.name for t in robot.tendons),
-        actuated=tuple(coordinates[robot.floating + v - robot.base_velocities][0]
+        actuated=tuple(next(name for name, _, _, start in reversed(coordinates) if start <= v)
                        for v in robot.actuated),
         closed_at=_closed_at(robot) if robot.constraints else (),
         gravity=tuple(as_text(g) for g in spec.gravity),
@@ -231,9 +236,9 @@ def _closed_at(robot: Robot) -> tuple[sympy.Expr, ...]:
     """q where the constraints hold: the file's closed_at (numbers), a floating base at the
     world's origin; as Floats, so that an array of them is one of doubles."""
     base = (0, 0, 0, 0, 0, 0, 1)[:robot.base_configuration]
-    values = robot.closed_at
+    links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
     return tuple(sympy.Float(v, 30) for v in base) + tuple(
-        sympy.Float(values.get(robot.links[i - 1].q, 0), 30) for i in robot.coordinates)
+        sympy.Float(links[s], 30) for s in robot.q[robot.base_configuration:])
 
 
 def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:
@@ -242,9 +247,9 @@ def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:
     (joint_name), else after its link, else joint<i>."""
     joints = robot.spec.joint_names()
     names = ["root_joint"] * robot.floating + [joints[i - 1] for i in robot.coordinates]
+    starts = [robot.q.index(robot.links[i - 1].configuration[0]) for i in robot.coordinates]
     places = [(0, 0)] * robot.floating + [
-        (robot.base_configuration + k, robot.base_velocities + k)
-        for k in range(len(robot.coordinates))]
+        (start, robot.velocity_columns[i][0]) for start, i in zip(starts, robot.coordinates)]
     return tuple((name, identifier, q, v) for name, identifier, (q, v)
                  in zip(names, identifiers(names), places))
 

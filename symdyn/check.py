@@ -127,7 +127,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                                                 rng.uniform(0.5, 1.5, len(robot.parameters)))}
     symbols = {p: values[str(p)] for p in robot.parameters}
     routes = {"newton-euler": newton_euler(robot, progress=progress)}
-    if not robot.floating and len(robot.links) <= LAGRANGE_UP_TO:   # fixed bases alone
+    # fixed bases and one-axis joints alone
+    if not (robot.floating or robot.balls) and len(robot.links) <= LAGRANGE_UP_TO:
         routes["lagrange"] = lagrange(robot, progress=progress)
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
@@ -158,7 +159,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                                  getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
     else:
         rows.append(Row.skip("Newton-Euler = Lagrange", (
-            "the Lagrange route takes fixed bases alone" if robot.floating else
+            "the Lagrange route takes fixed bases and one-axis joints alone"
+            if robot.floating or robot.balls else
             f"the Lagrange route of {len(robot.links)} links takes many minutes (compared up "
             f"to {LAGRANGE_UP_TO})") + "; Pinocchio is the reference"))
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
@@ -253,29 +255,47 @@ def _forces(*forces) -> np.ndarray:
 
 def configurations(robot: Robot, rng, states: int) -> np.ndarray:
     """Random configurations q, (states, nq): joint angles in [-pi, pi] (and as many metres);
-    a floating base's position in [-1, 1] m and a unit quaternion, uniform over rotations."""
-    joints = rng.uniform(-np.pi, np.pi, (states, len(robot.coordinates)))
-    if not robot.floating:
-        return joints
-    turn = rng.normal(size=(states, 4))
-    turn /= np.linalg.norm(turn, axis=1, keepdims=True)
-    return np.hstack([rng.uniform(-1, 1, (states, 3)), turn, joints])
+    a spherical joint's unit quaternion and a floating base's, uniform over rotations, with the
+    base's position in [-1, 1] m."""
+    def turns():
+        turn = rng.normal(size=(states, 4))
+        return turn / np.linalg.norm(turn, axis=1, keepdims=True)
+    joints = [turns() if robot.links[i - 1].ball else rng.uniform(-np.pi, np.pi, (states, 1))
+              for i in robot.coordinates]
+    base = [rng.uniform(-1, 1, (states, 3)), turns()] if robot.floating else []
+    return np.hstack(base + joints) if base + joints else np.zeros((states, 0))
+
+
+def _quaternion_rate(quaternion, omega) -> np.ndarray:
+    """quat (omega, 0) / 2 row by row (model.quaternion_rates)."""
+    x, y, z, w = quaternion.T
+    wx, wy, wz = omega.T
+    return np.stack([w * wx + y * wz - z * wy, w * wy + z * wx - x * wz,
+                     w * wz + x * wy - y * wx, -(x * wx + y * wy + z * wz)], axis=1) / 2
 
 
 def configuration_rate(robot: Robot, q, qd) -> np.ndarray:
-    """dq/dt at velocities qd, (states, nq): qd itself for joints; a floating base's position
-    moves with R v and its quaternion with quat (0, omega) / 2 (model.FreeFlyer.rates), so that
-    q + h dq/dt is q moved by h qd to first order."""
-    if not robot.floating:
-        return qd
-    x, y, z, w = q[:, 3:7].T
-    R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)]),
-                  np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)]),
-                  np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])])
-    wx, wy, wz = qd[:, 3:6].T
-    quaternion = np.stack([w * wx + y * wz - z * wy, w * wy + z * wx - x * wz,
-                           w * wz + x * wy - y * wx, -(x * wx + y * wy + z * wz)], axis=1) / 2
-    return np.hstack([np.einsum("ijn,nj->ni", R, qd[:, :3]), quaternion, qd[:, 6:]])
+    """dq/dt at velocities qd, (states, nq): qd itself for joints; a spherical joint's
+    quaternion and a floating base's move with quat (omega, 0) / 2, the base's position with
+    R v (model.FreeFlyer.rates), so that q + h dq/dt is q moved by h qd to first order."""
+    parts, at_q, at_v = [], robot.base_configuration, robot.base_velocities
+    if robot.floating:
+        x, y, z, w = q[:, 3:7].T
+        R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z),
+                                2 * (x * z + w * y)]),
+                      np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z),
+                                2 * (y * z - w * x)]),
+                      np.stack([2 * (x * z - w * y), 2 * (y * z + w * x),
+                                1 - 2 * (x * x + y * y)])])
+        parts += [np.einsum("ijn,nj->ni", R, qd[:, :3]), _quaternion_rate(q[:, 3:7], qd[:, 3:6])]
+    for i in robot.coordinates:
+        if robot.links[i - 1].ball:
+            parts.append(_quaternion_rate(q[:, at_q:at_q + 4], qd[:, at_v:at_v + 3]))
+            at_q, at_v = at_q + 4, at_v + 3
+        else:
+            parts.append(qd[:, at_v:at_v + 1])
+            at_q, at_v = at_q + 1, at_v + 1
+    return np.hstack(parts) if parts else qd
 
 
 def _symbolic_rows(routes, progress) -> list[Row]:
@@ -357,7 +377,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         import pinocchio as pin
     except ImportError:
         return [Row.skip("Pinocchio", "not installed: pip install pin")]
-    from .reference import pinocchio_model, pinocchio_permutation, urdf_model
+    from .reference import configuration_map, pinocchio_model, pinocchio_permutation, urdf_model
 
     symbols = {p: values[str(p)] for p in robot.parameters}
     q, qd, qdd, tau, wrench = (args[k] for k in ("q", "qd", "qdd", "tau", "f_ext"))
@@ -369,17 +389,17 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     # A floating base's seven and six lead q and qd in both models, outside G.
     # A robot file's links in any order in which parents come first, Pinocchio's model of it
     # has them depth first (pinocchio_order): P takes the file's links' values to its joints'.
+    # A spherical joint's four and three entries of q and v stay together (P and Pq).
     shift = robot.base_velocities
-    P = (np.eye(len(robot.links)) if urdf is not None
-         else pinocchio_permutation(robot.spec))
+    P, Pq = ((np.eye(len(robot.link_qd)), np.eye(len(robot.link_q))) if urdf is not None
+             else (pinocchio_permutation(robot.spec, entries=e) for e in ("v", "q")))
     G = P @ np.array(robot.coupling_matrix.subs(symbols), dtype=float)
     G = np.block([[np.eye(shift), np.zeros((shift, G.shape[1]))],
                   [np.zeros((G.shape[0], shift)), G]])
     coupled = bool(robot.coupling)
-    offsets = P @ np.array([float(sympy.sympify(robot.coupling.get(s, 0)).subs(
-        {**symbols, **{x: 0 for x in robot.q}})) for s in robot.link_q])
     head = robot.base_configuration
-    q_links = np.hstack([q[:, :head], q[:, head:] @ G[shift:, shift:].T + offsets])
+    A, offsets = configuration_map(robot, symbols)
+    q_links = np.hstack([q[:, :head], q[:, head:] @ (Pq @ A).T + Pq @ offsets])
     qd_links, qdd_links = qd @ G.T, qdd @ G.T
     if urdf is not None:
         progress(f"comparing with Pinocchio's model of {urdf[0]}")
@@ -389,10 +409,10 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             return [Row.skip("Pinocchio", f"cannot build its model of {urdf[0]}: {exc}")]
         if "gravity" in robot.spec.omitted:     # a variant: the URDF's robot, in free fall
             model.gravity.setZero()
-        if model.nv != robot.base_velocities + len(robot.links):
+        if model.nv != robot.slot_count:
             return [Row("Pinocchio", None, False, f"{urdf[0]}'s chain has {model.nv} "
                         f"velocities, the robot file "
-                        f"{robot.base_velocities + len(robot.links)}")]
+                        f"{robot.slot_count}")]
         name = f" ({Path(urdf[0]).name})"
         snapping = (_snapping_rows(urdf, robot.spec.root, model, configuration(q_links),
                                    qd_links, qdd_links)
@@ -440,8 +460,9 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "nle", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian",
                            "centroidal", "centroidal_dot")}
-    viscous = np.diag([0.0] * shift + list(P @ [float(sympy.sympify(link.viscous).subs(symbols))
-                                                for link in robot.links]))
+    viscous = np.diag([0.0] * shift + list(P @ [
+        float(sympy.sympify(v).subs(symbols))
+        for v in robot.per_velocity(link.viscous for link in robot.links)[shift:]]))
     friction = np.hstack([np.zeros((len(qd_links), shift)), friction_torques(
         robot.spec, qd_links[:, shift:] @ P, symbols) @ P.T])
     derivatives = "inverse_dynamics_derivatives" in available

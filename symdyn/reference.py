@@ -72,7 +72,11 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
         placement = after[link.parent]
-        if spec.convention == "urdf":                 # as Pinocchio reads a URDF
+        if link.joint == "spherical":                 # (convention urdf alone)
+            joint = pin.JointModelSpherical()
+            joint_placement = placement * se3(link.origin)
+            body = pin.SE3.Identity()
+        elif spec.convention == "urdf":               # as Pinocchio reads a URDF
             axis = np.array([num(v) for v in link.axis])
             joint = (pin.JointModelRevoluteUnaligned(axis) if link.joint == "revolute"
                      else pin.JointModelPrismaticUnaligned(axis))
@@ -117,9 +121,9 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
             armature[link.mimic - 1] += m * m * armature[i - 1]
             model = pin.transformJointIntoMimic(model, jid[link.mimic], jid[i], m,
                                                 num(link.offset))
-    model.armature = np.array([0.0] * 6 * shift + [armature[i - 1] for i in pinocchio_order(spec)
-                                                   if spec.links[i - 1].mimic is None
-                                                   or not mimic])
+    model.armature = np.array([0.0] * 6 * shift + [
+        armature[i - 1] for i in pinocchio_order(spec) if spec.links[i - 1].mimic is None
+        or not mimic for _ in range(3 if spec.links[i - 1].joint == "spherical" else 1)])
     return model
 
 
@@ -138,15 +142,24 @@ def pinocchio_order(spec: RobotSpec) -> list[int]:
     return order
 
 
-def pinocchio_permutation(spec: RobotSpec, coordinates: bool = False) -> np.ndarray:
+def pinocchio_permutation(spec: RobotSpec, coordinates: bool = False,
+                          entries: str = "link") -> np.ndarray:
     """P with P x = the file's per-link values x (or, with ``coordinates``, per coordinate: the
-    links that are no mimic joints) in pinocchio_order."""
+    links that are no mimic joints) in pinocchio_order; with ``entries`` "q" or "v", each
+    spherical joint's four or three entries of q or v kept together."""
     kept = [i for i in range(1, len(spec.links) + 1)
             if not coordinates or spec.links[i - 1].mimic is None]
+    size = {"link": 1, "q": 4, "v": 3}[entries]
+    sizes = {i: size if spec.links[i - 1].joint == "spherical" else 1 for i in kept}
+    start = dict(zip(kept, np.cumsum([0] + [sizes[i] for i in kept])))
     order = [i for i in pinocchio_order(spec) if i in kept]
-    P = np.zeros((len(kept), len(kept)))
-    for row, i in enumerate(order):
-        P[row, kept.index(i)] = 1.0
+    n = sum(sizes.values())
+    P = np.zeros((n, n))
+    row = 0
+    for i in order:
+        for k in range(sizes[i]):
+            P[row, start[i] + k] = 1.0
+            row += 1
     return P
 
 
@@ -243,16 +256,22 @@ def snapped_urdf(path, tolerance: float) -> str:
 
 
 def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
-    """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd."""
+    """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd
+    (the links' velocities in the file's order; none at a spherical joint's three)."""
     values = values or {}
     qd = np.asarray(qd, dtype=float)
     out = np.zeros_like(qd)
-    for i, link in enumerate(spec.links):
+    i = 0
+    for link in spec.links:
+        if link.joint == "spherical":
+            i += 3
+            continue
         G, B = (float(sympy.sympify(x).subs(values)) for x in (link.gear_ratio,
                                                                link.viscous_friction))
         plus, minus = (float(sympy.sympify(x).subs(values)) for x in link.coulomb_friction)
         v = qd[..., i]
         out[..., i] = G**2 * B * v + abs(G) * np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
+        i += 1
     return out
 
 
@@ -501,29 +520,29 @@ class ConstraintReference:
                      [self.frame(end) if end is not None else None for end in c.ends]
                      for c in robot.constraints]
         coupling = np.array(robot.coupling_matrix, dtype=float)       # links x coordinates
-        self.permutation = pinocchio_permutation(robot.spec)
+        self.permutation = pinocchio_permutation(robot.spec, entries="v")
+        self.q_permutation = pinocchio_permutation(robot.spec, entries="q")
         k = robot.base_velocities
         self.T = np.block([[np.eye(k), np.zeros((k, coupling.shape[1]))],
                            [np.zeros((len(coupling), k)), self.permutation @ coupling]])
         self.coupling = coupling
-        self.offsets = np.array([float(link.mimic[2]) if link.mimic else 0.0
-                                 for link in robot.links])
-        self.coordinates = [robot.links[i - 1].q for i in robot.coordinates]
+        self.configuration, self.offsets = configuration_map(robot, values)
 
     def pinocchio_q(self, q) -> np.ndarray:
         """Pinocchio's configuration of symdyn's q (mimic joints' values from theirs)."""
         head = self.robot.base_configuration
-        links = self.coupling @ np.asarray(q[head:], dtype=float) + self.offsets
-        return np.r_[q[:head], self.permutation @ links]
+        links = self.configuration @ np.asarray(q[head:], dtype=float) + self.offsets
+        return np.r_[q[:head], self.q_permutation @ links]
 
     def integrate(self, q, v) -> np.ndarray:
         """q moved by v (symdyn's), through Pinocchio's integrate."""
         import pinocchio as pin
 
-        head = self.robot.base_configuration
+        robot = self.robot
+        head = robot.base_configuration
         moved = pin.integrate(self.model, self.pinocchio_q(q), self.T @ v)
-        links = self.permutation.T @ moved[head:]
-        return np.r_[moved[:head], links[[i - 1 for i in self.robot.coordinates]]]
+        links = dict(zip(robot.link_q, self.q_permutation.T @ moved[head:]))
+        return np.r_[moved[:head], [links[s] for s in robot.q[head:]]]
 
     def anchor(self, constraint):
         """A frame held to the world: where the file puts it, or where it is at closed_at
@@ -544,9 +563,12 @@ class ConstraintReference:
 
     def closed_at(self):
         """closed_at as symdyn's configuration (a floating base at the world's origin)."""
+        from .robot.poses import link_values
+
         robot = self.robot
         head = [0.0] * 6 + [1.0] if robot.floating else []
-        return np.array(head + [float(robot.closed_at.get(s, 0)) for s in self.coordinates])
+        links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
+        return np.array(head + [links[s] for s in robot.q[robot.base_configuration:]])
 
     def terms(self, q, v):
         """(phi, G, gamma) at (q, v), by Pinocchio."""
@@ -562,9 +584,10 @@ class ConstraintReference:
         for c, ids in zip(robot.constraints, self.ends):
             if c.kind == "coupling":
                 row = np.zeros(robot.dof)
+                columns = {robot.links[i - 1].q: k[0]
+                           for i, k in robot.velocity_columns.items()}
                 for symbol, coefficient in c.coefficients:
-                    row[robot.base_velocities + self.coordinates.index(symbol)] = (
-                        float(coefficient))
+                    row[columns[symbol]] = float(coefficient)
                 joints = np.asarray(q[robot.base_configuration:], dtype=float)
                 phi.append([row[robot.base_velocities:] @ joints - float(c.value)])
                 G.append([row])
@@ -636,6 +659,20 @@ class ConstraintReference:
                     gamma - gains[1] * G @ v - gains[0] * phi]
         x = np.linalg.solve(K, rhs)
         return x[:n], x[n:]
+
+
+def configuration_map(robot, values=None) -> tuple[np.ndarray, np.ndarray]:
+    """(A, c) with the links' joint variables (Robot.link_q) A q_joints + c for the joints'
+    part of q: each its coordinate's, a mimic joint's its multiplier times the one it follows
+    plus its offset, a spherical joint's quaternion its own. ``values``: numbers for free
+    symbols."""
+    values = values or {}
+    coordinates = robot.q[robot.base_configuration:]
+    variables = [sympy.sympify(robot.coupling.get(s, s)).subs(values) for s in robot.link_q]
+    A = np.array([[float(v.diff(c)) for c in coordinates] for v in variables]).reshape(
+        len(variables), len(coordinates))
+    c = np.array([float(v.subs({x: 0 for x in coordinates})) for v in variables])
+    return A, c
 
 
 def null_space(G):

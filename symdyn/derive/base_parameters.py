@@ -155,7 +155,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     root = tens.pop(0) if robot.floating else None
     move = _mover()
     tens, root = moved_to_parents(robot, tens,
-                                  lambda link, ten: invariant_part(ten, link.revolute),
+                                  lambda link, ten: invariant_part(ten, link.joint),
                                   lambda part, link: move(part, resting(link)), root)
     memo: dict = {}       # to_sympy's
     grouped = [expand(g, memo) for ten in ([root] if root else []) + tens for g in ten]
@@ -204,8 +204,8 @@ def _random_values(robot: Robot, seed: int) -> dict:
 
 
 def _geometry_symbolic(robot: Robot) -> bool:
-    return any(link.rotation.free_symbols - {link.q} or link.position.free_symbols - {link.q}
-               for link in robot.links)
+    return any(link.rotation.free_symbols - set(link.configuration)
+               or link.position.free_symbols - set(link.configuration) for link in robot.links)
 
 
 def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.ndarray:
@@ -215,9 +215,10 @@ def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.nd
     values = {s: np.full(samples, v) for s, v in _random_values(robot, seed).items()}
     for symbols, bound in ((robot.q, np.pi), (robot.qd, 3), (robot.qdd, 5)):
         values.update({s: rng.uniform(-bound, bound, samples) for s in symbols})
-    if robot.floating:      # its quaternion a unit one: another turns no rigid body
-        turn = np.array([values[s] for s in robot.root.quaternion])
-        values.update(zip(robot.root.quaternion, turn / np.linalg.norm(turn, axis=0)))
+    # the quaternions unit ones: another turns no rigid body
+    for quaternion in robot.quaternions:
+        turn = np.array([values[s] for s in quaternion])
+        values.update(zip(quaternion, turn / np.linalg.norm(turn, axis=0)))
     # dead code pruned: the derivation's steps in the parameters themselves stay behind
     return evaluate(eliminate_dead_code(regressor), values).reshape(samples * n, -1)
 

@@ -56,7 +56,7 @@ def centroidal_map(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 
 def centroidal_map_dot_qd(robot: Robot, b: ProgramBuilder) -> list[sympy.Expr]:
     """dA_g/dt qd: the centroidal momentum's rate at qdd = 0."""
-    rest = [sympy.Integer(0)] * (robot.base_velocities + len(robot.links))
+    rest = [sympy.Integer(0)] * robot.slot_count
     wrench = base_wrench(robot, b, robot.slots(robot.link_qd, "velocity"), rest, [0, 0, 0])
     mass, first_moment = composite.mass_center(robot, b)
     *_, (moved,) = _at_center(robot, b, "dAg", mass, first_moment, [sympy.Matrix(wrench)])

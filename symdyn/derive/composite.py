@@ -198,12 +198,18 @@ def _entries(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, for
     """(r, value) for each row r of the derivations' lists (Robot.slots: a floating base's six
     first) that the force F of frame {j} reaches carried inward: S_i . F for link j and each
     link inward of it, and a floating base's [f; n] of F in {0}."""
-    shift = robot.base_velocities
     for i, f in _carried(robot, b, name, placements, j, force, robot.floating):
         if i:
-            yield shift + i - 1, f.angular[2] if robot.links[i - 1].revolute else f.linear[2]
+            yield from zip(robot.velocity_slots(i), _along(robot.links[i - 1], f))
         else:
             yield from enumerate([*f.linear, *f.angular])
+
+
+def _along(link, force: Force) -> list:
+    """S_i^T F: a force's components along the joint's unit motions (_axes), read off."""
+    if link.ball:
+        return list(force.angular)
+    return [force.angular[2] if link.revolute else force.linear[2]]
 
 
 def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Inertia]:
@@ -248,9 +254,24 @@ def _inertia(body) -> Inertia:
 
 
 def _axis(link) -> Motion:
-    """S_i, the joint's unit motion in its own frame."""
+    """S_i, a one-axis joint's unit motion in its own frame."""
     zero = symengine.zeros(3, 1)
     return Motion(Z, zero) if link.revolute else Motion(zero, Z)
+
+
+def _column_name(name: str, link, k: int) -> str:
+    """The steps' name of the column of a joint's k-th velocity: a spherical joint's by its
+    axis."""
+    return f"{name}{'xyz'[k]}" if link.ball else name
+
+
+def _axes(link) -> list[Motion]:
+    """S_i's columns: a one-axis joint's unit motion, or a spherical joint's turns about the
+    three axes of its frame."""
+    if not link.ball:
+        return [_axis(link)]
+    zero = symengine.zeros(3, 1)
+    return [Motion(symengine.Matrix([int(k == r) for r in range(3)]), zero) for k in range(3)]
 
 
 def _scaled(x, c):
@@ -261,13 +282,12 @@ def _columns(robot: Robot, b: ProgramBuilder, placements, composite) -> sympy.Ma
     """M from the composite inertias: column j is the force moving composite body j alone, its
     entries those of the links that support j (zero elsewhere: a tree's M is sparse). A
     floating base's rows come first: the force carried into {0}, [f; n]."""
-    shift, n = robot.base_velocities, len(robot.links)
-    M = sympy.zeros(shift + n, shift + n)
+    M = sympy.zeros(robot.slot_count, robot.slot_count)
     for link, body in zip(robot.links, composite):
-        j = shift + link.index - 1
-        for r, value in _entries(robot, b, "M", placements, link.index,
-                                 body.times(_axis(link))):
-            M[r, j] = M[j, r] = value
+        for k, (j, S) in enumerate(zip(robot.velocity_slots(link.index), _axes(link))):
+            for r, value in _entries(robot, b, _column_name("M", link, k), placements,
+                                     link.index, body.times(S)):
+                M[r, j] = M[j, r] = value
     return M
 
 
@@ -327,9 +347,10 @@ def momentum_map(robot: Robot, b: ProgramBuilder) -> tuple[list[Force], Inertia]
     composite = _composites(robot, b, placements, "c", _inertias(robot))
     columns = []
     for link, body in zip(robot.links, composite):
-        *_, (_, force) = _carried(robot, b, "M", placements, link.index,
-                                  body.times(_axis(link)), to_base=True)
-        columns.append(force)
+        for k, S in enumerate(_axes(link)):
+            *_, (_, force) = _carried(robot, b, _column_name("M", link, k), placements,
+                                      link.index, body.times(S), to_base=True)
+            columns.append(force)
     return columns, _whole(robot, b, placements, composite)
 
 
@@ -355,9 +376,8 @@ def mass_matrix(robot: Robot, b: ProgramBuilder) -> sympy.Matrix:
 def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
     """C(q, qd), as Pinocchio's computeCoriolisMatrix: half of d(C qd)/dqd (Christoffel's) on a
     fixed base; a floating base's columns as the module docstring says."""
-    shift = robot.base_velocities
     moving = _Moving.of(robot, b, qd)
-    C = sympy.zeros(shift + len(robot.links), shift + len(robot.links))
+    C = sympy.zeros(robot.slot_count, robot.slot_count)
     half = symengine.Rational(1, 2)
 
     def put(r, c, value):
@@ -365,16 +385,19 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
 
     for link in robot.links:
         j = link.index
-        column = _scaled(moving.by_velocity(j), half)
-        for r, value in _entries(robot, b, "C", moving.placements, j, column):
-            put(r, shift + j - 1, value)
-    for (i, j), row in _rows(robot, b, moving).items():
+        for k, c in enumerate(robot.velocity_slots(j)):
+            column = _scaled(moving.by_velocity(j, k), half)
+            for r, value in _entries(robot, b, _column_name("C", link, k), moving.placements, j,
+                                     column):
+                put(r, c, value)
+    for (i, a, j), row in _rows(robot, b, moving).items():
         if j:
-            put(shift + i - 1, shift + j - 1, moving.by_velocity_of_row(j, *row) * half)
+            for k, c in enumerate(robot.velocity_slots(j)):
+                put(robot.offsets[i - 1] + a, c, moving.by_velocity_of_row(j, *row, k) * half)
         else:
             for k, s in enumerate(_units()):
-                put(shift + i - 1, k, moving.by_base_velocity_of_row(s, *row, coriolis=True)
-                    * half)
+                put(robot.offsets[i - 1] + a, k,
+                    moving.by_base_velocity_of_row(s, *row, coriolis=True) * half)
     if robot.floating:
         for k, s in enumerate(_units()):
             for r, value in enumerate(_column(moving.by_base_velocity(s, coriolis=True))):
@@ -404,7 +427,7 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
                                                     moving.velocities, accelerations,
                                                     qd[shift:]):
         j = link.index
-        S, z = _axis(link), moving.z[j - 1]
+        S, (z,) = _axis(link), moving.z[j - 1]
         v_parent = v - _scaled(S, qd_j)
         y[j] = _named(b, f"y{j}", S.cross(a_parent) - z.cross(v_parent))
         # What the links outward of joint j add to the force it transmits, per unit of q_j
@@ -424,10 +447,10 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
                                     moving.placements[j].act_inverse(carried[parent]))
             dq[shift + i - 1, shift + j - 1] = entry(by_q[j].dot(carried[j]))
             dqd[shift + i - 1, shift + j - 1] = entry(by_qd[j].dot(carried[j]))
-    for (i, j), (m, r) in rows.items():
+    for (i, _, j), (m, r) in rows.items():
         if j:   # joint i outward of joint j: S_i turns with the links, and its turn cancels
             # S_j x* F_i
-            dq[shift + i - 1, shift + j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1])))
+            dq[shift + i - 1, shift + j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1][0])))
             dqd[shift + i - 1, shift + j - 1] = entry(moving.by_velocity_of_row(j, m, r))
     if robot.floating:
         _base_derivatives(robot, b, moving, rows, by_q, by_qd, gravity, dq, dqd, entry)
@@ -454,7 +477,7 @@ def _base_derivatives(robot: Robot, b: ProgramBuilder, moving: "_Moving", rows, 
     # relative to gravity, [a - g_0; domega], gains d e_k x g_0
     tilts = [Motion(zero, vector(b, f"tilt{k + 1}", cross(s.angular, g)))
              for k, s in enumerate(units[3:])]
-    for (i, j), (m, r) in rows.items():
+    for (i, _, j), (m, r) in rows.items():
         if j == 0:
             for k, s in enumerate(units):
                 dqd[6 + i - 1, k] = entry(moving.by_base_velocity_of_row(s, m, r))
@@ -477,7 +500,7 @@ class _Moving:
     inertias: list[Inertia]
     composite: list[Inertia]
     velocities: list[Motion]
-    z: list[Motion]           # S_i x v_i
+    z: list[list[Motion]]     # S_i x v_i, one per column of S_i
     rate: list[Inertia]
     momentum: list[Force]
     base: Motion              # v_0: zero for a fixed base
@@ -490,16 +513,17 @@ class _Moving:
         """At the velocities ``qd``, a Robot.slots list."""
         placements = _placements(robot, b)
         inertias = _inertias(robot)
-        shift = robot.base_velocities
         zero = symengine.zeros(3, 1)
         base = (Motion(Matrix(qd[3:6]), Matrix(qd[:3])) if robot.floating
                 else Motion(zero, zero))
         velocities, rates, momenta = [], [], []
-        for link, body, qd_i in zip(robot.links, inertias, qd[shift:]):
+        for link, body in zip(robot.links, inertias):
             i = link.index
             # v_i = ^iX_{p(i)} v_{p(i)} + S_i qd_i
             parent = velocities[link.parent - 1] if link.parent else base
-            v = placements[i].act_inverse(parent) + _scaled(_axis(link), qd_i)
+            v = placements[i].act_inverse(parent)
+            for S, k in zip(_axes(link), robot.velocity_slots(i)):
+                v = v + _scaled(S, qd[k])
             u, omega = vector(b, f"u{i}", v.linear), vector(b, f"w{i}", v.angular)
             velocities.append(Motion(omega, u))
             rates.append(_rate(body, velocities[-1]))
@@ -514,7 +538,8 @@ class _Moving:
                      _at_base(robot, b, placements, "d", _rate(own, base), rate),
                      _force_at_base(robot, b, placements, "h", own.times(base), momentum))
         return cls(robot.links, placements, inertias, composite, velocities,
-                   [_named(b, f"z{link.index}", _axis(link).cross(v))
+                   [[_named(b, _column_name(f"z{link.index}", link, k), S.cross(v))
+                     for k, S in enumerate(_axes(link))]
                     for link, v in zip(robot.links, velocities)],
                    rate, momentum, base, *whole)
 
@@ -522,16 +547,16 @@ class _Moving:
         """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
         return self.rate[j - 1].times(s) + s.cross_force(self.momentum[j - 1])
 
-    def by_velocity(self, j: int) -> Force:
+    def by_velocity(self, j: int, k: int = 0) -> Force:
         """2 B^c_j S_j - 2 I^c_j z_j: the force whose S_i component is dtau_i/dqd_j, i
-        supporting j."""
-        return (self.twice_b(j, _axis(self.links[j - 1]))
-                - _scaled(self.composite[j - 1].times(self.z[j - 1]), 2))
+        supporting j (twice C's column); of column k of S_j."""
+        return (self.twice_b(j, _axes(self.links[j - 1])[k])
+                - _scaled(self.composite[j - 1].times(self.z[j - 1][k]), 2))
 
-    def by_velocity_of_row(self, j: int, m: Force, r: Force):
+    def by_velocity_of_row(self, j: int, m: Force, r: Force, k: int = 0):
         """dtau_i/dqd_j for i outward of j, from the rows (m, r) of joint i in frame {j}
-        (_rows)."""
-        return r.dot(_axis(self.links[j - 1])) - 2 * m.dot(self.z[j - 1])
+        (_rows); of column k of S_j."""
+        return r.dot(_axes(self.links[j - 1])[k]) - 2 * m.dot(self.z[j - 1][k])
 
     def base_z(self, s: Motion, coriolis: bool) -> Motion:
         """A floating base's 2 zeta for its unit velocity s (the module docstring): s x v_0,
@@ -560,19 +585,21 @@ def _rate(body: Inertia, v: Motion) -> Inertia:
 
 
 def _rows(robot: Robot, b: ProgramBuilder, moving: _Moving) -> dict:
-    """{(i, j): (m, r)} for each j supporting i, j < i: the rows S_i^T I^c_i and S_i^T 2 B^c_i
-    as forces (D^c is symmetric), carried from frame {i} into frame {j}; into {0} too (j = 0)
-    for a floating base."""
+    """{(i, a, j): (m, r)} for each j supporting i, j < i, and each column a of S_i: the rows
+    S_i^T I^c_i and S_i^T 2 B^c_i as forces (D^c is symmetric), carried from frame {i} into
+    frame {j}; into {0} too (j = 0) for a floating base."""
     rows = {}
     for link, Ic, D, h in zip(robot.links, moving.composite, moving.rate, moving.momentum):
         i = link.index
-        S = _axis(link)
-        m, r = Ic.times(S), D.times(S) - S.cross_force(h)
-        for (j, m_j), (_, r_j) in zip(
-                _carried(robot, b, "M", moving.placements, i, m, robot.floating),
-                _carried(robot, b, "R", moving.placements, i, r, robot.floating)):
-            if j < i:
-                rows[i, j] = m_j, r_j
+        for a, S in enumerate(_axes(link)):
+            m, r = Ic.times(S), D.times(S) - S.cross_force(h)
+            for (j, m_j), (_, r_j) in zip(
+                    _carried(robot, b, _column_name("M", link, a), moving.placements, i, m,
+                             robot.floating),
+                    _carried(robot, b, _column_name("R", link, a), moving.placements, i, r,
+                             robot.floating)):
+                if j < i:
+                    rows[i, a, j] = m_j, r_j
     return rows
 
 

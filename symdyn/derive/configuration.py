@@ -1,6 +1,8 @@
 """Moving in the configuration space: integrate(q, v) and difference(q0, q1), as Pinocchio's.
 
-A joint coordinate moves by its velocity: q + v, and q1 - q0 back. A floating base moves by the
+A joint coordinate moves by its velocity: q + v, and q1 - q0 back; a spherical joint's quaternion
+by the exponential of its angular velocity in its own frame, as a floating base's turns (Pinocchio's
+JointModelSpherical), and back by the logarithm. A floating base moves by the
 exponential of its twist in its own frame (Pinocchio's JointModelFreeFlyer, whose velocity is
 LOCAL): with omega the angular and u the linear part of v, theta = |omega|,
 
@@ -31,50 +33,91 @@ from ..spatial import skew
 
 def integrate(robot: Robot, b: ProgramBuilder, q, v) -> list:
     """q moved by the velocity v for unit time (v = qd dt for a step dt): nq entries."""
-    joints = [qi + vi for qi, vi in zip(q[robot.base_configuration:], v[robot.base_velocities:])]
+    joints = []
+    for name, (qi, vi) in _joints(robot, q, v):
+        joints += (turned(b, name, qi, vi) if len(qi) == 4 else [qi[0] + vi[0]])
     if not robot.floating:
         return joints
     p0, quat0 = sympy.Matrix(q[:3]), q[3:7]
     u, omega = sympy.Matrix(v[:3]), sympy.Matrix(v[3:6])
     theta = b.define("theta", sympy.sqrt(omega.dot(omega)))
     safe = _nonzero(b, "theta", theta)
-    half_sin, half_cos = b.define("sh", sympy.sin(theta / 2)), b.define("ch", sympy.cos(theta / 2))
+    half = b.define("sh", sympy.sin(theta / 2)), b.define("ch", sympy.cos(theta / 2))
     W = skew(omega)
-    V = (sympy.eye(3) + 2 * (half_sin / safe) ** 2 * W
+    V = (sympy.eye(3) + 2 * (half[0] / safe) ** 2 * W
          + b.define("c3", (theta - sympy.sin(theta)) / safe ** 3) * W * W)
     step = b.vector("Vu", V * u)
     p1 = p0 + quaternion_rotation(quat0) * step
-    turn = b.vector("r", omega * b.define("s_theta", half_sin / safe))
-    quat1 = [b.define(f"quat{k}", x) for k, x in enumerate(_product(quat0, [*turn, half_cos]))]
-    scale = b.define("unit", (3 - sum(x * x for x in quat1)) / 2)
-    return [*p1, *(x * scale for x in quat1), *joints]
+    return [*p1, *turned(b, "", quat0, omega, theta, half), *joints]
 
 
 def difference(robot: Robot, b: ProgramBuilder, q0, q1) -> list:
     """The velocity that moves q0 to q1 in unit time (integrate's inverse): nv entries."""
-    joints = [b2 - a for a, b2 in zip(q0[robot.base_configuration:],
-                                      q1[robot.base_configuration:])]
+    joints = []
+    for name, (start, end) in _joints(robot, q0, q1):
+        joints += (_turn_between(b, name, start, end)[0] if len(start) == 4
+                   else [end[0] - start[0]])
     if not robot.floating:
         return joints
-    x0, y0, z0, w0 = q0[3:7]
-    relative = [b.define(f"rel{k}", x) for k, x in enumerate(
-        _product([-x0, -y0, -z0, w0], q1[3:7]))]
-    # q and -q are one rotation: the one with w >= 0 turns by theta <= pi (1 where w = 0)
-    sign = sympy.sign(relative[3])
-    flip = b.define("flip", 1 + sign - sign ** 2)
-    r = b.vector("r", sympy.Matrix(relative[:3]) * flip)
-    w = b.define("w_abs", relative[3] * flip)
-    norm = b.define("rn", sympy.sqrt(r.dot(r)))
-    # (theta/2) / sin(theta/2)
-    ratio = b.define("f", sympy.atan2(norm, w) / _nonzero(b, "rn", norm))
-    omega = b.vector("omega", 2 * ratio * r)
-    theta = b.define("theta", 2 * ratio * norm)
-    W = skew(omega)
+    omega, theta, ratio, w = _turn_between(b, "", q0[3:7], q1[3:7])
+    W = skew(sympy.Matrix(omega))
     inverse = (sympy.eye(3) - W / 2
                + b.define("e2", (1 - ratio * w) / _nonzero(b, "theta", theta) ** 2) * W * W)
     delta = b.vector("delta", [a - c for a, c in zip(q1[:3], q0[:3])])
     local = b.vector("dp", quaternion_rotation(q0[3:7]).T * delta)
     return [*(inverse * local), *omega, *joints]
+
+
+def _joints(robot: Robot, q, other):
+    """(name prefix, (q's entries, ``other``'s)) of each joint with a coordinate: ``other`` a
+    velocity (one entry a velocity) or a second configuration; a spherical joint's four and
+    three, or four and four."""
+    quaternion_long = len(other) == len(q)
+    at_q = robot.base_configuration
+    at_other = at_q if quaternion_long else robot.base_velocities
+    for i in robot.coordinates:
+        link = robot.links[i - 1]
+        nq = len(link.configuration)
+        n_other = nq if quaternion_long else link.nv
+        yield f"j{i}_", (q[at_q:at_q + nq], other[at_other:at_other + n_other])
+        at_q, at_other = at_q + nq, at_other + n_other
+
+
+def turned(b: ProgramBuilder, name: str, quat0, omega, theta=None, half=None) -> list:
+    """The unit quaternion quat0 turned by the angular velocity omega in its own frame for unit
+    time: quat0 (omega/theta sin(theta/2), cos(theta/2)), renormalized to first order; its
+    angle theta and (sin, cos) of theta/2 where already named."""
+    omega = sympy.Matrix(omega)
+    if theta is None:
+        theta = b.define(f"{name}theta", sympy.sqrt(omega.dot(omega)))
+        half = (b.define(f"{name}sh", sympy.sin(theta / 2)),
+                b.define(f"{name}ch", sympy.cos(theta / 2)))
+    half_sin, half_cos = half
+    turn = b.vector(f"{name}r", omega * b.define(f"{name}s_theta",
+                                                 half_sin / _nonzero(b, f"{name}theta", theta)))
+    quat1 = [b.define(f"{name}quat{k}", x)
+             for k, x in enumerate(_product(quat0, [*turn, half_cos]))]
+    scale = b.define(f"{name}unit", (3 - sum(x * x for x in quat1)) / 2)
+    return [x * scale for x in quat1]
+
+
+def _turn_between(b: ProgramBuilder, name: str, quat0, quat1) -> tuple:
+    """(omega, theta, (theta/2) / sin(theta/2), cos(theta/2)): the rotation vector from unit
+    quaternion quat0 to quat1 in quat0's frame, the short way round."""
+    x0, y0, z0, w0 = quat0
+    relative = [b.define(f"{name}rel{k}", x) for k, x in enumerate(
+        _product([-x0, -y0, -z0, w0], quat1))]
+    # q and -q are one rotation: the one with w >= 0 turns by theta <= pi (1 where w = 0)
+    sign = sympy.sign(relative[3])
+    flip = b.define(f"{name}flip", 1 + sign - sign ** 2)
+    r = b.vector(f"{name}r", sympy.Matrix(relative[:3]) * flip)
+    w = b.define(f"{name}w_abs", relative[3] * flip)
+    norm = b.define(f"{name}rn", sympy.sqrt(r.dot(r)))
+    # (theta/2) / sin(theta/2)
+    ratio = b.define(f"{name}f", sympy.atan2(norm, w) / _nonzero(b, f"{name}rn", norm))
+    omega = list(b.vector(f"{name}omega", 2 * ratio * r))
+    theta = b.define(f"{name}theta", 2 * ratio * norm)
+    return omega, theta, ratio, w
 
 
 def _product(a, c) -> list:

@@ -41,7 +41,7 @@ from ..program.derivative import directional_derivative, directional_derivatives
 from ..program.symengine_form import to_sympy
 from ..robot.constraints import Loops
 from ..robot.model import Robot
-from . import kinematics
+from . import configuration, kinematics
 from .factors import LDLT, factor, symbols_and_zeros
 
 
@@ -92,8 +92,8 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
 
 def _velocity(robot: Robot, q) -> int:
     """The index in v of the joint whose coordinate is the symbol ``q``."""
-    links = [robot.links[i - 1].q for i in robot.coordinates]
-    return robot.base_velocities + links.index(q)
+    (link,) = (i for i in robot.coordinates if robot.links[i - 1].q == q)
+    return robot.velocity_columns[link][0]
 
 
 def _end(robot, b, frames, frame, name):
@@ -287,17 +287,23 @@ def close_loops(robot: Robot, part, b: ProgramBuilder) -> list[list]:
     q's own values (the actuated joints, and a floating base, held), the residual |phi| after
     them, and 1 where that is below CLOSED (0 where it is not; NaN where a step was not
     defined: a singular configuration)."""
-    q = list(robot.q)
-    shift = robot.base_configuration - robot.base_velocities      # v's index -> q's
+    q = dict(zip(robot.q, robot.q))
+    passive = [robot.links[i - 1] for i, columns in robot.velocity_columns.items()
+               if columns[0] in robot.passive]
     for step in range(1, CLOSURE_STEPS + 1):
-        values = dict(zip(robot.q, q))
-        phi = part("constraint_residual", values)[0]
-        G = _rows(part("constraint_jacobian", values)[0], robot.dof)
+        phi = part("constraint_residual", q)[0]
+        G = _rows(part("constraint_jacobian", q)[0], robot.dof)
         A = [[row[k] for k in robot.passive] for row in G]
         w = _minimum_norm(b, A, phi, f"n{step}_")        # q_p <- q_p - A^T (A A^T)^-1 phi
-        for j, k in enumerate(robot.passive):
-            q[k + shift] = b.define(f"{robot.q[k + shift]}_{step}", q[k + shift] - sympy.Add(
-                *(A[i][j] * w[i] for i in range(len(A)))))
+        delta = dict(zip(robot.passive, (sympy.Add(*(A[i][j] * w[i] for i in range(len(A))))
+                                         for j in range(len(robot.passive)))))
+        for link in passive:        # moved back along -delta: a quaternion turned by it
+            moves = [-delta[k] for k in robot.velocity_columns[link.index]]
+            now = [q[s] for s in link.configuration]
+            moved = (configuration.turned(b, f"j{link.index}_{step}_", now, moves)
+                     if link.ball else [now[0] + moves[0]])
+            q.update({s: b.define(f"{s}_{step}", x) for s, x in zip(link.configuration, moved)})
+    q = [q[s] for s in robot.q]
     phi = part("constraint_residual", dict(zip(robot.q, q)))[0]
     residual = b.define("residual", sympy.sqrt(sympy.Add(*(e**2 for e in phi))))
     converged = b.define("converged", (1 - sympy.sign(residual - CLOSED)) / 2)

@@ -96,7 +96,11 @@ class Dynamics:
         rng = np.random.default_rng(0)
         joints = None
         for _ in range(3):
-            M = evaluate(program, dict(zip(self.robot.q, rng.uniform(-3, 3, self.robot.nq))))
+            q = dict(zip(self.robot.q, rng.uniform(-3, 3, self.robot.nq)))
+            for quaternion in self.robot.quaternions:      # unit ones: rotations
+                norm = np.sqrt(sum(q[s] ** 2 for s in quaternion))
+                q.update({s: q[s] / norm for s in quaternion})
+            M = evaluate(program, q)
             eigenvalues, vectors = np.linalg.eigh(M)
             if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):
                 return None

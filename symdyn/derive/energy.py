@@ -26,7 +26,7 @@ def kinetic_energy(robot: Robot, route, b: ProgramBuilder) -> sympy.Expr:
     velocity = robot.slots(robot.link_qd, "velocity")
     momentum = route.inverse_dynamics(b, [sympy.Integer(0)] * len(velocity), velocity,
                                       [0, 0, 0])
-    armature = robot.slots(link.armature for link in robot.links)
+    armature = robot.per_velocity(link.armature for link in robot.links)
     return sympy.Rational(1, 2) * sum((v * (p + a * v) for v, p, a in zip(velocity, momentum,
                                                                            armature)),
                                       sympy.Integer(0))

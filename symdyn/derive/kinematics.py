@@ -109,7 +109,8 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     """The tool's geometric Jacobian in world axes (Spong et al., Chapter 4): column i is
     [z_i x (p_tool - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one, with z_i
     and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis), for the
-    joints that move the tool's link; zero for the others."""
+    joints that move the tool's link; zero for the others. A spherical joint has three, of the
+    x, y and z axes of its frame."""
     frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
     return point_jacobian(robot, b, frames, robot.tool_link, p_tool)
@@ -131,7 +132,10 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
     for joint, (R, p) in zip(robot.links, frames):
         z = R[:, 2]
         if joint.index not in moving:
-            columns.append(sympy.zeros(6, 1))
+            columns += [sympy.zeros(6, 1)] * joint.nv
+        elif joint.ball:        # turns about each axis of its frame
+            arm = b.vector(f"{name}r{joint.index}", point - p)
+            columns += [sympy.Matrix.vstack(R[:, k].cross(arm), R[:, k]) for k in range(3)]
         elif joint.revolute:
             arm = b.vector(f"{name}r{joint.index}", point - p)
             columns.append(sympy.Matrix.vstack(z.cross(arm), z))
@@ -221,8 +225,33 @@ def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
 
 def rates(robot: Robot, b: ProgramBuilder) -> dict:
     """d/dt of each configuration symbol at the velocity qd: each link's joint variable's
-    rate, a floating base's position's and quaternion's (FreeFlyer.rates, named)."""
-    own = dict(zip(robot.link_q, robot.link_qd))
-    if not robot.floating:
-        return own
-    return {**{s: b.define(f"{s}_dt", r) for s, r in robot.root.rates().items()}, **own}
+    rate, a spherical joint's and a floating base's quaternion's and position's
+    (Ball.rates, FreeFlyer.rates, named)."""
+    moving = [robot.root] if robot.floating else []
+    moving += [link.ball for link in robot.balls]
+    return {**{s: b.define(f"{s}_dt", r) for body in moving for s, r in body.rates().items()},
+            **{link.q: link.qd for link in robot.links if not link.ball}}
+
+
+def slot_tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
+    """Each link velocity's direction in the configuration (a Robot.slots list), {symbol:
+    rate}: a one-axis joint's moves its variable, a spherical joint's its quaternion as the
+    joint turns about that axis of its frame (Ball.rates), a floating base's its position and
+    quaternion (FreeFlyer.rates). The derivative of a program of q along one is the column of
+    its Jacobian that maps that velocity (Pinocchio's tangent-space derivatives)."""
+    def unit(k, n):
+        return [int(k == r) for r in range(n)]
+
+    out = [_named_rates(b, robot.root.rates(unit(k, 6)), k) for k in range(6)
+           ] if robot.floating else []
+    for link in robot.links:
+        for k in range(link.nv):
+            out.append(_named_rates(b, link.ball.rates(unit(k, 3)), len(out)) if link.ball
+                       else {link.q: 1})
+    return out
+
+
+def _named_rates(b: ProgramBuilder, rates: dict, k: int) -> dict:
+    """{symbol: its rate along velocity k, named}."""
+    return {s: b.define(f"{s}_d{k + 1}", rate) for s, rate in rates.items()}
+

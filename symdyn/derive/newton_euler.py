@@ -36,10 +36,12 @@ import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder
+from ..program.derivative import directional_derivatives
 from ..robot.model import Robot
 from ..spatial import skew
 from . import composite
 from .algebra import Matrix, Z, define, placement, vector
+from .kinematics import slot_tangents
 from .record import Step
 
 
@@ -63,13 +65,25 @@ class NewtonEuler:
         return composite.coriolis_matrix(self.robot, b, qd)
 
     def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd, gravity):
-        """By composite rigid bodies (composite.py)."""
-        return composite.inverse_dynamics_derivatives(self.robot, b, qd, qdd, gravity)
+        """By composite rigid bodies (composite.py), whose formulas are a one-axis joint's;
+        with spherical joints, the recursion differentiated forward along each velocity's
+        tangent (kinematics.slot_tangents) and along the velocities."""
+        robot = self.robot
+        if not robot.balls:
+            return composite.inverse_dynamics_derivatives(robot, b, qd, qdd, gravity)
+        tau = rnea(robot, b, qd, qdd, gravity)
+        n = len(tau)
+        by_q = directional_derivatives(b, tau, slot_tangents(robot, b),
+                                       [f"_dq{k + 1}" for k in range(n)])
+        by_qd = directional_derivatives(b, tau, [{v: 1} for v in qd],
+                                        [f"_dqd{k + 1}" for k in range(n)])
+        return tuple(sympy.Matrix(n, n, lambda r, c: columns[c][r])
+                     for columns in (by_q, by_qd))
 
     def tool_wrench_torques(self, b: ProgramBuilder, force, moment) -> list[sympy.Expr]:
         """The inward recursion alone, started by the tool's wrench: J^T w without a J."""
         robot = self.robot
-        n = robot.base_velocities + len(robot.links)
+        n = robot.slot_count
         R, p = Matrix(robot.tool[:3, :3]), Matrix(robot.tool[:3, 3])   # frame {n} of the file
         f_tip = vector(b, "f_tip", R * Matrix(force))
         n_tip = vector(b, "n_tip", R * Matrix(moment) + p.cross(f_tip))
@@ -137,25 +151,31 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
     """Base to tip: omega_i, domega_i, dv_i of each link from its parent's (Craig
     (6.45)-(6.47)); the links come parents first. ``qd`` and ``qdd`` hold a floating base's
     six first (robot.base_velocities), then one per link."""
-    shift = robot.base_velocities
     base = base_motion(robot, b, qd, qdd, gravity, steps)
     motions = []
-    for link, qd_i, qdd_i in zip(robot.links, qd[shift:], qdd[shift:]):
+    for link in robot.links:
         i = link.index
         parent = motions[link.parent - 1] if link.parent else base
         progress(f"outward recursion, link {i}/{len(robot.links)}")
         R, P = placement(link, b)
-        qd_i, qdd_i = symengine.sympify(qd_i), symengine.sympify(qdd_i)
+        slots = robot.velocity_slots(i)
+        qd_i, qdd_i = (Matrix([qd[k] for k in slots]), Matrix([qdd[k] for k in slots]))
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
         dv_parent = vector(b, f"dvp{i}", parent.U * P + parent.dv)
         omega_rot = R.T * parent.omega
-        if link.revolute:
+        if link.ball:       # omega_i x w = R^T omega_{i-1} x w: the joint's own w x w is 0
+            omega = vector(b, f"w{i}", omega_rot + qd_i)
+            domega = vector(b, f"dw{i}", R.T * parent.domega + omega.cross(qd_i) + qdd_i)
+            dv = vector(b, f"dv{i}", R.T * dv_parent)
+        elif link.revolute:
+            qd_i, qdd_i = qd_i[0], qdd_i[0]
             omega = vector(b, f"w{i}", omega_rot + Z * qd_i)
             # R^T omega_{i-1} x qd Z equals omega_i x qd Z (Z x Z = 0), and omega_i is named.
             domega = vector(b, f"dw{i}",
                              R.T * parent.domega + omega.cross(Z * qd_i) + Z * qdd_i)
             dv = vector(b, f"dv{i}", R.T * dv_parent)
         else:
+            qd_i, qdd_i = qd_i[0], qdd_i[0]
             omega = vector(b, f"w{i}", omega_rot)
             domega = vector(b, f"dw{i}", R.T * parent.domega)
             dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(Z * qd_i) * 2 + Z * qdd_i)
@@ -181,15 +201,19 @@ def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[M
     (Craig (6.49)-(6.51), about the origin). ``tip`` acts on the tool's link. A floating base
     is body 0: its wrench [f_0; n_0] comes first in the list; a fixed base's too (the reaction
     it gives the links) with ``wrench``."""
-    tau = [sympy.Integer(0)] * len(robot.links)
+    shift = robot.base_velocities
+    tau = [sympy.Integer(0)] * len(robot.link_qd)
     transmitted = {}          # link -> (f, n), the force it takes from its parent
     for link, motion in zip(reversed(robot.links), reversed(motions)):
         i = link.index
         progress(f"inward recursion, link {i}/{len(robot.links)}")
         f, n = _transmitted(robot, b, i, link.inertia, motion, motions, transmitted, steps,
                             tip)
-        tau[i - 1] = b.define(f"tau{i}", n[2] if link.revolute else f[2])
-        steps.append(Step("tau", i, sympy.ImmutableMatrix([tau[i - 1]])))
+        own = ([b.define(f"tau{i}_{axis}", e) for axis, e in zip("xyz", n)] if link.ball
+               else [b.define(f"tau{i}", n[2] if link.revolute else f[2])])
+        for k, value in zip(robot.velocity_slots(i), own):
+            tau[k - shift] = value
+        steps.append(Step("tau", i, sympy.ImmutableMatrix(own)))
     if not (robot.floating or wrench):
         return tau
     f, n = _transmitted(robot, b, 0, robot.base_inertia, base, motions, transmitted, steps,

@@ -66,8 +66,7 @@ class Quantity:
     builder: Callable[[Build], list[list]] | None = None
     kinematic: bool = False         # of the joint frames alone: the same by either route
     as_given: bool = False          # of the robot's parameters as the file gives them
-    # What the robot must have for this quantity to exist, by name (dynamics.REQUIREMENTS:
-    # "invertible M", "frames", "mass", "links", "base parameters")
+    # What the robot must have for this quantity to exist, by name (dynamics.REQUIREMENTS)
     requires: tuple[str, ...] = ()
     from_regressor: bool = False    # chosen from the regressor's program (base_parameters.py)
     # Composed of these quantities' programs (program.compose), in this order; those, and the
@@ -114,7 +113,7 @@ class Build:
 
     @property
     def zeros(self) -> list:
-        return [sympy.Integer(0)] * (self.robot.base_velocities + len(self.robot.links))
+        return [sympy.Integer(0)] * self.robot.slot_count
 
 
 # -- the builders ---------------------------------------------------------------------------------
@@ -122,8 +121,10 @@ def _inverse_dynamics(c: Build) -> list[list]:
     robot = c.robot
     rigid = c.route.inverse_dynamics(c.b, c.qd, c.qdd, robot.gravity, c.steps, c.progress)
     shift = robot.base_velocities
-    joints = [c.b.define(f"tau{i + 1}_total", rigid[shift + i] + link.armature * link.qdd + f)
-              for i, (link, f) in enumerate(zip(robot.links, friction(robot)[shift:]))]
+    joints = [c.b.define(f"tau{i + 1}_total", rigid[shift + i] + armature * qdd + f)
+              for i, (armature, qdd, f) in enumerate(zip(
+                  robot.per_velocity(link.armature for link in robot.links)[shift:],
+                  robot.link_qdd, friction(robot)[shift:]))]
     return [forces(robot, rigid[:shift] + joints)]
 
 
@@ -194,17 +195,20 @@ def _com_jacobian(c: Build) -> list[list]:
 
 def tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
     """Each velocity's direction in the configuration, {symbol: rate}: a joint coordinate moves
-    its own link's variable and its mimic joints' (the coupling G's column); a floating base's
-    velocity its position and quaternion (FreeFlyer.rates). The derivative of a program of q
-    along one is the column of its Jacobian that maps that velocity (Pinocchio's tangent-space
-    derivatives)."""
-    G = robot.coupling_matrix
-    joints = [{q: G[j, k] for j, q in enumerate(robot.link_q) if G[j, k] != 0}
-              for k in range(G.cols)]
-    if not robot.floating:
-        return joints
-    return [{s: b.define(f"{s}_d{k + 1}", rate) for s, rate in robot.root.rates(
-        [int(k == r) for r in range(6)]).items()} for k in range(6)] + joints
+    its own link's variable and its mimic joints' (the coupling G's column); a spherical
+    joint's and a floating base's, as kinematics.slot_tangents. The derivative of a program of
+    q along one is the column of its Jacobian that maps that velocity (Pinocchio's
+    tangent-space derivatives)."""
+    G, shift = robot.coupling_matrix, robot.base_velocities
+    own = kinematics.slot_tangents(robot, b)
+    joints = []
+    for k in range(G.cols):
+        column = {}
+        for j in range(G.rows):
+            if G[j, k] != 0:
+                column.update({s: G[j, k] * rate for s, rate in own[shift + j].items()})
+        joints.append(column)
+    return own[:shift] + joints
 
 
 def velocity_tangents(robot: Robot) -> list[dict]:
@@ -255,7 +259,8 @@ def _tendon_jacobian(c: Build) -> list[list]:
     """dL/dt = sum k qd_link over the tendon's joints: a mimic joint's share goes to the
     coordinate it follows, times its multiplier (Robot.coupling_matrix's column)."""
     robot = c.robot
-    links = {link.q: link.index - 1 for link in robot.links}
+    links = {link.q: robot.offsets[link.index - 1] - robot.base_velocities
+             for link in robot.links}
     G = robot.coupling_matrix
     rows = []
     for tendon in robot.tendons:
@@ -625,8 +630,8 @@ def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder,
     G^2 Jm qdd depends on neither, and Coulomb friction's derivative is zero where it exists."""
     dq, dqd = route.inverse_dynamics_derivatives(b, qd, qdd, robot.gravity)
     return (congruent(robot, dq),
-            congruent(robot, dqd + sympy.diag(*robot.slots(link.viscous
-                                                           for link in robot.links))))
+            congruent(robot, dqd + sympy.diag(*robot.per_velocity(link.viscous
+                                                                  for link in robot.links))))
 
 
 def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau):
@@ -697,6 +702,9 @@ def friction(robot: Robot) -> list[sympy.Expr]:
     """
     out = []
     for link in robot.links:
+        if link.ball:       # no rotor, no friction (robot file)
+            out += [sympy.Integer(0)] * link.nv
+            continue
         plus, minus = link.coulomb
         s = sympy.sign(link.qd)
         out.append(link.viscous * link.qd + (plus - minus) / 2 * s + (plus + minus) / 2 * s**2)
@@ -704,7 +712,7 @@ def friction(robot: Robot) -> list[sympy.Expr]:
 
 
 def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:
-    return M + sympy.diag(*robot.slots(link.armature for link in robot.links))
+    return M + sympy.diag(*robot.per_velocity(link.armature for link in robot.links))
 
 
 def forces(robot: Robot, tau):

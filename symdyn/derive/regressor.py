@@ -83,8 +83,9 @@ def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
     Tc- where qd < 0, written with sign(qd) as quantities.friction writes them), in the rows of
     Robot.slots."""
     link = robot.links[i]
+    if link.ball:           # no rotor, no friction: columns of zeros, which no data identify
+        return sympy.zeros(robot.slot_count, 4)
     s = sympy.sign(link.qd)
     entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
-    row = robot.base_velocities + i
-    return sympy.Matrix(robot.base_velocities + len(robot.links), 4,
-                        lambda r, c: entries[c] if r == row else 0)
+    row = robot.offsets[i]
+    return sympy.Matrix(robot.slot_count, 4, lambda r, c: entries[c] if r == row else 0)

@@ -18,11 +18,12 @@ def newton_euler(robot: Robot, *, progress=None) -> Dynamics:
 
 def lagrange(robot: Robot, *, progress=None) -> Dynamics:
     """The dynamics of ``robot`` by the Euler-Lagrange route (programs are derived on demand).
-    A floating base is refused: Lagrange's equations differentiate in q, and a free-flyer's
-    configuration holds a unit quaternion whose rates are not its velocities (they would need
-    Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives it."""
-    if robot.floating:
-        raise DerivationError(f"{robot.name}: the Lagrange route takes fixed bases only (its "
-                              "equations differentiate in q, and a floating base's q holds a "
-                              "quaternion); use the Newton-Euler route")
+    A floating base and spherical joints are refused: Lagrange's equations differentiate in q,
+    and their configurations hold unit quaternions whose rates are not their velocities (they
+    would need Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives them."""
+    if robot.floating or robot.balls:
+        what = "a floating base's" if robot.floating else "a spherical joint's"
+        raise DerivationError(f"{robot.name}: the Lagrange route takes fixed bases and one-axis "
+                              f"joints only (its equations differentiate in q, and {what} q "
+                              "holds a quaternion); use the Newton-Euler route")
     return Dynamics(robot, Lagrange(robot), progress=progress)

@@ -214,6 +214,8 @@ class Module:
     # Each joint with a coordinate, in q's order: (name, identifier, first index in q, in qd);
     # a floating base's is root_joint, 7 numbers of q and 6 of qd.
     coordinates: tuple[tuple[str, str, int, int], ...]
+    floating: bool           # a floating base's 7 and 6 lead q and qd
+    spherical: tuple[str, ...]   # the spherical joints' names: 4 of q and 3 of qd each
     parameters: tuple[str, ...]
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str              # where the file says its numbers come from
@@ -315,6 +317,8 @@ class Header:
     nq: int
     joints: str                            # as Module.joints
     coordinates: tuple[tuple[str, str, int, int], ...]   # as Module.coordinates
+    floating: bool                         # as Module.floating
+    spherical: tuple[str, ...]             # as Module.spherical
     parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str
@@ -330,7 +334,8 @@ class Header:
     closed_at: tuple[sympy.Expr, ...]      # q where the constraints hold; () without them
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
-    limits: tuple                          # each link's {lower, upper, velocity, effort} or None
+    limits: tuple                          # each joint's {lower, upper, velocity, effort} or
+                                           # None, in coordinates' order
     # The regressor's columns and their values, where the module has a regressor's function
     standard: tuple[tuple[str, sympy.Expr], ...]
     variant: str
@@ -562,14 +567,15 @@ def module_code(header: Header, programs, backend: Backend, values=None,
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     return Module(
         name=header.name, dof=header.dof, nq=header.nq, joints=header.joints,
-        coordinates=header.coordinates, parameters=parameters,
+        coordinates=header.coordinates, floating=header.floating,
+        spherical=header.spherical, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
         mimics=header.mimics, frames=header.frames, constraints=header.constraints,
         tendons=header.tendons, actuated=header.actuated,
         closed_at=tuple(printer.doprint(v) for v in header.closed_at),
         gravity=header.gravity, placements=header.placements,
-        limits=_limits(header.limits, printer, backend.infinity, header.nq > header.dof),
+        limits=_limits(header, printer, backend.infinity),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
         functions=tuple(_function_code(p, header.docs[p.name], printer, backend,
@@ -583,22 +589,31 @@ LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 
           ("TAU_MAX", "effort", 1))
 
 
-def _limits(limits, printer, infinity: str, floating: bool) -> tuple:
+def _limits(header: Header, printer, infinity: str) -> tuple:
     """The joints' limits as printed arrays, infinite where a link gives none; none at all for
     a robot file without limits. A floating base's entries lead, as in Pinocchio's model: its
     position unbounded, its quaternion's within [-1, 1] (Q_MIN and Q_MAX, of size nq), its
-    velocity and wrench unbounded (QD_MAX and TAU_MAX, of size nv)."""
-    if all(link is None for link in limits):
+    velocity and wrench unbounded (QD_MAX and TAU_MAX, of size nv); a spherical joint's are
+    its quaternion's and its three velocities' alike."""
+    if all(link is None for link in header.limits):
         return ()
 
     def unbounded(sign):
         return ("-" if sign < 0 else "") + infinity
     one = printer.doprint(sympy.Float(1.0))
-    base = {"lower": [unbounded(-1)] * 3 + ["-" + one] * 4, "upper": [unbounded(1)] * 3 + [one] * 4,
-            "velocity": [unbounded(1)] * 6, "effort": [unbounded(1)] * 6}
-    return tuple((name, tuple((base[key] if floating else []) + [
-        printer.doprint(link[key]) if key in (link or {}) else unbounded(sign)
-        for link in limits])) for name, key, sign in LIMITS)
+    quaternion = {"lower": ["-" + one] * 4, "upper": [one] * 4, "velocity": [unbounded(1)] * 3,
+                  "effort": [unbounded(1)] * 3}
+    base = {key: [unbounded(-1 if key == "lower" else 1)] * 3
+            for key in ("lower", "upper", "velocity", "effort")}     # its position's, v's
+    joints = [name for name, *_ in header.coordinates[header.floating:]]
+
+    def entries(key, sign):
+        out = base[key] + quaternion[key] if header.floating else []
+        for name, link in zip(joints, header.limits):
+            out += (quaternion[key] if name in header.spherical else
+                    [printer.doprint(link[key]) if key in (link or {}) else unbounded(sign)])
+        return tuple(out)
+    return tuple((name, entries(key, sign)) for name, key, sign in LIMITS)
 
 
 def _standard_parameters(standard, printer) -> dict:

@@ -28,7 +28,7 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
-from .poses import Poses
+from .poses import Poses, link_values, moved
 from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec, TendonSpec
 
 CONSTRAINT_KEYS = {"name", *CONSTRAINT_KINDS, "axes", "at", "value"}
@@ -44,7 +44,6 @@ def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
     """The file's ``constraints`` (a YAML node), checked against the links' and the named
     frames' names; ``reader`` is file._Reader, whose checks and errors these are."""
     frames = set(frame_names) | {link.name for link in links if link.name} | {TOOL}
-    joints = _joints(links)
     out = []
     for field, item, keys, name in reader.named_entries(
             node, "constraints", MAX_CONSTRAINTS, CONSTRAINT_KEYS,
@@ -57,7 +56,7 @@ def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
         (kind,) = kinds
         line = item.start_mark.line + 1
         if kind == "coupling":
-            out.append(_coupling(reader, keys, field, name, joints, line))
+            out.append(_coupling(reader, keys, field, name, links, line))
         else:
             out.append(_held(reader, keys, field, name, kind, frames, line))
     return tuple(out)
@@ -67,6 +66,16 @@ def _joints(links) -> dict[str, bool]:
     """Each joint's name (spec.joint_names' rule): whether it has a coordinate (no mimic)."""
     return {link.joint_name or link.name or f"joint{i}": link.mimic is None
             for i, link in enumerate(links, start=1)}
+
+
+def _spherical(reader, links, joint: str, node, field) -> None:
+    """Refuse a spherical joint where one number per joint is asked (a coefficient, a value):
+    its configuration is a quaternion."""
+    if any((link.joint_name or link.name or f"joint{i}") == joint and link.joint == "spherical"
+           for i, link in enumerate(links, start=1)):
+        raise reader.error(f"{joint!r} is a spherical joint, whose configuration is a "
+                           "quaternion, not one number", node, field,
+                           "a revolute or prismatic joint")
 
 
 def _held(reader, keys, field, name, kind, frames, line) -> ConstraintSpec:
@@ -110,8 +119,8 @@ def _held(reader, keys, field, name, kind, frames, line) -> ConstraintSpec:
     return ConstraintSpec(name, kind, tuple(names), axes, at, line=line)
 
 
-def _coupling(reader, keys, field, name, joints, line) -> ConstraintSpec:
-    terms = _terms(reader, keys["coupling"], f"{field}.coupling", joints, mimic=False)
+def _coupling(reader, keys, field, name, links, line) -> ConstraintSpec:
+    terms = _terms(reader, keys["coupling"], f"{field}.coupling", links, mimic=False)
     for key in ("axes", "at"):
         if key in keys:
             raise reader.error(f"a coupling has no {key}", keys[key], f"{field}.{key}",
@@ -121,19 +130,21 @@ def _coupling(reader, keys, field, name, joints, line) -> ConstraintSpec:
     return ConstraintSpec(name, "coupling", terms=terms, value=value, line=line)
 
 
-def _terms(reader, node, field, joints, mimic: bool) -> tuple[tuple[str, sympy.Expr], ...]:
+def _terms(reader, node, field, links, mimic: bool) -> tuple[tuple[str, sympy.Expr], ...]:
     """{joint: coefficient} of a coupling or a tendon, the joints named as JOINTS names
     them; a mimic joint only where ``mimic`` (a tendon's length is of the links' joint
     variables; a coupling is of coordinates)."""
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise reader.error("must map joints to their coefficients", node, field,
                            "such as {j1: 1, j2: -1}")
+    joints = _joints(links)
     terms = []
     for key_node, value_node in node.value:
         joint = reader.name_text(key_node, field)
         if joint not in joints:
             raise reader.error(f"{joint!r} names no joint", key_node, field,
                                "a joint's name (JOINTS)")
+        _spherical(reader, links, joint, key_node, field)
         if not (mimic or joints[joint]):
             raise reader.error(f"{joint!r} is a mimic joint, which has no coordinate of its "
                                "own to couple", key_node, field, "the joint it follows")
@@ -147,13 +158,12 @@ def _terms(reader, node, field, joints, mimic: bool) -> tuple[tuple[str, sympy.E
 
 def read_tendons(reader, node, links) -> tuple[TendonSpec, ...]:
     """``tendons``: [{name, joints: {joint: coefficient}}], each name once."""
-    joints = _joints(links)
     out = []
     for field, item, keys, name in reader.named_entries(
             node, "tendons", MAX_CONSTRAINTS, TENDON_KEYS,
             "{name: t, joints: {j1: -1, j2: 1}}"):
         terms = _terms(reader, reader.require(keys, "joints", item, field), f"{field}.joints",
-                       joints, mimic=True)
+                       links, mimic=True)
         out.append(TendonSpec(name, terms, item.start_mark.line + 1))
     return tuple(out)
 
@@ -181,6 +191,7 @@ def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
         if not joints[joint]:
             raise reader.error(f"{joint!r} is a mimic joint: its value follows", key_node,
                                "closed_at", "the joint it follows")
+        _spherical(reader, links, joint, key_node, "closed_at")
         if joint in dict(out):
             raise reader.error(f"{joint!r} is given twice", key_node, "closed_at")
         out.append((joint, _number(reader, value_node, f"closed_at.{joint}")))
@@ -269,13 +280,15 @@ class Loops:
 
     def __init__(self, robot, closed_at: dict | None = None):
         self.robot = robot
-        self.symbols = [robot.links[i - 1].q for i in robot.coordinates]
+        self.symbols = [s for i in robot.coordinates for s in robot.links[i - 1].configuration]
+        self.velocities = robot.dof - robot.base_velocities      # the joints'
         self.poses = Poses(robot)
         self.frame = Poses.frame
         closed_at = robot.closed_at if closed_at is None else closed_at
-        self.closed_at = {s: float(closed_at.get(s, 0.0)) for s in self.symbols}
+        self.closed_at = dict(zip(robot.link_q, link_values(robot, closed_at)))
+        self.closed_at = {s: self.closed_at[s] for s in self.symbols}
         # The sum of the joint frames' offsets: the length an open loop is measured against.
-        zero = [0.0] * len(robot.links)
+        zero = link_values(robot, {})
         self.size = max(1.0, sum(float(np.linalg.norm(f(*zero)[:, 3]))
                                  for f in self.poses.placements))
         poses = self.poses(self.closed_at)
@@ -309,8 +322,8 @@ class Loops:
         def difference(ahead, behind, base_ahead=None, base_behind=None):
             return (np.concatenate(self.residuals(ahead, base_ahead)) -
                     np.concatenate(self.residuals(behind, base_behind))) / (2 * STEP)
-        columns = [difference({**q, s: q[s] + STEP}, {**q, s: q[s] - STEP})
-                   for s in self.symbols]
+        columns = [difference(moved(self.robot, q, k, STEP), moved(self.robot, q, k, -STEP))
+                   for k in range(self.velocities)]
         if self.robot.floating:
             for axis in range(6):
                 ahead, behind = np.eye(4), np.eye(4)
@@ -328,9 +341,10 @@ class Loops:
             residual = np.concatenate(self.residuals(q))
             if np.abs(residual).max() < 1e-12 * self.size:
                 return q
-            G = self.jacobian(q)[:, :len(self.symbols)]
+            G = self.jacobian(q)[:, :self.velocities]
             step = np.linalg.lstsq(G, residual, rcond=None)[0]
-            q = {s: q[s] - d for s, d in zip(self.symbols, step)}
+            for k, d in enumerate(step):
+                q = moved(self.robot, q, k, -d)
         return None
 
     def generic(self, samples: int = 3) -> tuple[dict, np.ndarray]:
@@ -341,8 +355,10 @@ class Loops:
         configurations = [self.closed_at]
         rng = np.random.default_rng(0)
         for _ in range(samples):
-            closed = self.closed({s: v + rng.uniform(-0.2, 0.2)
-                                  for s, v in self.closed_at.items()})
+            q = self.closed_at
+            for k, d in enumerate(rng.uniform(-0.2, 0.2, self.velocities)):
+                q = moved(self.robot, q, k, d)
+            closed = self.closed(q)
             if closed is not None:
                 configurations.append(closed)
         jacobians = [self.jacobian(q) for q in configurations]

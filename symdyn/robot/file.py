@@ -477,8 +477,10 @@ class _Reader:
         field = f"links[{index}]"
         keys = self.link_nodes[index + 1] = self.mapping(node, field, LINK_KEYS)
         joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
+        if joint == "spherical":
+            self.spherical(keys, convention, field)
         if convention == "urdf":
-            values = self.joint_placement(keys, node, field)
+            values = self.joint_placement(keys, node, field, joint == "spherical")
         else:
             for key in LINK_REQUIRED:
                 self.require(keys, key, node, field)
@@ -615,6 +617,10 @@ class _Reader:
             if followed == k:
                 raise self.error("a joint cannot mimic itself", node, field,
                                  "another joint's link")
+            if links[followed - 1].joint == "spherical":
+                raise self.error(f"{name!r} is a spherical joint, whose configuration is a "
+                                 "quaternion: a joint cannot follow it", node, field,
+                                 "a revolute or prismatic joint")
             if "mimic" in self.link_nodes[followed]:
                 raise self.error(
                     f"{name!r} is a mimic joint itself: a mimic of a mimic is not taken", node,
@@ -687,8 +693,24 @@ class _Reader:
                 raise self.error(f"the {key} limit must be positive", keys[key], f"{field}.{key}")
         return limits
 
-    def joint_placement(self, keys, node, field) -> dict:
-        """origin (optional: the parent's frame) and axis (required, made a unit vector)."""
+    def spherical(self, keys, convention, field) -> None:
+        """What a spherical joint refuses: a DH table (which places one axis), an axis, and
+        the fields of one number per joint (a rotor and its friction, limits, a mimic)."""
+        joint_node = keys["joint"]
+        if convention != "urdf":
+            raise self.error(f"a spherical joint is placed by its origin in convention urdf; "
+                             f"this file's is {convention} DH, which places one axis per joint",
+                             joint_node, f"{field}.joint", "convention urdf")
+        for key in ("axis", "motor_inertia", "gear_ratio", "viscous_friction",
+                    "coulomb_friction", "limits", "mimic", "multiplier", "offset"):
+            if key in keys:
+                raise self.error(f"a spherical joint has no {key.replace('_', ' ')}: it turns "
+                                 "about every axis, its configuration a quaternion",
+                                 keys[key], f"{field}.{key}", "a revolute or prismatic joint")
+
+    def joint_placement(self, keys, node, field, spherical: bool = False) -> dict:
+        """origin (optional: the parent's frame) and axis (required, made a unit vector; none
+        for a spherical joint)."""
         for key in DH_COLUMNS:
             if key in keys:
                 raise self.error(f"{key} is a DH entry; in convention urdf a joint is placed by "
@@ -696,6 +718,9 @@ class _Reader:
         zeros = (sympy.Integer(0),) * 3
         origin = (self.placement(keys["origin"], f"{field}.origin") if "origin" in keys
                   else PlacementSpec(zeros, zeros))
+        if spherical:
+            return {"a": zeros[0], "alpha": zeros[0], "d": zeros[0], "theta": zeros[0],
+                    "origin": origin}
         axis_node = self.require(keys, "axis", node, field)
         axis = self.vector(axis_node, f"{field}.axis", 3, angles.COSINE)
         values = numeric(axis)

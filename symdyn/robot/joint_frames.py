@@ -16,6 +16,10 @@ twist beta_i is the angle between the two axes -- a right angle, in most robots.
 origins roll a joint's frame by 30 degrees about its own axis (ANYmal's hips) would otherwise
 carry cos 30 and sin 30 into every product through that joint.
 
+A spherical joint has no axis: its joint frame is its link frame (A = I, phi = 0), which its
+quaternion turns after the fixed part of the placement, Rz(alpha_i - phi_p) Rx(beta_i)
+Rz(gamma_i) (Pinocchio's JointModelSpherical after the joint's origin).
+
 A link with several children has one phi for all of them: the one that leaves the most of its
 children's alpha - phi at a multiple of a right angle (a quarter turn about z only permutes
 axes), as Khalil and Kleinfinger's gamma leaves a tree's other branches. A leaf, and a link
@@ -64,7 +68,8 @@ class JointFrame:
 def joint_frames(rows: tuple[LinkSpec, ...], folded) -> list[JointFrame]:
     """Each link's joint frame (see the module docstring), links in their order, parents
     first. ``folded`` makes a number without a closed form a double (model.folded)."""
-    shortest = [_aligned(row.axis) for row in rows]
+    # A spherical joint turns about every axis: its joint frame is the link frame itself
+    shortest = [_aligned(row.axis) if row.axis is not None else sympy.eye(3) for row in rows]
     origins = [folded(pose(row.origin.xyz, row.origin.rpy)) for row in rows]
     euler = [_euler(np.array((shortest[row.parent - 1].T if row.parent else sympy.eye(3))
                              * origin[:3, :3] * shortest[i], dtype=float))
@@ -77,7 +82,7 @@ def joint_frames(rows: tuple[LinkSpec, ...], folded) -> list[JointFrame]:
     for i, row in enumerate(rows, start=1):
         alpha, beta, gamma = _given(euler[i - 1], phi[row.parent])
         fixed = [euler[c - 1][0] for c in children[i] if euler[c - 1][0] is not None]
-        phi[i] = _shared(fixed) if fixed else -gamma
+        phi[i] = (0.0 if row.joint == "spherical" else _shared(fixed) if fixed else -gamma)
         p = phi[row.parent]
         parent = shortest[row.parent - 1] * _rz(p) if row.parent else sympy.eye(3)
         frames.append(JointFrame(

@@ -59,18 +59,52 @@ NO_BODY = Inertia(sympy.Integer(0), sympy.ImmutableMatrix.zeros(3, 1),
                   sympy.ImmutableMatrix.zeros(3, 3))
 
 
+def quaternion_rates(quaternion, omega) -> list:
+    """d quat/dt = quat (omega, 0) / 2 (Hamilton's product) of a quaternion (x, y, z, w) whose
+    frame turns at the angular velocity ``omega`` in its own axes."""
+    x, y, z, w = quaternion
+    wx, wy, wz = omega
+    return [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
+            (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
+
+
+@dataclass(frozen=True)
+class Ball:
+    """A spherical joint's variables (Pinocchio's JointModelSpherical, MuJoCo's ball, whose
+    conventions these are): the unit quaternion (x, y, z, w) of the joint frame's rotation from
+    where the joint's origin places it, the angular velocity in the joint frame's own axes, and
+    its rate (the joint adds no velocity product of its own: its motion subspace is constant)."""
+
+    quaternion: tuple
+    velocity: tuple
+    acceleration: tuple
+
+    @classmethod
+    def of_link(cls, i: int) -> "Ball":
+        return cls(sympy.symbols(f"q{i}_x q{i}_y q{i}_z q{i}_w"),
+                   sympy.symbols(f"qd{i}_x qd{i}_y qd{i}_z"),
+                   sympy.symbols(f"qdd{i}_x qdd{i}_y qdd{i}_z"))
+
+    def rates(self, velocity=None) -> dict:
+        """The quaternion's rates at ``velocity`` (its symbols by default)."""
+        rates = quaternion_rates(self.quaternion, velocity or self.velocity)
+        return {s: sympy.expand(r) for s, r in zip(self.quaternion, rates) if r != 0}
+
+
 @dataclass(frozen=True)
 class Link:
-    """Link i in its joint frame {i} (z along joint axis i)."""
+    """Link i in its joint frame {i} (z along joint axis i; a spherical joint turns about all
+    three of its axes)."""
 
     index: int                     # 1-based, as in the books
     parent: int                    # the parent link's index, 0 for the base (Featherstone's
                                    # lambda(i)): always less than index, parents first
-    joint: str                     # "revolute" | "prismatic"
-    q: sympy.Symbol
-    qd: sympy.Symbol
-    qdd: sympy.Symbol
-    rotation: sympy.ImmutableMatrix   # ^{i-1}R_i, in sin(q_i), cos(q_i) for a revolute joint
+    joint: str                     # "revolute" | "prismatic" | "spherical"
+    q: sympy.Symbol | None         # a one-axis joint's variables; None for a spherical joint,
+    qd: sympy.Symbol | None        # whose are ``ball``'s
+    qdd: sympy.Symbol | None
+    rotation: sympy.ImmutableMatrix   # ^{i-1}R_i, in sin(q_i), cos(q_i) for a revolute joint,
+                                      # in the quaternion for a spherical one
     position: sympy.ImmutableMatrix   # ^{i-1}P_i, origin of {i} in {i-1}
     inertia: Inertia                  # about the origin of {i}
     # The actuator reflected to the joint (Robotics Toolbox's convention, motor side data):
@@ -81,10 +115,29 @@ class Link:
     file_frame: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))
     # A mimic joint's (followed link, multiplier, offset): q_i = multiplier q_followed + offset
     mimic: tuple | None = None
+    ball: Ball | None = None
 
     @property
     def revolute(self) -> bool:
         return self.joint == "revolute"
+
+    @property
+    def nv(self) -> int:
+        """How many velocities the joint has: 3 for a spherical joint, else 1."""
+        return 3 if self.ball else 1
+
+    @property
+    def configuration(self) -> tuple:
+        """The joint's variables in q: its quaternion, or its coordinate."""
+        return self.ball.quaternion if self.ball else (self.q,)
+
+    @property
+    def velocities(self) -> tuple:
+        return self.ball.velocity if self.ball else (self.qd,)
+
+    @property
+    def accelerations(self) -> tuple:
+        return self.ball.acceleration if self.ball else (self.qdd,)
 
 
 def quaternion_rotation(quaternion) -> sympy.Matrix:
@@ -129,11 +182,8 @@ class FreeFlyer:
         the directions along which a derivative in the configuration moves (a Jacobian's
         base columns are these rates for unit velocities)."""
         velocity = velocity or self.velocity
-        x, y, z, w = self.quaternion
-        wx, wy, wz = velocity[3:]
         dp = self.rotation() * sympy.Matrix(velocity[:3])
-        dquat = [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
-                 (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
+        dquat = quaternion_rates(self.quaternion, velocity[3:])
         rates = zip(self.configuration, (sympy.expand(r) for r in [*dp, *dquat]))
         return {s: r for s, r in rates if r != 0}
 
@@ -250,11 +300,58 @@ class Robot:
     def slots(self, links, base: str | None = None) -> list:
         """A list the derivations take and give, one entry per velocity of the bodies: a
         floating base's six (its ``base`` symbols, "velocity" or "acceleration", or zeros),
-        then ``links``' (one per link, mimic joints' too)."""
+        then ``links``' (one per velocity of each link's joint, mimic joints' too: link_qd's
+        order)."""
         if not self.floating:
             return list(links)
         head = list(getattr(self.root, base)) if base else [sympy.Integer(0)] * 6
         return head + list(links)
+
+    @property
+    def slot_count(self) -> int:
+        """The length of a slots list: nv, with mimic joints' velocities too."""
+        return self.base_velocities + len(self.link_qd)
+
+    def per_velocity(self, values) -> list:
+        """One value per link as a slots list of the links: each link's for each of its
+        velocities."""
+        return self.slots(v for link, v in zip(self.links, values) for _ in range(link.nv))
+
+    @cached_property
+    def offsets(self) -> tuple[int, ...]:
+        """Where each link's velocities start in a slots list (Pinocchio's idx_v): after a
+        floating base's six and the velocities of the links before it."""
+        out, k = [], self.base_velocities
+        for link in self.links:
+            out.append(k)
+            k += link.nv
+        return tuple(out)
+
+    def velocity_slots(self, i: int) -> range:
+        """Link i's velocities' places in a slots list."""
+        return range(self.offsets[i - 1], self.offsets[i - 1] + self.links[i - 1].nv)
+
+    @cached_property
+    def velocity_columns(self) -> dict[int, range]:
+        """{link: the places of its joint's velocities in qd} for the links with coordinates
+        of their own."""
+        out, k = {}, self.base_velocities
+        for i in self.coordinates:
+            out[i] = range(k, k + self.links[i - 1].nv)
+            k += self.links[i - 1].nv
+        return out
+
+    @property
+    def quaternions(self) -> tuple[tuple, ...]:
+        """The unit quaternions in q (their symbols): a floating base's, the spherical
+        joints'. A configuration drawn at random needs them brought to unit norm."""
+        return ((self.root.quaternion,) if self.root else ()) + tuple(
+            link.ball.quaternion for link in self.balls)
+
+    @property
+    def balls(self) -> tuple[Link, ...]:
+        """The links on spherical joints."""
+        return tuple(link for link in self.links if link.ball)
 
     @cached_property
     def coordinates(self) -> tuple[int, ...]:
@@ -307,32 +404,34 @@ class Robot:
         """The generated functions' q: a floating base's configuration (seven numbers), then
         the joints' coordinates."""
         base = self.root.configuration if self.root else ()
-        return base + tuple(self.links[i - 1].q for i in self.coordinates)
+        return base + tuple(s for i in self.coordinates for s in self.links[i - 1].configuration)
 
     @cached_property
     def qd(self) -> tuple[sympy.Symbol, ...]:
-        """Its velocity: a floating base's six, then the coordinates' rates."""
+        """Its velocity: a floating base's six, then the coordinates' rates (a spherical
+        joint's angular velocity)."""
         base = self.root.velocity if self.root else ()
-        return base + tuple(self.links[i - 1].qd for i in self.coordinates)
+        return base + tuple(s for i in self.coordinates for s in self.links[i - 1].velocities)
 
     @cached_property
     def qdd(self) -> tuple[sympy.Symbol, ...]:
         base = self.root.acceleration if self.root else ()
-        return base + tuple(self.links[i - 1].qdd for i in self.coordinates)
+        return base + tuple(s for i in self.coordinates
+                            for s in self.links[i - 1].accelerations)
 
     # Each link's own joint variables, which the derivations treat as independent; a mimic
     # joint's follow the coordinates by ``coupling``.
     @cached_property
     def link_q(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(link.q for link in self.links)
+        return tuple(s for link in self.links for s in link.configuration)
 
     @cached_property
     def link_qd(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(link.qd for link in self.links)
+        return tuple(s for link in self.links for s in link.velocities)
 
     @cached_property
     def link_qdd(self) -> tuple[sympy.Symbol, ...]:
-        return tuple(link.qdd for link in self.links)
+        return tuple(s for link in self.links for s in link.accelerations)
 
     @cached_property
     def coupling_matrix(self) -> sympy.ImmutableMatrix:
@@ -340,13 +439,15 @@ class Robot:
         coordinate, its own link's 1 and its mimic joints' multipliers), and the generalized
         forces on the coordinates G^T tau of the links' joint forces tau. The identity
         without mimic joints."""
-        column = {link: k for k, link in enumerate(self.coordinates)}
-        G = sympy.zeros(len(self.links), len(self.coordinates))
+        shift = self.base_velocities
+        G = sympy.zeros(len(self.link_qd), self.dof - shift)
         for link in self.links:
+            row = self.offsets[link.index - 1] - shift
             if link.mimic is None:
-                G[link.index - 1, column[link.index]] = 1
+                for j, column in enumerate(self.velocity_columns[link.index]):
+                    G[row + j, column - shift] = 1
             else:
-                G[link.index - 1, column[link.mimic[0]]] = link.mimic[1]
+                G[row, self.velocity_columns[link.mimic[0]][0] - shift] = link.mimic[1]
         return sympy.ImmutableMatrix(G)
 
     @cached_property
@@ -376,18 +477,25 @@ class Robot:
         """The coordinates' tree (0-based parents, -1 the base) in which M(q)'s nonzero
         entries are those of a coordinate and its ancestors, as in the links' tree: the links'
         own without mimic joints; None where coupling joints across branches fills M in."""
-        column = {link: k for k, link in enumerate(self.coordinates)}
+        # A spherical joint's three velocities are a chain of their own (its 3 x 3 block of M
+        # is full), the joint's children hanging from its last.
+        shift = self.base_velocities
 
-        def coordinate(i):      # the coordinate that moves link i's joint (-1: the base)
+        def own(i):             # the velocities that move link i's joint
             if i == 0:
-                return -1
+                return range(-1, 0)
             link = self.links[i - 1]
-            return column[link.index if link.mimic is None else link.mimic[0]]
+            columns = self.velocity_columns[link.index if link.mimic is None else link.mimic[0]]
+            return range(columns.start - shift, columns.stop - shift)
 
-        def ancestors(i):       # the coordinates that move the links supporting link i
-            return {coordinate(j) for j in self.support(i)}
+        def coordinate(i):      # the last of them (-1: the base)
+            return own(i)[-1]
 
-        parents = [coordinate(self.links[i - 1].parent) for i in self.coordinates]
+        def ancestors(i):       # the velocities that move the links supporting link i
+            return {c for j in self.support(i) for c in own(j)}
+
+        parents = [c - 1 if c > own(i)[0] else coordinate(self.links[i - 1].parent)
+                   for i in self.coordinates for c in own(i)]
         if any(p >= k for k, p in enumerate(parents)):     # a joint follows one outward of it
             return None
         if self.floating:       # the base's six, a chain, support every joint: M's first rows
@@ -399,7 +507,6 @@ class Robot:
                 out.add(k)
                 k = parents[k]
             return out
-        shift = self.base_velocities
         if all({a + shift for a in ancestors(link.index) if a >= 0}
                <= chain(coordinate(link.index) + shift) for link in self.links):
             return tuple(parents)
@@ -412,8 +519,15 @@ class Robot:
         joints = joint_frames(rows, folded) if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
             q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
+            ball = Ball.of_link(i) if row.joint == "spherical" else None
             parent = row.parent
-            if spec.convention == "urdf":
+            if ball:        # (convention urdf alone) its frame's rest placement, then its turn
+                q = qd = qdd = None
+                rotation, position = joints[i - 1].placement(True, 0)
+                rotation = rotation * quaternion_rotation(ball.quaternion)
+                rotation, position = (x.applyfunc(sympy.expand) for x in (rotation, position))
+                frame = sympy.eye(4)
+            elif spec.convention == "urdf":
                 rotation, position = joints[i - 1].placement(row.joint == "revolute", q)
                 rotation, position = (x.applyfunc(sympy.expand) for x in (rotation, position))
                 frame = sympy.eye(4)
@@ -450,7 +564,8 @@ class Robot:
                               coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
                               file_frame=folded(sympy.ImmutableMatrix(frame)),
                               mimic=None if row.mimic is None else (row.mimic, row.multiplier,
-                                                                   row.offset)))
+                                                                   row.offset),
+                              ball=ball))
         # Each frame in its link's joint frame: the file's link frame there, then the frame in
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(
@@ -480,7 +595,7 @@ class Robot:
         robot = cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
                     folded(sympy.ImmutableMatrix(tool)), tool_link,
                     folded(sympy.ImmutableMatrix(base)), frames, root)
-        joints = dict(zip(spec.joint_names(), robot.link_q))
+        joints = dict(zip(spec.joint_names(), (link.q for link in robot.links)))
         tendons = tuple(Tendon(t.name, tuple((joints[j], c) for j, c in t.terms))
                         for t in spec.tendons)
         return dataclasses.replace(robot, tendons=tendons,
@@ -497,9 +612,8 @@ def _constrained(spec: RobotSpec, robot: Robot) -> dict:
         robot.links[link_index - 1].file_frame))
         for link_index, link in enumerate(spec.links, start=1) if link.name})
     frames.update({frame.name: frame for frame in robot.frames})
-    joints = dict(zip(spec.joint_names(), robot.link_q))
-    velocity = {robot.links[i - 1].q: robot.base_velocities + k
-                for k, i in enumerate(robot.coordinates)}
+    links = dict(zip(spec.joint_names(), robot.links))
+    joints = {name: link.q for name, link in links.items()}
     constraints = []
     for c in spec.constraints:
         if c.kind == "coupling":
@@ -518,7 +632,8 @@ def _constrained(spec: RobotSpec, robot: Robot) -> dict:
         {q: 0 for q in robot.link_q if q not in closed_at})
         for s, v in robot.coupling.items() if s in robot.link_q})
     return {"constraints": tuple(constraints), "closed_at_values": tuple(closed_at.items()),
-            "actuated": tuple(velocity[joints[name]] for name in spec.actuated)}
+            "actuated": tuple(k for name in spec.actuated
+                              for k in robot.velocity_columns[links[name].index])}
 
 
 def _placement(alpha, a, theta, d):

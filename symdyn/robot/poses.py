@@ -8,12 +8,43 @@ import sympy
 
 
 def link_values(robot, q: dict) -> list[float]:
-    """Each link's joint variable at the coordinates' values ``q`` ({symbol: number}, those
-    not given 0): its own, or a mimic joint's multiplier times the one it follows plus its
-    offset."""
-    return [float(q.get(link.q, 0.0)) if link.mimic is None else
-            float(link.mimic[1]) * float(q.get(robot.links[link.mimic[0] - 1].q, 0.0))
-            + float(link.mimic[2]) for link in robot.links]
+    """Each link's joint variables (Robot.link_q) at the coordinates' values ``q`` ({symbol:
+    number}, those not given 0, a spherical joint's quaternion the identity): its own, or a
+    mimic joint's multiplier times the one it follows plus its offset."""
+    out = []
+    for link in robot.links:
+        if link.ball:
+            out += [float(q.get(s, rest)) for s, rest in zip(link.configuration, REST)]
+        elif link.mimic is None:
+            out.append(float(q.get(link.q, 0.0)))
+        else:
+            out.append(float(link.mimic[1]) * float(q.get(robot.links[link.mimic[0] - 1].q, 0.0))
+                       + float(link.mimic[2]))
+    return out
+
+
+REST = (0.0, 0.0, 0.0, 1.0)       # a spherical joint's quaternion where none is given
+
+
+def moved(robot, q: dict, column: int, d: float) -> dict:
+    """The coordinates' values ``q`` moved by d along velocity ``column`` of the joints (0:
+    the first joint's, a floating base's left out): a coordinate's by d, a spherical joint's
+    quaternion turned by d about that axis of its frame."""
+    for i, columns in robot.velocity_columns.items():
+        start = columns[0] - robot.base_velocities
+        if start <= column < start + len(columns):
+            link = robot.links[i - 1]
+            if not link.ball:
+                return {**q, link.q: q.get(link.q, 0.0) + d}
+            x, y, z, w = (q.get(s, rest) for s, rest in zip(link.configuration, REST))
+            turn = np.zeros(3)
+            turn[column - start] = np.sin(d / 2)
+            c = np.cos(d / 2)
+            tx, ty, tz = turn
+            product = [w * tx + x * c + y * tz - z * ty, w * ty - x * tz + y * c + z * tx,
+                       w * tz + x * ty - y * tx + z * c, w * c - x * tx - y * ty - z * tz]
+            return {**q, **dict(zip(link.configuration, product))}
+    raise IndexError(f"no joint velocity {column}")
 
 
 class Poses:

@@ -29,12 +29,15 @@ from ..spatial import Inertia, Placement
 from .model import Link, Robot, stored
 
 
-def invariant_part(ten, revolute: bool) -> tuple:
+def invariant_part(ten, joint: str) -> tuple:
     """The part of a link's ten parameters (spatial.PARAMETERS' order) that its parent sees the
-    same whatever its joint's coordinate."""
+    same whatever its ``joint``'s coordinate: a spherical joint's is the mass alone, at the
+    point about which it turns."""
     m, _, _, mz, xx, xy, yy, xz, yz, zz = ten
-    if revolute:
+    if joint == "revolute":
         return (m, 0, 0, mz, yy, 0, yy, 0, 0, 0)
+    if joint == "spherical":
+        return (m, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     return (0, 0, 0, 0, xx, xy, yy, xz, yz, zz)
 
 
@@ -60,14 +63,16 @@ def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable,
 
 
 def resting(link: Link) -> Placement:
-    """The joint frame in its parent's at q = 0: how an invariant part is seen from there."""
-    return Placement(link.rotation.subs(link.q, 0), link.position.subs(link.q, 0))
+    """The joint frame in its parent's at q = 0 (a spherical joint's at the identity
+    quaternion): how an invariant part is seen from there."""
+    rest = dict(zip(link.configuration, (0, 0, 0, 1) if link.ball else (0,)))
+    return Placement(link.rotation.subs(rest), link.position.subs(rest))
 
 
 def regrouped(robot: Robot) -> Robot:
     """The same dynamics with each revolute link's numeric axial part moved to its parent."""
     def part(link, ten):
-        piece = invariant_part(ten, True)
+        piece = invariant_part(ten, "revolute")
         if not link.revolute or any(sympy.sympify(v).free_symbols for v in piece):
             return None
         return piece

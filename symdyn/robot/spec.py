@@ -14,7 +14,9 @@ from . import angles
 
 CONVENTIONS = ("standard", "modified", "urdf")
 DH_COLUMNS = ("a", "alpha", "d", "theta")
-JOINTS = ("revolute", "prismatic")
+# A spherical joint (convention urdf): q a unit quaternion (x, y, z, w), v the angular velocity
+# in its frame (Pinocchio's JointModelSpherical, MuJoCo's ball).
+JOINTS = ("revolute", "prismatic", "spherical")
 # The root joint: the base fixed in the world, or a free-flyer (six degrees of freedom, its
 # configuration a position and a unit quaternion, Pinocchio's JointModelFreeFlyer).
 ROOTS = ("fixed", "free_flyer")

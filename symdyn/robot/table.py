@@ -34,10 +34,12 @@ def geometry(spec: RobotSpec, joint_variables=()) -> Table:
     tree = _Tree(spec)
     if spec.convention == "urdf":
         return Table("Joints, placed as URDF places them: the origin in the parent link's frame "
-                     "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there",
+                     "(xyz, then R = Rz(yaw) Ry(pitch) Rx(roll)) and the unit axis there (a "
+                     "spherical joint's: any)",
                      ("i", *tree.header, "joint", *URDF_COLUMNS),
                      tuple((str(i), *tree.cells(i), link.joint, tuple(link.origin.xyz),
-                            tuple(link.origin.rpy), tuple(link.axis))
+                            tuple(link.origin.rpy),
+                            tuple(link.axis) if link.axis is not None else "any")
                            for i, link in enumerate(spec.links, start=1)))
     prime = "" if spec.convention == "standard" else \
         " (a and alpha of row i are a(i-1), alpha(i-1))"

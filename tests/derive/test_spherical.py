@@ -1,0 +1,136 @@
+"""Spherical joints: q a unit quaternion (x, y, z, w), v the angular velocity in the joint's
+frame (Pinocchio's JointModelSpherical, whose model of the same robot file is the reference).
+
+A tree with two spherical joints and generic placements, on a fixed and a floating base, goes
+through every row of ``check`` (Pinocchio's rnea, crba, aba, their derivatives in the tangent
+space, kinematics, energies, centroidal quantities, integrate and difference); a spatial
+four-bar closed by a point constraint (RSSR) through the constraints' quantities against
+Pinocchio's KKT; the generated C against the Python; and the robot file's refusals.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import assert_close, assert_refused_in_one_line
+
+import symdyn
+from symdyn.check import check
+from symdyn.errors import DerivationError
+from symdyn.reference import ConstraintReference
+
+HERE = Path(__file__).parent / "mechanisms"
+TREE = HERE / "ball_tree.yaml"
+
+
+def _floating(tmp_path) -> Path:
+    path = tmp_path / "ball_tree_floating.yaml"
+    path.write_text(TREE.read_text().replace(
+        "convention: urdf\n", "convention: urdf\nroot: free_flyer\nbase_body: {mass: 3, "
+        "com: [0.01, 0.02, -0.03], inertia: [0.05, 0.06, 0.07, 0.001, 0.002, 0.003]}\n"))
+    return path
+
+
+@pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
+def test_a_tree_with_spherical_joints_passes_every_check(tmp_path, floating):
+    """Every row against Pinocchio's model with JointModelSpherical, 100 random states with
+    unit quaternions."""
+    robot = symdyn.load_robot(_floating(tmp_path) if floating else TREE)
+    assert [link.joint for link in robot.balls] == ["spherical"] * 2
+    assert (robot.nq, robot.dof) == ((11, 9) if not floating else (18, 15))
+    rows = check(robot, states=100)
+    failed = [row for row in rows if not row.passed]
+    assert not failed, failed
+    checked = {row.check.split(" = ")[0] for row in rows if not row.skipped}
+    assert {"inverse_dynamics", "mass_matrix", "forward_dynamics",
+            "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "frame_jacobians",
+            "frame_jacobians_dot_qd", "centroidal_map", "kinetic_energy",
+            "coriolis_matrix"} <= checked
+    with pytest.raises(DerivationError, match="one-axis joints"):
+        symdyn.lagrange(robot)
+
+
+def test_a_spatial_four_bar_closed_by_a_point_equals_pinocchios_kkt():
+    """RSSR: phi, G, gamma, the constrained forward dynamics (with Baumgarte's gains), the
+    Delassus matrix and an impact on 20 random consistent states, against the KKT system of
+    Pinocchio's M, h and frame Jacobians (1e-9)."""
+    robot = symdyn.load_robot(HERE / "rssr.yaml")
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constraint_residual", "constraint_jacobian", "constraint_drift",
+        "constrained_forward_dynamics", "delassus_matrix", "impulse_dynamics", "mass_matrix"])
+    reference = ConstraintReference(robot)
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        q, v, _ = reference.state(rng)
+        assert abs(np.linalg.norm(q[1:5]) - 1) < 1e-12
+        phi, G, gamma = reference.terms(q, v)
+        assert_close(module.constraint_residual(q), phi)
+        assert_close(module.constraint_jacobian(q), G)
+        assert_close(module.constraint_drift(q, v), gamma)
+        tau = rng.uniform(-2, 2, robot.dof)
+        gains = rng.uniform(0, 50, 2)
+        for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau, gains),
+                                reference.kkt(q, v, tau, gains)):
+            assert_close(ours, theirs, rtol=1e-9)
+        M = module.mass_matrix(q)
+        D = G @ np.linalg.solve(M, G.T)
+        assert_close(module.delassus_matrix(q)[0], D, rtol=1e-9)
+        plus, _ = module.impulse_dynamics(q, v + rng.uniform(-1, 1, robot.dof), [0.0])
+        assert np.abs(G @ plus).max() < 1e-12
+
+
+def test_the_c_of_spherical_joints_equals_the_python(tmp_path):
+    """The generated C, compiled, gives the Python's numbers on random states."""
+    robot = symdyn.load_robot(TREE)
+    dynamics = symdyn.newton_euler(robot)
+    names = ["inverse_dynamics", "mass_matrix", "forward_dynamics", "frame_jacobians",
+             "integrate", "difference", "inverse_dynamics_derivatives"]
+    python = symdyn.python_module(dynamics, quantities=names)
+    compiled = symdyn.compile(dynamics, quantities=names, cache=tmp_path / "cache")
+    rng = np.random.default_rng(3)
+    q = symdyn.check.configurations(robot, rng, 5)
+    q1 = symdyn.check.configurations(robot, rng, 5)
+    v, a = rng.uniform(-2, 2, (2, 5, robot.dof))
+    for name, args in [("inverse_dynamics", (q, v, a)), ("mass_matrix", (q,)),
+                       ("forward_dynamics", (q, v, a)), ("frame_jacobians", (q,)),
+                       ("integrate", (q, v)), ("difference", (q, q1)),
+                       ("inverse_dynamics_derivatives", (q, v, a))]:
+        assert_close(getattr(compiled, name)(*args), getattr(python, name)(*args),
+                     rtol=1e-12)
+
+
+REFUSALS = [
+    ("joint: spherical, origin: {xyz: [0.02",
+     "joint: spherical, axis: [0, 0, 1], origin: {xyz: [0.02", "links[1].axis",
+     "a spherical joint has no axis", 11),
+    ("joint: spherical, origin: {xyz: [0.02",
+     "joint: spherical, motor_inertia: 0.1, origin: {xyz: [0.02", "links[1].motor_inertia",
+     "a spherical joint has no motor inertia", 11),
+    ("  - {name: hand, parent: fore,", "  - {name: hand, mimic: fore, parent: fore,",
+     "links[2].mimic", "is a spherical joint, whose configuration is a quaternion", 13),
+    ("frames:", "constraints:\n  - {name: c, point: [tip, bob]}\nclosed_at: {fore: 0.3}\n"
+     "frames:", "closed_at", "is a spherical joint, whose configuration is a quaternion", 23),
+    ("frames:", "tendons:\n  - {name: t, joints: {fore: 1, upper: 1}}\nframes:",
+     "tendons[0].joints", "is a spherical joint, whose configuration is a quaternion", 22),
+]
+
+
+@pytest.mark.parametrize("old, new, field, words, line", REFUSALS,
+                         ids=["axis", "rotor", "mimic", "closed_at", "tendon"])
+def test_what_a_spherical_joint_cannot_have_is_refused_in_one_line(tmp_path, old, new, field,
+                                                                  words, line):
+    text = TREE.read_text()
+    assert old in text
+    path = tmp_path / "bad.yaml"
+    path.write_text(text.replace(old, new, 1))
+    assert_refused_in_one_line(tmp_path, path, field, words, line)
+
+
+def test_a_spherical_joint_in_a_dh_table_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "dh.yaml"
+    path.write_text("name: dh\nconvention: modified\nlinks:\n"
+                    "  - {joint: spherical, a: 0, alpha: 0, d: 0, theta: 0, mass: 1}\n")
+    assert_refused_in_one_line(tmp_path, path, "links[0].joint",
+                               "placed by its origin in convention urdf", 4)
+
