@@ -492,12 +492,13 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             ref["drnea"].append((G.T @ data.dtau_dq @ G, G.T @ (data.dtau_dv + viscous) @ G))
         if singular:
             continue
-        if not coupled:
-            ref["aba"].append(pin.aba(model, data, qi, vi, ti - fi).copy())
+        if not coupled:     # G: the permutation of Pinocchio's depth-first order
+            ref["aba"].append(G.T @ pin.aba(model, data, qi, vi, G @ ti - fi))
             if derivatives:
-                pin.computeABADerivatives(model, data, qi, vi, ti - fi)
+                pin.computeABADerivatives(model, data, qi, vi, G @ ti - fi)
                 Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
-                ref["daba"].append((data.ddq_dq.copy(), data.ddq_dv - Minv @ viscous, Minv))
+                ref["daba"].append(tuple(G.T @ x @ G for x in (
+                    data.ddq_dq, data.ddq_dv - Minv @ viscous, Minv)))
         else:       # M qdd = tau - h - friction in the coordinates, and its derivatives there
             Minv = np.linalg.inv(M)
             h = G.T @ (pin.rnea(model, data, qi, vi, 0 * vi) + fi)

@@ -13,6 +13,7 @@ from .file import (
     robot_spec_from_text,
 )
 from .model import Robot
+from .poses import REST
 from .reading import read_bounded, xml_root
 from .rigid import QUARTER_TOLERANCE
 from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
@@ -107,9 +108,12 @@ def _independent(chain, robot, path):
             raise RobotFileError(path, exc.message.replace("closed_at", "qpos0") + ", and no "
                                  "configuration near it closes them", line=held.line,
                                  expected="equalities that hold at qpos0, or near it") from None
-        names = {link.q: joint.name for link, joint in zip(robot.links, chain.joints)}
-        chain = dataclasses.replace(chain, closed_at=tuple(
-            (names[s], v) for s, v in closed_at.items() if v != 0))
+        values = []
+        for link, joint in zip(robot.links, chain.joints):
+            value = tuple(closed_at[s] for s in link.configuration if s in closed_at)
+            if value and value != ((0.0,) if not link.ball else REST):
+                values.append((joint.name, value if link.ball else value[0]))
+        chain = dataclasses.replace(chain, closed_at=tuple(values))
         warnings.append("equalities that do not hold at qpos0: closed_at is the configuration "
                         f"nearest it where they do ({exc.message.split(':')[0]}, ...)")
     rows = constraints.independent_rows(robot, closed_at)

@@ -38,6 +38,7 @@ MAX_CONSTRAINTS = 64
 # How far a loop may stay open at closed_at, relative to the robot's size: 1e-9 m on a 1 m arm
 # (the numbers a file gives, to 15 digits, and their kinematics in doubles keep far better).
 CLOSURE_TOLERANCE = 1e-9
+UNIT = 1e-9       # how far from 1 a closed_at quaternion's norm may be
 
 
 def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
@@ -68,11 +69,15 @@ def _joints(links) -> dict[str, bool]:
             for i, link in enumerate(links, start=1)}
 
 
+def _is_spherical(links, joint: str) -> bool:
+    return any((link.joint_name or link.name or f"joint{i}") == joint
+               and link.joint == "spherical" for i, link in enumerate(links, start=1))
+
+
 def _spherical(reader, links, joint: str, node, field) -> None:
-    """Refuse a spherical joint where one number per joint is asked (a coefficient, a value):
-    its configuration is a quaternion."""
-    if any((link.joint_name or link.name or f"joint{i}") == joint and link.joint == "spherical"
-           for i, link in enumerate(links, start=1)):
+    """Refuse a spherical joint where one number per joint is asked (a coefficient): its
+    configuration is a quaternion."""
+    if _is_spherical(links, joint):
         raise reader.error(f"{joint!r} is a spherical joint, whose configuration is a "
                            "quaternion, not one number", node, field,
                            "a revolute or prismatic joint")
@@ -177,7 +182,8 @@ def _number(reader, node, field) -> sympy.Expr:
 
 
 def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
-    """``closed_at``: {joint: value} for the joints with coordinates."""
+    """``closed_at``: {joint: value} for the joints with coordinates; a spherical joint's a
+    unit quaternion [x, y, z, w]."""
     joints = _joints(links)
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise reader.error("must map joints to their values", node, "closed_at",
@@ -191,10 +197,20 @@ def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
         if not joints[joint]:
             raise reader.error(f"{joint!r} is a mimic joint: its value follows", key_node,
                                "closed_at", "the joint it follows")
-        _spherical(reader, links, joint, key_node, "closed_at")
         if joint in dict(out):
             raise reader.error(f"{joint!r} is given twice", key_node, "closed_at")
-        out.append((joint, _number(reader, value_node, f"closed_at.{joint}")))
+        field = f"closed_at.{joint}"
+        if not _is_spherical(links, joint):
+            out.append((joint, _number(reader, value_node, field)))
+            continue
+        if not isinstance(value_node, yaml.SequenceNode) or len(value_node.value) != 4:
+            raise reader.error("a spherical joint's value is its unit quaternion", value_node,
+                               field, "[x, y, z, w]")
+        quaternion = tuple(_number(reader, x, field) for x in value_node.value)
+        if abs(float(sympy.sqrt(sum(x**2 for x in quaternion))) - 1) > UNIT:
+            raise reader.error("the quaternion is not a unit one", value_node, field,
+                               f"[x, y, z, w] of norm 1 (to {UNIT:g})")
+        out.append((joint, quaternion))
     return tuple(out)
 
 

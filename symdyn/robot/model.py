@@ -627,7 +627,10 @@ def _constrained(spec: RobotSpec, robot: Robot) -> dict:
                   if c.at is not None else None)
         ends = (frames[c.frames[0]], frames[c.frames[1]] if len(c.frames) == 2 else None)
         constraints.append(Constraint(c.name, c.kind, ends, rows, anchor, line=c.line))
-    closed_at = {joints[name]: value for name, value in spec.closed_at}
+    closed_at = {}
+    for name, value in spec.closed_at:
+        link = links[name]
+        closed_at.update(zip(link.ball.quaternion, value) if link.ball else {link.q: value})
     closed_at.update({s: sympy.sympify(v).subs(closed_at).subs(
         {q: 0 for q in robot.link_q if q not in closed_at})
         for s, v in robot.coupling.items() if s in robot.link_q})

@@ -172,7 +172,8 @@ class RobotSpec:
     base_body: BodySpec | None = None   # a floating base's body; None: none (no mass)
     constraints: tuple[ConstraintSpec, ...] = ()
     # The configuration at which the constraints hold, (joint name, value) for the joints it
-    # does not leave at 0; and a closed-loop mechanism's actuated joints, by name.
+    # does not leave at 0 (a spherical joint's value its unit quaternion (x, y, z, w), the
+    # identity where not given); and a closed-loop mechanism's actuated joints, by name.
     closed_at: tuple[tuple[str, sympy.Expr], ...] = ()
     actuated: tuple[str, ...] = ()
     tendons: tuple[TendonSpec, ...] = ()

@@ -155,7 +155,9 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             lines.append(f"  - {{name: {_quote(name)}, {held.kind}: [{ends}]{kept}}}")
     if chain.closed_at and chain.constraints:
         lines.append("closed_at: {" + ", ".join(
-            f"{joint_of[joint]}: {angle(value) if kind == 'revolute' else decimal(value)}"
+            f"{joint_of[joint]}: "
+            + (angle(value) if kind == "revolute" else decimal(value) if kind == "prismatic"
+               else decimals(value))
             for joint, value in chain.closed_at
             for kind in [next(j.kind for j in chain.joints if j.name == joint)]
             if joint in joint_of) + "}   # where the constraints hold")

@@ -110,14 +110,17 @@ REFUSALS = [
     ("  - {name: hand, parent: fore,", "  - {name: hand, mimic: fore, parent: fore,",
      "links[2].mimic", "is a spherical joint, whose configuration is a quaternion", 13),
     ("frames:", "constraints:\n  - {name: c, point: [tip, bob]}\nclosed_at: {fore: 0.3}\n"
-     "frames:", "closed_at", "is a spherical joint, whose configuration is a quaternion", 23),
+     "frames:", "closed_at.fore", "a spherical joint's value is its unit quaternion", 23),
+    ("frames:", "constraints:\n  - {name: c, point: [tip, bob]}\n"
+     "closed_at: {fore: [0, 0, 0.5, 0.8]}\nframes:", "closed_at.fore",
+     "the quaternion is not a unit one", 23),
     ("frames:", "tendons:\n  - {name: t, joints: {fore: 1, upper: 1}}\nframes:",
      "tendons[0].joints", "is a spherical joint, whose configuration is a quaternion", 22),
 ]
 
 
 @pytest.mark.parametrize("old, new, field, words, line", REFUSALS,
-                         ids=["axis", "rotor", "mimic", "closed_at", "tendon"])
+                         ids=["axis", "rotor", "mimic", "closed_at", "not unit", "tendon"])
 def test_what_a_spherical_joint_cannot_have_is_refused_in_one_line(tmp_path, old, new, field,
                                                                   words, line):
     text = TREE.read_text()
@@ -134,3 +137,18 @@ def test_a_spherical_joint_in_a_dh_table_is_refused_in_one_line(tmp_path):
     assert_refused_in_one_line(tmp_path, path, "links[0].joint",
                                "placed by its origin in convention urdf", 4)
 
+
+
+def test_a_delta_robot_passes_every_check_and_is_derived_in_seconds():
+    """The Delta robot (three parallelograms, the platform on a spherical joint, five point
+    constraints, three actuated arms): every row of check, the constraints' against Pinocchio's
+    KKT (its closed-loop inverse dynamics back to qdd and lambda, its loops closed from passive
+    joints moved, the platform's quaternion among them), at the file's closed_at, a unit
+    quaternion for the spherical joint."""
+    robot = symdyn.load_robot(HERE / "delta.yaml")
+    assert len(robot.actuated) == 3 and robot.dof - sum(c.size for c in robot.constraints) == 3
+    rows = check(robot, states=30)
+    assert not [row for row in rows if not row.passed]
+    checked = {row.check.split(" = ")[0].split(":")[0] for row in rows if not row.skipped}
+    assert {"closed_loop_inverse_dynamics", "close_loops from the passive joints 0.05 rad off",
+            "constrained_forward_dynamics", "forward_dynamics"} <= checked
