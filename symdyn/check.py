@@ -709,8 +709,7 @@ def _equality_row(robot, ne, reference, name, states) -> Row:
 
     loops = Loops(robot)
     rng = np.random.default_rng(len(robot.constraints))
-    closed = [loops.closed({s: v + rng.uniform(-0.3, 0.3) for s, v in
-                            loops.closed_at.items()}) for _ in range(states)]
+    closed = [loops.closed(loops.near(rng, 0.3)) for _ in range(states)]
     q = np.array([[c[s] for s in loops.symbols] for c in closed if c is not None])
     if not len(q):
         return Row.skip(f"constraint_jacobian{name}", "no configuration near closed_at closes")

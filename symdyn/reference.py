@@ -294,7 +294,8 @@ class MujocoReference:
     """MuJoCo's own model of an MJCF file (its compiler's reading, not symdyn's), computing in
     the coordinates of symdyn's import of it (mjcf.read_chain with the same options).
 
-    The coordinates are mapped as the import maps them: a joint's q is its qpos; a mimic joint's
+    The coordinates are mapped as the import maps them: a joint's q is its qpos (a ball's
+    quaternion (x, y, z, w) its qpos (w, x, y, z), its velocity its qvel); a mimic joint's
     qpos is multiplier q + offset of the joint it follows, so that the robot file's quantities
     are MuJoCo's seen through qvel = G v (M_symdyn = G^T M G, tau = G^T tau_MuJoCo); joints the
     import leaves out are held at qpos 0, and a free joint on a fixed root at its qpos0.
@@ -334,17 +335,29 @@ class MujocoReference:
         names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
                  for j in range(model.njnt)]
         joints = [names.index(joint.name) for joint in chain.joints]
-        independent = [k for k, joint in enumerate(chain.joints) if joint.mimic is None]
+        # each coordinate's first place in symdyn's q and v: a spherical joint's 4 and 3
+        places, at_q, at_v = {}, 7 if self.floating else 0, 6 if self.floating else 0
+        for k, joint in enumerate(chain.joints):
+            if joint.mimic is None:
+                places[k + 1] = at_q, at_v
+                ball = joint.kind == "spherical"
+                at_q, at_v = at_q + (4 if ball else 1), at_v + (3 if ball else 1)
         shift = 6 if self.floating else 0
         # qvel = G v + (base rotation, set per state); qpos = the joints' values
-        self.G = np.zeros((model.nv, shift + len(independent)))
+        self.G = np.zeros((model.nv, at_v))
         self.G[:shift, :shift] = np.eye(shift)
-        self.coordinates = []          # (qpos address, column of v, multiplier, offset)
+        # (qpos address, place in q, multiplier, offset) of each one-axis joint; (qpos
+        # address, place in q) of each ball, whose qpos (w, x, y, z) is q's (x, y, z, w)
+        self.coordinates, self.balls = [], []
         for k, (joint, j) in enumerate(zip(chain.joints, joints)):
             followed, multiplier, offset = joint.mimic or (k + 1, 1.0, 0.0)
-            column = shift + independent.index(followed - 1)
+            at_q, column = places[followed]
+            if joint.kind == "spherical":
+                self.G[model.jnt_dofadr[j]:][:3, column:column + 3] = np.eye(3)
+                self.balls.append((int(model.jnt_qposadr[j]), at_q))
+                continue
             self.G[model.jnt_dofadr[j], column] = multiplier
-            self.coordinates.append((int(model.jnt_qposadr[j]), column, multiplier, offset))
+            self.coordinates.append((int(model.jnt_qposadr[j]), at_q, multiplier, offset))
         self.sites = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}": s
                       for s in range(model.nsite)}
         self.bodies = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}": b
@@ -363,18 +376,18 @@ class MujocoReference:
         q = np.asarray(q, dtype=float)
         data.qpos[:] = 0
         G = self.G.copy()
-        joints = q
         if self.floating:
             qpos = model.jnt_qposadr[self.free]
             data.qpos[qpos:qpos + 3] = q[:3]
             data.qpos[qpos + 3:qpos + 7] = q[[6, 3, 4, 5]] / np.linalg.norm(q[3:7])
             G[:3, :3] = rotation_wxyz(data.qpos[qpos + 3:qpos + 7])
-            joints = np.r_[np.zeros(6), q[7:]]
         elif self.free is not None:      # held where the file puts it (a fixed root)
             qpos = model.jnt_qposadr[self.free]
             data.qpos[qpos:qpos + 7] = model.qpos0[qpos:qpos + 7]
-        for address, column, multiplier, offset in self.coordinates:
-            data.qpos[address] = multiplier * joints[column] + offset
+        for address, at, multiplier, offset in self.coordinates:
+            data.qpos[address] = multiplier * q[at] + offset
+        for address, at in self.balls:
+            data.qpos[address:address + 4] = q[[at + 3, at, at + 1, at + 2]]
         data.qvel[:] = 0 if v is None else G @ v
         return G
 
@@ -629,10 +642,19 @@ class ConstraintReference:
         raise ValueError("the reference's Newton did not close the constraints")
 
     def state(self, rng, spread=0.3):
-        """A random consistent (q, v, qdd): q near closed_at, v in G's null space, qdd with
-        G qdd = gamma."""
+        """A random consistent (q, v, qdd): q near closed_at (each velocity's direction within
+        ``spread``, halved where Newton does not close from there: a Stewart platform's legs
+        leave it a smaller basin), v in G's null space, qdd with G qdd = gamma."""
         nv = self.robot.dof
-        q = self.close(self.integrate(self.closed_at(), rng.uniform(-spread, spread, nv)))
+        for _ in range(5):      # nearer closed_at where Newton does not close from there
+            try:
+                q = self.close(self.integrate(self.closed_at(), rng.uniform(-spread, spread,
+                                                                            nv)))
+                break
+            except ValueError:
+                spread /= 2
+        else:
+            q = self.close(self.closed_at())
         _, G, _ = self.terms(q, np.zeros(nv))
         null = null_space(G)
         v = null @ rng.uniform(-2, 2, null.shape[1])

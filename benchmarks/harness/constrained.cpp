@@ -4,6 +4,7 @@
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/impulse-dynamics.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
+#include <pinocchio/algorithm/joint-configuration.hpp>
 #include <pinocchio/algorithm/model.hpp>
 #include <pinocchio/algorithm/proximal.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
@@ -37,7 +38,7 @@ int main(int argc, char **argv) {
         for (int r = 0; r < n; r++) {
             q[k][r] = uniform(&seed); v[k][r] = uniform(&seed); a[k][r] = uniform(&seed); }
         for (int r = n; r < model.nq; r++) q[k][r] = uniform(&seed);
-        if (model.nq > n) q[k].segment<4>(3).normalize(); }   // a free-flyer's quaternion
+        normalize(model, q[k]); }   // a free-flyer's and the spherical joints' quaternions
     // A closed-loop mechanism's inverse dynamics as a Pinocchio user writes it: the tree's
     // rnea, G from the ends' frame Jacobians (the rows symdyn keeps), G_p^T lambda = tau_p by
     // LU, tau_a = tau_tree,a - G_a^T lambda.

@@ -6,6 +6,7 @@
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
+#include <pinocchio/algorithm/joint-configuration.hpp>
 #include <pinocchio/algorithm/model.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
@@ -37,7 +38,7 @@ int main(int argc, char **argv) {
             if (argc > 3) q[k][r] = 2.5 * std::sin(0.01 * k + r); }
         for (int r = n; r < model.nq; r++)
             q[k][r] = argc > 3 ? 2.5 * std::sin(0.01 * k + r) : uniform(&seed);
-        if (model.nq > n) q[k].segment<4>(3).normalize(); }   // a free-flyer's quaternion
+        normalize(model, q[k]); }   // a free-flyer's and the spherical joints' quaternions
 @WORKS@
     const std::vector<std::function<double()>> works = {@TABLE@};
 @TIMED@

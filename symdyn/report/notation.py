@@ -32,6 +32,9 @@ class Notation:
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
         for link in robot.links:
             i = link.index
+            if link.ball:       # its quaternion's entries, its angular velocity and rate
+                self._ball(link)
+                continue
             base_latex, base = (r"\theta", "θ") if link.revolute else ("d", "d")
             for symbol, accent_latex, accent in ((link.q, "", ""), (link.qd, r"\dot", "\u02d9"),
                                                  (link.qdd, r"\ddot", "\u00a8")):
@@ -40,6 +43,18 @@ class Notation:
                 combining = {"": "", "\u02d9": "\u0307", "\u00a8": "\u0308"}[accent]
                 self.text_names[symbol] = f"{base}{combining}{i}"
                 self.parts[symbol] = (base, accent, str(i))
+
+    def _ball(self, link):
+        """A spherical joint's names: q_i,x ... q_i,w, omega_i,x ... and their rates."""
+        i, ball = link.index, link.ball
+        for symbols, base_latex, base, accent in ((ball.quaternion, "q", "q", ""),
+                                                  (ball.velocity, r"\omega", "ω", ""),
+                                                  (ball.acceleration, r"\omega", "ω", "\u02d9")):
+            for symbol, axis in zip(symbols, "xyzw"):
+                core = rf"\dot{{{base_latex}}}" if accent else base_latex
+                self.latex_names[symbol] = f"{core}_{{{i},{axis}}}"
+                self.text_names[symbol] = f"{base}{chr(0x307) if accent else ''}{i}{axis}"
+                self.parts[symbol] = (base, accent, f"{i}{axis}")
 
     # -- preparing an expression ------------------------------------------------------------
     def readable(self, expr):

@@ -84,7 +84,7 @@ def printout(dynamics: Dynamics) -> Printout:
 def _robot_tables(robot) -> tuple[Table, ...]:
     """The robot file's tables (robot/table.py), the joint variables in the DH table."""
     spec = robot.spec
-    tables = (table.geometry(spec, [robot.coupling.get(q, q) for q in robot.link_q]),
+    tables = (table.geometry(spec, [robot.coupling.get(link.q, link.q) for link in robot.links]),
               table.inertial(spec), table.placements(spec), table.constraints(spec))
     return tuple(t for t in tables if t is not None)
 
@@ -93,8 +93,6 @@ def _transforms(robot, notation) -> Block:
     spec = robot.spec
     equations = []
     for i, (row, link) in enumerate(zip(spec.links, robot.links), start=1):
-        theta = row.theta + (link.q if link.revolute else 0)
-        d = row.d + (0 if link.revolute else link.q)
         if spec.convention == "urdf":      # link to link, through the joint frames
             joint = sympy.eye(4)
             joint[:3, :3], joint[:3, 3] = link.rotation, link.position
@@ -102,6 +100,8 @@ def _transforms(robot, notation) -> Block:
                             if link.parent else sympy.eye(4))
             T = (parent_frame.inv() * joint * link.file_frame).applyfunc(sympy.simplify)
         else:
+            theta = row.theta + (link.q if link.revolute else 0)
+            d = row.d + (0 if link.revolute else link.q)
             T = link_transform(spec.convention, a=row.a, alpha=row.alpha, d=d, theta=theta)
             if row.gamma != 0 or row.b != 0:        # Khalil and Kleinfinger's, first
                 T = rot_z(row.gamma) * trans_z(row.b) * T

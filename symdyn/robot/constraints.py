@@ -350,6 +350,14 @@ class Loops:
                 columns.append(difference(q, q, ahead, behind))
         return np.array(columns).T
 
+    def near(self, rng, spread: float) -> dict:
+        """closed_at moved by a random velocity of the joints, each entry within ``spread``
+        (a spherical joint's quaternion turned, staying a unit one)."""
+        q = self.closed_at
+        for k, d in enumerate(rng.uniform(-spread, spread, self.velocities)):
+            q = moved(self.robot, q, k, d)
+        return q
+
     def closed(self, q: dict, steps: int = 20) -> dict | None:
         """``q`` moved (least-norm Gauss-Newton steps on the joints) to where the
         constraints hold, to 1e-12 of the robot's size; None where it does not get there."""
@@ -371,10 +379,7 @@ class Loops:
         configurations = [self.closed_at]
         rng = np.random.default_rng(0)
         for _ in range(samples):
-            q = self.closed_at
-            for k, d in enumerate(rng.uniform(-0.2, 0.2, self.velocities)):
-                q = moved(self.robot, q, k, d)
-            closed = self.closed(q)
+            closed = self.closed(self.near(rng, 0.2))
             if closed is not None:
                 configurations.append(closed)
         jacobians = [self.jacobian(q) for q in configurations]

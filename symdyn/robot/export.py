@@ -40,9 +40,14 @@ VISUAL_RADIUS = 0.02       # the cylinders drawn with visual=True, in metres
 def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False,
               notes: list[str] | None = None) -> str:
     """The URDF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
-    raises ValueError naming the symbols that are left."""
+    raises ValueError naming the symbols that are left, or the spherical joints (which URDF
+    does not have)."""
     num = Numbers.of(robot, values, "a URDF")
     spec = robot.spec
+    if robot.balls:
+        names = ", ".join(spec.joint_names()[link.index - 1] for link in robot.balls)
+        raise ValueError(f"URDF has no spherical joint ({names}); export-mjcf writes it as a "
+                         "ball joint")
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
            "symdyn's joint frames (z along each joint axis). -->",

@@ -7,7 +7,9 @@ own z through its origin, qpos being symdyn's q:
     world -> base (welded where the file's base is) -> link1 ... linkn, each with its joint
 
 A floating base is a body on a free joint (MuJoCo's qpos: the position and the quaternion
-(w, x, y, z); its linear velocity in the world's axes, reference.MujocoReference maps them).
+(w, x, y, z); its linear velocity in the world's axes, reference.MujocoReference maps them). A
+spherical joint is a ball joint, its qpos the quaternion (w, x, y, z), its qvel symdyn's v,
+and, where driven, three motors about its frame's axes.
 Each body carries its link's inertia; the named frames and the tool are sites. A mimic joint is
 a joint equality (joint1 = offset + multiplier joint2). The constraints are equalities: a
 point a ``connect`` and a weld a ``weld`` of the two frames' sites (a frame held to the world,
@@ -39,7 +41,7 @@ import numpy as np
 from .constraints import Loops
 from .export import Numbers, comment
 from .model import Robot
-from .poses import link_values
+from .poses import REST, link_values
 from .rigid import wxyz_of_rotation
 from .validity import body_problem
 from .write import decimal, decimals
@@ -73,7 +75,7 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
         link = robot.links[index - 1]
         row = spec.links[index - 1]
         order.append(link)
-        q0 = {link.q: 0}
+        q0 = dict(zip(link.configuration, REST if link.ball else (0,)))
         placement = np.eye(4)
         placement[:3, :3] = num.matrix(link.rotation.subs(q0))
         placement[:3, 3] = num.vector(link.position.subs(q0))
@@ -143,10 +145,14 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
                 "  </keyframe>"]
     motors = [link for link in robot.links if link.mimic is None]
     if robot.actuated:          # a closed-loop mechanism's passive joints have no motor
-        motors = [motors[v - robot.base_velocities] for v in robot.actuated]
-    if motors:
-        out += ["  <actuator>"] + [f'    <motor name="motor{link.index}" '
-                                   f'joint="joint{link.index}"/>' for link in motors]
+        motors = [link for link in motors
+                  if set(robot.velocity_columns[link.index]) & set(robot.actuated)]
+    if motors:                  # a ball's three, about its frame's axes
+        out += ["  <actuator>"] + [
+            f'    <motor name="motor{link.index}{axis}" joint="joint{link.index}"{gear}/>'
+            for link in motors for axis, gear in (
+                [(a, f' gear="{_words(np.eye(3)[k])} 0 0 0"') for k, a in enumerate("xyz")]
+                if link.ball else [("", "")])]
         out.append("  </actuator>")
     return "\n".join(out + ["</mujoco>", ""])
 
@@ -181,9 +187,11 @@ def _tendons(robot: Robot, num) -> list[str]:
 def _qpos(robot: Robot, order) -> list[float]:
     """MuJoCo's qpos at closed_at: a floating base at the world's origin, then every joint
     (mimic joints too) in the bodies' order."""
-    values = dict(zip((link.q for link in robot.links), link_values(robot, robot.closed_at)))
-    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [values[link.q]
-                                                                   for link in order]
+    values = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
+    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [
+        x for link in order for x in (
+            [values[s] for s in (link.configuration[3], *link.configuration[:3])]   # w first
+            if link.ball else [values[link.q]])]
 
 
 def mjcf_left_out(robot: Robot) -> list[str]:
@@ -219,6 +227,8 @@ def _site(name: str, T) -> str:
 
 
 def _joint(name, link, row, num) -> str:
+    if link.ball:           # no rotor, friction or limits (the robot file refuses them)
+        return f'<joint name="{name}" type="ball"/>'
     kind = "hinge" if link.revolute else "slide"
     attributes = [f'name="{name}"', f'type="{kind}"', 'axis="0 0 1"']
     limits = {k: num(v) for k, v in (row.limits or {}).items()}

@@ -16,7 +16,8 @@ MuJoCo's picture and symdyn's:
   body's own frame is a named frame of its name, and q is in MuJoCo's qpos order;
 * several joints in one body act one after the other (MuJoCo's mj_kinematics): links without
   mass between them;
-* a free joint on a body of the world is the floating base (``root: free_flyer``);
+* a free joint on a body of the world is the floating base (``root: free_flyer``); a ball
+  joint is a spherical joint turning its body about the joint's ``pos``;
 * a site is a named frame;
 * armature, damping and frictionloss are the rotor inertia and the viscous and Coulomb friction
   of a joint; a joint's actuator force range, or an actuator's force range times its gear, its
@@ -38,8 +39,11 @@ are, and closed_at is qpos0; the rows that repeat others where they hold (a plan
 are left out by import_robot, and said so. Fixed tendons are the robot file's tendons (the
 transmissions actuators pull through); a tendon equality, or a joint equality with a constant
 and no second joint, is a coupling. Spatial tendons and tendons' limits and passive forces are
-left out with a warning. Ball joints and the other equalities are refused, each in one line
-naming the element and the file and line it came from.
+left out with a warning. A ball joint is a spherical joint: its qpos (w, x, y, z) is the
+robot file's (x, y, z, w), its qvel the same angular velocity in its body's axes; its
+armature, damping, friction loss and cone range are left out with a warning. The other
+equalities are refused, each in one line naming the element and the file and line it came
+from.
 """
 from __future__ import annotations
 
@@ -86,6 +90,8 @@ SPATIAL_TENDONS = ("spatial tendons left out (they wrap around sites and geometr
                    "tendons are fixed ones, sums of joints):")
 TENDON_LIMITS = "tendon limits left out (inequalities, which symdyn's dynamics do not hold):"
 TENDON_PASSIVE = "tendons' springs, damping, friction and armature left out:"
+BALL_LEFT_OUT = ("ball joints' armature, damping, friction loss, range and springs left out "
+                 "(a spherical joint of a robot file has none):")
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
@@ -149,7 +155,8 @@ def compiled(path: Path):
 # What as_imported takes out of MuJoCo's dynamics, by the kind of note that asks for it
 TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation", SPRINGS: "springs",
              DAMPING_POLYNOMIAL: "damping polynomials",
-             TENDON_PASSIVE: "tendons' springs, damping, friction and armature"}
+             TENDON_PASSIVE: "tendons' springs, damping, friction and armature",
+             BALL_LEFT_OUT: "ball joints' armature"}
 
 
 def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
@@ -170,6 +177,11 @@ def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
         model.jnt_stiffness[:] = 0
     if DAMPING_POLYNOMIAL in noted:
         model.dof_dampingpoly[:] = 0
+    if BALL_LEFT_OUT in noted:      # (damping and friction are off in check's model already)
+        ball = mujoco_package().mjtJoint.mjJNT_BALL
+        for j in range(model.njnt):
+            if model.jnt_type[j] == ball:
+                model.dof_armature[model.jnt_dofadr[j]:][:3] = 0
     if TENDON_PASSIVE in noted:
         for key in ("stiffness", "damping", "frictionloss", "armature"):
             getattr(model, f"tendon_{key}")[:] = 0
@@ -227,10 +239,17 @@ class _Model(LinkTree):
                 self.add_site(s)
         self.add_held()
         self.add_tendons()
-        self.closed_at = [(self.names["joint"][j], float(model.qpos0[model.jnt_qposadr[j]]))
-                          for j in range(model.njnt) if self.kept_joint(j)
-                          and model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE
-                          and model.qpos0[model.jnt_qposadr[j]] != 0]
+        self.closed_at = []
+        for j in range(model.njnt):
+            kind, qpos = model.jnt_type[j], model.qpos0[model.jnt_qposadr[j]:]
+            if not self.kept_joint(j) or kind == mujoco.mjtJoint.mjJNT_FREE:
+                continue
+            if kind == mujoco.mjtJoint.mjJNT_BALL:      # (w, x, y, z) -> (x, y, z, w)
+                if tuple(qpos[:4]) != (1, 0, 0, 0):
+                    self.closed_at.append((self.names["joint"][j],
+                                           tuple(float(x) for x in qpos[[1, 2, 3, 0]])))
+            elif qpos[0] != 0:
+                self.closed_at.append((self.names["joint"][j], float(qpos[0])))
         self.index()
 
     # -- where things are ---------------------------------------------------------------------
@@ -346,22 +365,19 @@ class _Model(LinkTree):
     def check_size(self):
         """Refuse, before any work on it, a robot of more joints than a robot file holds."""
         model, mj = self.model, self.mj
-        movable = {int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE)}
+        movable = {int(mj.mjtJoint.mjJNT_HINGE), int(mj.mjtJoint.mjJNT_SLIDE),
+                   int(mj.mjtJoint.mjJNT_BALL)}
         joints = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in self.kept
                   and int(model.jnt_type[j]) in movable]
         if len(joints) > MAX_LINKS:
-            self.refuse(f"the robot has {len(joints)} hinge and slide joints, more than symdyn "
-                        f"derives ({MAX_LINKS})", "joint", joints[MAX_LINKS],
+            self.refuse(f"the robot has {len(joints)} hinge, slide and ball joints, more than "
+                        f"symdyn derives ({MAX_LINKS})", "joint", joints[MAX_LINKS],
                         expected=f"a robot of up to {MAX_LINKS} joints (--base and --tip cut "
                                  "a part of it)")
 
     # -- what symdyn does not take, and what it leaves out -------------------------------------
     def refuse_constraints(self):
         model, mj = self.model, self.mj
-        for j in range(model.njnt):
-            if model.jnt_type[j] == mj.mjtJoint.mjJNT_BALL and self.kept_joint(j):
-                self.refuse(f"joint {self.names['joint'][j]!r} is a ball joint", "joint", j,
-                            expected="hinge, slide or free joints")
         kinds = {int(mj.mjtEq.mjEQ_CONNECT): "connect", int(mj.mjtEq.mjEQ_WELD): "weld",
                  int(mj.mjtEq.mjEQ_JOINT): "joint", int(mj.mjtEq.mjEQ_TENDON): "tendon"}
         for e in range(model.neq):
@@ -517,14 +533,20 @@ class _Model(LinkTree):
             position = self.bounded("joint", j, "pos", model.jnt_pos[j])
             ref = float(self.bounded("joint", j, "ref",
                                      model.qpos0[model.jnt_qposadr[j]:][:1])[0])
-            if hinge:
+            if model.jnt_type[j] == mj.mjtJoint.mjJNT_BALL:
+                # turned by its quaternion about its anchor, at qpos0's (1, 0, 0, 0)
+                placement = placement @ _translation(position - anchor)
+                anchor = np.array(position, dtype=float)
+                self.joints[child] = self.ball(j, parent, child, placement)
+            elif hinge:
                 # turned by qpos - ref about the axis through the anchor
                 placement = placement @ _translation(position - anchor) \
                     @ self.turn(axis, -ref)
                 anchor = np.array(position, dtype=float)
             else:
                 placement = placement @ _translation(-ref * axis)
-            self.joints[child] = self.joint(j, parent, child, placement, axis, hinge)
+            if model.jnt_type[j] != mj.mjtJoint.mjJNT_BALL:
+                self.joints[child] = self.joint(j, parent, child, placement, axis, hinge)
             if child != name:
                 self.made.add(child)
                 self.order[child] = b
@@ -569,6 +591,22 @@ class _Model(LinkTree):
         return Joint(self.names["joint"][j], "revolute" if hinge else "prismatic", parent, child,
                      placement, axis / np.linalg.norm(axis), limits, damping, friction,
                      actuator, self.mimic(j), self.where("joint", j).line)
+
+    def ball(self, j: int, parent: str, child: str, placement) -> Joint:
+        """A ball joint: a spherical joint, which has no rotor, friction or limits in a robot
+        file (its armature, damping, friction loss and cone range are left out and said)."""
+        model, name = self.model, self.names["joint"][j]
+        dofs = slice(int(model.jnt_dofadr[j]), int(model.jnt_dofadr[j]) + 3)
+        for what, values, on in (("armature", model.dof_armature[dofs], True),
+                                 ("damping", model.dof_damping[dofs], self.damping),
+                                 ("frictionloss", model.dof_frictionloss[dofs], self.friction),
+                                 ("range", model.jnt_range[j], model.jnt_limited[j]
+                                  and self.limited),
+                                 ("stiffness", [model.jnt_stiffness[j]], self.springs)):
+            if on and np.any(values):
+                self.note(BALL_LEFT_OUT, f"{name!r} {what}")
+        return Joint(name, "spherical", parent, child, placement, np.array([0.0, 0.0, 1.0]),
+                     {}, 0.0, 0.0, None, None, self.where("joint", j).line)
 
     def effort(self, j: int) -> float | None:
         """The joint's actuator force range, else its force-limited actuators' gear times

@@ -25,7 +25,8 @@ from ..errors import RobotFileError
 from ..spatial import Inertia
 from .rigid import no_body, seen_from
 
-MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
+           "spherical": "spherical"}     # (MJCF's ball: URDF has none)
 # The kind of note (LinkTree.note) of a body no rigid body has, which published files hold
 # (round-off, massless links with inertia): imported as it is, the robot file saying so.
 INCONSISTENT = ("inertias no rigid body has, taken as the file gives them (the robot file "

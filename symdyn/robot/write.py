@@ -58,7 +58,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         raise ValueError("a floating base is written as the URDF places its joints: its frame "
                          "{0} is the URDF's root link, which a DH table would move")
     table = None
-    if form != "urdf" and not tree and not floating:
+    if form != "urdf" and not tree and not floating and "spherical" not in kinds:
         tip = _compose(placements) @ chain.tool
         table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
         if table is None and form == "modified":
@@ -101,8 +101,9 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             place = [f"name: {names[k]}", f"joint_name: {joint_names[k]}"]
             if tree:
                 place.append(f"parent: {names[joint.parent - 1] if joint.parent else 'base'}")
-            place += [f"origin: {_placement(joint.placement, angle)}",
-                      f"axis: {decimals(joint.axis)}"]
+            place.append(f"origin: {_placement(joint.placement, angle)}")
+            if joint.kind != "spherical":       # which turns about every axis
+                place.append(f"axis: {decimals(joint.axis)}")
             if joint.mimic is not None:      # only in a tree (or a coupled chain: named)
                 followed, multiplier, offset = joint.mimic
                 place += [f"mimic: {names[followed - 1]}", f"multiplier: {decimal(multiplier)}",

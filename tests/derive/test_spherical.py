@@ -13,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from support import assert_close, assert_refused_in_one_line
 
 import symdyn
 from symdyn.check import check
+from symdyn.cli import main
 from symdyn.errors import DerivationError
 from symdyn.reference import ConstraintReference
 
@@ -139,16 +141,38 @@ def test_a_spherical_joint_in_a_dh_table_is_refused_in_one_line(tmp_path):
 
 
 
-def test_a_delta_robot_passes_every_check_and_is_derived_in_seconds():
+@pytest.mark.parametrize("name, freedom", [("delta", 3), ("stewart", 6)])
+def test_parallel_robots_on_spherical_joints_pass_every_check(name, freedom):
     """The Delta robot (three parallelograms, the platform on a spherical joint, five point
-    constraints, three actuated arms): every row of check, the constraints' against Pinocchio's
-    KKT (its closed-loop inverse dynamics back to qdd and lambda, its loops closed from passive
-    joints moved, the platform's quaternion among them), at the file's closed_at, a unit
-    quaternion for the spherical joint."""
-    robot = symdyn.load_robot(HERE / "delta.yaml")
-    assert len(robot.actuated) == 3 and robot.dof - sum(c.size for c in robot.constraints) == 3
+    constraints, three actuated arms) and a Stewart-Gough platform (six legs of a universal
+    joint and a piston, the platform on a spherical joint, five point constraints, six
+    actuated pistons): every row of check, the constraints' against Pinocchio's KKT (the
+    closed-loop inverse dynamics back to qdd and lambda, the loops closed from passive joints
+    moved, the platform's quaternion among them), at the file's closed_at, a unit quaternion
+    for the spherical joint."""
+    robot = symdyn.load_robot(HERE / f"{name}.yaml")
+    assert len(robot.actuated) == freedom
+    assert robot.dof - sum(c.size for c in robot.constraints) == freedom
     rows = check(robot, states=30)
     assert not [row for row in rows if not row.passed]
     checked = {row.check.split(" = ")[0].split(":")[0] for row in rows if not row.skipped}
     assert {"closed_loop_inverse_dynamics", "close_loops from the passive joints 0.05 rad off",
             "constrained_forward_dynamics", "forward_dynamics"} <= checked
+
+
+def test_urdf_has_no_spherical_joint_and_the_export_says_so(tmp_path):
+    out = tmp_path / "ball_tree.urdf"
+    result = CliRunner().invoke(main, ["export-urdf", str(TREE), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    assert "URDF has no spherical joint (fore, pendulum); export-mjcf writes it as a ball" in (
+        result.output)
+
+
+def test_the_printout_names_a_spherical_joints_variables():
+    """The derivation shows omega_i = R^T omega_{i-1} + w with w the joint's angular velocity
+    (ω2x, ...) and its quaternion's entries (q2x, ...), in text and LaTeX."""
+    result = CliRunner().invoke(main, ["derive", str(TREE)])
+    assert result.exit_code == 0, result.output
+    assert "ω̇2x" in result.output and "q2w" in result.output
+    latex = CliRunner().invoke(main, ["derive", str(TREE), "--format", "latex"])
+    assert latex.exit_code == 0 and r"\omega_{2,x}" in latex.output

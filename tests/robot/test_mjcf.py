@@ -214,11 +214,27 @@ def test_a_fixed_root_holds_the_free_body_where_the_file_puts_it(tmp_path):
     assert_matches_mujoco(robot, HERE / "walker.xml", states=20, root="fixed")
 
 
+def test_ball_joints_are_spherical_joints_that_match_mujoco(tmp_path):
+    """A tree with a ball joint after a hinge, and one with a slide in its body: MuJoCo's
+    qpos (w, x, y, z) is the robot file's (x, y, z, w), its qvel the same angular velocity;
+    M, tau and the frames' poses and Jacobians equal MuJoCo's. A ball's damping is left out,
+    and said."""
+    out = tmp_path / "balls.yaml"
+    result = CliRunner().invoke(main, ["import", str(HERE / "balls.xml"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "ball joints' armature, damping, friction loss, range and springs left out" in (
+        result.output) and "'elbow' damping" in result.output
+    robot = symdyn.load_robot(out)
+    assert [link.joint for link in robot.links] == ["revolute", "spherical", "revolute",
+                                                    "spherical", "prismatic"]
+    assert (robot.nq, robot.dof) == (11, 9)
+    assert_matches_mujoco(robot, HERE / "balls.xml", states=30)
+
+
 @pytest.mark.parametrize("body, words, line", [
-    ('<joint name="j" type="ball"/>', "<joint>: joint 'j' is a ball joint", 3),
     ('<freejoint/><geom size="0.1"/></body><body pos="1 0 0"><joint name="k"/>',
      "--root free_flyer floats the world's one body, but", None),
-], ids=["ball", "two robots"])
+], ids=["two robots"])
 def test_what_symdyn_does_not_take_is_refused_in_one_line(tmp_path, body, words, line):
     path = tmp_path / "bad.xml"
     path.write_text('<mujoco>\n<worldbody>\n<body>' + body

@@ -207,3 +207,21 @@ def test_a_gripper_of_four_bars_a_mimic_joint_and_a_split_tendon(tmp_path):
                 "mass_matrix = Pinocchio crba, mimic joints"):
         assert row in result.output
     assert "index_mimicking is greater than index_mimicked" in result.output
+
+
+def test_a_leg_of_cassies_kind_closes_its_rods_on_ball_joints(tmp_path):
+    """Cassie's kind of leg: the achilles and plantar rods hang on ball joints and are pinned
+    by connect equalities; every row of check --mjcf passes: the constrained dynamics against
+    the KKT of Pinocchio's tree (JointModelSpherical for the balls), G against MuJoCo's
+    equality rows at configurations where the loops close (the balls' quaternions turned,
+    unit ones)."""
+    robot, output = imported(tmp_path, "cassie_leg")
+    assert [link.joint for link in robot.balls] == ["spherical"] * 2
+    assert [(c.kind, c.rows) for c in robot.constraints] == [("point", (0, 1, 2))] * 2
+    result = run("check", robot.spec.path, "--mjcf", HERE / "cassie_leg.xml", "--states", "10",
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
+                "constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
+                "inverse_dynamics - friction_torques (MuJoCo"):
+        assert row in result.output

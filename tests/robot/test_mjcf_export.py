@@ -44,12 +44,13 @@ def assert_mujoco_gives_the_file(robot, values, path, states=30, seed=0):
     module = symdyn.python_module(symdyn.newton_euler(robot), values=values,
                                   quantities=quantities)
     reference = MujocoReference(path)
-    independent = [link.index for link in robot.links if link.mimic is None]
-    order = [independent.index(int(joint.name.removeprefix("joint")))
-             for joint in read_chain(path).joints if joint.mimic is None]
+    # each joint's entries of q and v (a spherical joint's four and three) in MuJoCo's order
+    order = [int(joint.name.removeprefix("joint")) for joint in read_chain(path).joints
+             if joint.mimic is None]
     shift, head = robot.base_velocities, robot.base_configuration
-    v_order = list(range(shift)) + [shift + k for k in order]
-    q_order = list(range(head)) + [head + k for k in order]
+    v_order = list(range(shift)) + [k for i in order for k in robot.velocity_columns[i]]
+    q_order = list(range(head)) + [robot.q.index(s) for i in order
+                                   for s in robot.links[i - 1].configuration]
     rng = np.random.default_rng(seed)
     q = configurations(robot, rng, states)
     v, a = rng.uniform(-2, 2, (2, states, robot.dof))
@@ -75,6 +76,24 @@ def assert_mujoco_gives_the_file(robot, values, path, states=30, seed=0):
 def test_shipped_robots_exported_have_their_dynamics_in_mujoco(tmp_path, name, options):
     robot, values, path = exported(tmp_path, ROBOTS / f"{name}.yaml", *options)
     assert_mujoco_gives_the_file(robot, values, path)
+
+
+@pytest.mark.parametrize("name", ["ball_tree", "delta"])
+def test_spherical_joints_exported_are_ball_joints_with_the_files_dynamics(tmp_path, name):
+    """A ball joint, its qpos (w, x, y, z); the Delta's keyframe closes its loops in MuJoCo
+    and its three arms have motors."""
+    robot, values, path = exported(
+        tmp_path, Path(__file__).parent.parent / "derive" / "mechanisms" / f"{name}.yaml")
+    text = path.read_text()
+    assert text.count('type="ball"') == len(robot.balls)
+    assert_mujoco_gives_the_file(robot, values, path)
+    if robot.constraints:
+        model = mujoco.MjModel.from_xml_path(str(path))
+        data = mujoco.MjData(model)
+        mujoco.mj_resetDataKeyframe(model, data, 0)
+        mujoco.mj_forward(model, data)
+        assert np.abs(data.efc_pos[:data.ne]).max() < 1e-9
+        assert model.nu == len(robot.actuated) == 3
 
 
 def test_published_inertias_no_body_has_are_balanced_and_named(tmp_path):
