@@ -1189,6 +1189,8 @@ def section_commands(quick):
         baxter = tmp / "baxter_left.yaml"
         subprocess.run([*cli, "import", str(urdf), "--tip", "left_wrist", "-o", str(baxter), "-q"],
                        check=True)
+        biped = tmp / "cassie_biped.yaml"
+        subprocess.run([*cli, "import", str(CASSIE_BIPED), "-o", str(biped), "-q"], check=True)
         print("  writing the identify data", file=sys.stderr, flush=True)
         data = {}
         for rows in sorted({1_000_000, biggest}):
@@ -1198,6 +1200,13 @@ def section_commands(quick):
             "excite panda (defaults: 5 harmonics, 400 steps, 10 s at 100 Hz)":
                 ([*cli, "excite", str(panda), "-o", str(tmp / "excite.csv"), "-q"], rounds),
             "check panda (100 states)": ([*cli, "check", str(panda), "-q"], rounds),
+            "generate delta --lang python --lang c (every quantity; 5 loops, a spherical joint)":
+                ([*cli, "generate", str(DELTA), "--lang", "python", "--lang", "c", "--out",
+                  str(tmp / "delta"), "-q"], rounds),
+            "generate cassie_biped --lang python --lang c (every quantity; imported from its "
+            "MJCF: a floating base, 4 loops through rods on ball joints)":
+                ([*cli, "generate", str(biped), "--lang", "python", "--lang", "c", "--out",
+                  str(tmp / "biped"), "-q"], rounds),
             "check of a 10-joint chain (100 states)": ([*cli, "check", str(chain), "-q"], rounds),
             "check baxter's left arm --urdf baxter.urdf (20 states)":
                 ([*cli, "check", str(baxter), "--urdf", str(urdf), "--tip", "left_wrist",
@@ -1253,6 +1262,8 @@ CONSTRAINED_CPP = harness("constrained.cpp")
 SOLO_STANDING = ROOT / "tests" / "derive" / "mechanisms" / "solo12_feet.part"
 # A Delta robot: three parallelograms, the platform on a spherical joint, five point loops.
 DELTA = ROOT / "tests" / "derive" / "mechanisms" / "delta.yaml"
+# A biped of Cassie's kind: two legs whose achilles and plantar rods hang on ball joints.
+CASSIE_BIPED = ROOT / "tests" / "robot" / "mjcf" / "cassie_biped.xml"
 
 
 def two_four_bars_yaml() -> str:

@@ -274,8 +274,7 @@ def closed_loop_inverse_dynamics(robot: Robot, part, b: ProgramBuilder) -> list[
     tau = part("inverse_dynamics")[0]
     G = _rows(part("constraint_jacobian")[0], robot.dof)
     passive = [[row[k] for k in robot.passive] for row in G]
-    lam = _minimum_norm(b, passive, [_dot(row, [tau[k] for k in robot.passive])
-                                     for row in passive], "cl")
+    lam = _passive_solve(b, passive, [tau[k] for k in robot.passive], "cl", transposed=True)
     out = [b.define(f"tau_a{j + 1}", tau[k] - sympy.Add(*(G[i][k] * lam[i]
                                                           for i in range(len(G)))))
            for j, k in enumerate(robot.actuated)]
@@ -294,9 +293,7 @@ def close_loops(robot: Robot, part, b: ProgramBuilder) -> list[list]:
         phi = part("constraint_residual", q)[0]
         G = _rows(part("constraint_jacobian", q)[0], robot.dof)
         A = [[row[k] for k in robot.passive] for row in G]
-        w = _minimum_norm(b, A, phi, f"n{step}_")        # q_p <- q_p - A^T (A A^T)^-1 phi
-        delta = dict(zip(robot.passive, (sympy.Add(*(A[i][j] * w[i] for i in range(len(A))))
-                                         for j in range(len(robot.passive)))))
+        delta = dict(zip(robot.passive, _passive_solve(b, A, phi, f"n{step}_")))
         for link in passive:        # moved back along -delta: a quaternion turned by it
             moves = [-delta[k] for k in robot.velocity_columns[link.index]]
             now = [q[s] for s in link.configuration]
@@ -310,14 +307,47 @@ def close_loops(robot: Robot, part, b: ProgramBuilder) -> list[list]:
     return [q, [residual], [converged]]
 
 
-def _minimum_norm(b: ProgramBuilder, A, rhs, name: str) -> list:
-    """w with (A A^T) w = rhs for A (m x p, its rows; rank m): A^T w is then the smallest x
-    with A x = rhs, and w itself solves A^T w = y where rhs = A y (least squares in y). By the
-    L D L^T of A A^T, whose pivots are positive wherever A has full rank."""
-    m = len(A)
+def _passive_solve(b: ProgramBuilder, A, rhs, name: str, transposed: bool = False) -> list:
+    """x with A x = rhs, or A^T x = rhs (``transposed``), for A (m x p, its rows; rank m, the
+    passive joints' columns of G): where A is square, its one solution; else the smallest x
+    with A x = rhs, or the least-squares x of A^T x = rhs.
+
+    A square A goes through N = A^T A with its columns sparsest first (_column_order): a
+    column's pivot fills in only among the columns that share its rows, so that a parallel
+    robot's legs, which share no rows but the platform's, each eliminate alone before the
+    platform's few columns (N an arrow): the Delta's inverse dynamics took 2636
+    multiplications through A A^T, whose every entry couples all of its loops. Either normal
+    matrix's L D L^T has positive pivots wherever A has full rank."""
+    m, p = len(A), len(A[0]) if A else 0
+    if m == p:
+        order = _column_order(A)
+        columns = [[row[j] for row in A] for j in order]         # A's, sparsest first
+        N = sympy.Matrix(p, p, lambda i, j: b.define(
+            f"{name}N{min(i, j) + 1}_{max(i, j) + 1}", _dot(columns[i], columns[j])))
+        factors = LDLT.factor(b, N, f"{name}N")
+        if transposed:      # x = A y, (A^T A) y = rhs
+            y = factors.solve(b, [rhs[j] for j in order], f"{name}y{{}}", f"{name}z{{}}")
+            return [b.define(f"{name}x{i + 1}", _dot([row[j] for j in order], y))
+                    for i, row in enumerate(A)]
+        y = factors.solve(b, [_dot(column, rhs) for column in columns], f"{name}y{{}}",
+                          f"{name}z{{}}")      # (A^T A) x = A^T rhs, in A's column order
+        x = [None] * p
+        for k, j in enumerate(order):
+            x[j] = y[k]
+        return x
+    if transposed:
+        rhs = [_dot(row, rhs) for row in A]
     AAt = sympy.Matrix(m, m, lambda i, j: b.define(f"{name}A{min(i, j) + 1}_{max(i, j) + 1}",
                                                    _dot(A[i], A[j])))
-    return LDLT.factor(b, AAt, f"{name}A").solve(b, rhs, f"{name}w{{}}", f"{name}z{{}}")
+    w = LDLT.factor(b, AAt, f"{name}A").solve(b, rhs, f"{name}w{{}}", f"{name}z{{}}")
+    if transposed:          # (A A^T) w = A rhs
+        return w
+    return [sympy.Add(*(A[i][j] * w[i] for i in range(m))) for j in range(p)]   # A^T w
+
+
+def _column_order(A) -> list[int]:
+    """A's columns by how many rows they have an entry in, fewest first (then in order)."""
+    return sorted(range(len(A[0])), key=lambda j: (sum(row[j] != 0 for row in A), j))
 
 
 def _dot(a, b) -> sympy.Expr:

@@ -225,3 +225,19 @@ def test_a_leg_of_cassies_kind_closes_its_rods_on_ball_joints(tmp_path):
                 "constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
                 "inverse_dynamics - friction_torques (MuJoCo"):
         assert row in result.output
+
+
+def test_a_biped_of_cassies_kind_on_a_floating_base_matches_mujoco(tmp_path):
+    """Two such legs on a floating pelvis (a free joint, four ball joints, four loops): M and
+    tau equal MuJoCo's, its free joint's and its balls' qpos and qvel mapped, and G its
+    equality rows where the loops close."""
+    robot, _ = imported(tmp_path, "cassie_biped")
+    assert robot.floating and len(robot.balls) == 4 and len(robot.constraints) == 4
+    assert (robot.nq, robot.dof) == (7 + 16 + 16, 6 + 16 + 12)
+    result = run("check", robot.spec.path, "--mjcf", HERE / "cassie_biped.xml", "--states",
+                 "5", "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in ("constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
+                "inverse_dynamics - friction_torques (MuJoCo",
+                "constrained_forward_dynamics = KKT of Pinocchio's M, h, G"):
+        assert row in result.output
