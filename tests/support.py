@@ -211,6 +211,43 @@ def numpy_and(lang: str, robot_file: Path, folder: Path | None):
             import_file(folder / f"{name}_{lang}.py", f"{lang}_{name}_{id(folder)}"))
 
 
+def constrained_states(robot, module, rng, states=20):
+    """Each of ``states`` random consistent states (q, v, qdd) of ``robot``
+    (reference.ConstraintReference's: q closed, v in G's null space), after checking there
+    the constraints' functions of ``module`` against the reference's: phi, G and gamma of
+    Pinocchio's frames, the constrained forward dynamics with and without Baumgarte's gains
+    against the KKT of Pinocchio's M, h and G, the Delassus matrix and its inverse, and an
+    impact's velocity and impulses (1e-9)."""
+    from symdyn.reference import ConstraintReference
+
+    reference = ConstraintReference(robot)
+    for _ in range(states):
+        q, v, qdd = reference.state(rng)
+        phi, G, gamma = reference.terms(q, v)
+        assert_close(module.constraint_residual(q), phi)
+        assert_close(module.constraint_jacobian(q), G)
+        assert_close(module.constraint_drift(q, v), gamma)
+        tau = rng.uniform(-2, 2, robot.dof)
+        for gains in (np.zeros(2), rng.uniform(0, 50, 2)):
+            for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau, gains),
+                                    reference.kkt(q, v, tau, gains)):
+                assert_close(ours, theirs, rtol=1e-9)
+        M = pin.crba(reference.model, reference.data, reference.pinocchio_q(q))
+        M = reference.T.T @ (np.triu(M) + np.triu(M, 1).T) @ reference.T
+        D = G @ np.linalg.solve(M, G.T)
+        D_ours, D_inv = module.delassus_matrix(q)
+        assert_close(D_ours, D)
+        assert_close(D_inv, np.linalg.inv(D), rtol=1e-9)
+        r = rng.uniform(0, 1)
+        before = v + rng.uniform(-1, 1, robot.dof)      # a velocity the impact changes
+        after, impulses = module.impulse_dynamics(q, before, [r])
+        expected = -np.linalg.solve(D, (1 + r) * G @ before)
+        assert_close(impulses, expected, rtol=1e-9)
+        assert_close(after, before + np.linalg.solve(M, G.T @ expected), rtol=1e-9)
+        assert_close(G @ after, -r * G @ before, rtol=1e-9)
+        yield reference, q, v, qdd
+
+
 def closed_states(robot, count, seed=0):
     """``count`` configurations where the robot's constraints hold: closed_at moved up to 0.3
     rad and closed again (the robot file's own kinematics, Loops)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import assert_close
+from support import assert_close, constrained_states
 
 import symdyn
 from symdyn.reference import ConstraintReference as Reference
@@ -39,35 +39,9 @@ def test_a_closed_planar_loop_equals_pinocchios_kkt_and_closes(name):
     20 random consistent states, against Pinocchio's model and the KKT system of its M, h
     and frame Jacobians (1e-9)."""
     robot = _load(name)
-    dynamics = symdyn.newton_euler(robot)
-    module = symdyn.python_module(dynamics, quantities=MECHANISM)
-    reference = Reference(robot)
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=MECHANISM)
     rng = np.random.default_rng(len(name))
-    for _ in range(20):
-        q, v, qdd = reference.state(rng)
-        phi, G, gamma = reference.terms(q, v)
-        assert_close(module.constraint_residual(q), phi)
-        assert_close(module.constraint_jacobian(q), G)
-        assert_close(module.constraint_drift(q, v), gamma)
-        tau = rng.uniform(-2, 2, robot.dof)
-        gains = rng.uniform(0, 50, 2)
-        for k in (np.zeros(2), gains):
-            expected = reference.kkt(q, v, tau, k)
-            for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau, k), expected):
-                assert_close(ours, theirs, rtol=1e-9)
-        M = pin.crba(reference.model, reference.data, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        D = G @ np.linalg.solve(M, G.T)
-        D_ours, D_inv = module.delassus_matrix(q)
-        assert_close(D_ours, D)
-        assert_close(D_inv, np.linalg.inv(D), rtol=1e-9)
-        r = rng.uniform(0, 1)
-        before = v + rng.uniform(-1, 1, robot.dof)      # a velocity the impact changes
-        after, impulses = module.impulse_dynamics(q, before, [r])
-        expected = -np.linalg.solve(D, (1 + r) * G @ before)
-        assert_close(impulses, expected, rtol=1e-9)
-        assert_close(after, before + np.linalg.solve(M, G.T @ expected), rtol=1e-9)
-        assert_close(G @ after, -r * G @ before, rtol=1e-9)
+    for reference, q, v, qdd in constrained_states(robot, module, rng):
         # closed-loop inverse dynamics: the actuated forces that give qdd, through the KKT
         tau_a, lam = module.closed_loop_inverse_dynamics(q, v, qdd)
         full = np.zeros(robot.dof)

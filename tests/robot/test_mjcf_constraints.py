@@ -23,6 +23,17 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+def passes_check_mjcf(robot, name: str, states: int, rows) -> str:
+    """check --mjcf of ``robot`` against tests/robot/mjcf/<name>.xml on ``states`` states:
+    every row passes, ``rows`` among them; its output."""
+    result = run("check", robot.spec.path, "--mjcf", HERE / f"{name}.xml", "--states", states,
+                 "-q")
+    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
+    for row in rows:
+        assert row in result.output
+    return result.output
+
+
 def imported(tmp_path, name: str):
     """(the robot, the import's output) of tests/robot/mjcf/<name>.xml, imported as a user
     does."""
@@ -199,14 +210,17 @@ def test_a_gripper_of_four_bars_a_mimic_joint_and_a_split_tendon(tmp_path):
     assert [(c.kind, c.rows) for c in robot.constraints] == [("point", (1, 2))] * 2
     assert [t.name for t in robot.tendons] == ["split"]
     assert "1 mimic joint" in output
-    result = run("check", robot.spec.path, "--mjcf", HERE / "gripper.xml", "--states", "10",
-                 "-q")
-    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
-    for row in ("constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
-                "constraint_jacobian = equality rows (MuJoCo", "tendon_jacobian (MuJoCo",
-                "mass_matrix = Pinocchio crba, mimic joints"):
-        assert row in result.output
-    assert "index_mimicking is greater than index_mimicked" in result.output
+    output = passes_check_mjcf(robot, "gripper", 10, (
+        "constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
+        "constraint_jacobian = equality rows (MuJoCo", "tendon_jacobian (MuJoCo",
+        "mass_matrix = Pinocchio crba, mimic joints"))
+    assert "index_mimicking is greater than index_mimicked" in output
+
+
+# check --mjcf's rows that a model with ball joints in its loops must pass
+BALL_ROWS = ("constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
+             "constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
+             "inverse_dynamics - friction_torques (MuJoCo")
 
 
 def test_a_leg_of_cassies_kind_closes_its_rods_on_ball_joints(tmp_path):
@@ -218,13 +232,7 @@ def test_a_leg_of_cassies_kind_closes_its_rods_on_ball_joints(tmp_path):
     robot, output = imported(tmp_path, "cassie_leg")
     assert [link.joint for link in robot.balls] == ["spherical"] * 2
     assert [(c.kind, c.rows) for c in robot.constraints] == [("point", (0, 1, 2))] * 2
-    result = run("check", robot.spec.path, "--mjcf", HERE / "cassie_leg.xml", "--states", "10",
-                 "-q")
-    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
-    for row in ("constrained_forward_dynamics = KKT of Pinocchio's M, h, G",
-                "constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
-                "inverse_dynamics - friction_torques (MuJoCo"):
-        assert row in result.output
+    passes_check_mjcf(robot, "cassie_leg", 10, BALL_ROWS)
 
 
 def test_a_biped_of_cassies_kind_on_a_floating_base_matches_mujoco(tmp_path):
@@ -234,10 +242,4 @@ def test_a_biped_of_cassies_kind_on_a_floating_base_matches_mujoco(tmp_path):
     robot, _ = imported(tmp_path, "cassie_biped")
     assert robot.floating and len(robot.balls) == 4 and len(robot.constraints) == 4
     assert (robot.nq, robot.dof) == (7 + 16 + 16, 6 + 16 + 12)
-    result = run("check", robot.spec.path, "--mjcf", HERE / "cassie_biped.xml", "--states",
-                 "5", "-q")
-    assert result.exit_code == 0 and "FAILED" not in result.output, result.output
-    for row in ("constraint_jacobian = equality rows (MuJoCo", "mass_matrix (MuJoCo",
-                "inverse_dynamics - friction_torques (MuJoCo",
-                "constrained_forward_dynamics = KKT of Pinocchio's M, h, G"):
-        assert row in result.output
+    passes_check_mjcf(robot, "cassie_biped", 5, BALL_ROWS)
