@@ -65,13 +65,20 @@ METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
 
 
 def _fixed_base(robot, command: str):
-    """``robot``, which ``command`` (identification) takes on a fixed base alone: a floating
-    base's motion is not a joint trajectory, and its data would need the base's pose, velocity
-    and the wrench the ground puts on it."""
+    """``robot``, which ``command`` (identification) takes on a fixed base with one-axis
+    joints alone: a floating base's motion is not a joint trajectory, and its data would need
+    the base's pose, velocity and the wrench the ground puts on it; a spherical joint's
+    trajectory is a quaternion's, which the excitation's Fourier series of joint angles and
+    the measurement files' one column per joint do not hold."""
     if robot.floating:
         raise UserError(f"{robot.name}: {command} takes fixed-base robots: "
                         "a floating base's data would need its pose, velocity and the contact "
                         "wrenches on it (its base parameters are in generate's output)")
+    if robot.balls:
+        names = ", ".join(robot.spec.joint_names()[link.index - 1] for link in robot.balls)
+        raise UserError(f"{robot.name}: {command} takes revolute and prismatic joints: "
+                        f"a spherical joint's ({names}) motion is a quaternion's, not one "
+                        "number's (its base parameters are in generate's output)")
     return robot
 
 

@@ -23,7 +23,7 @@ import sympy
 from ..errors import SymdynError
 from ..robot import table
 from ..robot.model import quaternion_rotation
-from ..robot.poses import Poses
+from ..robot.poses import Poses, link_values
 
 # (azimuth, elevation) in degrees of the direction the robot is seen from; z is up on the page
 # but from the top, where y is.
@@ -52,16 +52,13 @@ def configuration(robot, text: str | None) -> np.ndarray:
     """q of ``text`` (numbers separated by commas or spaces, nq of them: a floating base's
     position and unit quaternion (x, y, z, w) first), or where the drawing starts by default:
     the constraints' closed_at where the file gives constraints, else zeros (a floating base
-    at the world's origin, unturned). DrawError for a wrong count, a number that is not
-    finite, a quaternion that is not a unit one."""
+    at the world's origin, unturned; a spherical joint unturned). DrawError for a wrong count,
+    a number that is not finite, a quaternion (the base's or a spherical joint's) that is not
+    a unit one."""
     if text is None:
-        q = np.zeros(robot.nq)
-        if robot.floating:
-            q[6] = 1.0
-        for k, i in enumerate(robot.coordinates):
-            q[robot.base_configuration + k] = float(robot.closed_at.get(
-                robot.links[i - 1].q, 0.0))
-        return q
+        links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
+        return np.array([0.0] * 6 * robot.floating + [1.0] * robot.floating
+                        + [links[s] for s in robot.q[robot.base_configuration:]])
     words = text.replace(",", " ").split()
     try:
         q = np.array([float(w) for w in words])
@@ -74,9 +71,14 @@ def configuration(robot, text: str | None) -> np.ndarray:
                            if robot.floating else ")"))
     if not np.all(np.isfinite(q)):
         raise DrawError(f"--q {text!r} holds a number that is not finite")
-    if robot.floating and abs(np.linalg.norm(q[3:7]) - 1) > 1e-6:
-        raise DrawError(f"--q: the base's quaternion (x, y, z, w) = {q[3:7].tolist()} is not a "
-                        "unit one")
+    names = robot.spec.joint_names()
+    owners = ([("the base's", robot.root.quaternion)] if robot.root else []) + [
+        (f"joint {names[link.index - 1]}'s", link.ball.quaternion) for link in robot.balls]
+    for whose, quaternion in owners:
+        at = robot.q.index(quaternion[0])
+        if abs(np.linalg.norm(q[at:at + 4]) - 1) > 1e-6:
+            raise DrawError(f"--q: {whose} quaternion (x, y, z, w) = {q[at:at + 4].tolist()} "
+                            "is not a unit one")
     return q
 
 
@@ -98,8 +100,7 @@ def frames(robot, q: np.ndarray, values: dict | None = None) -> dict:
 
     def number(T) -> np.ndarray:
         return np.array(sympy.Matrix(T).subs(values or {}), dtype=float)
-    at = {robot.links[i - 1].q: q[robot.base_configuration + k]
-          for k, i in enumerate(robot.coordinates)}
+    at = dict(zip(robot.q[robot.base_configuration:], q[robot.base_configuration:]))
     base = None
     if robot.floating:
         base = np.eye(4)

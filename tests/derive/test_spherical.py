@@ -158,3 +158,13 @@ def test_the_printout_names_a_spherical_joints_variables():
     assert "ω̇2x" in result.output and "q2w" in result.output
     latex = CliRunner().invoke(main, ["derive", str(TREE), "--format", "latex"])
     assert latex.exit_code == 0 and r"\omega_{2,x}" in latex.output
+
+
+@pytest.mark.parametrize("command", [["excite", "-o", "x.csv"], ["identify", "data.csv"]])
+def test_identification_takes_one_axis_joints_and_says_so(tmp_path, command):
+    (tmp_path / "data.csv").write_text("t,q1\n0,0\n")
+    result = CliRunner().invoke(main, [command[0], str(TREE), *(
+        str(tmp_path / c) if c.endswith(".csv") else c for c in command[1:])])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "a spherical joint's (fore, pendulum) motion is a quaternion's" in result.output
+    assert not (tmp_path / "x.csv").exists()

@@ -17,7 +17,8 @@ from symdyn.report.drawing import VIEWS, projection
 
 pytest.importorskip("matplotlib")
 MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
-ROBOT_FILES = [ROBOTS / "puma560.yaml", MECHANISMS / "fivebar.yaml", ROBOTS / "space_arm.yaml"]
+ROBOT_FILES = [ROBOTS / "puma560.yaml", MECHANISMS / "fivebar.yaml", ROBOTS / "space_arm.yaml",
+               MECHANISMS / "ball_tree.yaml"]
 
 
 def _drawn(svg: str, prefix: str) -> dict[int, np.ndarray]:
@@ -31,8 +32,9 @@ def _drawn(svg: str, prefix: str) -> dict[int, np.ndarray]:
 
 def _random_q(robot, rng):
     q = rng.uniform(-1.5, 1.5, robot.nq)
-    if robot.floating:
-        q[3:7] /= np.linalg.norm(q[3:7])
+    for quaternion in robot.quaternions:        # a floating base's, a spherical joint's
+        at = robot.q.index(quaternion[0])
+        q[at:at + 4] /= np.linalg.norm(q[at:at + 4])
     return q
 
 
@@ -89,12 +91,15 @@ def test_a_bad_configuration_is_refused_in_one_line(tmp_path, q, words):
     assert words in line
 
 
-def test_a_floating_bases_quaternion_must_be_a_unit_one(tmp_path):
-    robot = symdyn.load_robot(ROBOTS / "space_arm.yaml")
-    q = ",".join(["0"] * 3 + ["0", "0", "0", "2"] + ["0"] * (robot.nq - 7))
-    result = CliRunner().invoke(main, ["draw", str(ROBOTS / "space_arm.yaml"), "--q", q,
+@pytest.mark.parametrize("path, q, whose", [
+    (ROBOTS / "space_arm.yaml", ["0"] * 3 + ["0", "0", "0", "2"] + ["0"] * 4, "the base's"),
+    (MECHANISMS / "ball_tree.yaml", ["0.3", "0", "0", "0", "0"] + ["0"] * 6, "joint fore's"),
+], ids=["floating base", "spherical joint"])
+def test_a_quaternion_must_be_a_unit_one(tmp_path, path, q, whose):
+    result = CliRunner().invoke(main, ["draw", str(path), "--q", ",".join(q),
                                        "-o", str(tmp_path / "p.svg"), "-q"])
-    assert result.exit_code == 2 and "is not a unit one" in result.output
+    assert result.exit_code == 2 and f"{whose} quaternion" in result.output
+    assert "is not a unit one" in result.output
 
 
 def test_the_same_picture_twice_and_as_png(tmp_path):
