@@ -611,10 +611,9 @@ def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
         rows.append(_numeric("closed_loop_inverse_dynamics: its tau_a gives qdd and lambda "
                              "back (KKT)", (qdd, lam),
                              tuple(np.array(x) for x in zip(*back)), 1e-9))
-        start = q.copy()
-        start[:, [robot.base_configuration + k - robot.base_velocities
-                  for k in robot.passive]] += 0.05
-        closed, residual, converged = ne.close_loops(start)
+        off = np.zeros_like(v)
+        off[:, list(robot.passive)] = 0.05         # (a spherical joint's quaternion turned)
+        closed, residual, converged = ne.close_loops(ne.integrate(q, off))
         rows.append(Row("close_loops from the passive joints 0.05 rad off: converged",
                         float(np.max(residual)), bool(np.all(converged == 1)), tolerance=1e-10))
     return rows
@@ -754,11 +753,15 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     names = ("inverse_dynamics - friction_torques = Pinocchio rnea, mimic joints",
              "mass_matrix = Pinocchio crba, mimic joints",
              "jacobian = Pinocchio frame Jacobian, mimic joints")
-    # the coordinates in Pinocchio's order (a URDF's: the import's own): V v, Q q
-    P = (np.eye(len(robot.coordinates)) if urdf is not None
-         else pinocchio_permutation(robot.spec, coordinates=True))
-    V, Q = (np.block([[np.eye(k), np.zeros((k, len(P)))], [np.zeros((len(P), k)), P]])
-            for k in (robot.base_velocities, robot.base_configuration))
+    def order(head: int, size: int, entries: str) -> np.ndarray:
+        """The coordinates' ``entries`` in Pinocchio's order (a URDF's: the import's own),
+        after a floating base's ``head``."""
+        P = (np.eye(size - head) if urdf is not None
+             else pinocchio_permutation(robot.spec, coordinates=True, entries=entries))
+        return np.block([[np.eye(head), np.zeros((head, len(P)))],
+                         [np.zeros((len(P), head)), P]])
+    V = order(robot.base_velocities, robot.dof, "v")
+    Q = order(robot.base_configuration, robot.nq, "q")
     try:
         model, configuration = (urdf_mimic_model(urdf[0], urdf[3], robot.spec.root)
                                 if urdf is not None
@@ -767,12 +770,19 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
         return [Row.skip(name, f"Pinocchio has no model of these mimic joints: {exc}")
                 for name in names]
     frame = model.getFrameId("tool") if model.existFrame("tool") else None
+    if robot.balls:     # Pinocchio 4.1's crba there disagrees with its own rnea (4e-4)
+        names = (names[0], "mass_matrix = Pinocchio rnea's columns, mimic joints", names[2])
     tau, M, J = [], [], []
     for qi, vi, ai in zip(configuration(q @ Q.T), qd @ V.T, qdd @ V.T):
         tau.append(V.T @ pin.rnea(model, model.createData(), qi, vi, ai))
-        # its crba adds the mimic joints' terms into data.M without clearing it: fresh data
-        full = pin.crba(model, model.createData(), qi)
-        M.append(V.T @ (np.triu(full) + np.triu(full, 1).T) @ V)
+        if robot.balls:
+            rest = pin.rnea(model, model.createData(), qi, 0 * vi, 0 * vi)
+            full = np.array([pin.rnea(model, model.createData(), qi, 0 * vi, e) - rest
+                             for e in np.eye(model.nv)]).T
+        else:   # its crba adds the mimic joints' terms into data.M without clearing it
+            full = pin.crba(model, model.createData(), qi)
+            full = np.triu(full) + np.triu(full, 1).T
+        M.append(V.T @ full @ V)
         if frame is not None:
             J.append(pin.computeFrameJacobian(model, model.createData(), qi, frame,
                                               pin.LOCAL_WORLD_ALIGNED) @ V)
@@ -780,6 +790,9 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - friction, tau,
                      cancelled=_largest(friction)),
             _numeric(names[1], ne.mass_matrix(q), M)]
+    if robot.balls:
+        rows[1] = replace(rows[1], note="Pinocchio 4.1's crba with mimic and spherical joints "
+                          "is not its own rnea's M")
     if frame is not None:
         rows.append(_numeric(names[2], ne.jacobian(q), J))
     return rows

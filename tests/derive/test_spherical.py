@@ -33,13 +33,17 @@ def _floating(tmp_path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
-def test_a_tree_with_spherical_joints_passes_every_check(tmp_path, floating):
+@pytest.mark.parametrize("kind", ["fixed", "floating", "mimic"])
+def test_a_tree_with_spherical_joints_passes_every_check(tmp_path, kind):
     """Every row against Pinocchio's model with JointModelSpherical, 100 random states with
-    unit quaternions."""
-    robot = symdyn.load_robot(_floating(tmp_path) if floating else TREE)
+    unit quaternions: on a fixed base, a floating one, and with a mimic joint and a file not
+    depth first (the coupling G between velocities, Pinocchio's order)."""
+    path = {"fixed": TREE, "floating": _floating(tmp_path),
+            "mimic": HERE / "ball_mimic.yaml"}[kind]
+    robot = symdyn.load_robot(path)
     assert [link.joint for link in robot.balls] == ["spherical"] * 2
-    assert (robot.nq, robot.dof) == ((11, 9) if not floating else (18, 15))
+    assert (robot.nq, robot.dof) == {"fixed": (11, 9), "floating": (18, 15),
+                                     "mimic": (12, 10)}[kind]
     rows = check(robot, states=100)
     failed = [row for row in rows if not row.passed]
     assert not failed, failed
