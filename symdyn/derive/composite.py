@@ -54,6 +54,13 @@ triangle pairs the rows S_i^T I^c_i and S_i^T 2 B^c_i, carried inward as forces 
 symmetric, and S . (s x* h) = -(S x* h) . s), with y_j, z_j and S_j. Nothing outward of a joint
 is recomputed for each of its derivatives.
 
+A spherical joint has three unit motions S_i, the turns about its frame's axes, constant in
+its frame (Pinocchio's JointModelSpherical): M, the momentum map and C take one column (and
+row) per axis, z = S x v_i with v_i the link's own velocity, as Pinocchio's dJ = v_i x S. The
+derivatives' formulas below are a one-axis joint's (for a ball S_k x S_l is not zero, and q's
+tangent turns the joint's own velocity): a robot with spherical joints gets them from the
+recursion differentiated forward (newton_euler.NewtonEuler).
+
 A floating base (model.FreeFlyer) is body 0, and its six velocities one joint whose unit motions
 s_k are constant in {0} (Pinocchio's LOCAL free-flyer); its composite body is the whole robot,
 I^c_0, D^c_0, h^c_0 in {0}. Its rows are those of a joint inward of every other: each column's

@@ -150,7 +150,10 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
                  progress) -> tuple[Motion, list[Motion]]:
     """Base to tip: omega_i, domega_i, dv_i of each link from its parent's (Craig
     (6.45)-(6.47)); the links come parents first. ``qd`` and ``qdd`` hold a floating base's
-    six first (robot.base_velocities), then one per link."""
+    six first (robot.base_velocities), then each link's (a spherical joint's three: its
+    angular velocity w in its own frame, omega_i = R^T omega_{i-1} + w and domega_i =
+    R^T domega_{i-1} + omega_i x w + dw/dt, Featherstone's S = [I; 0] with no bias of its
+    own)."""
     base = base_motion(robot, b, qd, qdd, gravity, steps)
     motions = []
     for link in robot.links:
