@@ -12,7 +12,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
-from ..robot.model import Link, Robot
+from ..robot.model import Link, Robot, quaternion_rotation
 
 
 def joint_trig(link: Link, b: ProgramBuilder) -> dict:
@@ -25,7 +25,17 @@ def joint_trig(link: Link, b: ProgramBuilder) -> dict:
 
 
 def placement(link: Link, b: ProgramBuilder):
-    """^{i-1}R_i and ^{i-1}P_i, in the steps of joint_trig."""
+    """^{i-1}R_i and ^{i-1}P_i, in the steps of joint_trig; a spherical joint's rotation as
+    its fixed part times its quaternion's rotation, whose entries are named once (expanded,
+    each entry of the product would carry every monomial of the quaternion's times a
+    constant)."""
+    if link.ball:
+        rest = dict(zip(link.configuration, (0, 0, 0, 1)))
+        turn = quaternion_rotation(link.ball.quaternion)
+        turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
+                                   for r in range(3) for c in range(3)])
+        fixed = sympy.Matrix(link.rotation).xreplace(rest)      # R at the identity turn
+        return fixed * turn, sympy.Matrix(link.position)
     return (sympy.Matrix(link.rotation).xreplace(joint_trig(link, b)),
             sympy.Matrix(link.position))
 
