@@ -30,6 +30,7 @@ PICTURES = {
     "ur5.svg": ("import:ur_description/urdf/ur5_robot.urdf --tip tool0",
                 ["--q", "0,-1,1,0,1,0"]),
     "gripper.svg": ("import:tests/robot/mjcf/gripper.xml", ["--view", "side"]),
+    "delta.svg": ("tests/derive/mechanisms/delta.yaml", []),
 }
 
 
