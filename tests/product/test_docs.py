@@ -112,6 +112,17 @@ def test_four_bar_tutorial(tmp_path):
     assert float(found.group(1)) < 1e-9 and float(found.group(2)) < 1e-10
 
 
+def test_delta_tutorial(tmp_path):
+    """The Delta's arms swung: the loops close at every step (close_loops asserts it), the
+    platform goes round level, and the page's robot file is the tests' own."""
+    folder = _copy("delta", tmp_path)
+    assert (folder / "delta.yaml").read_text() == (
+        ROOT / "tests" / "derive" / "mechanisms" / "delta.yaml").read_text()
+    out = _run([sys.executable, "delta.py"], folder)
+    assert "actuated ('arm1', 'arm2', 'arm3')" in out and out.count("arm torques") == 5
+    assert float(re.search(r"level to (\S+)", out).group(1)) < 1e-12
+
+
 @pytest.mark.slow
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
