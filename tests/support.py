@@ -248,6 +248,20 @@ def constrained_states(robot, module, rng, states=20):
         yield reference, q, v, qdd
 
 
+def rk4(f, x, dt: float, steps: int, watch=lambda x: 0.0) -> tuple:
+    """x after ``steps`` classical Runge-Kutta steps of dt for dx/dt = f(x), and the largest
+    of ``watch`` (a constraint's residual, say) at the steps' ends."""
+    worst = 0.0
+    for _ in range(steps):
+        k1 = f(x)
+        k2 = f(x + dt / 2 * k1)
+        k3 = f(x + dt / 2 * k2)
+        k4 = f(x + dt * k3)
+        x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        worst = max(worst, watch(x))
+    return x, worst
+
+
 def closed_states(robot, count, seed=0):
     """``count`` configurations where the robot's constraints hold: closed_at moved up to 0.3
     rad and closed again (the robot file's own kinematics, Loops)."""

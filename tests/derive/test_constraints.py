@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import assert_close, constrained_states
+from support import assert_close, constrained_states, rk4
 
 import symdyn
 from symdyn.reference import ConstraintReference as Reference
@@ -309,19 +309,11 @@ def test_a_simulated_four_bar_keeps_its_loop_closed_and_its_energy():
     zero = np.zeros(robot.dof)
 
     def run(gains, dt, seconds=2.0):
-        x = np.r_[q0, v0]
-
         def f(x):
             return np.r_[x[3:], module.constrained_forward_dynamics(x[:3], x[3:], zero,
                                                                     gains)[0]]
-        residual = 0.0
-        for _ in range(round(seconds / dt)):
-            k1 = f(x)
-            k2 = f(x + dt / 2 * k1)
-            k3 = f(x + dt / 2 * k2)
-            k4 = f(x + dt * k3)
-            x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            residual = max(residual, np.abs(module.constraint_residual(x[:3])).max())
+        x, residual = rk4(f, np.r_[q0, v0], dt, round(seconds / dt),
+                          lambda x: np.abs(module.constraint_residual(x[:3])).max())
         energy = float(module.kinetic_energy(x[:3], x[3:]) + module.potential_energy(x[:3]))
         return residual, energy
 

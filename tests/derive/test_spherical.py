@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import assert_close, assert_refused_in_one_line, constrained_states
+from support import assert_close, assert_refused_in_one_line, constrained_states, rk4
 
 import symdyn
 from symdyn.check import check, configuration_rate
@@ -197,14 +197,8 @@ def test_a_simulated_delta_keeps_its_loops_closed_and_its_energy():
             q, v = x[:nq], x[nq:]
             return np.r_[configuration_rate(robot, q[None], v[None])[0],
                          module.constrained_forward_dynamics(q, v, zero, gains)[0]]
-        x, residual = np.r_[q0, v0], 0.0
-        for _ in range(round(seconds / dt)):
-            k1 = f(x)
-            k2 = f(x + dt / 2 * k1)
-            k3 = f(x + dt / 2 * k2)
-            k4 = f(x + dt * k3)
-            x = x + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            residual = max(residual, np.abs(module.constraint_residual(x[:nq])).max())
+        x, residual = rk4(f, np.r_[q0, v0], dt, round(seconds / dt),
+                          lambda x: np.abs(module.constraint_residual(x[:nq])).max())
         return residual, energy(x)
 
     start, gains = energy(np.r_[q0, v0]), np.array([400.0, 40.0])
