@@ -34,7 +34,7 @@ from ..spatial import skew
 def integrate(robot: Robot, b: ProgramBuilder, q, v) -> list:
     """q moved by the velocity v for unit time (v = qd dt for a step dt): nq entries."""
     joints = []
-    for name, (qi, vi) in _joints(robot, q, v):
+    for name, (qi, vi) in _joints(robot, q, v, velocity=True):
         joints += (turned(b, name, qi, vi) if len(qi) == 4 else [qi[0] + vi[0]])
     if not robot.floating:
         return joints
@@ -54,7 +54,7 @@ def integrate(robot: Robot, b: ProgramBuilder, q, v) -> list:
 def difference(robot: Robot, b: ProgramBuilder, q0, q1) -> list:
     """The velocity that moves q0 to q1 in unit time (integrate's inverse): nv entries."""
     joints = []
-    for name, (start, end) in _joints(robot, q0, q1):
+    for name, (start, end) in _joints(robot, q0, q1, velocity=False):
         joints += (_turn_between(b, name, start, end)[0] if len(start) == 4
                    else [end[0] - start[0]])
     if not robot.floating:
@@ -68,17 +68,16 @@ def difference(robot: Robot, b: ProgramBuilder, q0, q1) -> list:
     return [*(inverse * local), *omega, *joints]
 
 
-def _joints(robot: Robot, q, other):
+def _joints(robot: Robot, q, other, velocity: bool):
     """(name prefix, (q's entries, ``other``'s)) of each joint with a coordinate: ``other`` a
-    velocity (one entry a velocity) or a second configuration; a spherical joint's four and
-    three, or four and four."""
-    quaternion_long = len(other) == len(q)
+    velocity (``velocity``) or a second configuration; a spherical joint's four and three, or
+    four and four."""
     at_q = robot.base_configuration
-    at_other = at_q if quaternion_long else robot.base_velocities
+    at_other = robot.base_velocities if velocity else at_q
     for i in robot.coordinates:
         link = robot.links[i - 1]
         nq = len(link.configuration)
-        n_other = nq if quaternion_long else link.nv
+        n_other = link.nv if velocity else nq
         yield f"j{i}_", (q[at_q:at_q + nq], other[at_other:at_other + n_other])
         at_q, at_other = at_q + nq, at_other + n_other
 

@@ -13,6 +13,7 @@ from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
 from ..robot.constraints import Loops, independent_rows
 from ..robot.model import Robot
+from ..robot.poses import unit_quaternions
 from ..robot.regroup import regrouped
 from ..robot.spec import CONSTRAINT_AXES
 from .base_parameters import BaseParameters, base_parameters, base_program
@@ -96,11 +97,8 @@ class Dynamics:
         rng = np.random.default_rng(0)
         joints = None
         for _ in range(3):
-            q = dict(zip(self.robot.q, rng.uniform(-3, 3, self.robot.nq)))
-            for quaternion in self.robot.quaternions:      # unit ones: rotations
-                norm = np.sqrt(sum(q[s] ** 2 for s in quaternion))
-                q.update({s: q[s] / norm for s in quaternion})
-            M = evaluate(program, q)
+            M = evaluate(program, unit_quaternions(self.robot, dict(zip(
+                self.robot.q, rng.uniform(-3, 3, self.robot.nq)))))
             eigenvalues, vectors = np.linalg.eigh(M)
             if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):
                 return None

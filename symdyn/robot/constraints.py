@@ -63,21 +63,16 @@ def read(reader, node, links, frame_names) -> tuple[ConstraintSpec, ...]:
     return tuple(out)
 
 
-def _joints(links) -> dict[str, bool]:
-    """Each joint's name (spec.joint_names' rule): whether it has a coordinate (no mimic)."""
-    return {link.joint_name or link.name or f"joint{i}": link.mimic is None
+def _joints(links) -> dict:
+    """Each joint's link (its LinkSpec) by the joint's name (spec.joint_names' rule)."""
+    return {link.joint_name or link.name or f"joint{i}": link
             for i, link in enumerate(links, start=1)}
 
 
-def _is_spherical(links, joint: str) -> bool:
-    return any((link.joint_name or link.name or f"joint{i}") == joint
-               and link.joint == "spherical" for i, link in enumerate(links, start=1))
-
-
-def _spherical(reader, links, joint: str, node, field) -> None:
+def _spherical(reader, joints: dict, joint: str, node, field) -> None:
     """Refuse a spherical joint where one number per joint is asked (a coefficient): its
     configuration is a quaternion."""
-    if _is_spherical(links, joint):
+    if joints[joint].joint == "spherical":
         raise reader.error(f"{joint!r} is a spherical joint, whose configuration is a "
                            "quaternion, not one number", node, field,
                            "a revolute or prismatic joint")
@@ -149,8 +144,8 @@ def _terms(reader, node, field, links, mimic: bool) -> tuple[tuple[str, sympy.Ex
         if joint not in joints:
             raise reader.error(f"{joint!r} names no joint", key_node, field,
                                "a joint's name (JOINTS)")
-        _spherical(reader, links, joint, key_node, field)
-        if not (mimic or joints[joint]):
+        _spherical(reader, joints, joint, key_node, field)
+        if not mimic and joints[joint].mimic is not None:
             raise reader.error(f"{joint!r} is a mimic joint, which has no coordinate of its "
                                "own to couple", key_node, field, "the joint it follows")
         if joint in dict(terms):
@@ -194,13 +189,13 @@ def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
         if joint not in joints:
             raise reader.error(f"{joint!r} names no joint", key_node, "closed_at",
                                "a joint's name (JOINTS)")
-        if not joints[joint]:
+        if joints[joint].mimic is not None:
             raise reader.error(f"{joint!r} is a mimic joint: its value follows", key_node,
                                "closed_at", "the joint it follows")
         if joint in dict(out):
             raise reader.error(f"{joint!r} is given twice", key_node, "closed_at")
         field = f"closed_at.{joint}"
-        if not _is_spherical(links, joint):
+        if joints[joint].joint != "spherical":
             out.append((joint, _number(reader, value_node, field)))
             continue
         if not isinstance(value_node, yaml.SequenceNode) or len(value_node.value) != 4:
@@ -223,7 +218,7 @@ def read_actuated(reader, node, links) -> tuple[str, ...]:
     out = []
     for j, item in enumerate(node.value):
         joint = reader.name_text(item, f"actuated[{j}]")
-        if joint not in joints or not joints[joint]:
+        if joint not in joints or joints[joint].mimic is not None:
             raise reader.error(f"{joint!r} names no joint with a coordinate", item,
                                f"actuated[{j}]", "a joint's name (JOINTS), no mimic joint")
         if joint in out:

@@ -26,6 +26,17 @@ def link_values(robot, q: dict) -> list[float]:
 REST = (0.0, 0.0, 0.0, 1.0)       # a spherical joint's quaternion where none is given
 
 
+def unit_quaternions(robot, values: dict) -> dict:
+    """``values`` ({symbol: number or array}, q drawn at random) with each of the robot's
+    quaternions (a floating base's, the spherical joints': Robot.quaternions) brought to unit
+    norm, entry by entry of arrays: another turns no rigid body."""
+    values = dict(values)
+    for quaternion in robot.quaternions:
+        norm = np.sqrt(sum(np.asarray(values[s]) ** 2 for s in quaternion))
+        values.update({s: values[s] / norm for s in quaternion})
+    return values
+
+
 def moved(robot, q: dict, column: int, d: float) -> dict:
     """The coordinates' values ``q`` moved by d along velocity ``column`` of the joints (0:
     the first joint's, a floating base's left out): a coordinate's by d, a spherical joint's
