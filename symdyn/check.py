@@ -15,6 +15,7 @@ import sympy
 from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.dynamics import frame_function
+from .derive.elastic import columns as elastic_columns
 from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
@@ -146,7 +147,11 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     progress(f"comparing on {states} random states")
     args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench,
             "gains": rng.uniform(0, 50, (states, 2)), "restitution": rng.uniform(0, 1, (states, 1)),
-            "lambda_c": rng.uniform(-10, 10, (states, sum(c.size for c in robot.constraints)))}
+            "lambda_c": rng.uniform(-10, 10, (states, sum(c.size for c in robot.constraints))),
+            "theta": q[:, elastic_columns(robot)] + rng.uniform(-0.05, 0.05,
+                                                                (states, len(robot.elastic))),
+            "thetad": rng.uniform(-3, 3, (states, len(robot.elastic))),
+            "qddd": rng.uniform(-5, 5, (states, n)), "qdddd": rng.uniform(-5, 5, (states, n))}
 
     rows = []
     singular = routes["newton-euler"].singular
@@ -240,6 +245,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                             (urdf, base, tip, snap_angles) if urdf is not None else None)
     if robot.constraints and urdf is None:
         rows += _constraint_rows(robot, ne, symbols, rng, min(states, 20), progress)
+    if robot.elastic:
+        rows += _elastic_rows(robot, ne, args, symbols, available)
     if mjcf is not None:
         rows += _mujoco_rows(robot, ne, args, f, progress, mjcf, base, tip, snap_angles)
     if "lagrange" in routes:
@@ -545,6 +552,80 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
+
+
+def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
+    """The elastic joints' quantities against Pinocchio's model of the link side (the robot
+    file's, the elastic joints' rotors and friction left to their motors): the extended
+    forward dynamics as aba with the springs' torques and each motor's B thetadd = tau_m -
+    tau_s - f(thetad); the feedforward as rnea (theta = q + tau_s / K), computeRNEADerivatives
+    along the motion (thetad) and central differences of those between states a step before
+    and after on the motion's quartic (thetadd, to 1e-6)."""
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return [Row.skip("elastic joints", "Pinocchio is not installed: pip install pin")]
+    from .reference import pinocchio_model, pinocchio_permutation
+
+    if robot.floating or robot.balls or robot.coupling:
+        return [Row.skip("elastic joints", "compared with Pinocchio on fixed bases of one-axis "
+                         "joints without mimic joints")]
+    model = pinocchio_model(robot.spec, symbols)
+    data = model.createData()
+    P = pinocchio_permutation(robot.spec)           # Pinocchio's order of our joints' values
+    at = elastic_columns(robot)
+    motor = [[float(sympy.sympify(x).subs(symbols)) for x in (
+        e.stiffness, e.damping, e.inertia, e.viscous, *e.coulomb)] for e in
+        (link.elastic for link in robot.elastic)]
+    K, D, B, Bv, plus, minus = (np.array(column) for column in zip(*motor))
+
+    def motor_friction(v):
+        return Bv * v + np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
+
+    def rnea(q, qd, qdd):
+        return P.T @ pin.rnea(model, data, P @ q, P @ qd, P @ qdd)
+
+    def rnea_rate(q, qd, qdd, qddd):
+        """d/dt of rnea along the motion: dtau/dq qd + dtau/dqd qdd + M qddd."""
+        pin.computeRNEADerivatives(model, data, P @ q, P @ qd, P @ qdd)
+        M = data.M.copy()
+        M[np.tril_indices_from(M, -1)] = M.T[np.tril_indices_from(M, -1)]
+        return P.T @ (data.dtau_dq @ (P @ qd) + data.dtau_dv @ (P @ qdd) + M @ (P @ qddd))
+
+    q, theta, qd, thetad, tau = (args[k] for k in ("q", "theta", "qd", "thetad", "tau"))
+    rows = []
+    if "elastic_forward_dynamics" in available:
+        springs = K * (theta - q[:, at]) + D * (thetad - qd[:, at])
+        link_tau = tau.copy()
+        link_tau[:, at] = springs
+        link_tau -= friction_torques(robot.spec, qd, symbols)
+        qdd = [P.T @ pin.aba(model, data, P @ x, P @ v, P @ t)
+               for x, v, t in zip(q, qd, link_tau)]
+        thetadd = (tau[:, at] - springs - motor_friction(thetad)) / B
+        rows.append(_numeric("elastic_forward_dynamics = Pinocchio aba with the springs' "
+                             "torques, B thetadd = tau_m - tau_s - f",
+                             ne.elastic_forward_dynamics(q, theta, qd, thetad, tau),
+                             (np.array(qdd), thetadd)))
+    if "elastic_inverse_dynamics" in available:
+        motion = [args[k] for k in ("q", "qd", "qdd", "qddd", "qdddd")]
+        step, expected = 1e-4, []
+        for x, v, a, j, s in zip(*motion):
+            def along(h):       # the state h later on the motion's quartic
+                return (x + h * v + h**2 / 2 * a + h**3 / 6 * j + h**4 / 24 * s,
+                        v + h * a + h**2 / 2 * j + h**3 / 6 * s, a + h * j + h**2 / 2 * s,
+                        j + h * s)
+            spring, rate = rnea(x, v, a)[at], rnea_rate(x, v, a, j)[at]
+            second = (rnea_rate(*along(step)) - rnea_rate(*along(-step)))[at] / (2 * step)
+            theta_dd = a[at] + second / K
+            theta_d = v[at] + rate / K
+            torques = rnea(x, v, a) + friction_torques(robot.spec, v[None], symbols)[0]
+            torques[at] = B * theta_dd + spring + motor_friction(theta_d)
+            expected.append((x[at] + spring / K, theta_d, theta_dd, torques))
+        rows.append(_numeric("elastic_inverse_dynamics = Pinocchio rnea, its derivatives "
+                             "along the motion and their central differences",
+                             ne.elastic_inverse_dynamics(*motion),
+                             tuple(np.array(x) for x in zip(*expected)), 1e-6))
+    return rows
 
 
 def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:

@@ -106,7 +106,9 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
     if not any(frame.name == "tool" for frame in spec.frames):
         model.addFrame(pin.Frame("tool", jid[parent], after[parent] * se3(spec.tool),
                                  pin.FrameType.OP_FRAME))
-    armature = [num(link.gear_ratio) ** 2 * num(link.motor_inertia) for link in spec.links]
+    # an elastic joint's rotor is its motor's, beyond the spring: the link side has none
+    armature = [0.0 if link.elastic else num(link.gear_ratio) ** 2 * num(link.motor_inertia)
+                for link in spec.links]
     if spec.payload is not None:                      # in the last link's frame
         load = spec.payload
         inertia = pin.Inertia(num(load.mass), np.array([num(c) for c in load.com]),
@@ -257,7 +259,8 @@ def snapped_urdf(path, tolerance: float) -> str:
 
 def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
     """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd
-    (the links' velocities in the file's order; none at a spherical joint's three)."""
+    (the links' velocities in the file's order; none at a spherical joint's three, nor at an
+    elastic joint, whose friction acts on its motor)."""
     values = values or {}
     qd = np.asarray(qd, dtype=float)
     out = np.zeros_like(qd)
@@ -265,6 +268,9 @@ def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
     for link in spec.links:
         if link.joint == "spherical":
             i += 3
+            continue
+        if link.elastic:            # its friction is its motor's
+            i += 1
             continue
         G, B = (float(sympy.sympify(x).subs(values)) for x in (link.gear_ratio,
                                                                link.viscous_friction))

@@ -48,7 +48,25 @@ REQUIREMENTS = {
         "its robot file names no tendons (tendons:)"),
     "independent constraints": lambda d: d.constraint_problem,
     "a closed-loop mechanism": lambda d: d.mechanism_problem,
+    "elastic joints": lambda d: None if d.robot.elastic else (
+        "its robot file has no elastic joints (elastic:)"),
+    "undamped springs, no mimic joints": lambda d: _elastic_inverse_problem(d.robot),
 }
+
+
+def _elastic_inverse_problem(robot) -> str | None:
+    """Why the motors' motion does not follow from the links' alone: a damped spring's
+    deflection obeys K delta + D delta_dot = tau_s, a differential equation in time, not an
+    algebraic one; mimic joints' third and fourth derivatives are not inputs."""
+    names = robot.spec.joint_names()
+    damped = [names[link.index - 1] for link in robot.elastic if link.elastic.damping != 0]
+    if damped:
+        return (f"the springs of {', '.join(damped)} are damped: their deflection "
+                "K delta + D delta' = tau_s is then a differential equation along the motion, "
+                "not a function of it (give damping 0 for the feedforward)")
+    if robot.coupling:
+        return "it has mimic joints, whose motion's third and fourth derivatives it does not take"
+    return None
 
 
 def frame_function(quantity: str, frame: str) -> str:

@@ -21,8 +21,8 @@ from ..program.derivative import directional_derivatives
 from ..program.passes import substitute
 from ..program.program import Argument, Program
 from ..program.symengine_form import to_sympy
-from ..robot.model import Robot
-from . import centroidal, configuration, constraints, energy, kinematics
+from ..robot.model import Robot, joint_friction
+from . import centroidal, configuration, constraints, elastic, energy, kinematics
 from .algebra import define
 from .factors import LDLT, LTDL, factor
 from .regressor import regressor, standard_parameters
@@ -60,7 +60,7 @@ class Quantity:
     doc: str          # in a shape, "n" stands for the number of velocities (the joints, less
     # the mimic ones, and a floating base's six), "nq" for q's size, "L" for the links', "p" for
     # the parameters', "F" for the named frames', "m" for the constraints' rows, "a" for a
-    # closed-loop mechanism's actuated joints', "t" for the tendons'
+    # closed-loop mechanism's actuated joints', "t" for the tendons', "e" for the elastic joints'
     # The outputs' values, each a row-major list, built on Build.b; None where Dynamics makes
     # the program of others' (from_regressor, composed_of).
     builder: Callable[[Build], list[list]] | None = None
@@ -84,7 +84,7 @@ class Quantity:
         sizes = {"n": robot.dof, "nq": robot.nq, "L": len(robot.links),
                  "p": len(standard_parameters(robot)), "b": base, "F": len(robot.frames),
                  "m": sum(c.size for c in robot.constraints), "a": len(robot.actuated),
-                 "t": len(robot.tendons)}
+                 "t": len(robot.tendons), "e": len(robot.elastic)}
         return [tuple(sizes.get(d, d) for d in shape) for _, shape in self.outputs]
 
 
@@ -304,6 +304,18 @@ def _closed_loop_inverse_dynamics(c: Build) -> list[list]:
 
 def _close_loops(c: Build) -> list[list]:
     return constraints.close_loops(c.robot, c.part, c.b)
+
+
+def _spring_torques(c: Build) -> list[list]:
+    return elastic.spring_torques(c.robot, c.b)
+
+
+def _elastic_forward_dynamics(c: Build) -> list[list]:
+    return elastic.forward_dynamics(c.robot, c.part, c.b, list(_tau_symbols(c.robot)))
+
+
+def _elastic_inverse_dynamics(c: Build) -> list[list]:
+    return elastic.inverse_dynamics(c.robot, c.part, c.b)
 
 
 def _kinematic(outputs) -> Callable[[Build], list[list]]:
@@ -556,6 +568,30 @@ QUANTITIES = {q.name: q for q in (
              "below 1e-10 (0 where not, NaN at a singular configuration).",
              builder=_close_loops, kinematic=True,
              requires=("constraints", "a closed-loop mechanism")),
+    Quantity("spring_torques", ("q", "theta", "qd", "thetad"),
+             (("tau_s", ("e",)), ("delta", ("e",))),
+             "The elastic joints' springs: the torque each puts on its link,\n"
+             "tau_s = K (theta - q) + D (thetad - qd), and its deflection delta = theta - q\n"
+             "(theta: the motors' positions after their gears, in the joints' units).",
+             builder=_spring_torques, requires=("elastic joints",)),
+    Quantity("elastic_forward_dynamics", ("q", "theta", "qd", "thetad", "tau"),
+             (("qdd", ("n",)), ("thetadd", ("e",))),
+             "The accelerations of links and motors, (qdd, thetadd), of the elastic joints'\n"
+             "reduced model (Spong's): M(q) qdd + h + friction = tau with the springs' torques\n"
+             "tau_s at the elastic joints, and B thetadd = tau_m - tau_s - f(thetad) at each\n"
+             "motor, B = G^2 Jm; tau holds the motors' torques tau_m at the elastic joints and\n"
+             "the joint torques at the rigid ones.",
+             builder=_elastic_forward_dynamics,
+             requires=("elastic joints", "invertible M")),
+    Quantity("elastic_inverse_dynamics", ("q", "qd", "qdd", "qddd", "qdddd"),
+             (("theta", ("e",)), ("thetad", ("e",)), ("thetadd", ("e",)), ("tau", ("n",))),
+             "The motors' motion and the torques that make the links follow q(t), given with\n"
+             "its first four time derivatives (De Luca's feedforward): tau_s = M qdd + h,\n"
+             "theta = q + K^-1 tau_s with its first two time derivatives (exact: inverse\n"
+             "dynamics differentiated along the motion), tau_m = B thetadd + tau_s +\n"
+             "f(thetad) at the elastic joints of tau, the rigid joints' torques at the rest.",
+             builder=_elastic_inverse_dynamics,
+             requires=("elastic joints", "undamped springs, no mimic joints")),
 )}
 # The registry's flags, gathered for those who ask by name.
 FROM_REGRESSOR = tuple(name for name, q in QUANTITIES.items() if q.from_regressor)
@@ -694,20 +730,15 @@ def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT 
 
 
 def friction(robot: Robot) -> list[sympy.Expr]:
-    """Viscous and Coulomb friction at each joint, none at rest (a Robot.slots list: none on
-    a floating base).
-
-    Tc+ for qd > 0 and Tc- for qd < 0 is written (Tc+ - Tc-)/2 sign(qd) + (Tc+ + Tc-)/2
-    sign(qd)^2: the same three cases, without a branch for the processor to mispredict.
-    """
+    """Viscous and Coulomb friction at each joint (model.joint_friction), none at rest (a
+    Robot.slots list: none on a floating base, nor at an elastic joint, whose friction is its
+    motor's)."""
     out = []
     for link in robot.links:
         if link.ball:       # no rotor, no friction (robot file)
             out += [sympy.Integer(0)] * link.nv
             continue
-        plus, minus = link.coulomb
-        s = sympy.sign(link.qd)
-        out.append(link.viscous * link.qd + (plus - minus) / 2 * s + (plus + minus) / 2 * s**2)
+        out.append(joint_friction(link.viscous, link.coulomb, link.qd))
     return robot.slots(out)
 
 
@@ -767,7 +798,10 @@ def _inputs(robot: Robot, names) -> list[Argument]:
     values = {"q": robot.q, "qd": robot.qd, "qdd": robot.qdd, "tau": _tau_symbols(robot),
               "f_ext": _f_ext_symbols(), "q0": start, "q1": end, "gains": GAINS,
               "restitution": RESTITUTION, "lambda_c": constraints.multiplier_symbols(
-                  sum(c.size for c in robot.constraints))}
+                  sum(c.size for c in robot.constraints)),
+              "theta": tuple(link.elastic.theta for link in robot.elastic),
+              "thetad": tuple(link.elastic.thetad for link in robot.elastic),
+              "qddd": elastic.jerk_symbols(robot, 3), "qdddd": elastic.jerk_symbols(robot, 4)}
     inputs = [Argument.vector(name, values[name]) for name in names]
     if robot.parameters:
         inputs.append(Argument.vector("params", robot.parameters))

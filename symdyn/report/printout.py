@@ -74,6 +74,7 @@ def printout(dynamics: Dynamics) -> Printout:
     blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
               *_closed_form(dynamics, notation), _base_parameters(dynamics),
               *(_constraints(dynamics, notation, constrained) if constrained else ()),
+              *([_elastic(robot, notation)] if robot.elastic else []),
               *_named(expand, notation),
               *_named(kinematics, notation, "of the kinematics"),
               *(_named(constrained, notation, "of the constraints") if constrained else ()))
@@ -401,6 +402,34 @@ def _constraints(dynamics: Dynamics, notation: Notation, expand: Expander) -> li
                 xi.applyfunc(sympy.simplify))),)
     return [kinematics, Block("Dynamics on the constraint manifold", tuple(general), note,
                               equations)]
+
+
+def _elastic(robot, notation: Notation) -> Block:
+    """The elastic joints' reduced model and the feedforward along a link motion (the note
+    cites them), with the springs' stiffness K, damping D and the motors' inertias B."""
+    springs = [link.elastic for link in robot.elastic]
+    general = (
+        (r"M(q)\,\ddot q + h(q, \dot q) = K (\theta - q) + D (\dot\theta - \dot q)",
+         "M(q) qdd + h(q, qd) = K (theta - q) + D (thetad - qd)   (links)"),
+        (r"B\,\ddot\theta + K (\theta - q) + D (\dot\theta - \dot q) + f(\dot\theta) = "
+         r"\tau_m", "B thetadd + K (theta - q) + D (thetad - qd) + f(thetad) = tau_m   (motors)"),
+        (r"\theta = q + K^{-1} \tau_s,\quad \tau_s = M(q)\,\ddot q + h(q, \dot q)\;"
+         r"(D = 0)", "theta = q + K^-1 tau_s, tau_s = M(q) qdd + h(q, qd)   (D = 0)"),
+        (r"\tau_m = B\,(\ddot q + K^{-1} \ddot\tau_s) + \tau_s + f(\dot q + K^{-1} "
+         r"\dot\tau_s)", "tau_m = B (qdd + K^-1 d2tau_s/dt2) + tau_s + f(qd + K^-1 "
+         "dtau_s/dt)"))
+    note = ("Spong's reduced model of elastic joints (M. W. Spong, Modeling and control of "
+            "elastic joint robots, ASME J. Dyn. Syst. Meas. Control 109(4), 1987): a spring "
+            "between each motor, after its gear, and its link; theta is the motor's position "
+            "in the joint's units, and the rotor's kinetic energy is its own spin's alone. "
+            "Along a link motion q(t) the motors' motion follows (A. De Luca, 2000): tau_s is "
+            "differentiated twice in time, so q is needed to its fourth derivative. The rows of "
+            "the rigid joints keep their torques.")
+    diagonal = [(Lhs("K", "K"), [e.stiffness for e in springs]),
+                (Lhs("D", "D"), [e.damping for e in springs]),
+                (Lhs("B", "B"), [e.inertia for e in springs])]
+    return Block("Elastic joints", general, note, tuple(
+        Equation(lhs, notation.readable(sympy.diag(*values))) for lhs, values in diagonal))
 
 
 def _too_large(program) -> bool:

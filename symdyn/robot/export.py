@@ -86,7 +86,7 @@ def comment(text: str) -> str:
 
 def urdf_left_out(robot: Robot) -> list[str]:
     """What the URDF of ``robot`` cannot hold, in words: URDF is a tree, with no closed loops,
-    contacts, couplings or tendons."""
+    contacts, couplings, tendons or elastic joints."""
     out = []
     if robot.constraints:
         out.append("constraints left out (URDF has no closed loops, contacts or couplings; "
@@ -95,6 +95,12 @@ def urdf_left_out(robot: Robot) -> list[str]:
     if robot.tendons:
         out.append("tendons left out (URDF has none): "
                    + ", ".join(repr(t.name) for t in robot.tendons))
+    if robot.elastic:
+        names = robot.spec.joint_names()
+        out.append("elastic joints written rigid, their motors' rotors and friction the "
+                   "joints' (URDF has no joint stiffness; the robot file is the elastic "
+                   "model's source): " + ", ".join(repr(names[link.index - 1])
+                                                   for link in robot.elastic))
     return out
 
 
@@ -155,8 +161,9 @@ def _joint(name, link, row, parent, child, placement, num) -> list[str]:
         followed, multiplier, offset = link.mimic
         lines.append(f'    <mimic joint="joint{followed}" multiplier="{decimal(num(multiplier))}" '
                      f'offset="{decimal(num(offset))}"/>')
-    viscous = num(link.viscous)
-    plus, minus = (num(c) for c in link.coulomb)
+    side = link.elastic or link     # an elastic joint's motor locked to its link (left out)
+    viscous = num(side.viscous)
+    plus, minus = (num(c) for c in side.coulomb)
     friction = f' friction="{decimal(plus)}"' if plus == -minus else ""
     if viscous or friction:
         lines.append(f'    <dynamics damping="{decimal(viscous)}"{friction}/>')

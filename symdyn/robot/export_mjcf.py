@@ -195,23 +195,38 @@ def _qpos(robot: Robot, order) -> list[float]:
 
 
 def mjcf_left_out(robot: Robot) -> list[str]:
-    """What the MJCF of ``robot`` does not hold as the robot file does, in words: constraints
-    whose left-out rows (``axes``) do not repeat the rows kept, where the constraints hold
-    (MuJoCo holds them all)."""
+    """What the MJCF of ``robot`` does not hold as the robot file does, in words: elastic joints
+    (ELASTIC_RIGID); constraints whose left-out rows (``axes``) do not repeat the rows kept,
+    where the constraints hold (MuJoCo holds them all)."""
+    out = [ELASTIC_RIGID + ", ".join(_joint_names(robot, robot.elastic))] if robot.elastic \
+        else []
     partial = [c for c in robot.constraints
                if c.kind != "coupling" and len(c.rows) < (3 if c.kind == "point" else 6)]
     if not partial:
-        return []
+        return out
     whole = dataclasses.replace(robot, constraints=tuple(
         dataclasses.replace(c, rows=tuple(range(3 if c.kind == "point" else 6)))
         if c in partial else c for c in robot.constraints))
     ranks = [np.linalg.matrix_rank(Loops(r).generic()[1], tol=1e-6) for r in (robot, whole)]
     if ranks[0] == ranks[1]:
-        return []
+        return out
     names = ", ".join(repr(c.name) for c in partial)
-    return [f"constraints {names} keep some rows (axes:) that the others do not repeat; "
+    return out + [f"constraints {names} keep some rows (axes:) that the others do not repeat; "
             "MuJoCo holds every row of a connect or weld, so the MJCF's motion is not the "
             "robot file's"]
+
+
+# MuJoCo's joints are rigid: a motor on a hinge of its own, the link on a spring after it,
+# would make the motor's angle and the deflection the coordinates, not q and theta, and add the
+# rotor's coupling with the links' rotations, which the reduced model leaves out.
+ELASTIC_RIGID = ("elastic joints written rigid, in the stiff limit (each motor locked to its "
+                 "link: its rotor the joint's armature, its friction the joint's), as MuJoCo "
+                 "has no reduced elastic-joint model: ")
+
+
+def _joint_names(robot: Robot, links) -> list[str]:
+    names = robot.spec.joint_names()
+    return [repr(names[link.index - 1]) for link in links]
 
 
 def _words(values) -> str:
@@ -238,8 +253,11 @@ def _joint(name, link, row, num) -> str:
     if limits.get("effort"):
         attributes.append(f'actuatorfrcrange="{decimal(-limits["effort"])} '
                           f'{decimal(limits["effort"])}" actuatorfrclimited="true"')
-    armature, viscous = num(link.armature), num(link.viscous)
-    plus, minus = (num(c) for c in link.coulomb)
+    # an elastic joint in the stiff limit, its motor locked to its link (mjcf_left_out)
+    motor = link.elastic
+    armature, viscous = (num(x) for x in ((motor.inertia, motor.viscous) if motor
+                                          else (link.armature, link.viscous)))
+    plus, minus = (num(c) for c in (motor or link).coulomb)
     for key, value in (("armature", armature), ("damping", viscous),
                        ("frictionloss", plus if plus == -minus else 0.0)):
         if value:

@@ -38,7 +38,7 @@ from .spec import (
     PlacementSpec,
     RobotSpec,
 )
-from .validity import actuator_problem, body_problem, numeric
+from .validity import actuator_problem, body_problem, elastic_problem, numeric
 
 # A robot's name heads its file names and C identifiers: at most 64 characters, as C99 keeps
 # 63 of an identifier significant and a file name may have 255.
@@ -92,7 +92,8 @@ ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_fri
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
              "axis", "name", "joint_name", "parent", "gamma", "b", "mimic", "multiplier",
-             "offset"} | ACTUATOR_KEYS
+             "offset", "elastic"} | ACTUATOR_KEYS
+ELASTIC_KEYS = {"stiffness", "damping"}
 # A link's, a joint's or a frame's name: the source file's own (URDF and MJCF names hold dots,
 # slashes and spaces), text of at most NAME_TEXT_LENGTH printable characters; the generated
 # code's identifiers are made of it (identifiers.py).
@@ -534,6 +535,8 @@ class _Reader:
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
         limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
+        if "elastic" in keys:
+            values["elastic"] = self.elastic(keys, joint, f"{field}.elastic")
         name, joint_name = (self.name_text(keys[key], f"{field}.{key}", key == "name")
                             if key in keys else None for key in ("name", "joint_name"))
         for key in ("multiplier", "offset"):
@@ -621,6 +624,10 @@ class _Reader:
                 raise self.error(f"{name!r} is a spherical joint, whose configuration is a "
                                  "quaternion: a joint cannot follow it", node, field,
                                  "a revolute or prismatic joint")
+            if "elastic" in self.link_nodes[followed]:
+                raise self.error(f"{name!r} is an elastic joint: its link and its motor move "
+                                 "apart, and which of them a mimic joint follows is "
+                                 "not defined", node, field, "a rigid joint")
             if "mimic" in self.link_nodes[followed]:
                 raise self.error(
                     f"{name!r} is a mimic joint itself: a mimic of a mimic is not taken", node,
@@ -707,6 +714,32 @@ class _Reader:
                 raise self.error(f"a spherical joint has no {key.replace('_', ' ')}: it turns "
                                  "about every axis, its configuration a quaternion",
                                  keys[key], f"{field}.{key}", "a revolute or prismatic joint")
+
+    def elastic(self, keys, joint, field) -> tuple:
+        """An elastic joint's (stiffness, damping): a spring K > 0 (N m/rad or N/m) with
+        damping D >= 0 (0 if not given) between the motor and the link, on a one-axis joint
+        that follows no other and whose motor has an inertia (the motor side's dynamics)."""
+        node = keys["elastic"]
+        spring = self.mapping(node, field, ELASTIC_KEYS)
+        stiffness = self.expression(self.require(spring, "stiffness", node, field),
+                                    f"{field}.stiffness")
+        damping = (self.expression(spring["damping"], f"{field}.damping") if "damping" in spring
+                   else sympy.Integer(0))
+        for key, value in (("stiffness", stiffness), ("damping", damping)):
+            problem = elastic_problem(key, value)
+            if problem:
+                raise self.error(problem, spring[key], f"{field}.{key}")
+        if joint == "spherical" or "mimic" in keys:
+            raise self.error("an elastic joint is a revolute or prismatic joint of its own",
+                             node, field, "elastic on a joint that follows no other")
+        inertia = (numeric((self.expression(keys["motor_inertia"], field),))
+                   if "motor_inertia" in keys else (0,))
+        if inertia is not None and not inertia[0] > 0:
+            raise self.error("an elastic joint's motor needs its rotor inertia: the spring sits "
+                             "between the motor and the link, and the motor side's "
+                             "acceleration is its torque over G^2 Jm", node, field,
+                             "motor_inertia: Jm > 0 (and gear_ratio: G) beside elastic")
+        return stiffness, damping
 
     def joint_placement(self, keys, node, field, spherical: bool = False) -> dict:
         """origin (optional: the parent's frame) and axis (required, made a unit vector; none

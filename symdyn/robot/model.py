@@ -91,6 +91,42 @@ class Ball:
         return {s: sympy.expand(r) for s, r in zip(self.quaternion, rates) if r != 0}
 
 
+def joint_friction(viscous, coulomb, velocity) -> sympy.Expr:
+    """Viscous and Coulomb friction at a joint's ``velocity`` (a link's, or an elastic joint's
+    motor's): Tc+ for a velocity > 0 and Tc- for one < 0, written (Tc+ - Tc-)/2 sign +
+    (Tc+ + Tc-)/2 sign^2: the same three cases, without a branch for the processor to
+    mispredict."""
+    plus, minus = coulomb
+    s = sympy.sign(velocity)
+    return viscous * velocity + (plus - minus) / 2 * s + (plus + minus) / 2 * s**2
+
+
+@dataclass(frozen=True)
+class Elastic:
+    """An elastic joint's motor side (Spong's reduced model, in the joint's units: the motor's
+    position theta is its rotor's angle over the gear ratio). The spring K (theta - q) +
+    D (thetad - qd) drives the link; the motor's torque tau_m drives the rotor, B thetadd =
+    tau_m - spring - friction(thetad), the rotor's inertia B = G^2 Jm and the friction the
+    joint's, on the motor's velocity (the gear's and bearings' friction). The rotor turns about
+    its own axis alone: the reduced model leaves out its coupling with the links' rotations."""
+
+    stiffness: sympy.Expr          # K
+    damping: sympy.Expr            # D
+    inertia: sympy.Expr            # B = G^2 Jm
+    viscous: sympy.Expr            # G^2 Bv
+    coulomb: tuple                 # |G| Tc+, |G| Tc-
+    theta: sympy.Symbol
+    thetad: sympy.Symbol
+    thetadd: sympy.Symbol
+
+    @classmethod
+    def of_row(cls, i: int, row: LinkSpec) -> "Elastic":
+        G = row.gear_ratio
+        return cls(*row.elastic, G**2 * row.motor_inertia, G**2 * row.viscous_friction,
+                   tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
+                   *sympy.symbols(f"theta{i} thetad{i} thetadd{i}"))
+
+
 @dataclass(frozen=True)
 class Link:
     """Link i in its joint frame {i} (z along joint axis i; a spherical joint turns about all
@@ -116,6 +152,9 @@ class Link:
     # A mimic joint's (followed link, multiplier, offset): q_i = multiplier q_followed + offset
     mimic: tuple | None = None
     ball: Ball | None = None
+    # An elastic joint's motor side; its rotor and friction are then there, not in armature,
+    # viscous and coulomb, which are the link side's (zero)
+    elastic: Elastic | None = None
 
     @property
     def revolute(self) -> bool:
@@ -349,6 +388,11 @@ class Robot:
             link.ball.quaternion for link in self.balls)
 
     @property
+    def elastic(self) -> tuple[Link, ...]:
+        """The links on elastic joints, in link order: theta's order."""
+        return tuple(link for link in self.links if link.elastic)
+
+    @property
     def balls(self) -> tuple[Link, ...]:
         """The links on spherical joints."""
         return tuple(link for link in self.links if link.ball)
@@ -556,16 +600,19 @@ class Robot:
                 inertia = stored(Placement.of_transform(frame).act_inertia(inertia))
             G = row.gear_ratio
             inertia = stored(inertia, folded)
+            elastic = Elastic.of_row(i, row) if row.elastic else None
+            rigid = 0 if elastic else 1         # an elastic joint's rotor is the motor side's
             links.append(Link(i, parent, row.joint, q, qd, qdd,
                               folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
-                              armature=G**2 * row.motor_inertia,
-                              viscous=G**2 * row.viscous_friction,
-                              coulomb=tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
+                              armature=rigid * G**2 * row.motor_inertia,
+                              viscous=rigid * G**2 * row.viscous_friction,
+                              coulomb=tuple(rigid * sympy.Abs(G) * c
+                                            for c in row.coulomb_friction),
                               file_frame=folded(sympy.ImmutableMatrix(frame)),
                               mimic=None if row.mimic is None else (row.mimic, row.multiplier,
                                                                    row.offset),
-                              ball=ball))
+                              ball=ball, elastic=elastic))
         # Each frame in its link's joint frame: the file's link frame there, then the frame in
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(

@@ -65,6 +65,10 @@ class LinkSpec:
     gear_ratio: sympy.Expr = sympy.Integer(1)           # G: joint velocity * G = motor velocity
     viscous_friction: sympy.Expr = sympy.Integer(0)     # B
     coulomb_friction: tuple = (sympy.Integer(0), sympy.Integer(0))  # (Tc+ if qd > 0, Tc- if < 0)
+    # An elastic joint (Spong's reduced model): (stiffness K, damping D) of the spring between
+    # the motor, after its gear, and the link; None for a rigid joint. The rotor and friction
+    # above are then the motor side's (model.Elastic).
+    elastic: tuple | None = None
     # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
     # None where the file gives none (unlimited).
     limits: dict | None = None

@@ -73,6 +73,19 @@ def actuator_problem(key: str, value) -> str | None:
     return None
 
 
+def elastic_problem(key: str, value) -> str | None:
+    """What is impossible about an elastic joint's spring: a stiffness that is not positive (a
+    stiff joint is a rigid one: no elastic entry), a negative damping."""
+    data = numeric((value,))
+    if data is None:
+        return None
+    if key == "stiffness" and not data[0] > 0:
+        return f"the stiffness must be positive ({data[0]:g}); a rigid joint has no elastic entry"
+    if key == "damping" and data[0] < 0:
+        return f"the damping is negative ({data[0]:g})"
+    return None
+
+
 def _matrix(six) -> np.ndarray:
     ixx, iyy, izz, ixy, iyz, ixz = six
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
