@@ -136,11 +136,13 @@ MIMIC_WORK = {
 }
 
 
-def robot_work(robot) -> dict:
-    """WORK for ``robot``: with mimic joints, Pinocchio's side as MIMIC_WORK says."""
+def robot_work(robot, kinds=None) -> dict:
+    """WORK for ``robot`` (the ``kinds`` of it alone, if given): with mimic joints,
+    Pinocchio's side as MIMIC_WORK says."""
+    chosen = {kind: work for kind, work in WORK.items() if kinds is None or kind in kinds}
     if not robot.coupling:
-        return WORK
-    return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in WORK.items()
+        return chosen
+    return {kind: (entry, ours, MIMIC_WORK[kind]) for kind, (entry, ours, _) in chosen.items()
             if kind in MIMIC_WORK}
 
 
@@ -337,9 +339,9 @@ def build_pinocchio_harness(work: Path, source: str) -> Path:
     return work / "pinocchio"
 
 
-def compile_harnesses(robot, work: Path):
-    """The C and C++ harnesses, each timing every WORK on the same states."""
-    works = robot_work(robot)
+def compile_harnesses(robot, work: Path, kinds=None):
+    """The C and C++ harnesses, each timing every WORK (of ``kinds``) on the same states."""
+    works = robot_work(robot, kinds)
     quantities = list(dict.fromkeys(q for entry, _, _ in works.values()
                                     for q in quantities_of(entry)))
     symdyn.generate(symdyn.newton_euler(robot), "c", work, quantities=quantities)
@@ -454,44 +456,113 @@ def section_c(robots, quick):
               "| speed-up | speed-up, trajectory | floor | target |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
         for robot in robots:
-            work = Path(tmp) / robot.name
-            work.mkdir(parents=True)
-            print(f"  compiling the harnesses for {robot.name} (Pinocchio's headers take a "
-                  "minute)", file=sys.stderr, flush=True)
-            *binaries, floor = compile_harnesses(robot, work)
-            (alone,) = run_alternately([floor], 0, rounds, False, seconds)
-            label = f"{robot.name} ({joints(robot)})"
-            print(f"| {label} | sin and cos of q alone, in every "
-                  f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
-                  "| | | | | |", flush=True)
-            dynamics = symdyn.newton_euler(robot)
-            works = robot_work(robot)
-            names = list(dict.fromkeys(q for entry, _, _ in works.values()
-                                       for q in quantities_of(entry)))
-            counts = dict(zip(names, (symdyn.op_count(done).mul for done in optimize_all(
-                dynamics.program(name) for name in names))))
-            multiplications = [sum(counts[q] for q in quantities_of(entry))
-                               for entry, _, _ in works.values()]
-            if robot.coupling:
-                print(f"| {label} | the rest: Pinocchio 4.1 has none "
-                      "for mimic joints (qdd: crba, nonLinearEffects and Eigen's LDL^T) "
-                      "| | | | | | |", flush=True)
-            for index, kind in enumerate(works):
-                print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
-                ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
-                ours_smooth, theirs_smooth = run_alternately(binaries, index, rounds, True,
-                                                             seconds)
-                ratio = statistics.median(theirs) / statistics.median(ours)
-                ratio_smooth = statistics.median(theirs_smooth) / statistics.median(ours_smooth)
-                least = statistics.median(alone) + multiplications[index] / rate
-                print(f"| {label} | {kind} | "
-                      f"{statistics.median(ours):.0f} ns +-{spread(ours):.0%} | "
-                      f"{statistics.median(theirs):.0f} ns +-{spread(theirs):.0%} | "
-                      f"{ratio:.1f}x | {ratio_smooth:.1f}x | {least:.0f} ns | "
-                      f"{statistics.median(theirs) / target(robot, kind):.0f} ns |",
-                      flush=True)
+            time_robot(robot, Path(tmp) / robot.name, rate, rounds, seconds)
     print()
 
+
+def time_robot(robot, work: Path, rate: float, rounds: int, seconds: float, kinds=None,
+               counts_column: bool = False) -> None:
+    """Section 1's rows of ``robot`` (WORK, or its ``kinds``), its harnesses built in
+    ``work``; with ``counts_column``, each row's multiplications too."""
+    work.mkdir(parents=True)
+    print(f"  compiling the harnesses for {robot.name} (Pinocchio's headers take a "
+          "minute)", file=sys.stderr, flush=True)
+    *binaries, floor = compile_harnesses(robot, work, kinds)
+    (alone,) = run_alternately([floor], 0, rounds, False, seconds)
+    label = f"{robot.name} ({joints(robot)})"
+    blank = "| | | | | |" + (" |" if counts_column else "")
+    print(f"| {label} | sin and cos of q alone, in every "
+          f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
+          f"{blank}", flush=True)
+    dynamics = symdyn.newton_euler(robot)
+    works = robot_work(robot, kinds)
+    names = list(dict.fromkeys(q for entry, _, _ in works.values()
+                               for q in quantities_of(entry)))
+    counts = dict(zip(names, (symdyn.op_count(done).mul for done in optimize_all(
+        dynamics.program(name) for name in names))))
+    multiplications = [sum(counts[q] for q in quantities_of(entry))
+                       for entry, _, _ in works.values()]
+    if robot.coupling:
+        print(f"| {label} | the rest: Pinocchio 4.1 has none "
+              "for mimic joints (qdd: crba, nonLinearEffects and Eigen's LDL^T) "
+              f"{blank} |", flush=True)
+    for index, kind in enumerate(works):
+        print(f"  timing {kind} of {robot.name}", file=sys.stderr, flush=True)
+        ours, theirs = run_alternately(binaries, index, rounds, False, seconds)
+        ours_smooth, theirs_smooth = run_alternately(binaries, index, rounds, True, seconds)
+        ratio = statistics.median(theirs) / statistics.median(ours)
+        ratio_smooth = statistics.median(theirs_smooth) / statistics.median(ours_smooth)
+        least = statistics.median(alone) + multiplications[index] / rate
+        count = f" {multiplications[index]} |" if counts_column else ""
+        print(f"| {label} | {kind} | "
+              f"{statistics.median(ours):.0f} ns +-{spread(ours):.0%} | "
+              f"{statistics.median(theirs):.0f} ns +-{spread(theirs):.0%} | "
+              f"{ratio:.1f}x | {ratio_smooth:.1f}x |{count} {least:.0f} ns | "
+              f"{statistics.median(theirs) / target(robot, kind):.0f} ns |", flush=True)
+
+
+# Every fixed-base tree and every legged robot of example-robot-data, as `symdyn import`
+# takes them with its defaults (the trees whole, the legged robots with --root free_flyer):
+# issue 53's measure of robots as users get them.
+# (with TREE_URDFS, below)
+ERD_TREES = {"allegro_left_hand": "allegro_hand_description/urdf/allegro_left_hand.urdf",
+             "tiago_no_hand": "tiago_description/robots/tiago_no_hand.urdf"}
+ERD_LEGGED = {
+    "solo12": "solo_description/robots/solo12.urdf",
+    "anymal_c": "anymal_c_simple_description/urdf/anymal.urdf",
+    "anymal_b": "anymal_b_simple_description/robots/anymal.urdf",
+    "go1": "go1_description/urdf/go1.urdf", "go2": "go2_description/urdf/go2.urdf",
+    "a1": "a1_description/urdf/a1.urdf", "b1": "b1_description/urdf/b1.urdf",
+    "laikago": "laikago_description/urdf/laikago.urdf",
+    "hyq": "hyq_description/robots/hyq_no_sensors.urdf",
+    "bolt": "bolt_description/robots/bolt.urdf",
+    "icub_reduced": "icub_description/robots/icub_reduced.urdf",
+    "talos_reduced": "talos_data/robots/talos_reduced.urdf",
+    "romeo_small": "romeo_description/urdf/romeo_small.urdf",
+    "g1": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    "simple_humanoid": "simple_humanoid_description/urdf/simple_humanoid.urdf",
+    "alexander_lower_body": "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf",
+    "centauro": "centauro_description/urdf/centauro.urdf",
+    "human": "human_description/robots/human.urdf"}
+# What issue 53 measures on them: the three recursions and their derivatives.
+ERD_KINDS = ("tau (rnea)", "M (crba)", "qdd (aba)", "ID derivatives (computeRNEADerivatives)",
+             "FD derivatives (computeABADerivatives)")
+
+
+def section_erd(quick, only=None):
+    """Section 1's rnea, crba, aba and derivatives rows for every tree and legged robot of
+    example-robot-data as imported with the defaults (``only``: those names alone)."""
+    print("## 11. Every tree and legged robot of example-robot-data, as imported\n")
+    print("Each fixed-base tree of example-robot-data imported whole with `symdyn import`'s "
+          "defaults, and each legged robot with `--root free_flyer` (no --snap-angles: the "
+          "URDF's angles as written), friction left out as section 1 does; the columns as "
+          "section 1's, and the multiplications of symdyn's function. A robot the import or "
+          "Pinocchio refuses is named with the reason.\n")
+    rounds, seconds = (3, 0.05) if quick else (5, 0.1)
+    with tempfile.TemporaryDirectory() as tmp:
+        rate = machine_rate(Path(tmp), rounds, seconds)
+        print(f"The machine's rate: {rate:.2f} multiplications a ns.\n")
+        print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
+              "| speed-up | speed-up, trajectory | multiplications | floor | target |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        robots = [(name, path, None) for name, path in {**TREE_URDFS, **ERD_TREES}.items()] + [
+            (name, path, "free_flyer") for name, path in ERD_LEGGED.items()]
+        for name, relative, root in robots:
+            if only and name not in only:
+                continue
+            folder = Path(tmp) / name
+            folder.mkdir()
+            try:
+                text = import_robot(example_robot(relative), name=name, root=root)[0]
+                (folder / f"{name}.yaml").write_text(text)
+                robot = without_friction(symdyn.load_robot(folder / f"{name}.yaml"))
+                time_robot(robot, folder / "work", rate, rounds, seconds, ERD_KINDS,
+                           counts_column=True)
+            except (symdyn.SymdynError, subprocess.CalledProcessError, RuntimeError,
+                    ValueError) as exc:
+                reason = " ".join(str(exc).split())[:200]
+                print(f"| {name} | not measured: {reason} | | | | | | | |", flush=True)
+    print()
 
 # Section 6: the peer's functions, each beside symdyn's that computes the same: (symdyn's C call,
 # the CasADi function's name, its inputs: "q" or "q, qd").
@@ -1408,7 +1479,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
-                                           "jax", "trees", "constrained"],
+                                           "jax", "trees", "constrained", "erd"],
                         action="append", help="run only these sections")
     parser.add_argument("--robot", action="append", metavar="NAME",
                         help="time only these robots of the per-call tables (users_robots' "
@@ -1430,7 +1501,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         robots = [without_friction(symdyn.load_robot(path)) for path in users_robots(Path(tmp))
                   if not args.robot or path.stem in args.robot]
-        if not robots:
+        if not robots and sections != {"erd"}:
             parser.error(f"no robot of the per-call tables is named {', '.join(args.robot)}")
         if "c" in sections:
             section_c(robots, args.quick)
@@ -1451,6 +1522,8 @@ def main():
             section_jax(robots[:2])
         if "constrained" in sections:
             section_constrained(args.quick)
+        if "erd" in sections:
+            section_erd(args.quick, args.robot)
 
 if __name__ == "__main__":
     main()

@@ -16,6 +16,7 @@ from .api import python_module
 from .derive import QUANTITIES, lagrange, newton_euler
 from .derive.dynamics import frame_function
 from .derive.elastic import columns as elastic_columns
+from .derive.elastic import positions as elastic_positions
 from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
@@ -148,7 +149,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     args = {"q": q, "qd": qd, "qdd": qdd, "tau": tau, "f_ext": wrench,
             "gains": rng.uniform(0, 50, (states, 2)), "restitution": rng.uniform(0, 1, (states, 1)),
             "lambda_c": rng.uniform(-10, 10, (states, sum(c.size for c in robot.constraints))),
-            "theta": q[:, elastic_columns(robot)] + rng.uniform(-0.05, 0.05,
+            "theta": q[:, elastic_positions(robot)] + rng.uniform(-0.05, 0.05,
                                                                 (states, len(robot.elastic))),
             "thetad": rng.uniform(-3, 3, (states, len(robot.elastic))),
             "qddd": rng.uniform(-5, 5, (states, n)), "qdddd": rng.uniform(-5, 5, (states, n))}
@@ -573,7 +574,7 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
     model = pinocchio_model(robot.spec, symbols)
     data = model.createData()
     P = pinocchio_permutation(robot.spec)           # Pinocchio's order of our joints' values
-    at = elastic_columns(robot)
+    at = elastic_columns(robot)     # in q as in qd: a fixed base of one-axis joints
     motor = [[float(sympy.sympify(x).subs(symbols)) for x in (
         e.stiffness, e.damping, e.inertia, e.viscous, *e.coulomb)] for e in
         (link.elastic for link in robot.elastic)]

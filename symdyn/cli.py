@@ -69,7 +69,8 @@ def _fixed_base(robot, command: str):
     joints alone: a floating base's motion is not a joint trajectory, and its data would need
     the base's pose, velocity and the wrench the ground puts on it; a spherical joint's
     trajectory is a quaternion's, which the excitation's Fourier series of joint angles and
-    the measurement files' one column per joint do not hold."""
+    the measurement files' one column per joint do not hold; an elastic joint's link moves
+    apart from its motor, whose torque the files hold."""
     if robot.floating:
         raise UserError(f"{robot.name}: {command} takes fixed-base robots: "
                         "a floating base's data would need its pose, velocity and the contact "
@@ -79,6 +80,12 @@ def _fixed_base(robot, command: str):
         raise UserError(f"{robot.name}: {command} takes revolute and prismatic joints: "
                         f"a spherical joint's ({names}) motion is a quaternion's, not one "
                         "number's (its base parameters are in generate's output)")
+    if robot.elastic:
+        names = ", ".join(robot.spec.joint_names()[link.index - 1] for link in robot.elastic)
+        raise UserError(f"{robot.name}: {command} takes rigid joints: an elastic joint's "
+                        f"({names}) link is driven by its spring, not by the motor's torque a "
+                        "measurement file holds, and its motor's rotor and friction are not in "
+                        "the regressor (identify the rigid robot, its motors locked)")
     return robot
 
 

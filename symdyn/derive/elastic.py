@@ -35,6 +35,11 @@ def columns(robot: Robot) -> list[int]:
     return [robot.velocity_columns[link.index][0] for link in robot.elastic]
 
 
+def positions(robot: Robot) -> list[int]:
+    """Each elastic joint's place in q (a floating base's seven numbers come first)."""
+    return [robot.q.index(link.q) for link in robot.elastic]
+
+
 def spring_torques(robot: Robot, b: ProgramBuilder) -> list[list]:
     """[tau_s, delta]: each elastic joint's spring torque on its link, K delta + D delta_dot,
     and its deflection delta = theta - q."""

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from support import assert_close, assert_refused_in_one_line, rk4
 
 import symdyn
 from symdyn.api import python_module
 from symdyn.check import check
-from symdyn.derive.elastic import columns
+from symdyn.cli import main
+from symdyn.derive.elastic import columns, positions
 from symdyn.report import printout
 
 HERE = Path(__file__).parent / "mechanisms"
@@ -58,20 +60,35 @@ def test_the_model_puts_the_rotor_and_friction_on_the_motor_side():
     assert float(first.viscous) == pytest.approx(100**2 * 1e-4)
 
 
-@pytest.mark.parametrize("path", [ARM, PANDA])
-def test_the_feedforward_gives_back_the_link_motion(path):
+def _floating(tmp_path) -> Path:
+    """The elastic arm on a free-flyer (a legged robot's leg with series-elastic actuators)."""
+    path = tmp_path / "elastic_floating.yaml"
+    path.write_text(ARM.read_text().replace("convention: modified\n", (
+        "convention: modified\nroot: free_flyer\nbase_body: {mass: 3, com: [0.01, 0.02, "
+        "-0.03], inertia: [0.05, 0.06, 0.07, 0.001, 0.002, 0.003]}\n")))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["arm", "panda", "floating"])
+def test_the_feedforward_gives_back_the_link_motion(tmp_path, kind):
     """elastic_inverse_dynamics, then elastic_forward_dynamics at its theta, thetad and tau:
-    the desired qdd and the feedforward's thetadd again, to 1e-9."""
-    robot = symdyn.load_robot(path)
+    the desired qdd and the feedforward's thetadd again, to 1e-9 (on a floating base too:
+    the motion's rates are its quaternion's, and its velocity's those of the base's own)."""
+    robot = symdyn.load_robot({"arm": ARM, "panda": PANDA,
+                               "floating": _floating(tmp_path)}[kind])
     module, rng = _module(robot), np.random.default_rng(3)
     for _ in range(20):
-        q, qd, qdd, qddd, qdddd = (rng.uniform(-2, 2, robot.dof) for _ in range(5))
+        qd, qdd, qddd, qdddd = (rng.uniform(-2, 2, robot.dof) for _ in range(4))
+        q = rng.uniform(-2, 2, robot.nq)
+        for quaternion in robot.quaternions:
+            at = [robot.q.index(s) for s in quaternion]
+            q[at] /= np.linalg.norm(q[at])
         theta, thetad, thetadd, tau = module.elastic_inverse_dynamics(q, qd, qdd, qddd, qdddd)
         got_qdd, got_thetadd = module.elastic_forward_dynamics(q, theta, qd, thetad, tau)
         assert_close(got_qdd, qdd, 1e-9)
         assert_close(got_thetadd, thetadd, 1e-9)
         tau_s, delta = module.spring_torques(q, theta, qd, thetad)
-        assert_close(delta, theta - q[columns(robot)])
+        assert_close(delta, theta - q[positions(robot)])
         assert_close(tau_s, module.inverse_dynamics(q, qd, qdd)[columns(robot)])
 
 
@@ -192,6 +209,19 @@ def test_the_feedforward_of_damped_springs_is_refused_and_says_why(tmp_path):
     rigid = symdyn.newton_euler(symdyn.load_robot(HERE.parent.parent.parent / "robots"
                                                   / "puma560.yaml"))
     assert "no elastic joints" in rigid.unavailable("elastic_forward_dynamics")
+
+
+@pytest.mark.parametrize("command", [["excite", "-o", "x.csv"],
+                                     ["identify", "data.csv"]])
+def test_identification_takes_rigid_joints_and_says_so(tmp_path, command):
+    """Identification's data are the motors' torques, which drive an elastic joint's link
+    only through its spring: refused, exit 2, nothing written."""
+    (tmp_path / "data.csv").write_text("t,q1,q2,tau1,tau2\n0,0,0,0,0\n")
+    result = CliRunner().invoke(main, [command[0], str(ARM), *(
+        str(tmp_path / c) if c.endswith(".csv") else c for c in command[1:])])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "an elastic joint's (joint1, joint2) link is driven by its spring" in result.output
+    assert not (tmp_path / "x.csv").exists()
 
 
 def test_the_c_of_an_elastic_arm_equals_the_python(tmp_path):
