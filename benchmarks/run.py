@@ -541,7 +541,6 @@ def section_erd(quick, only=None):
     rounds, seconds = (3, 0.05) if quick else (5, 0.1)
     with tempfile.TemporaryDirectory() as tmp:
         rate = machine_rate(Path(tmp), rounds, seconds)
-        print(f"The machine's rate: {rate:.2f} multiplications a ns.\n")
         print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
               "| speed-up | speed-up, trajectory | multiplications | floor | target |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -180,8 +180,9 @@ def _settings(settings) -> dict:
 
 WITHOUT = click.option(
     "--without", multiple=True, type=click.Choice(list(variant.PARTS)),
-    help="Leave out the file's friction or gravity (repeatable): a variant named "
-         "<robot>_no_friction, <robot>_no_gravity, the file unchanged.")
+    help="Leave out the file's friction, gravity or joint elasticity (repeatable; elasticity: "
+         "the elastic joints rigid, each motor locked to its link): a variant named "
+         "<robot>_no_friction, <robot>_no_gravity, <robot>_no_elasticity, the file unchanged.")
 
 
 METHOD = click.option("--method", type=click.Choice(list(METHODS)), default="newton-euler",

@@ -1,7 +1,8 @@
 """Variants of a robot: the same file with some of its effects left out, no file edited.
 
 A controller often wants the rigid-body model without the friction it compensates separately,
-or without gravity (a robot in orbit, a test rig that lies flat, a gravity-compensated arm). A
+or without gravity (a robot in orbit, a test rig that lies flat, a gravity-compensated arm), or
+with its elastic joints rigid (the model of a controller that ignores them). A
 variant keeps everything else of the file as it is and takes a name of its own, so that its
 generated files and C symbols sit beside the full model's without clashing.
 """
@@ -18,6 +19,8 @@ ZERO = sympy.Integer(0)
 PARTS = {
     "friction": "the file's viscous and Coulomb friction are left out (zero)",
     "gravity": "gravity is left out (zero)",
+    "elasticity": "the elastic joints are rigid, each motor locked to its link (its rotor and "
+                  "friction the joint's)",
 }
 
 
@@ -35,6 +38,8 @@ def without(spec: RobotSpec, parts) -> RobotSpec:
     if "friction" in parts:
         links = tuple(dataclasses.replace(link, viscous_friction=ZERO,
                                           coulomb_friction=(ZERO, ZERO)) for link in links)
+    if "elasticity" in parts:     # the stiff limit: what a controller that ignores it models
+        links = tuple(dataclasses.replace(link, elastic=None) for link in links)
     gravity = (ZERO, ZERO, ZERO) if "gravity" in parts else spec.gravity
     used = _free_symbols((gravity, links, spec.payload, spec.base, spec.tool))
     return dataclasses.replace(

@@ -123,6 +123,18 @@ def test_delta_tutorial(tmp_path):
     assert float(re.search(r"level to (\S+)", out).group(1)) < 1e-12
 
 
+def test_elastic_joints_tutorial(tmp_path):
+    """The rigid model's torques leave the elastic arm ringing; the feedforward's keep it on
+    the motion; the page's robot file is the tests' own."""
+    folder = _copy("elastic_joints", tmp_path)
+    assert (folder / "elastic_arm.yaml").read_text() == (
+        ROOT / "tests" / "derive" / "mechanisms" / "elastic_arm.yaml").read_text()
+    out = _run([sys.executable, "elastic.py"], folder)
+    errors = dict(re.findall(r"(rigid model|elastic feedforward)\s*: the links within (\S+) rad",
+                             out))
+    assert float(errors["rigid model"]) > 1e-3 and float(errors["elastic feedforward"]) < 1e-9
+
+
 @pytest.mark.slow
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
