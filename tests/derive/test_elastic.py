@@ -50,6 +50,15 @@ def test_an_elastic_arm_passes_every_check():
     assert "elastic_inverse_dynamics: Newton-Euler = Lagrange" in names
 
 
+def test_without_elasticity_each_motor_is_locked_to_its_link():
+    """The variant a controller that ignores the springs models: rigid joints, the rotors on
+    M's diagonal and the friction the joints'."""
+    robot = symdyn.load_robot(ARM, without=["elasticity"])
+    assert robot.name == "elastic_arm_no_elasticity" and not robot.elastic
+    assert [float(link.armature) for link in robot.links] == pytest.approx([0.2, 0.1])
+    assert float(robot.links[0].viscous) == pytest.approx(1.0)
+
+
 def test_the_model_puts_the_rotor_and_friction_on_the_motor_side():
     robot = symdyn.load_robot(ARM)
     assert [link.armature for link in robot.links] == [0, 0]
