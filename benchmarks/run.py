@@ -544,8 +544,9 @@ def section_erd(quick, only=None):
         print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
               "| speed-up | speed-up, trajectory | multiplications | floor | target |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-        robots = [(name, path, None) for name, path in {**TREE_URDFS, **ERD_TREES}.items()] + [
-            (name, path, "free_flyer") for name, path in ERD_LEGGED.items()]
+        # the legged robots first: optimal control's (issue 53's targets)
+        robots = [(name, path, "free_flyer") for name, path in ERD_LEGGED.items()] + [
+            (name, path, None) for name, path in {**TREE_URDFS, **ERD_TREES}.items()]
         for name, relative, root in robots:
             if only and name not in only:
                 continue
