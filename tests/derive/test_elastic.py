@@ -20,6 +20,7 @@ from symdyn.api import python_module
 from symdyn.check import check
 from symdyn.cli import main
 from symdyn.derive.elastic import columns, positions
+from symdyn.reference import MujocoReference
 from symdyn.report import printout
 
 HERE = Path(__file__).parent / "mechanisms"
@@ -218,6 +219,23 @@ def test_the_feedforward_of_damped_springs_is_refused_and_says_why(tmp_path):
     rigid = symdyn.newton_euler(symdyn.load_robot(HERE.parent.parent.parent / "robots"
                                                   / "puma560.yaml"))
     assert "no elastic joints" in rigid.unavailable("elastic_forward_dynamics")
+
+
+def test_the_exports_write_the_stiff_limit_and_say_so(tmp_path):
+    """export-mjcf and export-urdf write the joints rigid, each motor locked to its link, a
+    warning naming them: MuJoCo's M of the export is the variant without elasticity's."""
+    pytest.importorskip("mujoco")
+    runner = CliRunner()
+    for command, out in (("export-mjcf", "arm.xml"), ("export-urdf", "arm.urdf")):
+        result = runner.invoke(main, [command, str(ARM), "-o", str(tmp_path / out)])
+        assert result.exit_code == 0, result.output
+        assert "elastic joints written rigid" in result.output
+        assert "'joint1', 'joint2'" in result.output
+    reference = MujocoReference(tmp_path / "arm.xml")
+    rigid = python_module(symdyn.newton_euler(symdyn.load_robot(ARM, without=["elasticity"])),
+                          quantities=["mass_matrix"])
+    for q in np.random.default_rng(2).uniform(-2, 2, (5, 2)):
+        assert_close(reference.mass_matrix(q), rigid.mass_matrix(q))
 
 
 @pytest.mark.parametrize("command", [["excite", "-o", "x.csv"],
