@@ -37,7 +37,7 @@ from .robot.spec import CONSTRAINT_AXES, DH_COLUMNS
 
 def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
              quantities=None, values=None, precision="double", build: bool = False,
-             quick: bool = False,
+             quick: bool = False, keep_derivations: bool = True,
              progress: Callable[[str], None] | None = None) -> list[Path]:
     """Optimize the dynamics' programs and write them as files into ``out_dir``.
 
@@ -47,7 +47,9 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
     ``precision`` "single" writes the C with floats (C alone). With ``build`` (and "c" among
     the languages, in double precision), the C is also compiled into the Python extension
     ``compile`` loads (from its cache), before anything is written: its path comes last;
-    ``quick`` builds it as ``compile``'s ``quick`` does.
+    ``quick`` builds it as ``compile``'s ``quick`` does. Without ``keep_derivations``, the
+    dynamics forget their derived programs once they are optimized (Dynamics.
+    forget_derivations), for the memory: the command line's choice, whose dynamics write once.
     All files are written, or none (a build that fails writes nothing).
     """
     progress = progress or (lambda message: None)
@@ -60,16 +62,20 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
             raise EmitError(problem)
     with _without_cycle_collection():
         values, programs = _optimized(dynamics, quantities, values, progress)
-        files, modules = {}, {}
+        if not keep_derivations:
+            dynamics.forget_derivations()
+        files, c_module = {}, None
         started = monotonic()
         for k, chosen in enumerate(backends):
             progress(f"writing {chosen.lang} code" + _languages_left(
                 k, len(backends), monotonic() - started))
-            modules[chosen] = _module(dynamics, programs, chosen, values)
-            files.update(render(modules[chosen], chosen))
+            module = _module(dynamics, programs, chosen, values)
+            files.update(render(module, chosen))
+            if build and chosen == BACKENDS["c"]:
+                c_module = module
+            del module      # each language's module freed before the next one is made
     _not_theirs(files, Path(out_dir), dynamics.robot.name)
-    built = ([Path(_build(modules[BACKENDS["c"]], progress, quick=quick).__file__)] if build
-             else [])
+    built = [Path(_build(c_module, progress, quick=quick).__file__)] if build else []
     return write_files(files, out_dir) + built
 
 

@@ -268,7 +268,7 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
     try:
         paths = generate_files(dynamics, langs, out_dir, quantities=quantities or None,
                                values=values, precision=precision, build=build,
-                               quick=quick_build, progress=progress)
+                               quick=quick_build, keep_derivations=False, progress=progress)
     except SymdynError as exc:
         raise UserError(str(exc)) from None
     if build:

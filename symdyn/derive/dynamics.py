@@ -229,6 +229,13 @@ class Dynamics:
             self._programs[name] = program
         return self._programs[name]
 
+    def forget_derivations(self) -> None:
+        """Drop the programs derived so far (a later request derives them again): once a
+        command has optimized what it writes, a large robot's derivations are most of the
+        memory it holds (a 64-joint chain's: 1.6 of 1.9 GB), which writing the code reuses."""
+        self._programs.clear()
+        self._parts.clear()
+
     def programs(self, name: str) -> list[Program]:
         """The programs of quantity ``name``: its program, or for a quantity of each named
         frame (PER_FRAME), one per frame, each the part of the composed program that its

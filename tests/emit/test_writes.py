@@ -201,3 +201,17 @@ def test_a_name_too_long_is_refused_or_shortened(tmp_path):
     result = CliRunner().invoke(main, ["generate", str(PLANAR), "--out", str(deep / ("f" * 300))])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert "too long" in result.output
+
+
+def test_generate_may_forget_its_derivations_and_derive_them_again(tmp_path):
+    """The command line's generate lets the dynamics forget what they derived once it is
+    optimized (the memory a large robot's derivations hold); asked again, they derive the same
+    programs, and the files are the same bytes."""
+    dynamics = symdyn.newton_euler(symdyn.load_robot(PLANAR))
+    before = dynamics.program("inverse_dynamics")
+    kept = symdyn.generate(dynamics, "python", tmp_path / "kept")
+    forgotten = symdyn.generate(dynamics, "python", tmp_path / "forgotten",
+                                keep_derivations=False)
+    again = dynamics.program("inverse_dynamics")
+    assert again is not before and again.assignments == before.assignments
+    assert [p.read_bytes() for p in kept] == [p.read_bytes() for p in forgotten]
