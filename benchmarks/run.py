@@ -452,12 +452,18 @@ def section_c(robots, quick):
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     with tempfile.TemporaryDirectory() as tmp:
         rate = machine_rate(Path(tmp), rounds, seconds)
-        print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
-              "| speed-up | speed-up, trajectory | floor | target |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        per_call_header()
         for robot in robots:
             time_robot(robot, Path(tmp) / robot.name, rate, rounds, seconds)
     print()
+
+
+def per_call_header(counts_column: bool = False) -> None:
+    """The head of time_robot's table."""
+    counts = " multiplications |" if counts_column else ""
+    print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
+          f"| speed-up | speed-up, trajectory |{counts} floor | target |")
+    print("|---|---|" + "---:|" * (7 if counts_column else 6))
 
 
 def time_robot(robot, work: Path, rate: float, rounds: int, seconds: float, kinds=None,
@@ -541,9 +547,7 @@ def section_erd(quick, only=None):
     rounds, seconds = (3, 0.05) if quick else (5, 0.1)
     with tempfile.TemporaryDirectory() as tmp:
         rate = machine_rate(Path(tmp), rounds, seconds)
-        print("| robot | quantity (Pinocchio's function) | symdyn, random | Pinocchio, random "
-              "| speed-up | speed-up, trajectory | multiplications | floor | target |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        per_call_header(counts_column=True)
         # the legged robots first: optimal control's (issue 53's targets)
         robots = [(name, path, "free_flyer") for name, path in ERD_LEGGED.items()] + [
             (name, path, None) for name, path in {**TREE_URDFS, **ERD_TREES}.items()]
