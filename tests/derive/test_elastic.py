@@ -166,7 +166,7 @@ def _rigid(robot):
 
 
 def test_stiff_springs_move_the_links_as_the_rigid_robot_at_the_rate_1_over_k(tmp_path):
-    """The stiffness scaled by s = 1e2, 1e4, 1e6 (up to 5e8 N m/rad), both robots from rest
+    """The stiffness scaled by s = 2e2, 2e4, 2e6 (up to 1e9 N m/rad), both robots from rest
     with the springs at their static deflection under a torque step: the links' distance from
     the rigid robot's motion falls as 1/K (singular perturbation: the fast mode's amplitude is
     the step over K): the largest distance over the motion."""
@@ -182,8 +182,8 @@ def test_stiff_springs_move_the_links_as_the_rigid_robot_at_the_rate_1_over_k(tm
     q0 = np.array([0.3, -0.5])
     held = rigid.gravity_torques(q0, [1.0])
     tau = held + np.array([0.4, -0.2])
-    seconds, distances = 0.05, []
-    for s in (1e2, 1e4, 1e6):
+    seconds, distances = 0.02, []
+    for s in (2e2, 2e4, 2e6):
         K = np.array([500, 300]) * s
         theta0 = q0 + held / K     # the springs hold the links against gravity
         step = 0.1 / np.sqrt(K.max() / 0.03)      # a tenth of the fastest mode's period/2pi
@@ -199,7 +199,8 @@ def test_stiff_springs_move_the_links_as_the_rigid_robot_at_the_rate_1_over_k(tm
                           seconds / steps, steps, lambda x: np.abs(x[:2] - x[8:10]).max())
         distances.append(distance)
     rates = np.array(distances[:-1]) / np.array(distances[1:])
-    assert np.all((rates > 50) & (rates < 200)), (distances, rates)
+    assert np.all((rates > 80) & (rates < 125)), (distances, rates)   # 98.9, 99.8
+    assert distances[0] < 1e-4      # and small already at the softest: the rigid limit
 
 
 def test_the_printout_derives_the_reduced_model_and_the_feedforward():
