@@ -1489,7 +1489,8 @@ def main():
                         help="time only these robots of the per-call tables (users_robots' "
                              "names: puma560, panda, panda_floats, ur5_import, chain7_generic, "
                              "allegro_import, baxter_import, solo12_import, anymal_import, "
-                             "talos_import)")
+                             "talos_import; with --only erd, section 11's: ERD_LEGGED's and "
+                             "the trees')")
     parser.add_argument("--job", nargs="+", help=argparse.SUPPRESS)   # see in_fresh_process
     args = parser.parse_args()
     if args.job:
