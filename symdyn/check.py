@@ -566,7 +566,7 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
         import pinocchio as pin
     except ImportError:
         return [Row.skip("elastic joints", "Pinocchio is not installed: pip install pin")]
-    from .reference import pinocchio_model, pinocchio_permutation
+    from .reference import joint_friction, pinocchio_model, pinocchio_permutation
 
     if robot.floating or robot.balls or robot.coupling:
         return [Row.skip("elastic joints", "compared with Pinocchio on fixed bases of one-axis "
@@ -576,12 +576,12 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
     P = pinocchio_permutation(robot.spec)           # Pinocchio's order of our joints' values
     at = elastic_columns(robot)     # in q as in qd: a fixed base of one-axis joints
     motor = [[float(sympy.sympify(x).subs(symbols)) for x in (
-        e.stiffness, e.damping, e.inertia, e.viscous, *e.coulomb)] for e in
+        e.stiffness, e.damping, e.armature, e.viscous, *e.coulomb)] for e in
         (link.elastic for link in robot.elastic)]
     K, D, B, Bv, plus, minus = (np.array(column) for column in zip(*motor))
 
     def motor_friction(v):
-        return Bv * v + np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
+        return joint_friction(Bv, plus, minus, v)
 
     def rnea(q, qd, qdd):
         return P.T @ pin.rnea(model, data, P @ q, P @ qd, P @ qdd)

@@ -76,12 +76,12 @@ def _fixed_base(robot, command: str):
                         "a floating base's data would need its pose, velocity and the contact "
                         "wrenches on it (its base parameters are in generate's output)")
     if robot.balls:
-        names = ", ".join(robot.spec.joint_names()[link.index - 1] for link in robot.balls)
+        names = ", ".join(robot.joint_names(robot.balls))
         raise UserError(f"{robot.name}: {command} takes revolute and prismatic joints: "
                         f"a spherical joint's ({names}) motion is a quaternion's, not one "
                         "number's (its base parameters are in generate's output)")
     if robot.elastic:
-        names = ", ".join(robot.spec.joint_names()[link.index - 1] for link in robot.elastic)
+        names = ", ".join(robot.joint_names(robot.elastic))
         raise UserError(f"{robot.name}: {command} takes rigid joints: an elastic joint's "
                         f"({names}) link is driven by its spring, not by the motor's torque a "
                         "measurement file holds, and its motor's rotor and friction are not in "

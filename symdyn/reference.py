@@ -275,10 +275,16 @@ def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
         G, B = (float(sympy.sympify(x).subs(values)) for x in (link.gear_ratio,
                                                                link.viscous_friction))
         plus, minus = (float(sympy.sympify(x).subs(values)) for x in link.coulomb_friction)
-        v = qd[..., i]
-        out[..., i] = G**2 * B * v + abs(G) * np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
+        out[..., i] = joint_friction(G**2 * B, abs(G) * plus, abs(G) * minus, qd[..., i])
         i += 1
     return out
+
+
+def joint_friction(viscous, plus, minus, v) -> np.ndarray:
+    """Viscous friction and Coulomb's, plus where v > 0 and minus where v < 0, none at rest,
+    at the velocities ``v`` (a joint's, or an elastic joint's motor's), numbers reflected to
+    the joint already."""
+    return viscous * v + np.where(v > 0, plus, np.where(v < 0, minus, 0.0))
 
 
 def _inertia(pin, link, num):

@@ -58,8 +58,7 @@ def _elastic_inverse_problem(robot) -> str | None:
     """Why the motors' motion does not follow from the links' alone: a damped spring's
     deflection obeys K delta + D delta_dot = tau_s, a differential equation in time, not an
     algebraic one; mimic joints' third and fourth derivatives are not inputs."""
-    names = robot.spec.joint_names()
-    damped = [names[link.index - 1] for link in robot.elastic if link.elastic.damping != 0]
+    damped = robot.joint_names(link for link in robot.elastic if link.elastic.damping != 0)
     if damped:
         return (f"the springs of {', '.join(damped)} are damped: their deflection "
                 "K delta + D delta' = tau_s is then a differential equation along the motion, "

@@ -62,7 +62,7 @@ def forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> list[list]:
     link_tau = dict(zip([tau[k] for k in at], springs))
     qdd = part("forward_dynamics", link_tau)[0]
     thetadd = [b.define(f"thetadd{link.index}", (tau[k] - spring - _motor_friction(link))
-                        / link.elastic.inertia)
+                        / link.elastic.armature)
                for link, k, spring in zip(robot.elastic, at, springs)]
     return [qdd, thetadd]
 
@@ -87,7 +87,7 @@ def inverse_dynamics(robot: Robot, part, b: ProgramBuilder) -> list[list]:
         theta.append(b.define(f"theta{i}", link.q + compliance * spring))
         thetad.append(b.define(f"thetad{i}", link.qd + compliance * first))
         thetadd.append(b.define(f"thetadd{i}", link.qdd + compliance * other))
-        tau[k] = b.define(f"tau_m{i}", link.elastic.inertia * thetadd[-1] + spring
+        tau[k] = b.define(f"tau_m{i}", link.elastic.armature * thetadd[-1] + spring
                           + _motor_friction(link, thetad[-1]))
     return [theta, thetad, thetadd, tau]
 

@@ -71,9 +71,9 @@ def configuration(robot, text: str | None) -> np.ndarray:
                            if robot.floating else ")"))
     if not np.all(np.isfinite(q)):
         raise DrawError(f"--q {text!r} holds a number that is not finite")
-    names = robot.spec.joint_names()
     owners = ([("the base's", robot.root.quaternion)] if robot.root else []) + [
-        (f"joint {names[link.index - 1]}'s", link.ball.quaternion) for link in robot.balls]
+        (f"joint {name}'s", link.ball.quaternion)
+        for name, link in zip(robot.joint_names(robot.balls), robot.balls)]
     for whose, quaternion in owners:
         at = robot.q.index(quaternion[0])
         if abs(np.linalg.norm(q[at:at + 4]) - 1) > 1e-6:

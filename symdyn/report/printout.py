@@ -427,7 +427,7 @@ def _elastic(robot, notation: Notation) -> Block:
             "the rigid joints keep their torques.")
     diagonal = [(Lhs("K", "K"), [e.stiffness for e in springs]),
                 (Lhs("D", "D"), [e.damping for e in springs]),
-                (Lhs("B", "B"), [e.inertia for e in springs])]
+                (Lhs("B", "B"), [e.armature for e in springs])]
     return Block("Elastic joints", general, note, tuple(
         Equation(lhs, notation.readable(sympy.diag(*values))) for lhs, values in diagonal))
 

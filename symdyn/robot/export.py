@@ -45,7 +45,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False,
     num = Numbers.of(robot, values, "a URDF")
     spec = robot.spec
     if robot.balls:
-        names = ", ".join(spec.joint_names()[link.index - 1] for link in robot.balls)
+        names = ", ".join(robot.joint_names(robot.balls))
         raise ValueError(f"URDF has no spherical joint ({names}); export-mjcf writes it as a "
                          "ball joint")
     out = ['<?xml version="1.0"?>',
@@ -96,11 +96,9 @@ def urdf_left_out(robot: Robot) -> list[str]:
         out.append("tendons left out (URDF has none): "
                    + ", ".join(repr(t.name) for t in robot.tendons))
     if robot.elastic:
-        names = robot.spec.joint_names()
         out.append("elastic joints written rigid, their motors' rotors and friction the "
                    "joints' (URDF has no joint stiffness; the robot file is the elastic "
-                   "model's source): " + ", ".join(repr(names[link.index - 1])
-                                                   for link in robot.elastic))
+                   "model's source): " + ", ".join(map(repr, robot.joint_names(robot.elastic))))
     return out
 
 

@@ -198,8 +198,8 @@ def mjcf_left_out(robot: Robot) -> list[str]:
     """What the MJCF of ``robot`` does not hold as the robot file does, in words: elastic joints
     (ELASTIC_RIGID); constraints whose left-out rows (``axes``) do not repeat the rows kept,
     where the constraints hold (MuJoCo holds them all)."""
-    out = [ELASTIC_RIGID + ", ".join(_joint_names(robot, robot.elastic))] if robot.elastic \
-        else []
+    out = ([ELASTIC_RIGID + ", ".join(map(repr, robot.joint_names(robot.elastic)))]
+           if robot.elastic else [])
     partial = [c for c in robot.constraints
                if c.kind != "coupling" and len(c.rows) < (3 if c.kind == "point" else 6)]
     if not partial:
@@ -222,11 +222,6 @@ def mjcf_left_out(robot: Robot) -> list[str]:
 ELASTIC_RIGID = ("elastic joints written rigid, in the stiff limit (each motor locked to its "
                  "link: its rotor the joint's armature, its friction the joint's), as MuJoCo "
                  "has no reduced elastic-joint model: ")
-
-
-def _joint_names(robot: Robot, links) -> list[str]:
-    names = robot.spec.joint_names()
-    return [repr(names[link.index - 1]) for link in links]
 
 
 def _words(values) -> str:
@@ -253,11 +248,9 @@ def _joint(name, link, row, num) -> str:
     if limits.get("effort"):
         attributes.append(f'actuatorfrcrange="{decimal(-limits["effort"])} '
                           f'{decimal(limits["effort"])}" actuatorfrclimited="true"')
-    # an elastic joint in the stiff limit, its motor locked to its link (mjcf_left_out)
-    motor = link.elastic
-    armature, viscous = (num(x) for x in ((motor.inertia, motor.viscous) if motor
-                                          else (link.armature, link.viscous)))
-    plus, minus = (num(c) for c in (motor or link).coulomb)
+    side = link.elastic or link     # an elastic joint's motor locked to its link (left out)
+    armature, viscous = num(side.armature), num(side.viscous)
+    plus, minus = (num(c) for c in side.coulomb)
     for key, value in (("armature", armature), ("damping", viscous),
                        ("frictionloss", plus if plus == -minus else 0.0)):
         if value:

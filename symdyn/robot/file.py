@@ -536,7 +536,8 @@ class _Reader:
                 raise self.error(problem, keys[key], f"{field}.{key}")
         limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
         if "elastic" in keys:
-            values["elastic"] = self.elastic(keys, joint, f"{field}.elastic")
+            values["elastic"] = self.elastic(keys, joint, actuator.get("motor_inertia"),
+                                             f"{field}.elastic")
         name, joint_name = (self.name_text(keys[key], f"{field}.{key}", key == "name")
                             if key in keys else None for key in ("name", "joint_name"))
         for key in ("multiplier", "offset"):
@@ -715,10 +716,11 @@ class _Reader:
                                  "about every axis, its configuration a quaternion",
                                  keys[key], f"{field}.{key}", "a revolute or prismatic joint")
 
-    def elastic(self, keys, joint, field) -> tuple:
+    def elastic(self, keys, joint, motor_inertia, field) -> tuple:
         """An elastic joint's (stiffness, damping): a spring K > 0 (N m/rad or N/m) with
         damping D >= 0 (0 if not given) between the motor and the link, on a one-axis joint
-        that follows no other and whose motor has an inertia (the motor side's dynamics)."""
+        that follows no other and whose motor has an inertia (``motor_inertia``, as read: the
+        motor side's dynamics)."""
         node = keys["elastic"]
         spring = self.mapping(node, field, ELASTIC_KEYS)
         stiffness = self.expression(self.require(spring, "stiffness", node, field),
@@ -732,8 +734,7 @@ class _Reader:
         if joint == "spherical" or "mimic" in keys:
             raise self.error("an elastic joint is a revolute or prismatic joint of its own",
                              node, field, "elastic on a joint that follows no other")
-        inertia = (numeric((self.expression(keys["motor_inertia"], field),))
-                   if "motor_inertia" in keys else (0,))
+        inertia = numeric((motor_inertia,)) if motor_inertia is not None else (0,)
         if inertia is not None and not inertia[0] > 0:
             raise self.error("an elastic joint's motor needs its rotor inertia: the spring sits "
                              "between the motor and the link, and the motor side's "

@@ -112,19 +112,25 @@ class Elastic:
 
     stiffness: sympy.Expr          # K
     damping: sympy.Expr            # D
-    inertia: sympy.Expr            # B = G^2 Jm
-    viscous: sympy.Expr            # G^2 Bv
-    coulomb: tuple                 # |G| Tc+, |G| Tc-
+    # the motor's actuator, reflected as a rigid joint's (Link): B = G^2 Jm, G^2 Bv, |G| Tc
+    armature: sympy.Expr
+    viscous: sympy.Expr
+    coulomb: tuple
     theta: sympy.Symbol
     thetad: sympy.Symbol
     thetadd: sympy.Symbol
 
-    @classmethod
-    def of_row(cls, i: int, row: LinkSpec) -> "Elastic":
-        G = row.gear_ratio
-        return cls(*row.elastic, G**2 * row.motor_inertia, G**2 * row.viscous_friction,
-                   tuple(sympy.Abs(G) * c for c in row.coulomb_friction),
-                   *sympy.symbols(f"theta{i} thetad{i} thetadd{i}"))
+
+def reflected(row: LinkSpec) -> tuple:
+    """A joint's actuator (the robot file's motor side) reflected to the joint: its rotor
+    inertia G^2 Jm, viscous friction G^2 B and Coulomb friction |G| Tc+, |G| Tc-."""
+    G = row.gear_ratio
+    return (G**2 * row.motor_inertia, G**2 * row.viscous_friction,
+            tuple(sympy.Abs(G) * c for c in row.coulomb_friction))
+
+
+# A joint without an actuator on its link: an elastic joint's is its motor's (Elastic)
+NO_ACTUATOR = (sympy.Integer(0), sympy.Integer(0), (sympy.Integer(0), sympy.Integer(0)))
 
 
 @dataclass(frozen=True)
@@ -387,6 +393,11 @@ class Robot:
         return ((self.root.quaternion,) if self.root else ()) + tuple(
             link.ball.quaternion for link in self.balls)
 
+    def joint_names(self, links) -> list[str]:
+        """The robot file's names of ``links``' joints (RobotSpec.joint_names), for messages."""
+        names = self.spec.joint_names()
+        return [names[link.index - 1] for link in links]
+
     @property
     def elastic(self) -> tuple[Link, ...]:
         """The links on elastic joints, in link order: theta's order."""
@@ -598,17 +609,15 @@ class Robot:
                     load.mass, sympy.Matrix(load.com), inertia_matrix(*load.inertia)))
             if frame != sympy.eye(4):       # the file gives it in its link frame
                 inertia = stored(Placement.of_transform(frame).act_inertia(inertia))
-            G = row.gear_ratio
             inertia = stored(inertia, folded)
-            elastic = Elastic.of_row(i, row) if row.elastic else None
-            rigid = 0 if elastic else 1         # an elastic joint's rotor is the motor side's
+            elastic = (Elastic(*row.elastic, *reflected(row),
+                               *sympy.symbols(f"theta{i} thetad{i} thetadd{i}"))
+                       if row.elastic else None)
+            armature, viscous, coulomb = NO_ACTUATOR if elastic else reflected(row)
             links.append(Link(i, parent, row.joint, q, qd, qdd,
                               folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
-                              armature=rigid * G**2 * row.motor_inertia,
-                              viscous=rigid * G**2 * row.viscous_friction,
-                              coulomb=tuple(rigid * sympy.Abs(G) * c
-                                            for c in row.coulomb_friction),
+                              armature=armature, viscous=viscous, coulomb=coulomb,
                               file_frame=folded(sympy.ImmutableMatrix(frame)),
                               mimic=None if row.mimic is None else (row.mimic, row.multiplier,
                                                                    row.offset),

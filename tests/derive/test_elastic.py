@@ -66,7 +66,7 @@ def test_the_model_puts_the_rotor_and_friction_on_the_motor_side():
     assert [link.viscous for link in robot.links] == [0, 0]
     first = robot.links[0].elastic
     assert (first.stiffness, first.damping) == (500, 0)
-    assert float(first.inertia) == pytest.approx(100**2 * 2e-5)
+    assert float(first.armature) == pytest.approx(100**2 * 2e-5)
     assert float(first.viscous) == pytest.approx(100**2 * 1e-4)
 
 
