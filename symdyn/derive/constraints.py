@@ -42,7 +42,7 @@ from ..program.symengine_form import to_sympy
 from ..robot.constraints import Loops
 from ..robot.model import Robot
 from . import configuration, kinematics
-from .factors import LDLT, factor, symbols_and_zeros
+from .factors import LDLT, factor, solve_columns, symbols_and_zeros
 
 
 def multiplier_symbols(m: int) -> tuple:
@@ -232,20 +232,23 @@ def constrained_forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuild
     G = _rows(part("constraint_jacobian")[0], n)
     solved = multipliers(robot, part, b, G)
     m = len(G)
-    columns = {"q": [], "qd": [], "tau": []}
-    for j in range(n):
-        r1 = [-dtau_dq[k * n + j] + dforce_dq[k * n + j] for k in range(n)]
-        r2 = [-(dacc_dq[i * n + j] + kd * dvel_dq[i * n + j] + kp * G[i][j]) for i in range(m)]
-        columns["q"].append(solved.kkt(b, f"cq{j + 1}", r1, r2))
-        r1 = [-dtau_dqd[k * n + j] for k in range(n)]
-        r2 = [-(dacc_dqd[i * n + j] + kd * G[i][j]) for i in range(m)]
-        columns["qd"].append(solved.kkt(b, f"cv{j + 1}", r1, r2))
-        r1 = [sympy.Integer(int(k == j)) for k in range(n)]
-        columns["tau"].append(solved.kkt(b, f"ct{j + 1}", r1, [sympy.Integer(0)] * m))
-    outs = [[columns[wrt][j][0][i] for i in range(n) for j in range(n)]
-            for wrt in ("q", "qd", "tau")]
-    return outs + [[columns[wrt][j][1][i] for i in range(m) for j in range(n)]
-                   for wrt in ("q", "qd", "tau")]
+    # the right-hand sides, row-major, (r1, r2) of each column: solved after the steps
+    # (solve_columns), the columns of each derivative in one loop in C
+    r1 = {"q": [-dtau_dq[k] + dforce_dq[k] for k in range(n * n)],
+          "qd": [-dtau_dqd[k] for k in range(n * n)],
+          "tau": [sympy.Integer(int(k // n == k % n)) for k in range(n * n)]}
+    r2 = {"q": [-(dacc_dq[k] + kd * dvel_dq[k] + kp * G[k // n][k % n]) for k in range(m * n)],
+          "qd": [-(dacc_dqd[k] + kd * G[k // n][k % n]) for k in range(m * n)],
+          "tau": [sympy.Integer(0)] * (m * n)}
+    for wrt in r1:
+        solve_columns(b, [f"dqdd_d{wrt}", f"dlambda_d{wrt}"], solved, n + m,
+                      lambda kb, s, column, wrt=wrt: _stacked(s.kkt(
+                          kb, f"c{wrt}", column[:n], column[n:])), f"kkt_d{wrt}")
+    return [r1["q"], r1["qd"], r1["tau"], r2["q"], r2["qd"], r2["tau"]]
+
+
+def _stacked(parts) -> list:
+    return [v for part in parts for v in part]
 
 
 def delassus(robot: Robot, part, b: ProgramBuilder) -> list[list]:

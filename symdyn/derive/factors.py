@@ -4,13 +4,14 @@ them, its derivatives and the constraints' Delassus matrix too (constraints.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 import symengine
 import sympy
 
 from ..program.builder import ProgramBuilder, is_trivial
-from ..program.symengine_form import to_sympy
+from ..program.program import Argument, symbols_in
+from ..program.symengine_form import as_engine, to_sympy
 from .algebra import Matrix, define
 
 
@@ -200,6 +201,62 @@ class LTDL:
             x[k] = define(b, unknown.format(k + 1), y[k] * self.inv_d[k] - symengine.Add(*(
                 self.L[k, j] * x[j] for j in _ancestors(up, k))), irreducible=irreducible)
         return [to_sympy(v) for v in x]
+
+
+def solve_columns(b: ProgramBuilder, outputs, factors, rows: int, solve, name: str,
+                  shared: str = "factors") -> None:
+    """Have ``b``'s program solve the columns of its outputs ``outputs`` (stacked row on row,
+    ``rows`` in all, holding the right-hand sides) once its steps are done (program.Solve):
+    ``solve(kb, factors, column)`` writes one column's solve with the builder ``kb``, from
+    ``factors`` (LTDL, Multipliers: what the derivation holds) in which every expression but a
+    number is a symbol of the kernel, whose values the factors output holds. C solves the
+    columns in one loop, which gcc vectorizes: Solo-12's 36 solves for its FD derivatives took
+    1.14 us unrolled, 0.55 us in the loop; TALOS's 76, 18 us and 4.6 us. ``name``: the kernel's
+    (its steps are named as ``solve`` names them; unrolled, after their column too);
+    ``shared``: the factors output's, which the solves of the same factors share."""
+    slots: dict = {}            # an expression of the derivation's -> the kernel's symbol
+
+    def slot(value):
+        if isinstance(value, int) or value.is_Number:
+            return value
+        return slots.setdefault(value, symengine.Symbol(f"f{len(slots)}"))
+    column = [symengine.Symbol(f"b{i}") for i in range(rows)]
+    kb = ProgramBuilder(reserved={f"b{i}" for i in range(rows)} | {
+        f"f{k}" for k in range(_leaves(factors))})
+    result = solve(kb, _mapped(factors, slot), column)
+    program = kb.program(name, (), [Argument.vector("column", map(to_sympy, result))])
+    read = symbols_in([a.rhs for a in program.assignments] + list(program.outputs[0].values))
+    used = [(value, symbol) for value, symbol in slots.items() if to_sympy(symbol) in read]
+    inputs = (Argument.vector("factors", [to_sympy(symbol) for _, symbol in used]),
+              Argument.vector("column", map(to_sympy, column)))
+    kernel = replace(program, inputs=inputs)
+    b.solve(outputs, Argument.vector(shared, [to_sympy(v) for v, _ in used]), kernel)
+
+
+def _mapped(value, leaf):
+    """``value`` (a dataclass, a dict, a list, a tuple, a sympy Matrix or an expression, nested)
+    with ``leaf`` of each expression and number in it."""
+    if is_dataclass(value):
+        return replace(value, **{f.name: _mapped(getattr(value, f.name), leaf)
+                                 for f in fields(value)})
+    if isinstance(value, dict):
+        return {key: _mapped(v, leaf) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_mapped(v, leaf) for v in value)
+    if isinstance(value, sympy.MatrixBase):
+        return value.applyfunc(lambda v: to_sympy(leaf(as_engine(v))))
+    return None if value is None else leaf(value)
+
+
+def _leaves(value) -> int:
+    """How many expressions ``value`` holds (_mapped's leaves): a bound on a kernel's factors."""
+    count = [0]
+
+    def leaf(v):
+        count[0] += 1
+        return v
+    _mapped(value, leaf)
+    return count[0]
 
 
 def symbols_and_zeros(rhs) -> bool:

@@ -24,7 +24,7 @@ from ..program.symengine_form import to_sympy
 from ..robot.model import Robot, joint_friction
 from . import centroidal, configuration, constraints, elastic, energy, kinematics
 from .algebra import define
-from .factors import LDLT, LTDL, factor
+from .factors import LDLT, LTDL, factor, solve_columns
 from .regressor import regressor, standard_parameters
 
 
@@ -647,6 +647,8 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
                 progress(f"deriving {other}, for {name}")
             build(other, robot, route, progress=progress, parts=parts)
         builder, program = parts[other]
+        if program.solves:      # its outputs are the solves' operands (program.Solve)
+            raise ValueError(f"{name} cannot include {other}, which solves its outputs")
         mapping = b.include(builder, values or {})
         return [[sympy.sympify(v).xreplace(mapping) for v in out.values]
                 for out in program.outputs]
@@ -678,7 +680,9 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     each entry is one short sum instead of a chain of substitutions. A tree's factors keep M's
     zeros: a solve per column then costs 2 nnz(L) + n where a product costs n^2 (TALOS on a
     floating base, n = 38: 640 against 1444, and live values a column's, not all of M^-1 and
-    dtau at once). ``part`` gives another quantity's outputs (build)."""
+    dtau at once). Its outputs solve their columns after the steps (solve_columns): C
+    in one loop it vectorizes, the other languages unrolled. ``part`` gives another
+    quantity's outputs (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
@@ -687,10 +691,11 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
         # named, so that each product or solve reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
         if factors.solve_cost < n * n:
-            columns = [factors.solve(b, [-d[k * n + j] for k in range(n)],
-                                     f"dqdd_d{wrt}{{}}_{j + 1}", f"z{wrt}{{}}_{j + 1}")
-                       for j in range(n)]
-            outs.append([columns[j][i] for i in range(n) for j in range(n)])
+            # -dtau's columns, solved after the steps (solve_columns)
+            solve_columns(b, [f"dqdd_d{wrt}"], factors, n, lambda kb, f, column, wrt=wrt:
+                          f.solve(kb, column, f"dqdd_d{wrt}{{}}", f"z{wrt}{{}}"),
+                          f"solve_d{wrt}")
+            outs.append([-v for v in d])
             continue
         # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
         outs.append([to_sympy(define(b, f"dqdd_d{wrt}{i + 1}_{j + 1}", -symengine.Add(*(

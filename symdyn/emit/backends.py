@@ -94,6 +94,9 @@ class Backend:
     # C's layout: each output entry stored where it is ready (Body.ready), a long function
     # written as parts (Function.parts); the other languages assemble their outputs at the end
     c_layout: bool = False
+    # a program's solves (program.Solve) written as loops over their columns, which the
+    # compiler vectorizes; the other languages print them unrolled (solves.unrolled)
+    solve_loops: bool = False
     # compiled by XLA: outputs assembled and values kept as it compiles them well (context.py:
     # Function.fused, Function.once)
     xla: bool = False
@@ -107,7 +110,7 @@ BACKENDS = {
     # the C, and a CMake package of it that several robots' files can share a folder with
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
                                  ("c/config.cmake.j2", "{name}Config.cmake")),
-                 c_comment_text, c_string, "HUGE_VAL", c_layout=True),
+                 c_comment_text, c_string, "HUGE_VAL", c_layout=True, solve_loops=True),
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
                       python_docstring_text, python_string, "ca.inf"),
@@ -120,11 +123,11 @@ BACKENDS = {
                                      ("c/config.cmake.j2", "{name}Config.cmake"),
                                      ("cpp/robot.hpp.j2", "{name}.hpp"),
                                      ("cpp/CMakeLists.txt.j2", "CMakeLists.txt")),
-                   c_comment_text, c_string, "HUGE_VAL", c_layout=True,
+                   c_comment_text, c_string, "HUGE_VAL", c_layout=True, solve_loops=True,
                    name_problem=cpp_name_problem),
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
 SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, c_string,
-                   "HUGE_VALF", c_layout=True)
+                   "HUGE_VALF", c_layout=True, solve_loops=True)
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

@@ -16,6 +16,7 @@ from ..errors import EmitError
 from ..program.passes import OpCount, entry_cost, kept_values, op_count, rename
 from ..program.program import Program, symbols_in
 from ..program.schedule import order_for_machine
+from ..program.solves import unrolled
 from ..version import __version__
 from .backends import Backend
 from .names import identifiers
@@ -155,6 +156,24 @@ class Part:
 
 
 @dataclass(frozen=True)
+class SolveLoop:
+    """A Solve as C writes it (program.Solve): once every step is done, a loop over the
+    columns of its outputs, which hold the right-hand sides, each column solved in place by
+    the kernel's steps; the factors read from the first slots of the array the function's
+    parts share, where each is stored as soon as it is set. The kernel is straight-line code
+    over every entry, zeros too, so that gcc vectorizes the loop over the columns; the columns
+    it runs over leave out those of zeros at either end, which a solve leaves zero (a floating
+    base's position's three, in dtau/dq: the dynamics do not depend on it)."""
+
+    outputs: tuple[str, ...]
+    columns: tuple[int, int]                    # from the first to before the last
+    loads: tuple[tuple[str, int], ...]          # (name, slot) of each factor
+    reads: tuple[tuple[str, str, int], ...]     # (name, output, offset): output[offset + c]
+    steps: tuple[Line, ...]
+    writes: tuple[tuple[str, int, str], ...]    # (output, offset, printed value)
+
+
+@dataclass(frozen=True)
 class Function:
     name: str
     doc: str
@@ -173,6 +192,14 @@ class Function:
     # which holds more values at once, made the Panda's batch of M and of inverse dynamics 8%
     # slower (30 -> 32.5 and 25.6 -> 27.6 ns a state). () where the orders are the same.
     lane_steps: tuple = ()
+    solves: tuple[SolveLoop, ...] = ()     # after the steps (and the parts), in order
+
+    @property
+    def lanes(self) -> bool:
+        """Whether the CPython wrapper has a lane kernel of it (several states a call): not for
+        a function written in parts (its lanes would be as long again, for little gain), nor
+        for one that solves outputs in a loop of its own."""
+        return not (self.parts or self.solves)
 
     def fuses(self, output: Output) -> bool:
         """Whether ``output`` is assembled in stacks of FUSED_STACK first (JAX's _fused): one of
@@ -356,13 +383,51 @@ def function_code(program: Program, doc: str, printer, c_layout: bool = False,
     used = program.cached(_symbols_read)
     inputs = _inputs_reading(program, {s.name for s in used})
     body = body_code(program, printer, c_layout, derived)
-    parts, shared = _parts(program, body) if c_layout else ((), 0)
+    body, solves = _solve_loops(program, body, printer)
+    first = len(program.output(program.solves[0].factors).values) if solves else 0
+    parts, shared = _parts(program, body, first) if c_layout else ((), 0)
+    shared = max(shared, first)
     fused = xla and entry_cost(program, FUSED_COST) <= FUSED_COST
     once = (_once_after(body, {s.name for s in kept_values(program, KEEP_COST)})
             if xla else {})
     lane_steps = () if program is derived else _in_order(body.steps, derived)
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused,
-                    once, lane_steps)
+                    once, lane_steps, solves)
+
+
+def _solve_loops(program: Program, body: Body, printer) -> tuple[Body, tuple[SolveLoop, ...]]:
+    """``body`` with its solves' factors stored in the shared array's first slots as soon as
+    each is set, not as an output; and the solves' loops (SolveLoop), whose kernels read them
+    there."""
+    if not program.solves:
+        return body, ()
+    (factors,) = {solve.factors for solve in program.solves}
+    ready = tuple(tuple(("symdyn_shared" if name == factors else name, k, text)
+                        for name, k, text in entries) for entries in body.ready)
+    loops = []
+    for solve in program.solves:
+        kernel = solve.kernel
+        given, column = kernel.inputs
+        names = {s: sympy.Symbol(f"symdyn_f{k}") for k, s in enumerate(given.values)}
+        names.update((s, sympy.Symbol(f"symdyn_b{i}")) for i, s in enumerate(column.values))
+        names.update((a.lhs, sympy.Symbol(f"symdyn_{a.lhs.name}")) for a in kernel.assignments)
+        kernel = rename(kernel, names)
+        outputs = [program.output(name) for name in solve.outputs]
+        columns = outputs[0].shape[1]
+        rows = [(out.name, i * columns) for out in outputs
+                for i in range(len(out.values) // columns)]
+        solved = [c for c in range(columns)
+                  if any(out.values[k] != 0 for out in outputs
+                         for k in range(c, len(out.values), columns))]
+        loops.append(SolveLoop(
+            solve.outputs, (solved[0], solved[-1] + 1) if solved else (0, 0),
+            tuple((s.name, k) for k, s in enumerate(kernel.inputs[0].values)),
+            tuple((s.name, *row) for s, row in zip(kernel.inputs[1].values, rows)),
+            tuple(Line(a.lhs.name, printer.doprint(a.rhs)) for a in kernel.assignments),
+            tuple((*row, printer.doprint(v)) for row, v in zip(rows, kernel.outputs[0].values))))
+    returned = {out.name for out in program.returned}
+    outputs = tuple(o for o in body.outputs if o.name in returned)
+    return Body(body.steps, outputs, ready), tuple(loops)
 
 
 def _in_order(steps, program: Program) -> tuple:
@@ -398,12 +463,13 @@ def _inputs_reading(program: Program, names) -> tuple[Input, ...]:
                  for arg in program.inputs)
 
 
-def _parts(program: Program, body: Body) -> tuple[tuple[Part, ...], int]:
+def _parts(program: Program, body: Body, first: int = 0) -> tuple[tuple[Part, ...], int]:
     """``body`` cut into parts of about PART_CHARACTERS each (none if it is shorter), each
     saving into the shared array (at the step that sets it) what a later part reads, and
     loading at its start what it reads of earlier ones; and the array's size. A slot is free
     again for the values set in the last part that reads it (which has loaded it by then): the
-    array holds about what crosses one boundary, not every value that crosses any."""
+    array holds about what crosses one boundary, not every value that crosses any. Its slots
+    before ``first`` are the solves' (SolveLoop)."""
     steps = body.steps
     bounds = _bounds(body)
     count = len(bounds) - 1
@@ -422,7 +488,7 @@ def _parts(program: Program, body: Body) -> tuple[tuple[Part, ...], int]:
     last = {}                           # a value read by a later part -> the last such part
     for p, read in enumerate(reads):
         last.update((name, p) for name in read if setter.get(name, p) < p)
-    slot, free, size = {}, [], 0
+    slot, free, size = {}, [], first
     for p in range(count):
         free += sorted(slot[name] for name, reader in last.items() if reader == p)
         for step in steps[bounds[p]:bounds[p + 1]]:
@@ -561,6 +627,8 @@ def module_code(header: Header, programs, backend: Backend, values=None,
     ``values`` are the free symbols fixed at generation, ``base_names`` beta's names where the
     base parameters' functions are written."""
     printer = backend.printer()
+    if not backend.solve_loops:
+        programs = [unrolled(p) for p in programs]
     parameters = _parameters(programs)
     names = identifiers(header.parameters, programs)
     programs = [rename(p, names) for p in programs]

@@ -14,7 +14,7 @@ from typing import Iterable
 import symengine
 import sympy
 
-from .program import Argument, Assignment, Program
+from .program import Argument, Assignment, Program, Solve
 from .symengine_form import engine_form, to_sympy
 
 
@@ -59,6 +59,8 @@ class ProgramBuilder:
         self._by_engine: dict = {}           # symengine's form of a step -> its symbol
         self._irreducible: set = set()       # right-hand sides CSE is to pass by
         self._taken = set(reserved)
+        self._solves: list[Solve] = []
+        self._factors: dict[str, Argument] = {}     # the solves' factors outputs, by name
 
     def define(self, name: str, expr, expand: bool = True,
                irreducible: bool = False) -> sympy.Expr:
@@ -131,10 +133,22 @@ class ProgramBuilder:
     def assignments(self) -> tuple[Assignment, ...]:
         return tuple(self._assignments)
 
+    def solve(self, outputs, factors: Argument, kernel: Program) -> None:
+        """Have the program solve its outputs ``outputs`` after its steps (Solve): ``kernel``
+        solves a column, reading ``factors`` (its first input, with their values here, an
+        output of the program that several solves may share)."""
+        if self._factors.setdefault(factors.name, factors) != factors:
+            raise ValueError(f"two solves' factors are named {factors.name}")
+        self._solves.append(Solve(tuple(outputs), factors.name, kernel))
+
     def program(self, name: str, inputs: Iterable[Argument],
                 outputs: Iterable[Argument]) -> Program:
-        return Program(name, tuple(inputs), tuple(self._assignments), tuple(outputs),
-                       MappingProxyType(self._engine), frozenset(self._irreducible))
+        """The steps so far as a program of ``outputs``, and of the factors its solves read
+        after them."""
+        return Program(name, tuple(inputs), tuple(self._assignments),
+                       tuple(outputs) + tuple(self._factors.values()),
+                       MappingProxyType(self._engine), frozenset(self._irreducible),
+                       solves=tuple(self._solves))
 
     def _fresh(self, name: str) -> str:
         candidate, k = name, 1

@@ -15,6 +15,7 @@ import numpy as np
 import symengine
 
 from .program import Program
+from .solves import unrolled
 from .symengine_form import engine_form
 
 # the functions a program's steps hold (the emitters print the same set)
@@ -28,6 +29,7 @@ def evaluate(program: Program, values: Mapping, output: str | None = None) -> np
     Inputs given as arrays of one shape B (N points, say) give an array B + the output's shape;
     numbers give the output's shape alone. Every input the program reads needs a value.
     """
+    program = unrolled(program)
     env = {symengine.Symbol(s.name): np.asarray(v, dtype=float) for s, v in values.items()}
     batch = np.broadcast_shapes(*(v.shape for v in env.values()))
 

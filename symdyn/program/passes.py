@@ -398,6 +398,10 @@ def _op_count(program: Program) -> OpCount:
             mul += abs(exponent) - 1 + (1 if exponent < 0 else 0)
         else:
             calls += 1
+    for solve in program.solves:    # the kernel's once a column, as its loop computes it
+        kernel, columns = op_count(solve.kernel), program.output(solve.outputs[0]).shape[1]
+        mul, add, calls = (mul + columns * kernel.mul, add + columns * kernel.add,
+                           calls + columns * kernel.calls)
     return OpCount(mul, add, calls)
 
 

@@ -50,7 +50,10 @@ def compose(name: str, inputs, programs) -> "Program":
     """One program with the outputs of all of ``programs`` (over ``inputs``, which hold every
     input they read): their steps in order, and a step an earlier one already computes -- the
     same right-hand side, read through the sharing so far -- left out, its uses reading the
-    earlier one; a step named as an earlier, different one is renamed."""
+    earlier one; a step named as an earlier, different one is renamed. None of them solves
+    outputs (Solve): their operands would be taken for their values."""
+    if any(program.solves for program in programs):
+        raise ValueError(f"{name}: a program with solves is not composed")
     taken = {s.name for arg in inputs for s in arg.values}
     defined: dict = {}          # right-hand side -> the symbol that holds it
     body, outputs = [], []
@@ -77,7 +80,10 @@ def compose(name: str, inputs, programs) -> "Program":
 
 def view(whole: "Program", name: str, inputs, outputs) -> "Program":
     """The part of ``whole`` that computes ``outputs`` (some of its outputs' values) from
-    ``inputs``: the steps they read, and ``whole`` kept, for the passes (Program.whole)."""
+    ``inputs``: the steps they read, and ``whole`` kept, for the passes (Program.whole).
+    ``whole`` solves no output (Solve): a view would take the operands for its values."""
+    if whole.solves:
+        raise ValueError(f"{name}: a view of a program with solves")
     outputs = tuple(outputs)
     return Program(name, tuple(inputs),
                    tuple(support(whole.assignments, [v for out in outputs for v in out.values])),
@@ -108,6 +114,24 @@ class Argument:
 
 
 @dataclass(frozen=True)
+class Solve:
+    """Columns solved by one kernel once every step is done: -M^-1 dtau's with M's factors,
+    a KKT system's with the constraints' too. The outputs ``outputs`` hold, stacked row on
+    row, the right-hand sides (each output's columns the same count), and the output
+    ``factors`` the values the kernel reads, so that every pass treats these operands as
+    outputs; ``kernel`` is one column's solve, a program of two inputs (the factors, the
+    column) and one output (the column solved), linear in the column (a column of zeros
+    solves to zeros). A language that writes loops runs the kernel
+    in one loop over the columns, which the compiler vectorizes as Eigen's products are
+    vectorized; the others print it unrolled (solves.unrolled), column by column, its zeros
+    skipped."""
+
+    outputs: tuple[str, ...]
+    factors: str
+    kernel: "Program"
+
+
+@dataclass(frozen=True)
 class Program:
     """``outputs = f(inputs)`` as single assignments, e.g. tau = inverse_dynamics(q, qd, qdd)."""
 
@@ -125,6 +149,8 @@ class Program:
     # the program this one is a part of (see view): a pass works on that whole and keeps
     # the steps this one's outputs read, so that each part is its whole's, bit for bit
     whole: "Program | None" = field(default=None, compare=False, repr=False)
+    # outputs solved after the last step (Solve); () for almost every program
+    solves: tuple[Solve, ...] = ()
 
     def with_body(self, assignments, outputs=None) -> "Program":
         return replace(self, assignments=tuple(assignments),
@@ -139,6 +165,12 @@ class Program:
             memo[fn] = fn(self)
         return memo[fn]
 
+    @property
+    def returned(self) -> tuple[Argument, ...]:
+        """The outputs the function returns: all but its solves' factors (Solve)."""
+        factors = {solve.factors for solve in self.solves}
+        return tuple(out for out in self.outputs if out.name not in factors)
+
     def output(self, name) -> Argument:
         return next(out for out in self.outputs if out.name == name)
 
@@ -150,8 +182,10 @@ class Program:
         """An output (the first by default) as closed-form expressions of the inputs.
 
         Cheap for small robots; for a 6-DOF arm the expressions are large, which is why the
-        program exists.
+        program exists. A program with solves (Solve) is to be unrolled first (solves.unrolled).
         """
+        if self.solves:
+            raise ValueError(f"{self.name}: unroll its solves first (solves.unrolled)")
         values = {}
         for a in self.assignments:
             values[a.lhs] = a.rhs.xreplace(values)

@@ -136,10 +136,14 @@ def test_a_quadruped_on_four_point_contacts_equals_pinocchios_constraint_dynamic
 
 def test_the_constrained_dynamics_derivatives_equal_pinocchios(standing):
     """Solo-12 on its four feet: dqdd and dlambda along q (the tangent space), qd and tau
-    against Pinocchio's computeConstraintDynamicsDerivatives, on 20 random states (1e-9)."""
+    against Pinocchio's computeConstraintDynamicsDerivatives, on 20 random states (1e-9), by
+    the Python module (the KKT solves unrolled) and the C (each derivative's columns solved
+    in one loop, program.Solve)."""
     robot = standing
-    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
-        "constrained_forward_dynamics", "constrained_forward_dynamics_derivatives"])
+    dynamics = symdyn.newton_euler(robot)
+    quantities = ["constrained_forward_dynamics", "constrained_forward_dynamics_derivatives"]
+    modules = (symdyn.python_module(dynamics, quantities=quantities),
+               symdyn.compile(dynamics, quantities=quantities, quick=True))
     reference = Reference(robot)
     model, data = reference.model, reference.data
     contacts, datas, settings = _feet(robot, reference)
@@ -150,9 +154,10 @@ def test_the_constrained_dynamics_derivatives_equal_pinocchios(standing):
         pin.constraintDynamics(model, data, q, v, tau, contacts, datas, settings)
         theirs = pin.computeConstraintDynamicsDerivatives(model, data, contacts, datas,
                                                           settings)
-        ours = module.constrained_forward_dynamics_derivatives(q, v, tau, np.zeros(2))
-        for a, b in zip(ours, theirs):
-            assert_close(a, b, rtol=1e-9)
+        for module in modules:
+            ours = module.constrained_forward_dynamics_derivatives(q, v, tau, np.zeros(2))
+            for a, b in zip(ours, theirs):
+                assert_close(a, b, rtol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["fourbar", "fivebar"])

@@ -1,6 +1,7 @@
 """The C++ interface and the CMake package (--lang cpp): consumers built by cmake, through
 add_subdirectory and through find_package after an install, of a chain, a tree closed by a
-loop and a floating base; their results against the Python module's; the Eigen overloads
+loop (its forward-dynamics derivatives solved in a loop over their columns) and a floating
+base; their results against the Python module's; the Eigen overloads
 against the C bit for bit, with no allocation; the interface under gcc's and clang's warnings
 as errors, with and without Eigen."""
 from __future__ import annotations
@@ -28,7 +29,8 @@ CALLS = {
     "puma560": ["inverse_dynamics", "mass_matrix", "forward_dynamics", "pose_and_jacobian",
                 "kinetic_energy", "forward_dynamics_derivatives"],
     "fivebar": ["mass_matrix", "constraint_jacobian", "constrained_forward_dynamics",
-                "closed_loop_inverse_dynamics", "frame_poses"],
+                "closed_loop_inverse_dynamics", "frame_poses", "forward_dynamics_derivatives",
+                "constrained_forward_dynamics_derivatives"],
     "space_arm": ["inverse_dynamics", "mass_matrix", "forward_dynamics", "centroidal_map",
                   "integrate"],
 }
@@ -82,7 +84,7 @@ def _caller(name: str, dynamics, state) -> str:
     for function in CALLS[name]:
         program = dynamics.program(function)
         args = [a.name for a in program.inputs]
-        sizes = [(o.name, len(o.values)) for o in program.outputs]
+        sizes = [(o.name, len(o.values)) for o in program.returned]
         total = sum(size for _, size in sizes)
         offsets = np.cumsum([0] + [size for _, size in sizes])
         c_outputs = ", ".join(f"buffer + {o}" for o in offsets[:-1])
@@ -153,7 +155,7 @@ def _check(output: str, out: dict) -> None:
             program = dynamics.program(function)
             expected = getattr(module, function)(*(state[a.name] for a in program.inputs))
             expected = expected if isinstance(expected, tuple) else (expected,)
-            for o, value in zip(program.outputs, expected):
+            for o, value in zip(program.returned, expected):
                 assert_close(results[name, function, o.name], np.ravel(value), rtol=1e-14)
 
 

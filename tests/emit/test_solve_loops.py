@@ -1,0 +1,79 @@
+"""A tree's forward-dynamics derivatives in C: -M^-1 dtau solved in one loop over the columns
+(program.Solve, context.SolveLoop), against Pinocchio's computeABADerivatives one state a call
+and in batches (the wrapper has no lane kernel of it), in double and single precision, as C
+and as C++; the other languages print the same solves unrolled."""
+from __future__ import annotations
+
+import ctypes
+import subprocess
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from support import STRICT, assert_close, compile_strictly, random_tree
+
+import symdyn
+from symdyn.check import configurations
+from symdyn.reference import pinocchio_model
+
+LOOP = "for (symdyn_c = "
+FD = ["forward_dynamics_derivatives"]
+
+
+def pinocchios(model, q, qd, tau):
+    data = model.createData()
+    out = []
+    for state in zip(q, qd, tau):
+        pin.computeABADerivatives(model, data, *state)
+        out.append((data.ddq_dq.copy(), data.ddq_dv.copy(),
+                    np.triu(data.Minv) + np.triu(data.Minv, 1).T))
+    return tuple(np.array(x) for x in zip(*out))
+
+
+@pytest.mark.parametrize("floating, seed", [(True, 1), (True, 2), (False, 3)])
+def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, floating, seed):
+    rng = np.random.default_rng(seed)
+    robot = random_tree(tmp_path, rng, convention="urdf", shape="wide", floating=floating,
+                        dof=6)
+    dynamics = symdyn.newton_euler(robot)
+    symdyn.generate(dynamics, "c", tmp_path / "c", quantities=FD)
+    text = (tmp_path / "c" / "tree.c").read_text()
+    assert text.count(LOOP) == 2      # dq's and dqd's
+    # a floating base's position moves no torque: dtau/dq's first three columns are zeros,
+    # which the loop leaves as they are
+    assert (f"{LOOP}3; symdyn_c < {robot.dof}; symdyn_c++)" in text) == floating
+    module = symdyn.compile(dynamics, quantities=FD, cache=tmp_path / "cache")
+    q = configurations(robot, rng, 20)
+    qd, tau = rng.uniform(-3, 3, (2, 20, robot.dof))
+    expected = pinocchios(pinocchio_model(robot.spec), q, qd, tau)
+    assert_close(module.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
+    one = [module.forward_dynamics_derivatives(*state) for state in zip(q, qd, tau)]
+    assert_close(tuple(np.array(x) for x in zip(*one)), expected, rtol=1e-9)
+    # the Python module's steps are the same solves, unrolled
+    python = symdyn.python_module(dynamics, quantities=FD)
+    assert_close(python.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
+
+
+def test_the_loop_in_single_precision_as_c_and_as_cpp(tmp_path):
+    rng = np.random.default_rng(4)
+    robot = random_tree(tmp_path, rng, convention="urdf", shape="wide", floating=True, dof=5)
+    symdyn.generate(symdyn.newton_euler(robot), "c", tmp_path, quantities=FD,
+                    precision="single")
+    source = tmp_path / "tree.c"
+    assert LOOP in source.read_text()
+    compile_strictly(source, tmp_path / "tree.o", "-Wdouble-promotion")
+    library = tmp_path / "lib.so"
+    subprocess.run(["gcc", *STRICT, "-shared", "-fPIC", "-o", str(library), str(source), "-lm"],
+                   check=True)
+    call = ctypes.CDLL(str(library)).tree_forward_dynamics_derivatives
+    q = configurations(robot, rng, 10)
+    qd, tau = rng.uniform(-3, 3, (2, 10, robot.dof))
+    expected = pinocchios(pinocchio_model(robot.spec), q, qd, tau)
+    n = robot.dof
+    for k in range(10):
+        ins = [np.ascontiguousarray(x[k], dtype=np.float32) for x in (q, qd, tau)]
+        outs = [np.zeros(n * n, dtype=np.float32) for _ in range(3)]
+        call(*(a.ctypes.data_as(ctypes.c_void_p) for a in ins + outs))
+        for out, want in zip(outs, expected):
+            scale = max(1.0, float(np.abs(want).max()))
+            assert float(np.abs(out - want[k].ravel()).max()) / scale < 2e-3
