@@ -20,7 +20,11 @@ Prints Markdown tables:
    table for single robots);
 9. symdyn's JAX module against adam-robotics' JAX functions, one state and vmapped;
 10. constrained dynamics (contacts, closed loops) against Pinocchio's constraintDynamics,
-   impulseDynamics and a numeric closed-loop inverse dynamics.
+   impulseDynamics and a numeric closed-loop inverse dynamics;
+11. (--only erd) section 1's recursions and derivatives on every tree and legged robot of
+   example-robot-data as imported;
+12. Pinocchio's rnea, crba, aba and derivatives evaluated on casadi::SX and written as C by
+   CasADi's code generator, beside symdyn's C (the Panda, the UR5, Solo-12).
 Nothing here is a test: the targets are read off the tables.
 """
 from __future__ import annotations
@@ -543,7 +547,10 @@ def section_erd(quick, only=None):
           "defaults, and each legged robot with `--root free_flyer` (no --snap-angles: the "
           "URDF's angles as written), friction left out as section 1 does; the columns as "
           "section 1's, and the multiplications of symdyn's function. A robot the import or "
-          "Pinocchio refuses is named with the reason.\n")
+          "Pinocchio refuses is named with the reason. A tree's FD derivatives solve their "
+          "2n columns in a loop the compiler vectorizes (several columns an instruction: eight "
+          "with AVX-512), whose every multiplication is counted: their floor is a scalar "
+          "code's, which the loop runs under.\n")
     rounds, seconds = (3, 0.05) if quick else (5, 0.1)
     with tempfile.TemporaryDirectory() as tmp:
         rate = machine_rate(Path(tmp), rounds, seconds)
@@ -1436,6 +1443,119 @@ def constrained_robots(folder: Path) -> list:
     return [without_friction(symdyn.load_robot(path)) for path in (solo, bars, DELTA)]
 
 
+# Section 12: Pinocchio's algorithms evaluated on casadi::SX and written as C by CasADi: the
+# generator's C++ (its model, then a block a function) and the harness's work a function.
+CASADI_PINOCCHIO_CPP = harness("casadi_pinocchio.cpp")
+CASADI_PINOCCHIO_MODEL = harness("casadi_pinocchio_model.cpp")
+CASADI_PINOCCHIO_WORK = harness("casadi_pinocchio_work.c")
+# Per kind of WORK: Pinocchio's call on the SX model, what it outputs, and its SX inputs.
+CASADI_PINOCCHIO = {
+    "tau (rnea)": ("rnea(ad, d, q, v, a);", ("d.tau",), "cq, cv, ca"),
+    "M (crba)": ("crba(ad, d, q); mirror(d.M);", ("d.M",), "cq"),
+    "qdd (aba)": ("aba(ad, d, q, v, a);", ("d.ddq",), "cq, cv, ca"),
+    "ID derivatives (computeRNEADerivatives)": (
+        "computeRNEADerivatives(ad, d, q, v, a);", ("d.dtau_dq", "d.dtau_dv"), "cq, cv, ca"),
+    "FD derivatives (computeABADerivatives)": (
+        "computeABADerivatives(ad, d, q, v, a); mirror(d.Minv);",
+        ("d.ddq_dq", "d.ddq_dv", "d.Minv"), "cq, cv, ca"),
+}
+CASADI_PINOCCHIO_ROBOTS = ("panda", "ur5_import", "solo12_import")
+
+
+def casadi_prefix() -> Path:
+    import casadi
+    return Path(casadi.__file__).resolve().parent
+
+
+def casadi_pinocchio_flags() -> list[str]:
+    """g++'s flags for Pinocchio's headers on casadi::SX (the pin wheel's, CasADi's)."""
+    prefix, casadi = pinocchio_prefix(), casadi_prefix()
+    return ["-std=c++17", "-O1", "-DNDEBUG", *PIN_DEFINES, f"-I{prefix / 'include'}",
+            f"-I{prefix / 'include' / 'eigen3'}", f"-I{casadi / 'include'}"]
+
+
+def compile_casadi_generator(folder: Path) -> Path:
+    """The object of CASADI_PINOCCHIO's functions on casadi::SX, for every robot's generator
+    (g++ takes about three minutes on it)."""
+    blocks = "".join(
+        f"    {{ {call} ::casadi::Function f(\"pin{i}\", {{{inputs}}}, {{"
+        + ", ".join(f"entries({out})" for out in outs)
+        + f"}}); generator.add(f); std::printf(\"%d %lld %lld\\n\", {i}, "
+        "(long long)f.sz_w(), (long long)f.sz_iw()); }\n"
+        for i, (call, outs, inputs) in enumerate(CASADI_PINOCCHIO.values()))
+    source = folder / "casadi_pinocchio.cpp"
+    source.write_text(fill(CASADI_PINOCCHIO_CPP, FUNCTIONS=blocks))
+    print("  compiling Pinocchio's algorithms on casadi::SX (a few minutes)", file=sys.stderr,
+          flush=True)
+    subprocess.run(["g++", *casadi_pinocchio_flags(), "-c", str(source), "-o",
+                    str(folder / "casadi_pinocchio.o")], check=True)
+    return folder / "casadi_pinocchio.o"
+
+
+def compile_casadi_pinocchio(robot, work: Path, generator: Path) -> Path:
+    """The harness of the C that CasADi generates from Pinocchio's algorithms on casadi::SX
+    (``generator``'s object, on the model section 1's Pinocchio harness builds), each function
+    timed as CASADI_PINOCCHIO says."""
+    (work / "model.cpp").write_text(fill(CASADI_PINOCCHIO_MODEL, MODEL=cpp_model(robot.spec)))
+    prefix, casadi = pinocchio_prefix(), casadi_prefix()
+    subprocess.run(["g++", *casadi_pinocchio_flags(), str(work / "model.cpp"), str(generator),
+                    "-o", str(work / "generator"), f"-L{prefix / 'lib'}",
+                    f"-Wl,-rpath,{prefix / 'lib'}", f"-L{casadi}", f"-Wl,-rpath,{casadi}",
+                    "-lcasadi", "-lpinocchio_default"], check=True)
+    sizes = subprocess.run([str(work / "generator"), str(work)], check=True,
+                           capture_output=True, text=True).stdout.split("\n")
+    works = "".join(fill(CASADI_PINOCCHIO_WORK, I=i, W=max(1, int(w)), IW=max(1, int(iw)))
+                    for i, w, iw in (line.split() for line in sizes if line.strip()))
+    (work / "pin_casadi_harness.c").write_text(fill(
+        C_HARNESS, UNIFORM=STATES_C, WORKS=works, TABLE=", ".join(
+            f"work{i}" for i in range(len(CASADI_PINOCCHIO))), INCLUDE='"pin_casadi.h"',
+        N=robot.dof, NQ=robot.nq, NORMALIZE=normalize(robot), STATES=STATES))
+    subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "pin_casadi_harness.c"),
+                    str(work / "pin_casadi.c"), "-o", str(work / "pin_casadi"), "-lm"],
+                   check=True)
+    return work / "pin_casadi"
+
+
+def section_casadi_pinocchio(robots, quick):
+    """symdyn's C against the C CasADi's code generator writes of Pinocchio's rnea, crba, aba
+    and their derivatives evaluated on casadi::SX (Pinocchio's headers instantiated in a small
+    C++ program: pinocchio.casadi is not in the pin wheel), both compiled alike."""
+    import casadi
+    print("## 12. Generated C against Pinocchio's algorithms written as C by CasADi\n")
+    print(f"Pinocchio's own rnea, crba, aba, computeRNEADerivatives and computeABADerivatives "
+          f"evaluated on casadi::SX (its headers, instantiated by a small C++ program on section "
+          f"1's model), and written as C by CasADi {casadi.__version__}'s code generator (its "
+          "CSE on): the code-generation route Pinocchio's users have. symdyn's C and CasADi's "
+          f"are compiled alike (gcc -std=c99 {' '.join(FLAGS)}) and timed as in section 1, the "
+          "harnesses taking turns. Target (issue 53): 3x.\n")
+    print("| robot | quantity (Pinocchio's function) | symdyn | CasADi (Pinocchio on SX) | "
+          "speed-up |")
+    print("|---|---|---:|---:|---:|")
+    rounds, seconds = (3, 0.05) if quick else (7, 0.2)
+    kinds = tuple(CASADI_PINOCCHIO)
+    with tempfile.TemporaryDirectory() as tmp:
+        generator = compile_casadi_generator(Path(tmp))
+        for robot in robots:
+            work = Path(tmp) / robot.name
+            work.mkdir()
+            works = robot_work(robot, kinds)
+            symdyn.generate(symdyn.newton_euler(robot), "c", work,
+                            quantities=[entry for entry, _, _ in works.values()])
+            ours = build_symdyn_harness(
+                robot, work, "".join(fill(C_WORK, I=i, WORK=call)
+                                     for i, (_, call, _) in enumerate(works.values())),
+                len(works), {"N": robot.dof, "NQ": robot.nq, "STATES": STATES,
+                             "NAME": robot.name, "NORMALIZE": normalize(robot)})
+            theirs = compile_casadi_pinocchio(robot, work, generator)
+            for index, kind in enumerate(kinds):
+                mine, peer = run_alternately([ours, theirs], index, rounds, False, seconds)
+                print(f"| {robot.name} ({joints(robot)}) | {kind} | "
+                      f"{statistics.median(mine):.0f} ns +-{spread(mine):.0%} | "
+                      f"{statistics.median(peer):.0f} ns +-{spread(peer):.0%} | "
+                      f"{statistics.median(peer) / statistics.median(mine):.1f}x |", flush=True)
+    print()
+
+
 def section_constrained(quick):
     print("## 10. Constrained dynamics against Pinocchio C++, per call\n")
     print("symdyn's generated C against Pinocchio's constraint algorithms on the same model and "
@@ -1483,7 +1603,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and sizes")
     parser.add_argument("--only", choices=["c", "python", "ops", "scaling", "commands", "peer",
-                                           "jax", "trees", "constrained", "erd"],
+                                           "jax", "trees", "constrained", "erd",
+                                           "casadi_pinocchio"],
                         action="append", help="run only these sections")
     parser.add_argument("--robot", action="append", metavar="NAME",
                         help="time only these robots of the per-call tables (users_robots' "
@@ -1500,7 +1621,7 @@ def main():
             *(int(v) if v.isdigit() else v for v in values))))
         return
     sections = set(args.only or ["c", "python", "ops", "scaling", "commands", "peer", "trees",
-                                 "jax", "constrained"])
+                                 "jax", "constrained", "casadi_pinocchio"])
     print(f"# symdyn {symdyn.__version__} benchmarks ({os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d')})\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -1529,6 +1650,9 @@ def main():
             section_constrained(args.quick)
         if "erd" in sections:
             section_erd(args.quick, args.robot)
+        if "casadi_pinocchio" in sections:
+            section_casadi_pinocchio([robot for robot in robots
+                                      if robot.name in CASADI_PINOCCHIO_ROBOTS], args.quick)
 
 if __name__ == "__main__":
     main()

@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0x61d2b48f4173484
+#if SPACE_ARM_CODE_SET != 0xe24f281456c3ad5
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3832,8 +3832,8 @@ static void symdyn_forward_dynamics_derivatives_solve1(const double *SYMDYN_REST
         const double symdyn_b9 = dqdd_dq[90 + symdyn_c];
         const double symdyn_zq8 = symdyn_fma(-symdyn_b8, symdyn_f0, symdyn_b7);
         const double symdyn_zq6 = symdyn_fma(-symdyn_f7, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f1, symdyn_fma(-symdyn_b6, symdyn_f13, symdyn_b5)));
-        const double symdyn_zq5 = symdyn_fma(-symdyn_f8, symdyn_zq8, symdyn_fma(-symdyn_f18, symdyn_zq6, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
-        const double symdyn_zq4 = symdyn_fma(-symdyn_f9, symdyn_zq8, symdyn_fma(-symdyn_f23, symdyn_zq5, symdyn_fma(-symdyn_f19, symdyn_zq6, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
+        const double symdyn_zq5 = symdyn_fma(-symdyn_f18, symdyn_zq6, symdyn_fma(-symdyn_f8, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
+        const double symdyn_zq4 = symdyn_fma(-symdyn_f23, symdyn_zq5, symdyn_fma(-symdyn_f19, symdyn_zq6, symdyn_fma(-symdyn_f9, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
         const double symdyn_zq3 = symdyn_fma(-symdyn_f27, symdyn_zq4, symdyn_fma(-symdyn_f24, symdyn_zq5, symdyn_fma(-symdyn_f20, symdyn_zq6, symdyn_fma(-symdyn_f10, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f4, symdyn_b2)))));
         const double symdyn_zq2 = symdyn_fma(-symdyn_f30, symdyn_zq3, symdyn_fma(-symdyn_f28, symdyn_zq4, symdyn_fma(-symdyn_f25, symdyn_zq5, symdyn_fma(-symdyn_f21, symdyn_zq6, symdyn_fma(-symdyn_f11, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f5, symdyn_fma(-symdyn_b6, symdyn_f16, symdyn_b1)))))));
         const double symdyn_zq1 = symdyn_fma(-symdyn_f32, symdyn_zq2, symdyn_fma(-symdyn_f31, symdyn_zq3, symdyn_fma(-symdyn_f29, symdyn_zq4, symdyn_fma(-symdyn_f26, symdyn_zq5, symdyn_fma(-symdyn_f22, symdyn_zq6, symdyn_fma(-symdyn_f12, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f6, symdyn_fma(-symdyn_b6, symdyn_f17, symdyn_b0))))))));
@@ -3918,8 +3918,8 @@ static void symdyn_forward_dynamics_derivatives_solve2(const double *SYMDYN_REST
         const double symdyn_b9 = dqdd_dqd[90 + symdyn_c];
         const double symdyn_zqd8 = symdyn_fma(-symdyn_b8, symdyn_f0, symdyn_b7);
         const double symdyn_zqd6 = symdyn_fma(-symdyn_f7, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f1, symdyn_fma(-symdyn_b6, symdyn_f13, symdyn_b5)));
-        const double symdyn_zqd5 = symdyn_fma(-symdyn_f8, symdyn_zqd8, symdyn_fma(-symdyn_f18, symdyn_zqd6, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
-        const double symdyn_zqd4 = symdyn_fma(-symdyn_f9, symdyn_zqd8, symdyn_fma(-symdyn_f23, symdyn_zqd5, symdyn_fma(-symdyn_f19, symdyn_zqd6, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
+        const double symdyn_zqd5 = symdyn_fma(-symdyn_f18, symdyn_zqd6, symdyn_fma(-symdyn_f8, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
+        const double symdyn_zqd4 = symdyn_fma(-symdyn_f23, symdyn_zqd5, symdyn_fma(-symdyn_f19, symdyn_zqd6, symdyn_fma(-symdyn_f9, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
         const double symdyn_zqd3 = symdyn_fma(-symdyn_f27, symdyn_zqd4, symdyn_fma(-symdyn_f24, symdyn_zqd5, symdyn_fma(-symdyn_f20, symdyn_zqd6, symdyn_fma(-symdyn_f10, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f4, symdyn_b2)))));
         const double symdyn_zqd2 = symdyn_fma(-symdyn_f30, symdyn_zqd3, symdyn_fma(-symdyn_f28, symdyn_zqd4, symdyn_fma(-symdyn_f25, symdyn_zqd5, symdyn_fma(-symdyn_f21, symdyn_zqd6, symdyn_fma(-symdyn_f11, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f5, symdyn_fma(-symdyn_b6, symdyn_f16, symdyn_b1)))))));
         const double symdyn_zqd1 = symdyn_fma(-symdyn_f32, symdyn_zqd2, symdyn_fma(-symdyn_f31, symdyn_zqd3, symdyn_fma(-symdyn_f29, symdyn_zqd4, symdyn_fma(-symdyn_f26, symdyn_zqd5, symdyn_fma(-symdyn_f22, symdyn_zqd6, symdyn_fma(-symdyn_f12, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f6, symdyn_fma(-symdyn_b6, symdyn_f17, symdyn_b0))))))));

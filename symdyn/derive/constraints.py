@@ -240,11 +240,13 @@ def constrained_forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuild
     r2 = {"q": [-(dacc_dq[k] + kd * dvel_dq[k] + kp * G[k // n][k % n]) for k in range(m * n)],
           "qd": [-(dacc_dqd[k] + kd * G[k // n][k % n]) for k in range(m * n)],
           "tau": [sympy.Integer(0)] * (m * n)}
+    out = {}
     for wrt in r1:
-        solve_columns(b, [f"dqdd_d{wrt}", f"dlambda_d{wrt}"], solved, n + m,
-                      lambda kb, s, column, wrt=wrt: _stacked(s.kkt(
-                          kb, f"c{wrt}", column[:n], column[n:])), f"kkt_d{wrt}")
-    return [r1["q"], r1["qd"], r1["tau"], r2["q"], r2["qd"], r2["tau"]]
+        out[wrt] = solve_columns(
+            b, {f"dqdd_d{wrt}": r1[wrt], f"dlambda_d{wrt}": r2[wrt]}, n, solved,
+            lambda kb, s, column, suffix, wrt=wrt: _stacked(s.kkt(
+                kb, f"c{wrt}{suffix}", column[:n], column[n:])), f"kkt_d{wrt}")
+    return [out[wrt][0] for wrt in r1] + [out[wrt][1] for wrt in r1]
 
 
 def _stacked(parts) -> list:

@@ -203,34 +203,54 @@ class LTDL:
         return [to_sympy(v) for v in x]
 
 
-def solve_columns(b: ProgramBuilder, outputs, factors, rows: int, solve, name: str,
-                  shared: str = "factors") -> None:
-    """Have ``b``'s program solve the columns of its outputs ``outputs`` (stacked row on row,
-    ``rows`` in all, holding the right-hand sides) once its steps are done (program.Solve):
-    ``solve(kb, factors, column)`` writes one column's solve with the builder ``kb``, from
-    ``factors`` (LTDL, Multipliers: what the derivation holds) in which every expression but a
-    number is a symbol of the kernel, whose values the factors output holds. C solves the
-    columns in one loop, which gcc vectorizes: Solo-12's 36 solves for its FD derivatives took
-    1.14 us unrolled, 0.55 us in the loop; TALOS's 76, 18 us and 4.6 us. ``name``: the kernel's
-    (its steps are named as ``solve`` names them; unrolled, after their column too);
-    ``shared``: the factors output's, which the solves of the same factors share."""
+# Fewer columns than this are solved in the derivation's steps, not in a loop (solve_columns):
+# AVX-512 holds 8 doubles, AVX2 4, and a loop over fewer columns than a vector holds gains
+# nothing over straight-line code that skips the zeros (two four-bars on one base, 6 columns:
+# their constrained FD derivatives 160 ns unrolled, 174 ns in loops).
+LOOP_COLUMNS = 8
+
+
+def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve, name: str,
+                  shared: str = "factors") -> list[list]:
+    """The values of the outputs ``rhs`` names, whose columns (their rows stacked, each
+    output row-major with ``columns`` columns) are solved by ``solve(kb, factors, column,
+    suffix)``: one column's solve written with the builder ``kb`` from ``factors`` (LTDL,
+    Multipliers: what the derivation holds), its steps' names ending in ``suffix``.
+
+    With LOOP_COLUMNS columns or more, the program solves them once its steps are done
+    (program.Solve): the outputs hold the right-hand sides, and a kernel, one column's solve
+    as a program of its own in which every expression of ``factors`` but a number is a symbol,
+    whose values the output ``shared`` holds (the solves of the same factors share it). C
+    runs the kernel in one loop over the columns, which gcc vectorizes: Solo-12's 36 solves
+    for its FD derivatives took 1.14 us unrolled, 0.55 us in the loop; TALOS's 76, 18 us and
+    4.6 us. Fewer columns are solved here, column by column. ``name``: the kernel's."""
+    stacked = [(out, values[i * columns:(i + 1) * columns]) for out, values in rhs.items()
+               for i in range(len(values) // columns)]
+    if columns < LOOP_COLUMNS:
+        solved = [solve(b, factors, [row[c] for _, row in stacked], f"_{c + 1}")
+                  for c in range(columns)]
+        out = {name: [] for name in rhs}
+        for k, (output, _) in enumerate(stacked):
+            out[output] += [to_sympy(solved[c][k]) for c in range(columns)]
+        return list(out.values())
     slots: dict = {}            # an expression of the derivation's -> the kernel's symbol
 
     def slot(value):
         if isinstance(value, int) or value.is_Number:
             return value
         return slots.setdefault(value, symengine.Symbol(f"f{len(slots)}"))
-    column = [symengine.Symbol(f"b{i}") for i in range(rows)]
-    kb = ProgramBuilder(reserved={f"b{i}" for i in range(rows)} | {
+    column = [symengine.Symbol(f"b{i}") for i in range(len(stacked))]
+    kb = ProgramBuilder(reserved={s.name for s in column} | {
         f"f{k}" for k in range(_leaves(factors))})
-    result = solve(kb, _mapped(factors, slot), column)
+    result = solve(kb, _mapped(factors, slot), column, "")
     program = kb.program(name, (), [Argument.vector("column", map(to_sympy, result))])
     read = symbols_in([a.rhs for a in program.assignments] + list(program.outputs[0].values))
     used = [(value, symbol) for value, symbol in slots.items() if to_sympy(symbol) in read]
     inputs = (Argument.vector("factors", [to_sympy(symbol) for _, symbol in used]),
               Argument.vector("column", map(to_sympy, column)))
-    kernel = replace(program, inputs=inputs)
-    b.solve(outputs, Argument.vector(shared, [to_sympy(v) for v, _ in used]), kernel)
+    b.solve(list(rhs), Argument.vector(shared, [to_sympy(v) for v, _ in used]),
+            replace(program, inputs=inputs))
+    return [list(values) for values in rhs.values()]
 
 
 def _mapped(value, leaf):

@@ -692,10 +692,11 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
         if factors.solve_cost < n * n:
             # -dtau's columns, solved after the steps (solve_columns)
-            solve_columns(b, [f"dqdd_d{wrt}"], factors, n, lambda kb, f, column, wrt=wrt:
-                          f.solve(kb, column, f"dqdd_d{wrt}{{}}", f"z{wrt}{{}}"),
-                          f"solve_d{wrt}")
-            outs.append([-v for v in d])
+            outs += solve_columns(
+                b, {f"dqdd_d{wrt}": [-v for v in d]}, n, factors,
+                lambda kb, f, column, suffix, wrt=wrt: f.solve(
+                    kb, column, f"dqdd_d{wrt}{{}}{suffix}", f"z{wrt}{{}}{suffix}"),
+                f"solve_d{wrt}")
             continue
         # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
         outs.append([to_sympy(define(b, f"dqdd_d{wrt}{i + 1}_{j + 1}", -symengine.Add(*(

@@ -419,12 +419,18 @@ def _solve_loops(program: Program, body: Body, printer) -> tuple[Body, tuple[Sol
         solved = [c for c in range(columns)
                   if any(out.values[k] != 0 for out in outputs
                          for k in range(c, len(out.values), columns))]
+        # each sum's terms in the order their operands are set (printers.term_order): Solo-12
+        # standing's constrained FD derivatives 10.2 -> 9.05 us (TALOS's FD derivatives, whose
+        # sums are short, unchanged)
+        printer.term_order = {a.lhs: k for k, a in enumerate(kernel.assignments)}
+        steps = tuple(Line(a.lhs.name, printer.doprint(a.rhs)) for a in kernel.assignments)
+        writes = tuple((*row, printer.doprint(v)) for row, v in zip(rows, kernel.outputs[0].values))
+        printer.term_order = None
         loops.append(SolveLoop(
             solve.outputs, (solved[0], solved[-1] + 1) if solved else (0, 0),
             tuple((s.name, k) for k, s in enumerate(kernel.inputs[0].values)),
             tuple((s.name, *row) for s, row in zip(kernel.inputs[1].values, rows)),
-            tuple(Line(a.lhs.name, printer.doprint(a.rhs)) for a in kernel.assignments),
-            tuple((*row, printer.doprint(v)) for row, v in zip(rows, kernel.outputs[0].values))))
+            steps, writes))
     returned = {out.name for out in program.returned}
     outputs = tuple(o for o in body.outputs if o.name in returned)
     return Body(body.steps, outputs, ready), tuple(loops)

@@ -107,6 +107,11 @@ class _ArithmeticMixin:
         # terms of sums (C fuses a sum's products into it, Python does not: their terms still
         # read the same). The emitter hands the printers of a program the same dict.
         self.shared = {}
+        # {symbol: the step that sets it}, where a sum's terms are printed in the order their
+        # operands are set (a loop's kernel, context.SolveLoop): a sum is a chain of fused
+        # multiply-adds evaluated left to right, so that each waits for its last operand
+        # alone, not for all of them at its first term. None: sympy's order.
+        self.term_order = None
 
     def _print(self, expr, **kwargs):
         method = None if kwargs else self._methods.get(type(expr))
@@ -174,10 +179,17 @@ class _ArithmeticMixin:
         if not all(isinstance(term, _TIGHTER_THAN_ADD) for term in expr.args):
             self.common = False
             return super()._print_Add(expr, order)
-        terms = [self._shared(term) for term in expr.args]
+        args = expr.args
+        if self.term_order:
+            args = sorted(args, key=self._set_at)
+        terms = [self._shared(term) for term in args]
         if any(map(_fusable, terms)):
             self.common = False         # C fuses the products into the sum (CPrinter._sum)
         return self._sum(terms)
+
+    def _set_at(self, term) -> int:
+        """The step that sets ``term``'s last operand (term_order; -1 for inputs)."""
+        return max((self.term_order.get(s, -1) for s in term.free_symbols), default=-1)
 
     def _shared(self, expr) -> str:
         """``expr``'s code, printed once for all languages where it reads the same in each."""

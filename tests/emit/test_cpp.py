@@ -1,7 +1,6 @@
 """The C++ interface and the CMake package (--lang cpp): consumers built by cmake, through
 add_subdirectory and through find_package after an install, of a chain, a tree closed by a
-loop (its forward-dynamics derivatives solved in a loop over their columns) and a floating
-base; their results against the Python module's; the Eigen overloads
+loop and a floating base; their results against the Python module's; the Eigen overloads
 against the C bit for bit, with no allocation; the interface under gcc's and clang's warnings
 as errors, with and without Eigen."""
 from __future__ import annotations

@@ -117,3 +117,15 @@ def test_printed_like_sympy_and_evaluated_like_sympy():
             fused += "symdyn_fma" in c
             checked += 1
     assert checked > 50 and fused > 20
+
+
+def test_a_kernels_sums_take_their_terms_in_the_order_their_operands_are_set():
+    """In a loop's kernel (printers' term_order), a sum is the chain of fused multiply-adds
+    that waits for each operand where it comes: the innermost term the one set first."""
+    a, b, c, d = sympy.symbols("a b c d")
+    printer = CPrinter()
+    expr = a * x - b * y - c * z + d
+    assert printer.doprint(expr) == "symdyn_fma(-c, z, symdyn_fma(-b, y, symdyn_fma(a, x, d)))"
+    printer = CPrinter()
+    printer.term_order = {z: 0, x: 1, y: 2}      # z is set first, then x, then y
+    assert printer.doprint(expr) == "symdyn_fma(-b, y, symdyn_fma(a, x, symdyn_fma(-c, z, d)))"

@@ -1,7 +1,8 @@
 """A tree's forward-dynamics derivatives in C: -M^-1 dtau solved in one loop over the columns
 (program.Solve, context.SolveLoop), against Pinocchio's computeABADerivatives one state a call
 and in batches (the wrapper has no lane kernel of it), in double and single precision, as C
-and as C++; the other languages print the same solves unrolled."""
+and as C++; the other languages print the same solves unrolled. Fewer columns than a vector
+holds are solved without a loop."""
 from __future__ import annotations
 
 import ctypes
@@ -13,6 +14,7 @@ import pytest
 from support import STRICT, assert_close, compile_strictly, random_tree
 
 import symdyn
+from symdyn.derive.factors import LOOP_COLUMNS
 from symdyn.check import configurations
 from symdyn.reference import pinocchio_model
 
@@ -34,7 +36,7 @@ def pinocchios(model, q, qd, tau):
 def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, floating, seed):
     rng = np.random.default_rng(seed)
     robot = random_tree(tmp_path, rng, convention="urdf", shape="wide", floating=floating,
-                        dof=6)
+                        dof=6 if floating else LOOP_COLUMNS + 1)
     dynamics = symdyn.newton_euler(robot)
     symdyn.generate(dynamics, "c", tmp_path / "c", quantities=FD)
     text = (tmp_path / "c" / "tree.c").read_text()
@@ -77,3 +79,12 @@ def test_the_loop_in_single_precision_as_c_and_as_cpp(tmp_path):
         for out, want in zip(outs, expected):
             scale = max(1.0, float(np.abs(want).max()))
             assert float(np.abs(out - want[k].ravel()).max()) / scale < 2e-3
+
+
+def test_fewer_columns_than_a_vector_holds_are_solved_without_a_loop(tmp_path):
+    rng = np.random.default_rng(5)
+    robot = random_tree(tmp_path, rng, convention="urdf", shape="wide", dof=LOOP_COLUMNS - 1)
+    dynamics = symdyn.newton_euler(robot)
+    assert not dynamics.program(FD[0]).solves
+    symdyn.generate(dynamics, "c", tmp_path / "c", quantities=FD)
+    assert LOOP not in (tmp_path / "c" / "tree.c").read_text()

@@ -11,7 +11,7 @@ import pytest
 import symengine
 import sympy
 
-from symdyn.derive.factors import LTDL, solve_columns
+from symdyn.derive.factors import LOOP_COLUMNS, LTDL, solve_columns
 from symdyn.program import Argument, evaluate, op_count
 from symdyn.program.builder import ProgramBuilder
 from symdyn.program.program import compose, view
@@ -35,11 +35,11 @@ def solving(parents, columns: int, zeros=()):
     scaled = [b.define(f"s{i}", 2 * v) for i, v in enumerate(rhs)]
     factors = LTDL({kj: symengine.sympify(s) for kj, s in L.items()},
                    [symengine.sympify(s) for s in inv_d], parents)
-    solve_columns(b, ["x"], factors, n, lambda kb, f, column: f.solve(kb, column, "x{}", "z{}"),
-                  "solve")
+    (x,) = solve_columns(b, {"x": scaled}, columns, factors, lambda kb, f, column, suffix:
+                         f.solve(kb, column, f"x{{}}{suffix}", f"z{{}}{suffix}"), "solve")
     inputs = (Argument.vector("L", L.values()), Argument.vector("iD", inv_d),
               Argument.vector("b", [v for v in rhs if v != 0]))
-    return b.program("solving", inputs, [Argument("x", tuple(scaled), (n, columns))]), L, inv_d
+    return b.program("solving", inputs, [Argument("x", tuple(x), (n, columns))]), L, inv_d
 
 
 def ancestors(parents, k):
@@ -62,11 +62,14 @@ def values_of(parents, columns, rng):
 
 
 @pytest.mark.parametrize("parents", [PARENTS, (-1, 0, 1, 2), (-1, 0, 0, 1, 1)])
-def test_the_solved_output_is_numpys_solve_of_M(parents):
+@pytest.mark.parametrize("columns", [LOOP_COLUMNS + 1, LOOP_COLUMNS - 3])
+def test_the_solved_output_is_numpys_solve_of_M(parents, columns):
+    """Enough columns for a loop (a Solve) or too few (solved in the derivation's steps)."""
     rng = np.random.default_rng(len(parents))
-    n, columns = len(parents), 5
+    n = len(parents)
     zeros = {(0, 1), (n - 1, 1), (2, 3)} | {(i, 4) for i in range(n)}
     program, L_symbols, iD_symbols = solving(parents, columns, zeros)
+    assert bool(program.solves) == (columns >= LOOP_COLUMNS)
     L, d, B = values_of(parents, columns, rng)
     for i, c in zeros:
         B[i, c] = 0.0
@@ -86,8 +89,8 @@ def test_the_solved_output_is_numpys_solve_of_M(parents):
 def test_unrolled_skips_the_zeros_the_loop_computes():
     """The loop solves every entry of every column (vectorized over the columns); the steps
     unrolled skip the zeros of the right-hand sides: a column of zeros costs nothing."""
-    n, columns = len(PARENTS), 4
-    program, _, _ = solving(PARENTS, columns, {(i, 3) for i in range(n)})
+    n, columns = len(PARENTS), LOOP_COLUMNS
+    program, _, _ = solving(PARENTS, columns, {(i, columns - 1) for i in range(n)})
     entries = len(pattern(PARENTS))
     loop = op_count(program)
     steps = op_count(replace(program, solves=()))
@@ -98,7 +101,7 @@ def test_unrolled_skips_the_zeros_the_loop_computes():
 
 
 def test_a_program_that_solves_is_neither_composed_nor_viewed():
-    program, _, _ = solving((-1, 0, 0), 2)
+    program, _, _ = solving((-1, 0, 0), LOOP_COLUMNS)
     with pytest.raises(ValueError, match="solves"):
         compose("both", program.inputs, [program])
     with pytest.raises(ValueError, match="solves"):
