@@ -14,8 +14,8 @@ import pytest
 from support import STRICT, assert_close, compile_strictly, random_tree
 
 import symdyn
-from symdyn.derive.factors import LOOP_COLUMNS
 from symdyn.check import configurations
+from symdyn.derive.factors import LOOP_COLUMNS
 from symdyn.reference import pinocchio_model
 
 LOOP = "for (symdyn_c = "
