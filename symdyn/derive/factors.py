@@ -210,8 +210,8 @@ class LTDL:
 LOOP_COLUMNS = 8
 
 
-def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve, name: str,
-                  shared: str = "factors") -> list[list]:
+def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve,
+                  name: str) -> list[list]:
     """The values of the outputs ``rhs`` names, whose columns (their rows stacked, each
     output row-major with ``columns`` columns) are solved by ``solve(kb, factors, column,
     suffix)``: one column's solve written with the builder ``kb`` from ``factors`` (LTDL,
@@ -220,7 +220,7 @@ def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve, na
     With LOOP_COLUMNS columns or more, the program solves them once its steps are done
     (program.Solve): the outputs hold the right-hand sides, and a kernel, one column's solve
     as a program of its own in which every expression of ``factors`` but a number is a symbol,
-    whose values the output ``shared`` holds (the solves of the same factors share it). C
+    whose values the output ``factors`` holds (the solves of one program share it). C
     runs the kernel in one loop over the columns, which gcc vectorizes: Solo-12's 36 solves
     for its FD derivatives took 1.14 us unrolled, 0.55 us in the loop; TALOS's 76, 18 us and
     4.6 us. Fewer columns are solved here, column by column. ``name``: the kernel's."""
@@ -240,15 +240,15 @@ def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve, na
             return value
         return slots.setdefault(value, symengine.Symbol(f"f{len(slots)}"))
     column = [symengine.Symbol(f"b{i}") for i in range(len(stacked))]
-    kb = ProgramBuilder(reserved={s.name for s in column} | {
-        f"f{k}" for k in range(_leaves(factors))})
-    result = solve(kb, _mapped(factors, slot), column, "")
+    mapped = _mapped(factors, slot)     # every slot made: the kernel's steps are named apart
+    kb = ProgramBuilder(reserved={s.name for s in [*column, *slots.values()]})
+    result = solve(kb, mapped, column, "")
     program = kb.program(name, (), [Argument.vector("column", map(to_sympy, result))])
     read = symbols_in([a.rhs for a in program.assignments] + list(program.outputs[0].values))
     used = [(value, symbol) for value, symbol in slots.items() if to_sympy(symbol) in read]
     inputs = (Argument.vector("factors", [to_sympy(symbol) for _, symbol in used]),
               Argument.vector("column", map(to_sympy, column)))
-    b.solve(list(rhs), Argument.vector(shared, [to_sympy(v) for v, _ in used]),
+    b.solve(list(rhs), Argument.vector("factors", [to_sympy(v) for v, _ in used]),
             replace(program, inputs=inputs))
     return [list(values) for values in rhs.values()]
 
@@ -266,17 +266,6 @@ def _mapped(value, leaf):
     if isinstance(value, sympy.MatrixBase):
         return value.applyfunc(lambda v: to_sympy(leaf(as_engine(v))))
     return None if value is None else leaf(value)
-
-
-def _leaves(value) -> int:
-    """How many expressions ``value`` holds (_mapped's leaves): a bound on a kernel's factors."""
-    count = [0]
-
-    def leaf(v):
-        count[0] += 1
-        return v
-    _mapped(value, leaf)
-    return count[0]
 
 
 def symbols_and_zeros(rhs) -> bool:
