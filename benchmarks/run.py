@@ -1268,6 +1268,8 @@ def section_commands(quick):
         panda = ROOT / "robots" / "panda.yaml"
         chain = tmp / "chain10.yaml"
         chain.write_text(chain_yaml(10))
+        long_chain = tmp / "chain64.yaml"
+        long_chain.write_text(chain_yaml(64, "generic"))
         baxter = tmp / "baxter_left.yaml"
         subprocess.run([*cli, "import", str(urdf), "--tip", "left_wrist", "-o", str(baxter), "-q"],
                        check=True)
@@ -1290,6 +1292,10 @@ def section_commands(quick):
                 ([*cli, "generate", str(biped), "--lang", "python", "--lang", "c", "--out",
                   str(tmp / "biped"), "-q"], rounds),
             "check of a 10-joint chain (100 states)": ([*cli, "check", str(chain), "-q"], rounds),
+            # issue 53's bound on generation: 60 s of CPU and 1 GB
+            "generate a 64-joint chain of generic geometry --lang python --lang c (every "
+            "quantity)": ([*cli, "generate", str(long_chain), "--lang", "python", "--lang", "c",
+                           "--out", str(tmp / "chain64"), "-q"], 1),
             "check baxter's left arm --urdf baxter.urdf (20 states)":
                 ([*cli, "check", str(baxter), "--urdf", str(urdf), "--tip", "left_wrist",
                   "--states", "20", "-q"], rounds),

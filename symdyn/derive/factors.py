@@ -215,7 +215,8 @@ def solve_columns(b: ProgramBuilder, rhs: dict, columns: int, factors, solve,
     """The values of the outputs ``rhs`` names, whose columns (their rows stacked, each
     output row-major with ``columns`` columns) are solved by ``solve(kb, factors, column,
     suffix)``: one column's solve written with the builder ``kb`` from ``factors`` (LTDL,
-    Multipliers: what the derivation holds), its steps' names ending in ``suffix``.
+    Multipliers, M^-1's entries: what the derivation holds), its steps' names ending in
+    ``suffix``.
 
     With LOOP_COLUMNS columns or more, the program solves them once its steps are done
     (program.Solve): the outputs hold the right-hand sides, and a kernel, one column's solve

@@ -680,28 +680,31 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     each entry is one short sum instead of a chain of substitutions. A tree's factors keep M's
     zeros: a solve per column then costs 2 nnz(L) + n where a product costs n^2 (TALOS on a
     floating base, n = 38: 640 against 1444, and live values a column's, not all of M^-1 and
-    dtau at once). Its outputs solve their columns after the steps (solve_columns): C
-    in one loop it vectorizes, the other languages unrolled. ``part`` gives another
+    dtau at once). Either way the outputs solve their columns after the steps (solve_columns),
+    in loops where the language has them; a chain's kernel is the
+    product by M^-1, whose entries are its factors (a 64-joint chain's 2 n^3 products, held
+    as expressions a column at a time, took 520 MB to derive). ``part`` gives another
     quantity's outputs (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
+    products = factors.solve_cost >= n * n
     outs = []
     for wrt, d in zip(("q", "qd"), _inverse_dynamics_derivatives_at(robot, part, qdd)):
         # named, so that each product or solve reads symbols alone
         d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
-        if factors.solve_cost < n * n:
-            # -dtau's columns, solved after the steps (solve_columns)
-            outs += solve_columns(
-                b, {f"dqdd_d{wrt}": [-v for v in d]}, n, factors,
-                lambda kb, f, column, suffix, wrt=wrt: f.solve(
-                    kb, column, f"dqdd_d{wrt}{{}}{suffix}", f"z{wrt}{{}}{suffix}"),
-                f"solve_d{wrt}")
-            continue
-        # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
-        outs.append([to_sympy(define(b, f"dqdd_d{wrt}{i + 1}_{j + 1}", -symengine.Add(*(
-            inverse[i][k] * d[k * n + j] for k in range(n))), irreducible=True))
-            for i in range(n) for j in range(n)])
+        if products:
+            # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
+            def solve(kb, f, column, suffix, wrt=wrt):
+                return [define(kb, f"dqdd_d{wrt}{i + 1}{suffix}", symengine.Add(*(
+                    f[i][k] * column[k] for k in range(n))), irreducible=True)
+                    for i in range(n)]
+        else:
+            def solve(kb, f, column, suffix, wrt=wrt):
+                return f.solve(kb, column, f"dqdd_d{wrt}{{}}{suffix}", f"z{wrt}{{}}{suffix}")
+        # -dtau's columns, solved after the steps
+        outs += solve_columns(b, {f"dqdd_d{wrt}": [-v for v in d]}, n,
+                              inverse if products else factors, solve, f"solve_d{wrt}")
     outs.append([to_sympy(inverse[i][j]) for i in range(n) for j in range(n)])
     return outs
 

@@ -95,7 +95,8 @@ class Backend:
     # written as parts (Function.parts); the other languages assemble their outputs at the end
     c_layout: bool = False
     # a program's solves (program.Solve) written as loops over their columns, which the
-    # compiler vectorizes; the other languages print them unrolled (solves.unrolled)
+    # compiler vectorizes (numpy: the kernel's steps once, on arrays of the columns); the
+    # other languages print them unrolled (solves.unrolled), as their compilers trace them
     solve_loops: bool = False
     # compiled by XLA: outputs assembled and values kept as it compiles them well (context.py:
     # Function.fused, Function.once)
@@ -106,7 +107,7 @@ class Backend:
 
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
-                      python_docstring_text, python_string, "np.inf"),
+                      python_docstring_text, python_string, "np.inf", solve_loops=True),
     # the C, and a CMake package of it that several robots' files can share a folder with
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
                                  ("c/config.cmake.j2", "{name}Config.cmake")),

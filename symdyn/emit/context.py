@@ -157,13 +157,15 @@ class Part:
 
 @dataclass(frozen=True)
 class SolveLoop:
-    """A Solve as C writes it (program.Solve): once every step is done, a loop over the
-    columns of its outputs, which hold the right-hand sides, each column solved in place by
-    the kernel's steps; the factors read from the first slots of the array the function's
-    parts share, where each is stored as soon as it is set. The kernel is straight-line code
-    over every entry, zeros too, so that gcc vectorizes the loop over the columns; the columns
-    it runs over leave out those of zeros at either end, which a solve leaves zero (a floating
-    base's position's three, in dtau/dq: the dynamics do not depend on it)."""
+    """A Solve as the languages with loops write it (program.Solve): once every step is done,
+    the columns of its outputs, which hold the right-hand sides, each solved in place by the
+    kernel's steps. C loops over the columns, the factors read from the first slots of the
+    array the function's parts share, where each is stored as soon as it is set; the kernel is
+    straight-line code over every entry, zeros too, so that gcc vectorizes the loop. numpy
+    runs the kernel's steps once, on the columns side by side (Function.factors holds the
+    values). The columns run over leave out those of zeros at either end, which a solve
+    leaves zero (a floating base's position's three, in dtau/dq: the dynamics do not depend
+    on it)."""
 
     outputs: tuple[str, ...]
     columns: tuple[int, int]                    # from the first to before the last
@@ -193,6 +195,9 @@ class Function:
     # slower (30 -> 32.5 and 25.6 -> 27.6 ns a state). () where the orders are the same.
     lane_steps: tuple = ()
     solves: tuple[SolveLoop, ...] = ()     # after the steps (and the parts), in order
+    # The factors the solves read (SolveLoop.loads' slots), for the languages that assemble
+    # them as an output (C stores them in the shared array instead)
+    factors: Output | None = None
 
     @property
     def lanes(self) -> bool:
@@ -383,7 +388,7 @@ def function_code(program: Program, doc: str, printer, c_layout: bool = False,
     used = program.cached(_symbols_read)
     inputs = _inputs_reading(program, {s.name for s in used})
     body = body_code(program, printer, c_layout, derived)
-    body, solves = _solve_loops(program, body, printer)
+    body, solves, factors = _solve_loops(program, body, printer)
     first = len(program.output(program.solves[0].factors).values) if solves else 0
     parts, shared = _parts(program, body, first) if c_layout else ((), 0)
     shared = max(shared, first)
@@ -392,15 +397,16 @@ def function_code(program: Program, doc: str, printer, c_layout: bool = False,
             if xla else {})
     lane_steps = () if program is derived else _in_order(body.steps, derived)
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused,
-                    once, lane_steps, solves)
+                    once, lane_steps, solves, None if c_layout else factors)
 
 
-def _solve_loops(program: Program, body: Body, printer) -> tuple[Body, tuple[SolveLoop, ...]]:
-    """``body`` with its solves' factors stored in the shared array's first slots as soon as
-    each is set, not as an output; and the solves' loops (SolveLoop), whose kernels read them
-    there."""
+def _solve_loops(program: Program, body: Body,
+                 printer) -> tuple[Body, tuple[SolveLoop, ...], Output | None]:
+    """``body`` with its solves' factors no output: in C's layout, stored in the shared array's
+    first slots as soon as each is set; the solves' loops (SolveLoop), whose kernels read them
+    there; and the factors' output, for the other languages to assemble."""
     if not program.solves:
-        return body, ()
+        return body, (), None
     (factors,) = {solve.factors for solve in program.solves}
     ready = tuple(tuple(("symdyn_shared" if name == factors else name, k, text)
                         for name, k, text in entries) for entries in body.ready)
@@ -433,7 +439,8 @@ def _solve_loops(program: Program, body: Body, printer) -> tuple[Body, tuple[Sol
             steps, writes))
     returned = {out.name for out in program.returned}
     outputs = tuple(o for o in body.outputs if o.name in returned)
-    return Body(body.steps, outputs, ready), tuple(loops)
+    (values,) = (o for o in body.outputs if o.name == factors)
+    return Body(body.steps, outputs, ready), tuple(loops), values
 
 
 def _in_order(steps, program: Program) -> tuple:

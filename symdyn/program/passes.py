@@ -145,7 +145,10 @@ def eliminate_common_subexpressions(program: Program) -> Program:
                                        window.converted(original, before, value)))
         earlier.update(window.exported())
     out_values = iter(values)
-    return program.with_body(body, _map_outputs(program, lambda _: next(out_values)))
+    # the derivation's symengine forms (Program.engine_forms) and irreducible steps are of
+    # steps no longer there, which they would keep alive as long as the optimized program
+    return replace(program.with_body(body, _map_outputs(program, lambda _: next(out_values))),
+                   engine_forms={}, irreducible=frozenset())
 
 
 def _replaced(expr, original, copies: dict):

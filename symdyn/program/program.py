@@ -123,8 +123,8 @@ class Solve:
     column) and one output (the column solved), linear in the column (a column of zeros
     solves to zeros). A language that writes loops runs the kernel
     in one loop over the columns, which the compiler vectorizes as Eigen's products are
-    vectorized; the others print it unrolled (solves.unrolled), column by column, its zeros
-    skipped."""
+    vectorized (numpy: on arrays of the columns); the others print it unrolled
+    (solves.unrolled), column by column, its zeros skipped."""
 
     outputs: tuple[str, ...]
     factors: str

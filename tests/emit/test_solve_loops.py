@@ -1,8 +1,8 @@
 """A tree's forward-dynamics derivatives in C: -M^-1 dtau solved in one loop over the columns
-(program.Solve, context.SolveLoop), against Pinocchio's computeABADerivatives one state a call
-and in batches (the wrapper has no lane kernel of it), in double and single precision, as C
-and as C++; the other languages print the same solves unrolled. Fewer columns than a vector
-holds are solved without a loop."""
+(program.Solve, context.SolveLoop), a chain's multiplied by M^-1 in one, against Pinocchio's
+computeABADerivatives one state a call and in batches (the wrapper has no lane kernel of it),
+in double and single precision, as C and as C++; numpy runs the same kernel on arrays of the
+columns. Fewer columns than a vector holds are solved without a loop."""
 from __future__ import annotations
 
 import ctypes
@@ -11,7 +11,7 @@ import subprocess
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import STRICT, assert_close, compile_strictly, random_tree
+from support import STRICT, assert_close, compile_strictly, random_robot, random_tree
 
 import symdyn
 from symdyn.check import configurations
@@ -51,7 +51,29 @@ def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, floating, seed
     assert_close(module.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
     one = [module.forward_dynamics_derivatives(*state) for state in zip(q, qd, tau)]
     assert_close(tuple(np.array(x) for x in zip(*one)), expected, rtol=1e-9)
-    # the Python module's steps are the same solves, unrolled
+    # the numpy module runs the same kernel on arrays of the columns
+    python = symdyn.python_module(dynamics, quantities=FD)
+    assert_close(python.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
+
+
+def test_a_chain_multiplies_its_columns_by_the_inverse_in_a_loop(tmp_path):
+    """A chain's factors are dense: its kernel is the product by M^-1, whose entries are the
+    factors."""
+    rng = np.random.default_rng(6)
+    robot = random_robot(tmp_path, rng, dof=LOOP_COLUMNS + 2, placed=True)
+    dynamics = symdyn.newton_euler(robot)
+    (solve, _) = dynamics.program(FD[0]).solves
+    n = robot.dof
+    assert len(solve.kernel.inputs[0].values) == n * (n + 1) // 2     # M^-1 is symmetric
+    # each entry one sum of n products
+    assert [len(a.rhs.args) for a in solve.kernel.assignments] == [n] * n
+    symdyn.generate(dynamics, "c", tmp_path / "c", quantities=FD)
+    assert (tmp_path / "c" / "random.c").read_text().count(LOOP) == 2
+    module = symdyn.compile(dynamics, quantities=FD, cache=tmp_path / "cache")
+    q = configurations(robot, rng, 20)
+    qd, tau = rng.uniform(-3, 3, (2, 20, n))
+    expected = pinocchios(pinocchio_model(robot.spec), q, qd, tau)
+    assert_close(module.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
     python = symdyn.python_module(dynamics, quantities=FD)
     assert_close(python.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
 
