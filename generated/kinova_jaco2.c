@@ -31,7 +31,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x79fdf1a7e5dc615
+#if KINOVA_JACO2_CODE_SET != 0x17d6530deb6e10a
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -7115,30 +7115,30 @@ void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double q
     const double Minv3_6 = symdyn_fma(W6_2, t84, symdyn_fma(U3_1, W6_1, t92));
     Minv[17] = Minv3_6;
     Minv[32] = Minv3_6;
-    const double dqdd_dq3_2 = symdyn_fma(-U3_1, dtau_dq1_2, symdyn_fma(-Minv3_6, dtau_dq6_2, symdyn_fma(-Minv3_5, dtau_dq5_2, symdyn_fma(-Minv3_4, dtau_dq4_2, symdyn_fma(-Minv3_3, dtau_dq3_2, -Dq2w_z*Minv2_3)))));
-    dqdd_dq[13] = dqdd_dq3_2;
-    const double dqdd_dq4_2 = symdyn_fma(-U4_1, dtau_dq1_2, symdyn_fma(-Minv4_6, dtau_dq6_2, symdyn_fma(-Minv4_5, dtau_dq5_2, symdyn_fma(-Minv4_4, dtau_dq4_2, symdyn_fma(-Minv3_4, dtau_dq3_2, -Dq2w_z*Minv2_4)))));
-    dqdd_dq[19] = dqdd_dq4_2;
-    const double dqdd_dq5_2 = symdyn_fma(-U5_1, dtau_dq1_2, symdyn_fma(-Minv5_6, dtau_dq6_2, symdyn_fma(-Minv5_5, dtau_dq5_2, symdyn_fma(-Minv4_5, dtau_dq4_2, symdyn_fma(-Minv3_5, dtau_dq3_2, -Dq2w_z*Minv2_5)))));
-    dqdd_dq[25] = dqdd_dq5_2;
-    const double dqdd_dq3_3 = symdyn_fma(-U3_1, dtau_dq1_3, symdyn_fma(-Minv3_6, dtau_dq6_3, symdyn_fma(-Minv3_5, dtau_dq5_3, symdyn_fma(-Minv3_4, dtau_dq4_3, symdyn_fma(-Minv2_3, dtau_dq2_3, -Dq3w_z*Minv3_3)))));
-    dqdd_dq[14] = dqdd_dq3_3;
-    const double dqdd_dq4_3 = symdyn_fma(-U4_1, dtau_dq1_3, symdyn_fma(-Minv4_6, dtau_dq6_3, symdyn_fma(-Minv4_5, dtau_dq5_3, symdyn_fma(-Minv4_4, dtau_dq4_3, symdyn_fma(-Minv2_4, dtau_dq2_3, -Dq3w_z*Minv3_4)))));
-    dqdd_dq[20] = dqdd_dq4_3;
-    const double dqdd_dq5_3 = symdyn_fma(-U5_1, dtau_dq1_3, symdyn_fma(-Minv5_6, dtau_dq6_3, symdyn_fma(-Minv5_5, dtau_dq5_3, symdyn_fma(-Minv4_5, dtau_dq4_3, symdyn_fma(-Minv2_5, dtau_dq2_3, -Dq3w_z*Minv3_5)))));
-    dqdd_dq[26] = dqdd_dq5_3;
     const double dqdd_dqd3_1 = symdyn_fma(-U3_1, d2K_xx, symdyn_fma(-Minv3_6, nR1_6_z, symdyn_fma(-Minv3_5, nR1_5_z, symdyn_fma(-Minv3_4, nR1_4_z, symdyn_fma(-Minv3_3, nR1_3_z, -Minv2_3*nR1_2_z)))));
     dqdd_dqd[12] = dqdd_dqd3_1;
     const double dqdd_dqd4_1 = symdyn_fma(-U4_1, d2K_xx, symdyn_fma(-Minv4_6, nR1_6_z, symdyn_fma(-Minv4_5, nR1_5_z, symdyn_fma(-Minv4_4, nR1_4_z, symdyn_fma(-Minv3_4, nR1_3_z, -Minv2_4*nR1_2_z)))));
     dqdd_dqd[18] = dqdd_dqd4_1;
     const double dqdd_dqd5_1 = symdyn_fma(-U5_1, d2K_xx, symdyn_fma(-Minv5_6, nR1_6_z, symdyn_fma(-Minv5_5, nR1_5_z, symdyn_fma(-Minv4_5, nR1_4_z, symdyn_fma(-Minv3_5, nR1_3_z, -Minv2_5*nR1_2_z)))));
     dqdd_dqd[24] = dqdd_dqd5_1;
+    const double dqdd_dq3_2 = symdyn_fma(-U3_1, dtau_dq1_2, symdyn_fma(-Minv3_6, dtau_dq6_2, symdyn_fma(-Minv3_5, dtau_dq5_2, symdyn_fma(-Minv3_4, dtau_dq4_2, symdyn_fma(-Minv3_3, dtau_dq3_2, -Dq2w_z*Minv2_3)))));
+    dqdd_dq[13] = dqdd_dq3_2;
+    const double dqdd_dq4_2 = symdyn_fma(-U4_1, dtau_dq1_2, symdyn_fma(-Minv4_6, dtau_dq6_2, symdyn_fma(-Minv4_5, dtau_dq5_2, symdyn_fma(-Minv4_4, dtau_dq4_2, symdyn_fma(-Minv3_4, dtau_dq3_2, -Dq2w_z*Minv2_4)))));
+    dqdd_dq[19] = dqdd_dq4_2;
+    const double dqdd_dq5_2 = symdyn_fma(-U5_1, dtau_dq1_2, symdyn_fma(-Minv5_6, dtau_dq6_2, symdyn_fma(-Minv5_5, dtau_dq5_2, symdyn_fma(-Minv4_5, dtau_dq4_2, symdyn_fma(-Minv3_5, dtau_dq3_2, -Dq2w_z*Minv2_5)))));
+    dqdd_dq[25] = dqdd_dq5_2;
     const double dqdd_dqd3_2 = symdyn_fma(-U3_1, dtau_dqd1_2, symdyn_fma(-Minv3_6, dtau_dqd6_2, symdyn_fma(-Minv3_5, dtau_dqd5_2, symdyn_fma(-Minv3_4, dtau_dqd4_2, symdyn_fma(-Minv3_3, dtau_dqd3_2, -Dqd2w_z*Minv2_3)))));
     dqdd_dqd[13] = dqdd_dqd3_2;
     const double dqdd_dqd4_2 = symdyn_fma(-U4_1, dtau_dqd1_2, symdyn_fma(-Minv4_6, dtau_dqd6_2, symdyn_fma(-Minv4_5, dtau_dqd5_2, symdyn_fma(-Minv4_4, dtau_dqd4_2, symdyn_fma(-Minv3_4, dtau_dqd3_2, -Dqd2w_z*Minv2_4)))));
     dqdd_dqd[19] = dqdd_dqd4_2;
     const double dqdd_dqd5_2 = symdyn_fma(-U5_1, dtau_dqd1_2, symdyn_fma(-Minv5_6, dtau_dqd6_2, symdyn_fma(-Minv5_5, dtau_dqd5_2, symdyn_fma(-Minv4_5, dtau_dqd4_2, symdyn_fma(-Minv3_5, dtau_dqd3_2, -Dqd2w_z*Minv2_5)))));
     dqdd_dqd[25] = dqdd_dqd5_2;
+    const double dqdd_dq3_3 = symdyn_fma(-U3_1, dtau_dq1_3, symdyn_fma(-Minv3_6, dtau_dq6_3, symdyn_fma(-Minv3_5, dtau_dq5_3, symdyn_fma(-Minv3_4, dtau_dq4_3, symdyn_fma(-Minv2_3, dtau_dq2_3, -Dq3w_z*Minv3_3)))));
+    dqdd_dq[14] = dqdd_dq3_3;
+    const double dqdd_dq4_3 = symdyn_fma(-U4_1, dtau_dq1_3, symdyn_fma(-Minv4_6, dtau_dq6_3, symdyn_fma(-Minv4_5, dtau_dq5_3, symdyn_fma(-Minv4_4, dtau_dq4_3, symdyn_fma(-Minv2_4, dtau_dq2_3, -Dq3w_z*Minv3_4)))));
+    dqdd_dq[20] = dqdd_dq4_3;
+    const double dqdd_dq5_3 = symdyn_fma(-U5_1, dtau_dq1_3, symdyn_fma(-Minv5_6, dtau_dq6_3, symdyn_fma(-Minv5_5, dtau_dq5_3, symdyn_fma(-Minv4_5, dtau_dq4_3, symdyn_fma(-Minv2_5, dtau_dq2_3, -Dq3w_z*Minv3_5)))));
+    dqdd_dq[26] = dqdd_dq5_3;
     const double dqdd_dqd3_3 = symdyn_fma(-U3_1, dtau_dqd1_3, symdyn_fma(-Minv3_6, dtau_dqd6_3, symdyn_fma(-Minv3_5, dtau_dqd5_3, symdyn_fma(-Minv3_4, dtau_dqd4_3, symdyn_fma(-Minv2_3, dtau_dqd2_3, -Dqd3w_z*Minv3_3)))));
     dqdd_dqd[14] = dqdd_dqd3_3;
     const double dqdd_dqd4_3 = symdyn_fma(-U4_1, dtau_dqd1_3, symdyn_fma(-Minv4_6, dtau_dqd6_3, symdyn_fma(-Minv4_5, dtau_dqd5_3, symdyn_fma(-Minv4_4, dtau_dqd4_3, symdyn_fma(-Minv2_4, dtau_dqd2_3, -Dqd3w_z*Minv3_4)))));
@@ -7153,30 +7153,30 @@ void kinova_jaco2_forward_dynamics_derivatives(const double q[6], const double q
     const double Minv2_6 = symdyn_fma(U2_1, W6_1, t93);
     Minv[11] = Minv2_6;
     Minv[31] = Minv2_6;
-    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, symdyn_fma(-U6_1, dtau_dq6_2, symdyn_fma(-U5_1, dtau_dq5_2, symdyn_fma(-U4_1, dtau_dq4_2, symdyn_fma(-U3_1, dtau_dq3_2, -Dq2w_z*U2_1)))));
-    dqdd_dq[1] = dqdd_dq1_2;
-    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, symdyn_fma(-Minv2_6, dtau_dq6_2, symdyn_fma(-Minv2_5, dtau_dq5_2, symdyn_fma(-Minv2_4, dtau_dq4_2, symdyn_fma(-Minv2_3, dtau_dq3_2, -Dq2w_z*Minv2_2)))));
-    dqdd_dq[7] = dqdd_dq2_2;
-    const double dqdd_dq6_2 = symdyn_fma(-U6_1, dtau_dq1_2, symdyn_fma(-Minv6_6, dtau_dq6_2, symdyn_fma(-Minv5_6, dtau_dq5_2, symdyn_fma(-Minv4_6, dtau_dq4_2, symdyn_fma(-Minv3_6, dtau_dq3_2, -Dq2w_z*Minv2_6)))));
-    dqdd_dq[31] = dqdd_dq6_2;
-    const double dqdd_dq1_3 = symdyn_fma(-dtau_dq1_3, iD1, symdyn_fma(-U6_1, dtau_dq6_3, symdyn_fma(-U5_1, dtau_dq5_3, symdyn_fma(-U4_1, dtau_dq4_3, symdyn_fma(-U2_1, dtau_dq2_3, -Dq3w_z*U3_1)))));
-    dqdd_dq[2] = dqdd_dq1_3;
-    const double dqdd_dq2_3 = symdyn_fma(-U2_1, dtau_dq1_3, symdyn_fma(-Minv2_6, dtau_dq6_3, symdyn_fma(-Minv2_5, dtau_dq5_3, symdyn_fma(-Minv2_4, dtau_dq4_3, symdyn_fma(-Minv2_2, dtau_dq2_3, -Dq3w_z*Minv2_3)))));
-    dqdd_dq[8] = dqdd_dq2_3;
-    const double dqdd_dq6_3 = symdyn_fma(-U6_1, dtau_dq1_3, symdyn_fma(-Minv6_6, dtau_dq6_3, symdyn_fma(-Minv5_6, dtau_dq5_3, symdyn_fma(-Minv4_6, dtau_dq4_3, symdyn_fma(-Minv2_6, dtau_dq2_3, -Dq3w_z*Minv3_6)))));
-    dqdd_dq[32] = dqdd_dq6_3;
     const double dqdd_dqd1_1 = symdyn_fma(-d2K_xx, iD1, symdyn_fma(-U6_1, nR1_6_z, symdyn_fma(-U5_1, nR1_5_z, symdyn_fma(-U4_1, nR1_4_z, symdyn_fma(-U3_1, nR1_3_z, -U2_1*nR1_2_z)))));
     dqdd_dqd[0] = dqdd_dqd1_1;
     const double dqdd_dqd2_1 = symdyn_fma(-U2_1, d2K_xx, symdyn_fma(-Minv2_6, nR1_6_z, symdyn_fma(-Minv2_5, nR1_5_z, symdyn_fma(-Minv2_4, nR1_4_z, symdyn_fma(-Minv2_3, nR1_3_z, -Minv2_2*nR1_2_z)))));
     dqdd_dqd[6] = dqdd_dqd2_1;
     const double dqdd_dqd6_1 = symdyn_fma(-U6_1, d2K_xx, symdyn_fma(-Minv6_6, nR1_6_z, symdyn_fma(-Minv5_6, nR1_5_z, symdyn_fma(-Minv4_6, nR1_4_z, symdyn_fma(-Minv3_6, nR1_3_z, -Minv2_6*nR1_2_z)))));
     dqdd_dqd[30] = dqdd_dqd6_1;
+    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, symdyn_fma(-U6_1, dtau_dq6_2, symdyn_fma(-U5_1, dtau_dq5_2, symdyn_fma(-U4_1, dtau_dq4_2, symdyn_fma(-U3_1, dtau_dq3_2, -Dq2w_z*U2_1)))));
+    dqdd_dq[1] = dqdd_dq1_2;
+    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, symdyn_fma(-Minv2_6, dtau_dq6_2, symdyn_fma(-Minv2_5, dtau_dq5_2, symdyn_fma(-Minv2_4, dtau_dq4_2, symdyn_fma(-Minv2_3, dtau_dq3_2, -Dq2w_z*Minv2_2)))));
+    dqdd_dq[7] = dqdd_dq2_2;
+    const double dqdd_dq6_2 = symdyn_fma(-U6_1, dtau_dq1_2, symdyn_fma(-Minv6_6, dtau_dq6_2, symdyn_fma(-Minv5_6, dtau_dq5_2, symdyn_fma(-Minv4_6, dtau_dq4_2, symdyn_fma(-Minv3_6, dtau_dq3_2, -Dq2w_z*Minv2_6)))));
+    dqdd_dq[31] = dqdd_dq6_2;
     const double dqdd_dqd1_2 = symdyn_fma(-dtau_dqd1_2, iD1, symdyn_fma(-U6_1, dtau_dqd6_2, symdyn_fma(-U5_1, dtau_dqd5_2, symdyn_fma(-U4_1, dtau_dqd4_2, symdyn_fma(-U3_1, dtau_dqd3_2, -Dqd2w_z*U2_1)))));
     dqdd_dqd[1] = dqdd_dqd1_2;
     const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, symdyn_fma(-Minv2_6, dtau_dqd6_2, symdyn_fma(-Minv2_5, dtau_dqd5_2, symdyn_fma(-Minv2_4, dtau_dqd4_2, symdyn_fma(-Minv2_3, dtau_dqd3_2, -Dqd2w_z*Minv2_2)))));
     dqdd_dqd[7] = dqdd_dqd2_2;
     const double dqdd_dqd6_2 = symdyn_fma(-U6_1, dtau_dqd1_2, symdyn_fma(-Minv6_6, dtau_dqd6_2, symdyn_fma(-Minv5_6, dtau_dqd5_2, symdyn_fma(-Minv4_6, dtau_dqd4_2, symdyn_fma(-Minv3_6, dtau_dqd3_2, -Dqd2w_z*Minv2_6)))));
     dqdd_dqd[31] = dqdd_dqd6_2;
+    const double dqdd_dq1_3 = symdyn_fma(-dtau_dq1_3, iD1, symdyn_fma(-U6_1, dtau_dq6_3, symdyn_fma(-U5_1, dtau_dq5_3, symdyn_fma(-U4_1, dtau_dq4_3, symdyn_fma(-U2_1, dtau_dq2_3, -Dq3w_z*U3_1)))));
+    dqdd_dq[2] = dqdd_dq1_3;
+    const double dqdd_dq2_3 = symdyn_fma(-U2_1, dtau_dq1_3, symdyn_fma(-Minv2_6, dtau_dq6_3, symdyn_fma(-Minv2_5, dtau_dq5_3, symdyn_fma(-Minv2_4, dtau_dq4_3, symdyn_fma(-Minv2_2, dtau_dq2_3, -Dq3w_z*Minv2_3)))));
+    dqdd_dq[8] = dqdd_dq2_3;
+    const double dqdd_dq6_3 = symdyn_fma(-U6_1, dtau_dq1_3, symdyn_fma(-Minv6_6, dtau_dq6_3, symdyn_fma(-Minv5_6, dtau_dq5_3, symdyn_fma(-Minv4_6, dtau_dq4_3, symdyn_fma(-Minv2_6, dtau_dq2_3, -Dq3w_z*Minv3_6)))));
+    dqdd_dq[32] = dqdd_dq6_3;
     const double dqdd_dqd1_3 = symdyn_fma(-dtau_dqd1_3, iD1, symdyn_fma(-U6_1, dtau_dqd6_3, symdyn_fma(-U5_1, dtau_dqd5_3, symdyn_fma(-U4_1, dtau_dqd4_3, symdyn_fma(-U2_1, dtau_dqd2_3, -Dqd3w_z*U3_1)))));
     dqdd_dqd[2] = dqdd_dqd1_3;
     const double dqdd_dqd2_3 = symdyn_fma(-U2_1, dtau_dqd1_3, symdyn_fma(-Minv2_6, dtau_dqd6_3, symdyn_fma(-Minv2_5, dtau_dqd5_3, symdyn_fma(-Minv2_4, dtau_dqd4_3, symdyn_fma(-Minv2_2, dtau_dqd2_3, -Dqd3w_z*Minv2_3)))));

@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x9d22d5c2652b66d
+#if PLANAR2_CODE_SET != 0x65465029d0b93cf
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -771,14 +771,14 @@ void planar2_forward_dynamics_derivatives(const double q[2], const double qd[2],
     dqdd_dq[0] = dqdd_dq1_1;
     const double dqdd_dq2_1 = symdyn_fma(-Minv2_2, dtau_dq2_1, -Dq1w_z*U2_1);
     dqdd_dq[2] = dqdd_dq2_1;
-    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, -Dq2w_z*U2_1);
-    dqdd_dq[1] = dqdd_dq1_2;
-    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, -Dq2w_z*Minv2_2);
-    dqdd_dq[3] = dqdd_dq2_2;
     const double dqdd_dqd1_1 = symdyn_fma(-Jd2_yy, U2_1, -Jd1_zz*iD1);
     dqdd_dqd[0] = dqdd_dqd1_1;
     const double dqdd_dqd2_1 = symdyn_fma(-Jd2_yy, Minv2_2, -Jd1_zz*U2_1);
     dqdd_dqd[2] = dqdd_dqd2_1;
+    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, -Dq2w_z*U2_1);
+    dqdd_dq[1] = dqdd_dq1_2;
+    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, -Dq2w_z*Minv2_2);
+    dqdd_dq[3] = dqdd_dq2_2;
     const double dqdd_dqd1_2 = symdyn_fma(-dtau_dqd1_2, iD1, -Dqd2w_z*U2_1);
     dqdd_dqd[1] = dqdd_dqd1_2;
     const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, -Dqd2w_z*Minv2_2);

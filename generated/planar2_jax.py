@@ -691,14 +691,14 @@ def forward_dynamics_derivatives(q, qd, tau, params):
     Dqd2u_x = -2*MSd2_y + 2*t12
     dtau_dq1_2 = Dq2w_z + Dq2u_x*t9 + Dq2u_y*t10
     dtau_dq2_1 = -c2r_x*dv1_x - dv1_y*t1
+    dtau_dqd1_2 = Dqd2w_z + Dqd2u_x*t9
     dqdd_dq1_1 = -Dq1w_z*iD1 - U2_1*dtau_dq2_1
     dqdd_dq2_1 = -Dq1w_z*U2_1 - Minv2_2*dtau_dq2_1
+    dqdd_dqd1_1 = -Jd1_zz*iD1 - Jd2_yy*U2_1
+    dqdd_dqd2_1 = -Jd1_zz*U2_1 - Jd2_yy*Minv2_2
     dtau_dq1_2, = _once(batch, dtype, dtau_dq1_2)
     dqdd_dq1_2 = -Dq2w_z*U2_1 - dtau_dq1_2*iD1
     dqdd_dq2_2 = -Dq2w_z*Minv2_2 - U2_1*dtau_dq1_2
-    dtau_dqd1_2 = Dqd2w_z + Dqd2u_x*t9
-    dqdd_dqd1_1 = -Jd1_zz*iD1 - Jd2_yy*U2_1
-    dqdd_dqd2_1 = -Jd1_zz*U2_1 - Jd2_yy*Minv2_2
     dqdd_dqd1_2 = -Dqd2w_z*U2_1 - dtau_dqd1_2*iD1
     dqdd_dqd2_2 = -Dqd2w_z*Minv2_2 - U2_1*dtau_dqd1_2
     dqdd_dq = _assembled(batch, dtype, (2, 2), (dqdd_dq1_1, dqdd_dq1_2, dqdd_dq2_1, dqdd_dq2_2,))

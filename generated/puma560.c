@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x5c5087eb7ecf34c
+#if PUMA560_CODE_SET != 0xb35b03fda2d6fa5
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3513,42 +3513,6 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
     const double Minv2_5 = symdyn_fma(U2_1, W5_1, t81);
     Minv[10] = Minv2_5;
     Minv[25] = Minv2_5;
-    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, symdyn_fma(-U6_1, dtau_dq6_2, symdyn_fma(-U5_1, dtau_dq5_2, symdyn_fma(-U4_1, dtau_dq4_2, symdyn_fma(-U3_1, dtau_dq3_2, -Dq2w_z*U2_1)))));
-    dqdd_dq[1] = dqdd_dq1_2;
-    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, symdyn_fma(-Minv2_6, dtau_dq6_2, symdyn_fma(-Minv2_5, dtau_dq5_2, symdyn_fma(-Minv2_4, dtau_dq4_2, symdyn_fma(-Minv2_3, dtau_dq3_2, -Dq2w_z*Minv2_2)))));
-    dqdd_dq[7] = dqdd_dq2_2;
-    const double dqdd_dq3_2 = symdyn_fma(-U3_1, dtau_dq1_2, symdyn_fma(-Minv3_6, dtau_dq6_2, symdyn_fma(-Minv3_5, dtau_dq5_2, symdyn_fma(-Minv3_4, dtau_dq4_2, symdyn_fma(-Minv3_3, dtau_dq3_2, -Dq2w_z*Minv2_3)))));
-    dqdd_dq[13] = dqdd_dq3_2;
-    const double dqdd_dq4_2 = symdyn_fma(-U4_1, dtau_dq1_2, symdyn_fma(-Minv4_6, dtau_dq6_2, symdyn_fma(-Minv4_5, dtau_dq5_2, symdyn_fma(-Minv4_4, dtau_dq4_2, symdyn_fma(-Minv3_4, dtau_dq3_2, -Dq2w_z*Minv2_4)))));
-    dqdd_dq[19] = dqdd_dq4_2;
-    const double dqdd_dq5_2 = symdyn_fma(-U5_1, dtau_dq1_2, symdyn_fma(-Minv5_6, dtau_dq6_2, symdyn_fma(-Minv5_5, dtau_dq5_2, symdyn_fma(-Minv4_5, dtau_dq4_2, symdyn_fma(-Minv3_5, dtau_dq3_2, -Dq2w_z*Minv2_5)))));
-    dqdd_dq[25] = dqdd_dq5_2;
-    const double dqdd_dq6_2 = symdyn_fma(-U6_1, dtau_dq1_2, symdyn_fma(-Minv6_6, dtau_dq6_2, symdyn_fma(-Minv5_6, dtau_dq5_2, symdyn_fma(-Minv4_6, dtau_dq4_2, symdyn_fma(-Minv3_6, dtau_dq3_2, -Dq2w_z*Minv2_6)))));
-    dqdd_dq[31] = dqdd_dq6_2;
-    const double dqdd_dq1_3 = symdyn_fma(-dtau_dq1_3, iD1, symdyn_fma(-U6_1, dtau_dq6_3, symdyn_fma(-U5_1, dtau_dq5_3, symdyn_fma(-U4_1, dtau_dq4_3, symdyn_fma(-U2_1, dtau_dq2_3, -Dq3w_z*U3_1)))));
-    dqdd_dq[2] = dqdd_dq1_3;
-    const double dqdd_dq2_3 = symdyn_fma(-U2_1, dtau_dq1_3, symdyn_fma(-Minv2_6, dtau_dq6_3, symdyn_fma(-Minv2_5, dtau_dq5_3, symdyn_fma(-Minv2_4, dtau_dq4_3, symdyn_fma(-Minv2_2, dtau_dq2_3, -Dq3w_z*Minv2_3)))));
-    dqdd_dq[8] = dqdd_dq2_3;
-    const double dqdd_dq3_3 = symdyn_fma(-U3_1, dtau_dq1_3, symdyn_fma(-Minv3_6, dtau_dq6_3, symdyn_fma(-Minv3_5, dtau_dq5_3, symdyn_fma(-Minv3_4, dtau_dq4_3, symdyn_fma(-Minv2_3, dtau_dq2_3, -Dq3w_z*Minv3_3)))));
-    dqdd_dq[14] = dqdd_dq3_3;
-    const double dqdd_dq4_3 = symdyn_fma(-U4_1, dtau_dq1_3, symdyn_fma(-Minv4_6, dtau_dq6_3, symdyn_fma(-Minv4_5, dtau_dq5_3, symdyn_fma(-Minv4_4, dtau_dq4_3, symdyn_fma(-Minv2_4, dtau_dq2_3, -Dq3w_z*Minv3_4)))));
-    dqdd_dq[20] = dqdd_dq4_3;
-    const double dqdd_dq5_3 = symdyn_fma(-U5_1, dtau_dq1_3, symdyn_fma(-Minv5_6, dtau_dq6_3, symdyn_fma(-Minv5_5, dtau_dq5_3, symdyn_fma(-Minv4_5, dtau_dq4_3, symdyn_fma(-Minv2_5, dtau_dq2_3, -Dq3w_z*Minv3_5)))));
-    dqdd_dq[26] = dqdd_dq5_3;
-    const double dqdd_dq6_3 = symdyn_fma(-U6_1, dtau_dq1_3, symdyn_fma(-Minv6_6, dtau_dq6_3, symdyn_fma(-Minv5_6, dtau_dq5_3, symdyn_fma(-Minv4_6, dtau_dq4_3, symdyn_fma(-Minv2_6, dtau_dq2_3, -Dq3w_z*Minv3_6)))));
-    dqdd_dq[32] = dqdd_dq6_3;
-    const double dqdd_dq1_5 = symdyn_fma(-dtau_dq1_5, iD1, symdyn_fma(-U6_1, dtau_dq6_5, symdyn_fma(-U4_1, dtau_dq4_5, symdyn_fma(-U3_1, dtau_dq3_5, symdyn_fma(-U2_1, dtau_dq2_5, -Dq5w_z*U5_1)))));
-    dqdd_dq[4] = dqdd_dq1_5;
-    const double dqdd_dq2_5 = symdyn_fma(-U2_1, dtau_dq1_5, symdyn_fma(-Minv2_6, dtau_dq6_5, symdyn_fma(-Minv2_4, dtau_dq4_5, symdyn_fma(-Minv2_3, dtau_dq3_5, symdyn_fma(-Minv2_2, dtau_dq2_5, -Dq5w_z*Minv2_5)))));
-    dqdd_dq[10] = dqdd_dq2_5;
-    const double dqdd_dq3_5 = symdyn_fma(-U3_1, dtau_dq1_5, symdyn_fma(-Minv3_6, dtau_dq6_5, symdyn_fma(-Minv3_4, dtau_dq4_5, symdyn_fma(-Minv3_3, dtau_dq3_5, symdyn_fma(-Minv2_3, dtau_dq2_5, -Dq5w_z*Minv3_5)))));
-    dqdd_dq[16] = dqdd_dq3_5;
-    const double dqdd_dq4_5 = symdyn_fma(-U4_1, dtau_dq1_5, symdyn_fma(-Minv4_6, dtau_dq6_5, symdyn_fma(-Minv4_4, dtau_dq4_5, symdyn_fma(-Minv3_4, dtau_dq3_5, symdyn_fma(-Minv2_4, dtau_dq2_5, -Dq5w_z*Minv4_5)))));
-    dqdd_dq[22] = dqdd_dq4_5;
-    const double dqdd_dq5_5 = symdyn_fma(-U5_1, dtau_dq1_5, symdyn_fma(-Minv5_6, dtau_dq6_5, symdyn_fma(-Minv4_5, dtau_dq4_5, symdyn_fma(-Minv3_5, dtau_dq3_5, symdyn_fma(-Minv2_5, dtau_dq2_5, -Dq5w_z*Minv5_5)))));
-    dqdd_dq[28] = dqdd_dq5_5;
-    const double dqdd_dq6_5 = symdyn_fma(-U6_1, dtau_dq1_5, symdyn_fma(-Minv6_6, dtau_dq6_5, symdyn_fma(-Minv4_6, dtau_dq4_5, symdyn_fma(-Minv3_6, dtau_dq3_5, symdyn_fma(-Minv2_6, dtau_dq2_5, -Dq5w_z*Minv5_6)))));
-    dqdd_dq[34] = dqdd_dq6_5;
     const double dqdd_dqd1_1 = symdyn_fma(-dtau_dqd1_1, iD1, symdyn_fma(-U6_1, nR1_6_z, symdyn_fma(-U5_1, nR1_5_z, symdyn_fma(-U4_1, nR1_4_z, symdyn_fma(-U3_1, nR1_3_z, -U2_1*nR1_2_z)))));
     dqdd_dqd[0] = dqdd_dqd1_1;
     const double dqdd_dqd2_1 = symdyn_fma(-U2_1, dtau_dqd1_1, symdyn_fma(-Minv2_6, nR1_6_z, symdyn_fma(-Minv2_5, nR1_5_z, symdyn_fma(-Minv2_4, nR1_4_z, symdyn_fma(-Minv2_3, nR1_3_z, -Minv2_2*nR1_2_z)))));
@@ -3561,6 +3525,18 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
     dqdd_dqd[24] = dqdd_dqd5_1;
     const double dqdd_dqd6_1 = symdyn_fma(-U6_1, dtau_dqd1_1, symdyn_fma(-Minv6_6, nR1_6_z, symdyn_fma(-Minv5_6, nR1_5_z, symdyn_fma(-Minv4_6, nR1_4_z, symdyn_fma(-Minv3_6, nR1_3_z, -Minv2_6*nR1_2_z)))));
     dqdd_dqd[30] = dqdd_dqd6_1;
+    const double dqdd_dq1_2 = symdyn_fma(-dtau_dq1_2, iD1, symdyn_fma(-U6_1, dtau_dq6_2, symdyn_fma(-U5_1, dtau_dq5_2, symdyn_fma(-U4_1, dtau_dq4_2, symdyn_fma(-U3_1, dtau_dq3_2, -Dq2w_z*U2_1)))));
+    dqdd_dq[1] = dqdd_dq1_2;
+    const double dqdd_dq2_2 = symdyn_fma(-U2_1, dtau_dq1_2, symdyn_fma(-Minv2_6, dtau_dq6_2, symdyn_fma(-Minv2_5, dtau_dq5_2, symdyn_fma(-Minv2_4, dtau_dq4_2, symdyn_fma(-Minv2_3, dtau_dq3_2, -Dq2w_z*Minv2_2)))));
+    dqdd_dq[7] = dqdd_dq2_2;
+    const double dqdd_dq3_2 = symdyn_fma(-U3_1, dtau_dq1_2, symdyn_fma(-Minv3_6, dtau_dq6_2, symdyn_fma(-Minv3_5, dtau_dq5_2, symdyn_fma(-Minv3_4, dtau_dq4_2, symdyn_fma(-Minv3_3, dtau_dq3_2, -Dq2w_z*Minv2_3)))));
+    dqdd_dq[13] = dqdd_dq3_2;
+    const double dqdd_dq4_2 = symdyn_fma(-U4_1, dtau_dq1_2, symdyn_fma(-Minv4_6, dtau_dq6_2, symdyn_fma(-Minv4_5, dtau_dq5_2, symdyn_fma(-Minv4_4, dtau_dq4_2, symdyn_fma(-Minv3_4, dtau_dq3_2, -Dq2w_z*Minv2_4)))));
+    dqdd_dq[19] = dqdd_dq4_2;
+    const double dqdd_dq5_2 = symdyn_fma(-U5_1, dtau_dq1_2, symdyn_fma(-Minv5_6, dtau_dq6_2, symdyn_fma(-Minv5_5, dtau_dq5_2, symdyn_fma(-Minv4_5, dtau_dq4_2, symdyn_fma(-Minv3_5, dtau_dq3_2, -Dq2w_z*Minv2_5)))));
+    dqdd_dq[25] = dqdd_dq5_2;
+    const double dqdd_dq6_2 = symdyn_fma(-U6_1, dtau_dq1_2, symdyn_fma(-Minv6_6, dtau_dq6_2, symdyn_fma(-Minv5_6, dtau_dq5_2, symdyn_fma(-Minv4_6, dtau_dq4_2, symdyn_fma(-Minv3_6, dtau_dq3_2, -Dq2w_z*Minv2_6)))));
+    dqdd_dq[31] = dqdd_dq6_2;
     const double dqdd_dqd1_2 = symdyn_fma(-dtau_dqd1_2, iD1, symdyn_fma(-U6_1, dtau_dqd6_2, symdyn_fma(-U5_1, dtau_dqd5_2, symdyn_fma(-U4_1, dtau_dqd4_2, symdyn_fma(-U3_1, dtau_dqd3_2, -U2_1*dtau_dqd2_2)))));
     dqdd_dqd[1] = dqdd_dqd1_2;
     const double dqdd_dqd2_2 = symdyn_fma(-U2_1, dtau_dqd1_2, symdyn_fma(-Minv2_6, dtau_dqd6_2, symdyn_fma(-Minv2_5, dtau_dqd5_2, symdyn_fma(-Minv2_4, dtau_dqd4_2, symdyn_fma(-Minv2_3, dtau_dqd3_2, -Minv2_2*dtau_dqd2_2)))));
@@ -3573,6 +3549,18 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
     dqdd_dqd[25] = dqdd_dqd5_2;
     const double dqdd_dqd6_2 = symdyn_fma(-U6_1, dtau_dqd1_2, symdyn_fma(-Minv6_6, dtau_dqd6_2, symdyn_fma(-Minv5_6, dtau_dqd5_2, symdyn_fma(-Minv4_6, dtau_dqd4_2, symdyn_fma(-Minv3_6, dtau_dqd3_2, -Minv2_6*dtau_dqd2_2)))));
     dqdd_dqd[31] = dqdd_dqd6_2;
+    const double dqdd_dq1_3 = symdyn_fma(-dtau_dq1_3, iD1, symdyn_fma(-U6_1, dtau_dq6_3, symdyn_fma(-U5_1, dtau_dq5_3, symdyn_fma(-U4_1, dtau_dq4_3, symdyn_fma(-U2_1, dtau_dq2_3, -Dq3w_z*U3_1)))));
+    dqdd_dq[2] = dqdd_dq1_3;
+    const double dqdd_dq2_3 = symdyn_fma(-U2_1, dtau_dq1_3, symdyn_fma(-Minv2_6, dtau_dq6_3, symdyn_fma(-Minv2_5, dtau_dq5_3, symdyn_fma(-Minv2_4, dtau_dq4_3, symdyn_fma(-Minv2_2, dtau_dq2_3, -Dq3w_z*Minv2_3)))));
+    dqdd_dq[8] = dqdd_dq2_3;
+    const double dqdd_dq3_3 = symdyn_fma(-U3_1, dtau_dq1_3, symdyn_fma(-Minv3_6, dtau_dq6_3, symdyn_fma(-Minv3_5, dtau_dq5_3, symdyn_fma(-Minv3_4, dtau_dq4_3, symdyn_fma(-Minv2_3, dtau_dq2_3, -Dq3w_z*Minv3_3)))));
+    dqdd_dq[14] = dqdd_dq3_3;
+    const double dqdd_dq4_3 = symdyn_fma(-U4_1, dtau_dq1_3, symdyn_fma(-Minv4_6, dtau_dq6_3, symdyn_fma(-Minv4_5, dtau_dq5_3, symdyn_fma(-Minv4_4, dtau_dq4_3, symdyn_fma(-Minv2_4, dtau_dq2_3, -Dq3w_z*Minv3_4)))));
+    dqdd_dq[20] = dqdd_dq4_3;
+    const double dqdd_dq5_3 = symdyn_fma(-U5_1, dtau_dq1_3, symdyn_fma(-Minv5_6, dtau_dq6_3, symdyn_fma(-Minv5_5, dtau_dq5_3, symdyn_fma(-Minv4_5, dtau_dq4_3, symdyn_fma(-Minv2_5, dtau_dq2_3, -Dq3w_z*Minv3_5)))));
+    dqdd_dq[26] = dqdd_dq5_3;
+    const double dqdd_dq6_3 = symdyn_fma(-U6_1, dtau_dq1_3, symdyn_fma(-Minv6_6, dtau_dq6_3, symdyn_fma(-Minv5_6, dtau_dq5_3, symdyn_fma(-Minv4_6, dtau_dq4_3, symdyn_fma(-Minv2_6, dtau_dq2_3, -Dq3w_z*Minv3_6)))));
+    dqdd_dq[32] = dqdd_dq6_3;
     const double dqdd_dqd1_3 = symdyn_fma(-dtau_dqd1_3, iD1, symdyn_fma(-U6_1, dtau_dqd6_3, symdyn_fma(-U5_1, dtau_dqd5_3, symdyn_fma(-U4_1, dtau_dqd4_3, symdyn_fma(-U3_1, dtau_dqd3_3, -U2_1*dtau_dqd2_3)))));
     dqdd_dqd[2] = dqdd_dqd1_3;
     const double dqdd_dqd2_3 = symdyn_fma(-U2_1, dtau_dqd1_3, symdyn_fma(-Minv2_6, dtau_dqd6_3, symdyn_fma(-Minv2_5, dtau_dqd5_3, symdyn_fma(-Minv2_4, dtau_dqd4_3, symdyn_fma(-Minv2_3, dtau_dqd3_3, -Minv2_2*dtau_dqd2_3)))));
@@ -3585,6 +3573,18 @@ void puma560_forward_dynamics_derivatives(const double q[6], const double qd[6],
     dqdd_dqd[26] = dqdd_dqd5_3;
     const double dqdd_dqd6_3 = symdyn_fma(-U6_1, dtau_dqd1_3, symdyn_fma(-Minv6_6, dtau_dqd6_3, symdyn_fma(-Minv5_6, dtau_dqd5_3, symdyn_fma(-Minv4_6, dtau_dqd4_3, symdyn_fma(-Minv3_6, dtau_dqd3_3, -Minv2_6*dtau_dqd2_3)))));
     dqdd_dqd[32] = dqdd_dqd6_3;
+    const double dqdd_dq1_5 = symdyn_fma(-dtau_dq1_5, iD1, symdyn_fma(-U6_1, dtau_dq6_5, symdyn_fma(-U4_1, dtau_dq4_5, symdyn_fma(-U3_1, dtau_dq3_5, symdyn_fma(-U2_1, dtau_dq2_5, -Dq5w_z*U5_1)))));
+    dqdd_dq[4] = dqdd_dq1_5;
+    const double dqdd_dq2_5 = symdyn_fma(-U2_1, dtau_dq1_5, symdyn_fma(-Minv2_6, dtau_dq6_5, symdyn_fma(-Minv2_4, dtau_dq4_5, symdyn_fma(-Minv2_3, dtau_dq3_5, symdyn_fma(-Minv2_2, dtau_dq2_5, -Dq5w_z*Minv2_5)))));
+    dqdd_dq[10] = dqdd_dq2_5;
+    const double dqdd_dq3_5 = symdyn_fma(-U3_1, dtau_dq1_5, symdyn_fma(-Minv3_6, dtau_dq6_5, symdyn_fma(-Minv3_4, dtau_dq4_5, symdyn_fma(-Minv3_3, dtau_dq3_5, symdyn_fma(-Minv2_3, dtau_dq2_5, -Dq5w_z*Minv3_5)))));
+    dqdd_dq[16] = dqdd_dq3_5;
+    const double dqdd_dq4_5 = symdyn_fma(-U4_1, dtau_dq1_5, symdyn_fma(-Minv4_6, dtau_dq6_5, symdyn_fma(-Minv4_4, dtau_dq4_5, symdyn_fma(-Minv3_4, dtau_dq3_5, symdyn_fma(-Minv2_4, dtau_dq2_5, -Dq5w_z*Minv4_5)))));
+    dqdd_dq[22] = dqdd_dq4_5;
+    const double dqdd_dq5_5 = symdyn_fma(-U5_1, dtau_dq1_5, symdyn_fma(-Minv5_6, dtau_dq6_5, symdyn_fma(-Minv4_5, dtau_dq4_5, symdyn_fma(-Minv3_5, dtau_dq3_5, symdyn_fma(-Minv2_5, dtau_dq2_5, -Dq5w_z*Minv5_5)))));
+    dqdd_dq[28] = dqdd_dq5_5;
+    const double dqdd_dq6_5 = symdyn_fma(-U6_1, dtau_dq1_5, symdyn_fma(-Minv6_6, dtau_dq6_5, symdyn_fma(-Minv4_6, dtau_dq4_5, symdyn_fma(-Minv3_6, dtau_dq3_5, symdyn_fma(-Minv2_6, dtau_dq2_5, -Dq5w_z*Minv5_6)))));
+    dqdd_dq[34] = dqdd_dq6_5;
     const double dqdd_dqd1_5 = symdyn_fma(-dtau_dqd1_5, iD1, symdyn_fma(-U6_1, dtau_dqd6_5, symdyn_fma(-U4_1, dtau_dqd4_5, symdyn_fma(-U3_1, dtau_dqd3_5, symdyn_fma(-U2_1, dtau_dqd2_5, -0.4272830209354*U5_1)))));
     dqdd_dqd[4] = dqdd_dqd1_5;
     const double dqdd_dqd2_5 = symdyn_fma(-U2_1, dtau_dqd1_5, symdyn_fma(-Minv2_6, dtau_dqd6_5, symdyn_fma(-Minv2_4, dtau_dqd4_5, symdyn_fma(-Minv2_3, dtau_dqd3_5, symdyn_fma(-Minv2_2, dtau_dqd2_5, -0.4272830209354*Minv2_5)))));

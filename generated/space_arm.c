@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0xe24f281456c3ad5
+#if SPACE_ARM_CODE_SET != 0x732fa1513c1e029
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -3774,94 +3774,8 @@ void space_arm_inverse_dynamics_derivatives(const double q[11], const double qd[
     dtau_dqd[86] = symdyn_fma(nM2_3_z, t109, symdyn_fma(fM1_3_x, t153, nR1_3_z));
 }
 
-/* forward_dynamics_derivatives: the columns of dqdd_dq, each solved in turn. */
-static void symdyn_forward_dynamics_derivatives_solve1(const double *SYMDYN_RESTRICT symdyn_shared, double *SYMDYN_RESTRICT dqdd_dq)
-{
-    const double symdyn_f0 = symdyn_shared[0];
-    const double symdyn_f1 = symdyn_shared[1];
-    const double symdyn_f2 = symdyn_shared[2];
-    const double symdyn_f3 = symdyn_shared[3];
-    const double symdyn_f4 = symdyn_shared[4];
-    const double symdyn_f5 = symdyn_shared[5];
-    const double symdyn_f6 = symdyn_shared[6];
-    const double symdyn_f7 = symdyn_shared[7];
-    const double symdyn_f8 = symdyn_shared[8];
-    const double symdyn_f9 = symdyn_shared[9];
-    const double symdyn_f10 = symdyn_shared[10];
-    const double symdyn_f11 = symdyn_shared[11];
-    const double symdyn_f12 = symdyn_shared[12];
-    const double symdyn_f13 = symdyn_shared[13];
-    const double symdyn_f14 = symdyn_shared[14];
-    const double symdyn_f15 = symdyn_shared[15];
-    const double symdyn_f16 = symdyn_shared[16];
-    const double symdyn_f17 = symdyn_shared[17];
-    const double symdyn_f18 = symdyn_shared[18];
-    const double symdyn_f19 = symdyn_shared[19];
-    const double symdyn_f20 = symdyn_shared[20];
-    const double symdyn_f21 = symdyn_shared[21];
-    const double symdyn_f22 = symdyn_shared[22];
-    const double symdyn_f23 = symdyn_shared[23];
-    const double symdyn_f24 = symdyn_shared[24];
-    const double symdyn_f25 = symdyn_shared[25];
-    const double symdyn_f26 = symdyn_shared[26];
-    const double symdyn_f27 = symdyn_shared[27];
-    const double symdyn_f28 = symdyn_shared[28];
-    const double symdyn_f29 = symdyn_shared[29];
-    const double symdyn_f30 = symdyn_shared[30];
-    const double symdyn_f31 = symdyn_shared[31];
-    const double symdyn_f32 = symdyn_shared[32];
-    const double symdyn_f33 = symdyn_shared[33];
-    const double symdyn_f34 = symdyn_shared[34];
-    const double symdyn_f35 = symdyn_shared[35];
-    const double symdyn_f36 = symdyn_shared[36];
-    const double symdyn_f37 = symdyn_shared[37];
-    const double symdyn_f38 = symdyn_shared[38];
-    const double symdyn_f39 = symdyn_shared[39];
-    const double symdyn_f40 = symdyn_shared[40];
-    int symdyn_c;
-    for (symdyn_c = 6; symdyn_c < 10; symdyn_c++) {
-        const double symdyn_b0 = dqdd_dq[0 + symdyn_c];
-        const double symdyn_b1 = dqdd_dq[10 + symdyn_c];
-        const double symdyn_b2 = dqdd_dq[20 + symdyn_c];
-        const double symdyn_b3 = dqdd_dq[30 + symdyn_c];
-        const double symdyn_b4 = dqdd_dq[40 + symdyn_c];
-        const double symdyn_b5 = dqdd_dq[50 + symdyn_c];
-        const double symdyn_b6 = dqdd_dq[60 + symdyn_c];
-        const double symdyn_b7 = dqdd_dq[70 + symdyn_c];
-        const double symdyn_b8 = dqdd_dq[80 + symdyn_c];
-        const double symdyn_b9 = dqdd_dq[90 + symdyn_c];
-        const double symdyn_zq8 = symdyn_fma(-symdyn_b8, symdyn_f0, symdyn_b7);
-        const double symdyn_zq6 = symdyn_fma(-symdyn_f7, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f1, symdyn_fma(-symdyn_b6, symdyn_f13, symdyn_b5)));
-        const double symdyn_zq5 = symdyn_fma(-symdyn_f18, symdyn_zq6, symdyn_fma(-symdyn_f8, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
-        const double symdyn_zq4 = symdyn_fma(-symdyn_f23, symdyn_zq5, symdyn_fma(-symdyn_f19, symdyn_zq6, symdyn_fma(-symdyn_f9, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
-        const double symdyn_zq3 = symdyn_fma(-symdyn_f27, symdyn_zq4, symdyn_fma(-symdyn_f24, symdyn_zq5, symdyn_fma(-symdyn_f20, symdyn_zq6, symdyn_fma(-symdyn_f10, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f4, symdyn_b2)))));
-        const double symdyn_zq2 = symdyn_fma(-symdyn_f30, symdyn_zq3, symdyn_fma(-symdyn_f28, symdyn_zq4, symdyn_fma(-symdyn_f25, symdyn_zq5, symdyn_fma(-symdyn_f21, symdyn_zq6, symdyn_fma(-symdyn_f11, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f5, symdyn_fma(-symdyn_b6, symdyn_f16, symdyn_b1)))))));
-        const double symdyn_zq1 = symdyn_fma(-symdyn_f32, symdyn_zq2, symdyn_fma(-symdyn_f31, symdyn_zq3, symdyn_fma(-symdyn_f29, symdyn_zq4, symdyn_fma(-symdyn_f26, symdyn_zq5, symdyn_fma(-symdyn_f22, symdyn_zq6, symdyn_fma(-symdyn_f12, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f6, symdyn_fma(-symdyn_b6, symdyn_f17, symdyn_b0))))))));
-        const double symdyn_dqdd_dq1 = symdyn_f33*symdyn_zq1;
-        const double symdyn_dqdd_dq2 = symdyn_fma(-symdyn_dqdd_dq1, symdyn_f32, symdyn_f34*symdyn_zq2);
-        const double symdyn_dqdd_dq3 = symdyn_fma(-symdyn_dqdd_dq2, symdyn_f30, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f31, symdyn_f35*symdyn_zq3));
-        const double symdyn_dqdd_dq4 = symdyn_fma(-symdyn_dqdd_dq3, symdyn_f27, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f28, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f29, symdyn_f36*symdyn_zq4)));
-        const double symdyn_dqdd_dq5 = symdyn_fma(-symdyn_dqdd_dq4, symdyn_f23, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f24, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f25, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f26, symdyn_f37*symdyn_zq5))));
-        const double symdyn_dqdd_dq6 = symdyn_fma(-symdyn_dqdd_dq5, symdyn_f18, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f19, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f20, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f21, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f22, symdyn_f38*symdyn_zq6)))));
-        const double symdyn_dqdd_dq7 = symdyn_fma(-symdyn_dqdd_dq6, symdyn_f13, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f14, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f15, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f16, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f17, symdyn_b6*symdyn_f39)))));
-        const double symdyn_dqdd_dq8 = symdyn_fma(-symdyn_dqdd_dq6, symdyn_f7, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f8, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f9, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f10, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f11, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f12, symdyn_f40*symdyn_zq8))))));
-        const double symdyn_dqdd_dq9 = symdyn_fma(-symdyn_dqdd_dq8, symdyn_f0, symdyn_fma(-symdyn_dqdd_dq6, symdyn_f1, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f2, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f3, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f4, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f5, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f6, 2.7027027027027026*symdyn_b8)))))));
-        const double symdyn_dqdd_dq10 = symdyn_fma(10, symdyn_b9, -symdyn_dqdd_dq5);
-        dqdd_dq[0 + symdyn_c] = symdyn_dqdd_dq1;
-        dqdd_dq[10 + symdyn_c] = symdyn_dqdd_dq2;
-        dqdd_dq[20 + symdyn_c] = symdyn_dqdd_dq3;
-        dqdd_dq[30 + symdyn_c] = symdyn_dqdd_dq4;
-        dqdd_dq[40 + symdyn_c] = symdyn_dqdd_dq5;
-        dqdd_dq[50 + symdyn_c] = symdyn_dqdd_dq6;
-        dqdd_dq[60 + symdyn_c] = symdyn_dqdd_dq7;
-        dqdd_dq[70 + symdyn_c] = symdyn_dqdd_dq8;
-        dqdd_dq[80 + symdyn_c] = symdyn_dqdd_dq9;
-        dqdd_dq[90 + symdyn_c] = symdyn_dqdd_dq10;
-    }
-}
-
-/* forward_dynamics_derivatives: the columns of dqdd_dqd, each solved in turn. */
-static void symdyn_forward_dynamics_derivatives_solve2(const double *SYMDYN_RESTRICT symdyn_shared, double *SYMDYN_RESTRICT dqdd_dqd)
+/* forward_dynamics_derivatives: the columns of dqdd_dq and dqdd_dqd, each solved in turn. */
+static void symdyn_forward_dynamics_derivatives_solve1(const double *SYMDYN_RESTRICT symdyn_shared, double *SYMDYN_RESTRICT dqdd_dq, double *SYMDYN_RESTRICT dqdd_dqd)
 {
     const double symdyn_f0 = symdyn_shared[0];
     const double symdyn_f1 = symdyn_shared[1];
@@ -3906,33 +3820,70 @@ static void symdyn_forward_dynamics_derivatives_solve2(const double *SYMDYN_REST
     const double symdyn_f40 = symdyn_shared[40];
     int symdyn_c;
     for (symdyn_c = 0; symdyn_c < 10; symdyn_c++) {
-        const double symdyn_b0 = dqdd_dqd[0 + symdyn_c];
-        const double symdyn_b1 = dqdd_dqd[10 + symdyn_c];
-        const double symdyn_b2 = dqdd_dqd[20 + symdyn_c];
-        const double symdyn_b3 = dqdd_dqd[30 + symdyn_c];
-        const double symdyn_b4 = dqdd_dqd[40 + symdyn_c];
-        const double symdyn_b5 = dqdd_dqd[50 + symdyn_c];
-        const double symdyn_b6 = dqdd_dqd[60 + symdyn_c];
-        const double symdyn_b7 = dqdd_dqd[70 + symdyn_c];
-        const double symdyn_b8 = dqdd_dqd[80 + symdyn_c];
-        const double symdyn_b9 = dqdd_dqd[90 + symdyn_c];
-        const double symdyn_zqd8 = symdyn_fma(-symdyn_b8, symdyn_f0, symdyn_b7);
-        const double symdyn_zqd6 = symdyn_fma(-symdyn_f7, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f1, symdyn_fma(-symdyn_b6, symdyn_f13, symdyn_b5)));
-        const double symdyn_zqd5 = symdyn_fma(-symdyn_f18, symdyn_zqd6, symdyn_fma(-symdyn_f8, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
-        const double symdyn_zqd4 = symdyn_fma(-symdyn_f23, symdyn_zqd5, symdyn_fma(-symdyn_f19, symdyn_zqd6, symdyn_fma(-symdyn_f9, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
-        const double symdyn_zqd3 = symdyn_fma(-symdyn_f27, symdyn_zqd4, symdyn_fma(-symdyn_f24, symdyn_zqd5, symdyn_fma(-symdyn_f20, symdyn_zqd6, symdyn_fma(-symdyn_f10, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f4, symdyn_b2)))));
-        const double symdyn_zqd2 = symdyn_fma(-symdyn_f30, symdyn_zqd3, symdyn_fma(-symdyn_f28, symdyn_zqd4, symdyn_fma(-symdyn_f25, symdyn_zqd5, symdyn_fma(-symdyn_f21, symdyn_zqd6, symdyn_fma(-symdyn_f11, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f5, symdyn_fma(-symdyn_b6, symdyn_f16, symdyn_b1)))))));
-        const double symdyn_zqd1 = symdyn_fma(-symdyn_f32, symdyn_zqd2, symdyn_fma(-symdyn_f31, symdyn_zqd3, symdyn_fma(-symdyn_f29, symdyn_zqd4, symdyn_fma(-symdyn_f26, symdyn_zqd5, symdyn_fma(-symdyn_f22, symdyn_zqd6, symdyn_fma(-symdyn_f12, symdyn_zqd8, symdyn_fma(-symdyn_b8, symdyn_f6, symdyn_fma(-symdyn_b6, symdyn_f17, symdyn_b0))))))));
+        const double symdyn_b0 = dqdd_dq[0 + symdyn_c];
+        const double symdyn_b1 = dqdd_dq[10 + symdyn_c];
+        const double symdyn_b2 = dqdd_dq[20 + symdyn_c];
+        const double symdyn_b3 = dqdd_dq[30 + symdyn_c];
+        const double symdyn_b4 = dqdd_dq[40 + symdyn_c];
+        const double symdyn_b5 = dqdd_dq[50 + symdyn_c];
+        const double symdyn_b6 = dqdd_dq[60 + symdyn_c];
+        const double symdyn_b7 = dqdd_dq[70 + symdyn_c];
+        const double symdyn_b8 = dqdd_dq[80 + symdyn_c];
+        const double symdyn_b9 = dqdd_dq[90 + symdyn_c];
+        const double symdyn_b10 = dqdd_dqd[0 + symdyn_c];
+        const double symdyn_b11 = dqdd_dqd[10 + symdyn_c];
+        const double symdyn_b12 = dqdd_dqd[20 + symdyn_c];
+        const double symdyn_b13 = dqdd_dqd[30 + symdyn_c];
+        const double symdyn_b14 = dqdd_dqd[40 + symdyn_c];
+        const double symdyn_b15 = dqdd_dqd[50 + symdyn_c];
+        const double symdyn_b16 = dqdd_dqd[60 + symdyn_c];
+        const double symdyn_b17 = dqdd_dqd[70 + symdyn_c];
+        const double symdyn_b18 = dqdd_dqd[80 + symdyn_c];
+        const double symdyn_b19 = dqdd_dqd[90 + symdyn_c];
+        const double symdyn_zq8 = symdyn_fma(-symdyn_b8, symdyn_f0, symdyn_b7);
+        const double symdyn_zq6 = symdyn_fma(-symdyn_f7, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f1, symdyn_fma(-symdyn_b6, symdyn_f13, symdyn_b5)));
+        const double symdyn_zq5 = symdyn_fma(-symdyn_f18, symdyn_zq6, symdyn_fma(-symdyn_f8, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f2, symdyn_fma(-symdyn_b6, symdyn_f14, symdyn_b4 - symdyn_b9))));
+        const double symdyn_zq4 = symdyn_fma(-symdyn_f23, symdyn_zq5, symdyn_fma(-symdyn_f19, symdyn_zq6, symdyn_fma(-symdyn_f9, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f3, symdyn_fma(-symdyn_b6, symdyn_f15, symdyn_b3)))));
+        const double symdyn_zq3 = symdyn_fma(-symdyn_f27, symdyn_zq4, symdyn_fma(-symdyn_f24, symdyn_zq5, symdyn_fma(-symdyn_f20, symdyn_zq6, symdyn_fma(-symdyn_f10, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f4, symdyn_b2)))));
+        const double symdyn_zq2 = symdyn_fma(-symdyn_f30, symdyn_zq3, symdyn_fma(-symdyn_f28, symdyn_zq4, symdyn_fma(-symdyn_f25, symdyn_zq5, symdyn_fma(-symdyn_f21, symdyn_zq6, symdyn_fma(-symdyn_f11, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f5, symdyn_fma(-symdyn_b6, symdyn_f16, symdyn_b1)))))));
+        const double symdyn_zq1 = symdyn_fma(-symdyn_f32, symdyn_zq2, symdyn_fma(-symdyn_f31, symdyn_zq3, symdyn_fma(-symdyn_f29, symdyn_zq4, symdyn_fma(-symdyn_f26, symdyn_zq5, symdyn_fma(-symdyn_f22, symdyn_zq6, symdyn_fma(-symdyn_f12, symdyn_zq8, symdyn_fma(-symdyn_b8, symdyn_f6, symdyn_fma(-symdyn_b6, symdyn_f17, symdyn_b0))))))));
+        const double symdyn_dqdd_dq1 = symdyn_f33*symdyn_zq1;
+        const double symdyn_dqdd_dq2 = symdyn_fma(-symdyn_dqdd_dq1, symdyn_f32, symdyn_f34*symdyn_zq2);
+        const double symdyn_dqdd_dq3 = symdyn_fma(-symdyn_dqdd_dq2, symdyn_f30, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f31, symdyn_f35*symdyn_zq3));
+        const double symdyn_dqdd_dq4 = symdyn_fma(-symdyn_dqdd_dq3, symdyn_f27, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f28, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f29, symdyn_f36*symdyn_zq4)));
+        const double symdyn_dqdd_dq5 = symdyn_fma(-symdyn_dqdd_dq4, symdyn_f23, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f24, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f25, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f26, symdyn_f37*symdyn_zq5))));
+        const double symdyn_dqdd_dq6 = symdyn_fma(-symdyn_dqdd_dq5, symdyn_f18, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f19, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f20, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f21, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f22, symdyn_f38*symdyn_zq6)))));
+        const double symdyn_dqdd_dq7 = symdyn_fma(-symdyn_dqdd_dq6, symdyn_f13, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f14, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f15, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f16, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f17, symdyn_b6*symdyn_f39)))));
+        const double symdyn_dqdd_dq8 = symdyn_fma(-symdyn_dqdd_dq6, symdyn_f7, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f8, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f9, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f10, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f11, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f12, symdyn_f40*symdyn_zq8))))));
+        const double symdyn_dqdd_dq9 = symdyn_fma(-symdyn_dqdd_dq8, symdyn_f0, symdyn_fma(-symdyn_dqdd_dq6, symdyn_f1, symdyn_fma(-symdyn_dqdd_dq5, symdyn_f2, symdyn_fma(-symdyn_dqdd_dq4, symdyn_f3, symdyn_fma(-symdyn_dqdd_dq3, symdyn_f4, symdyn_fma(-symdyn_dqdd_dq2, symdyn_f5, symdyn_fma(-symdyn_dqdd_dq1, symdyn_f6, 2.7027027027027026*symdyn_b8)))))));
+        const double symdyn_dqdd_dq10 = symdyn_fma(10, symdyn_b9, -symdyn_dqdd_dq5);
+        const double symdyn_zqd8 = symdyn_fma(-symdyn_b18, symdyn_f0, symdyn_b17);
+        const double symdyn_zqd6 = symdyn_fma(-symdyn_f7, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f1, symdyn_fma(-symdyn_b16, symdyn_f13, symdyn_b15)));
+        const double symdyn_zqd5 = symdyn_fma(-symdyn_f18, symdyn_zqd6, symdyn_fma(-symdyn_f8, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f2, symdyn_fma(-symdyn_b16, symdyn_f14, symdyn_b14 - symdyn_b19))));
+        const double symdyn_zqd4 = symdyn_fma(-symdyn_f23, symdyn_zqd5, symdyn_fma(-symdyn_f19, symdyn_zqd6, symdyn_fma(-symdyn_f9, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f3, symdyn_fma(-symdyn_b16, symdyn_f15, symdyn_b13)))));
+        const double symdyn_zqd3 = symdyn_fma(-symdyn_f27, symdyn_zqd4, symdyn_fma(-symdyn_f24, symdyn_zqd5, symdyn_fma(-symdyn_f20, symdyn_zqd6, symdyn_fma(-symdyn_f10, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f4, symdyn_b12)))));
+        const double symdyn_zqd2 = symdyn_fma(-symdyn_f30, symdyn_zqd3, symdyn_fma(-symdyn_f28, symdyn_zqd4, symdyn_fma(-symdyn_f25, symdyn_zqd5, symdyn_fma(-symdyn_f21, symdyn_zqd6, symdyn_fma(-symdyn_f11, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f5, symdyn_fma(-symdyn_b16, symdyn_f16, symdyn_b11)))))));
+        const double symdyn_zqd1 = symdyn_fma(-symdyn_f32, symdyn_zqd2, symdyn_fma(-symdyn_f31, symdyn_zqd3, symdyn_fma(-symdyn_f29, symdyn_zqd4, symdyn_fma(-symdyn_f26, symdyn_zqd5, symdyn_fma(-symdyn_f22, symdyn_zqd6, symdyn_fma(-symdyn_f12, symdyn_zqd8, symdyn_fma(-symdyn_b18, symdyn_f6, symdyn_fma(-symdyn_b16, symdyn_f17, symdyn_b10))))))));
         const double symdyn_dqdd_dqd1 = symdyn_f33*symdyn_zqd1;
         const double symdyn_dqdd_dqd2 = symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f32, symdyn_f34*symdyn_zqd2);
         const double symdyn_dqdd_dqd3 = symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f30, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f31, symdyn_f35*symdyn_zqd3));
         const double symdyn_dqdd_dqd4 = symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f27, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f28, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f29, symdyn_f36*symdyn_zqd4)));
         const double symdyn_dqdd_dqd5 = symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f23, symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f24, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f25, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f26, symdyn_f37*symdyn_zqd5))));
         const double symdyn_dqdd_dqd6 = symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f18, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f19, symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f20, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f21, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f22, symdyn_f38*symdyn_zqd6)))));
-        const double symdyn_dqdd_dqd7 = symdyn_fma(-symdyn_dqdd_dqd6, symdyn_f13, symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f14, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f15, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f16, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f17, symdyn_b6*symdyn_f39)))));
+        const double symdyn_dqdd_dqd7 = symdyn_fma(-symdyn_dqdd_dqd6, symdyn_f13, symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f14, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f15, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f16, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f17, symdyn_b16*symdyn_f39)))));
         const double symdyn_dqdd_dqd8 = symdyn_fma(-symdyn_dqdd_dqd6, symdyn_f7, symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f8, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f9, symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f10, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f11, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f12, symdyn_f40*symdyn_zqd8))))));
-        const double symdyn_dqdd_dqd9 = symdyn_fma(-symdyn_dqdd_dqd8, symdyn_f0, symdyn_fma(-symdyn_dqdd_dqd6, symdyn_f1, symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f2, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f3, symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f4, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f5, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f6, 2.7027027027027026*symdyn_b8)))))));
-        const double symdyn_dqdd_dqd10 = symdyn_fma(10, symdyn_b9, -symdyn_dqdd_dqd5);
+        const double symdyn_dqdd_dqd9 = symdyn_fma(-symdyn_dqdd_dqd8, symdyn_f0, symdyn_fma(-symdyn_dqdd_dqd6, symdyn_f1, symdyn_fma(-symdyn_dqdd_dqd5, symdyn_f2, symdyn_fma(-symdyn_dqdd_dqd4, symdyn_f3, symdyn_fma(-symdyn_dqdd_dqd3, symdyn_f4, symdyn_fma(-symdyn_dqdd_dqd2, symdyn_f5, symdyn_fma(-symdyn_dqdd_dqd1, symdyn_f6, 2.7027027027027026*symdyn_b18)))))));
+        const double symdyn_dqdd_dqd10 = symdyn_fma(10, symdyn_b19, -symdyn_dqdd_dqd5);
+        dqdd_dq[0 + symdyn_c] = symdyn_dqdd_dq1;
+        dqdd_dq[10 + symdyn_c] = symdyn_dqdd_dq2;
+        dqdd_dq[20 + symdyn_c] = symdyn_dqdd_dq3;
+        dqdd_dq[30 + symdyn_c] = symdyn_dqdd_dq4;
+        dqdd_dq[40 + symdyn_c] = symdyn_dqdd_dq5;
+        dqdd_dq[50 + symdyn_c] = symdyn_dqdd_dq6;
+        dqdd_dq[60 + symdyn_c] = symdyn_dqdd_dq7;
+        dqdd_dq[70 + symdyn_c] = symdyn_dqdd_dq8;
+        dqdd_dq[80 + symdyn_c] = symdyn_dqdd_dq9;
+        dqdd_dq[90 + symdyn_c] = symdyn_dqdd_dq10;
         dqdd_dqd[0 + symdyn_c] = symdyn_dqdd_dqd1;
         dqdd_dqd[10 + symdyn_c] = symdyn_dqdd_dqd2;
         dqdd_dqd[20 + symdyn_c] = symdyn_dqdd_dqd3;
@@ -5125,8 +5076,7 @@ void space_arm_forward_dynamics_derivatives(const double q[11], const double qd[
     dqdd_dqd[93] = -dtau_dqd10_4;
     const double dtau_dqd10_6 = symdyn_fma(-0.1, base_wx, t123);
     dqdd_dqd[95] = -dtau_dqd10_6;
-    symdyn_forward_dynamics_derivatives_solve1(symdyn_shared, dqdd_dq);
-    symdyn_forward_dynamics_derivatives_solve2(symdyn_shared, dqdd_dqd);
+    symdyn_forward_dynamics_derivatives_solve1(symdyn_shared, dqdd_dq, dqdd_dqd);
 }
 
 void space_arm_all_terms(const double q[11], const double qd[10], double M[100], double h[10], double T[16], double J[60], double Jdot_qd[6])

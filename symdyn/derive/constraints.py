@@ -233,20 +233,28 @@ def constrained_forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuild
     solved = multipliers(robot, part, b, G)
     m = len(G)
     # the right-hand sides, row-major, (r1, r2) of each column: solved after the steps
-    # (solve_columns), the columns of each derivative in one loop in C
+    # (solve_columns), a column of each derivative side by side
     r1 = {"q": [-dtau_dq[k] + dforce_dq[k] for k in range(n * n)],
           "qd": [-dtau_dqd[k] for k in range(n * n)],
           "tau": [sympy.Integer(int(k // n == k % n)) for k in range(n * n)]}
     r2 = {"q": [-(dacc_dq[k] + kd * dvel_dq[k] + kp * G[k // n][k % n]) for k in range(m * n)],
           "qd": [-(dacc_dqd[k] + kd * G[k // n][k % n]) for k in range(m * n)],
           "tau": [sympy.Integer(0)] * (m * n)}
-    out = {}
+    rhs = {}
     for wrt in r1:
-        out[wrt] = solve_columns(
-            b, {f"dqdd_d{wrt}": r1[wrt], f"dlambda_d{wrt}": r2[wrt]}, n, solved,
-            lambda kb, s, column, suffix, wrt=wrt: _stacked(s.kkt(
-                kb, f"c{wrt}{suffix}", column[:n], column[n:])), f"kkt_d{wrt}")
-    return [out[wrt][0] for wrt in r1] + [out[wrt][1] for wrt in r1]
+        rhs.update({f"dqdd_d{wrt}": r1[wrt], f"dlambda_d{wrt}": r2[wrt]})
+
+    def kkt(kb, s, column, suffix):
+        # the column's entries of each derivative: three independent solves the machine
+        # overlaps
+        out = []
+        for k, wrt in enumerate(r1):
+            start = k * (n + m)
+            out += _stacked(s.kkt(kb, f"c{wrt}{suffix}", column[start:start + n],
+                                  column[start + n:start + n + m]))
+        return out
+    out = solve_columns(b, rhs, n, solved, kkt, "kkt")
+    return out[0::2] + out[1::2]
 
 
 def _stacked(parts) -> list:

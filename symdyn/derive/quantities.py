@@ -689,22 +689,24 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)
     products = factors.solve_cost >= n * n
-    outs = []
+    rhs = {}
     for wrt, d in zip(("q", "qd"), _inverse_dynamics_derivatives_at(robot, part, qdd)):
         # named, so that each product or solve reads symbols alone
-        d = [define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v) for k, v in enumerate(d)]
-        if products:
-            # each product pairs an entry of M^-1 with one of dtau: none recurs (irreducible)
-            def solve(kb, f, column, suffix, wrt=wrt):
-                return [define(kb, f"dqdd_d{wrt}{i + 1}{suffix}", symengine.Add(*(
-                    f[i][k] * column[k] for k in range(n))), irreducible=True)
-                    for i in range(n)]
-        else:
-            def solve(kb, f, column, suffix, wrt=wrt):
-                return f.solve(kb, column, f"dqdd_d{wrt}{{}}{suffix}", f"z{wrt}{{}}{suffix}")
-        # -dtau's columns, solved after the steps
-        outs += solve_columns(b, {f"dqdd_d{wrt}": [-v for v in d]}, n,
-                              inverse if products else factors, solve, f"solve_d{wrt}")
+        rhs[f"dqdd_d{wrt}"] = [-define(b, f"dtau_d{wrt}{k // n + 1}_{k % n + 1}", v)
+                               for k, v in enumerate(d)]
+
+    def solve(kb, f, column, suffix):
+        # a column of each: two solves side by side, which the machine overlaps
+        out = []
+        for wrt, half in zip(("q", "qd"), (column[:n], column[n:])):
+            if products:
+                # each product pairs an entry of M^-1 with one of dtau: none recurs
+                out += [define(kb, f"dqdd_d{wrt}{i + 1}{suffix}", symengine.Add(*(
+                    f[i][k] * half[k] for k in range(n))), irreducible=True) for i in range(n)]
+            else:
+                out += f.solve(kb, half, f"dqdd_d{wrt}{{}}{suffix}", f"z{wrt}{{}}{suffix}")
+        return out
+    outs = solve_columns(b, rhs, n, inverse if products else factors, solve, "solve")
     outs.append([to_sympy(inverse[i][j]) for i in range(n) for j in range(n)])
     return outs
 

@@ -164,8 +164,7 @@ class SolveLoop:
     straight-line code over every entry, zeros too, so that gcc vectorizes the loop. numpy
     runs the kernel's steps once, on the columns side by side (Function.factors holds the
     values). The columns run over leave out those of zeros at either end, which a solve
-    leaves zero (a floating base's position's three, in dtau/dq: the dynamics do not depend
-    on it)."""
+    leaves zero."""
 
     outputs: tuple[str, ...]
     columns: tuple[int, int]                    # from the first to before the last

@@ -12,6 +12,8 @@ import symengine
 import sympy
 
 from symdyn.derive.factors import LOOP_COLUMNS, LTDL, solve_columns
+from symdyn.emit.context import function_code
+from symdyn.emit.printers import CPrinter
 from symdyn.program import Argument, evaluate, op_count
 from symdyn.program.builder import ProgramBuilder
 from symdyn.program.program import compose, view
@@ -108,3 +110,13 @@ def test_a_program_that_solves_is_neither_composed_nor_viewed():
         view(program, "part", program.inputs, program.outputs[:1])
     with pytest.raises(ValueError, match="unroll"):
         program.expanded("x")
+
+
+def test_a_loop_leaves_out_the_columns_of_zeros_at_either_end():
+    """A solve leaves a column of zeros zero: C's loop runs from the first column with a
+    nonzero to the last."""
+    n, columns = len(PARENTS), LOOP_COLUMNS + 3
+    zeros = {(i, c) for i in range(n) for c in (0, 1, 5, columns - 1)}
+    program, _, _ = solving(PARENTS, columns, zeros)
+    (loop,) = function_code(program, "", CPrinter(), c_layout=True).solves
+    assert loop.columns == (2, columns - 1)
