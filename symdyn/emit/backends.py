@@ -3,6 +3,7 @@ text from a robot file (a file name, a ``source`` line) so that the text stays t
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -83,6 +84,14 @@ def cpp_name_problem(name: str) -> str | None:
     return None
 
 
+# numpy's loops over a solve's columns compute every entry of every column, where the solves
+# written out skip each column's zeros, which a tree's columns have many of: Solo-12's FD
+# derivatives took 1.19 ms a state written out and 1.31 in the loop, a batch of 1000 32.9 and
+# 42.6 ms. Written out, a long chain's solves are its FD derivatives' 2 n^3 products (a 64-joint
+# chain's: 2 million operations, 13 MB of Python): from this many operations on, the loop.
+NUMPY_LOOP_OPERATIONS = 250_000
+
+
 @dataclass(frozen=True)
 class Backend:
     lang: str
@@ -95,9 +104,10 @@ class Backend:
     # written as parts (Function.parts); the other languages assemble their outputs at the end
     c_layout: bool = False
     # a program's solves (program.Solve) written as loops over their columns, which the
-    # compiler vectorizes (numpy: the kernel's steps once, on arrays of the columns); the
-    # other languages print them unrolled (solves.unrolled), as their compilers trace them
-    solve_loops: bool = False
+    # compiler vectorizes (numpy: the kernel's steps once, on arrays of the columns), where
+    # they take at least this many operations (passes.solve_operations); else unrolled
+    # (solves.unrolled), as CasADi and JAX, whose compilers trace them, always print them
+    loop_operations: float = math.inf
     # compiled by XLA: outputs assembled and values kept as it compiles them well (context.py:
     # Function.fused, Function.once)
     xla: bool = False
@@ -107,11 +117,12 @@ class Backend:
 
 BACKENDS = {
     "python": Backend("python", PythonPrinter, (("python/module.py.j2", "{name}.py"),),
-                      python_docstring_text, python_string, "np.inf", solve_loops=True),
+                      python_docstring_text, python_string, "np.inf",
+                      loop_operations=NUMPY_LOOP_OPERATIONS),
     # the C, and a CMake package of it that several robots' files can share a folder with
     "c": Backend("c", CPrinter, (("c/header.h.j2", "{name}.h"), ("c/source.c.j2", "{name}.c"),
                                  ("c/config.cmake.j2", "{name}Config.cmake")),
-                 c_comment_text, c_string, "HUGE_VAL", c_layout=True, solve_loops=True),
+                 c_comment_text, c_string, "HUGE_VAL", c_layout=True, loop_operations=0),
     # CasADi's SX functions (the optional extra symdyn[casadi]), for optimal control
     "casadi": Backend("casadi", CasadiPrinter, (("casadi/module.py.j2", "{name}_casadi.py"),),
                       python_docstring_text, python_string, "ca.inf"),
@@ -124,11 +135,11 @@ BACKENDS = {
                                      ("c/config.cmake.j2", "{name}Config.cmake"),
                                      ("cpp/robot.hpp.j2", "{name}.hpp"),
                                      ("cpp/CMakeLists.txt.j2", "CMakeLists.txt")),
-                   c_comment_text, c_string, "HUGE_VAL", c_layout=True, solve_loops=True,
+                   c_comment_text, c_string, "HUGE_VAL", c_layout=True, loop_operations=0,
                    name_problem=cpp_name_problem),
 }
 # C in single precision (generate's precision="single"): the same files, every number a float.
 SINGLE_C = Backend("c", FloatCPrinter, BACKENDS["c"].files, c_comment_text, c_string,
-                   "HUGE_VALF", c_layout=True, solve_loops=True)
+                   "HUGE_VALF", c_layout=True, loop_operations=0)
 # The CPython wrapper is made where symdyn.compile builds it, never beside the firmware's files.
 WRAPPER = (("c/python.c.j2", "{name}_python.c"),)

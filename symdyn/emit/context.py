@@ -13,7 +13,7 @@ from typing import ClassVar
 import sympy
 
 from ..errors import EmitError
-from ..program.passes import OpCount, entry_cost, kept_values, op_count, rename
+from ..program.passes import OpCount, entry_cost, kept_values, op_count, rename, solve_operations
 from ..program.program import Program, symbols_in
 from ..program.schedule import order_for_machine
 from ..program.solves import unrolled
@@ -639,8 +639,8 @@ def module_code(header: Header, programs, backend: Backend, values=None,
     ``values`` are the free symbols fixed at generation, ``base_names`` beta's names where the
     base parameters' functions are written."""
     printer = backend.printer()
-    if not backend.solve_loops:
-        programs = [unrolled(p) for p in programs]
+    programs = [p if solve_operations(p) >= backend.loop_operations else unrolled(p)
+                for p in programs]
     parameters = _parameters(programs)
     names = identifiers(header.parameters, programs)
     programs = [rename(p, names) for p in programs]

@@ -377,6 +377,13 @@ def op_count(program: Program) -> OpCount:
     return program.cached(_op_count)
 
 
+def solve_operations(program: Program) -> int:
+    """The multiplications and additions of the program's solves (Solve), as their loops run
+    the kernel on every column."""
+    return sum(program.output(solve.outputs[0]).shape[1] * (kernel.mul + kernel.add)
+               for solve in program.solves for kernel in [op_count(solve.kernel)])
+
+
 def _op_count(program: Program) -> OpCount:
     mul = add = calls = 0
     pending = [a.rhs for a in program.assignments] + [

@@ -2,23 +2,26 @@
 (program.Solve, context.SolveLoop), a chain's multiplied by M^-1 in one, against Pinocchio's
 computeABADerivatives one state a call and in batches (the wrapper has no lane kernel of it),
 in double and single precision, as C and as C++; numpy runs the same kernel on arrays of the
-columns. Fewer columns than a vector holds are solved without a loop."""
+columns where they are long. Fewer columns than a vector holds are solved without a loop."""
 from __future__ import annotations
 
 import ctypes
 import subprocess
+from dataclasses import replace
 
 import numpy as np
 import pinocchio as pin
 import pytest
-from support import STRICT, assert_close, compile_strictly, random_robot, random_tree
+from support import STRICT, assert_close, compile_strictly, import_file, random_robot, random_tree
 
 import symdyn
 from symdyn.check import configurations
 from symdyn.derive.factors import LOOP_COLUMNS
+from symdyn.emit.backends import BACKENDS
 from symdyn.reference import pinocchio_model
 
 LOOP = "for (symdyn_c = "
+NUMPY_LOOP = "each column solved in place, numpy running the steps on all at once"
 FD = ["forward_dynamics_derivatives"]
 
 
@@ -33,7 +36,8 @@ def pinocchios(model, q, qd, tau):
 
 
 @pytest.mark.parametrize("floating, seed", [(True, 1), (True, 2), (False, 3)])
-def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, floating, seed):
+def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, monkeypatch, floating,
+                                                       seed):
     rng = np.random.default_rng(seed)
     robot = random_tree(tmp_path, rng, convention="urdf", shape="wide", floating=floating,
                         dof=6 if floating else LOOP_COLUMNS + 1)
@@ -50,9 +54,19 @@ def test_the_c_solves_in_a_loop_what_pinocchio_computes(tmp_path, floating, seed
     assert_close(module.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
     one = [module.forward_dynamics_derivatives(*state) for state in zip(q, qd, tau)]
     assert_close(tuple(np.array(x) for x in zip(*one)), expected, rtol=1e-9)
-    # the numpy module runs the same kernel on arrays of the columns
-    python = symdyn.python_module(dynamics, quantities=FD)
-    assert_close(python.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
+    # numpy writes the solves out, as small as they are (NUMPY_LOOP_OPERATIONS), or runs the
+    # same kernel on arrays of the columns
+    for looped in (False, True):
+        if looped:
+            monkeypatch.setitem(BACKENDS, "python", replace(BACKENDS["python"],
+                                                            loop_operations=0))
+        folder = tmp_path / f"python{looped}"
+        (path,) = symdyn.generate(dynamics, "python", folder, quantities=FD)
+        assert (NUMPY_LOOP in path.read_text()) == looped
+        python = import_file(path, f"tree_{looped}")
+        assert_close(python.forward_dynamics_derivatives(q, qd, tau), expected, rtol=1e-9)
+        assert_close(python.forward_dynamics_derivatives(q[0], qd[0], tau[0]),
+                     tuple(x[0] for x in expected), rtol=1e-9)
 
 
 def test_a_chain_multiplies_its_columns_by_the_inverse_in_a_loop(tmp_path):
