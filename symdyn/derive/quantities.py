@@ -681,10 +681,9 @@ def _forward_dynamics_derivatives(robot: Robot, part, b: ProgramBuilder, qd, tau
     zeros: a solve per column then costs 2 nnz(L) + n where a product costs n^2 (TALOS on a
     floating base, n = 38: 640 against 1444, and live values a column's, not all of M^-1 and
     dtau at once). Either way the outputs solve their columns after the steps (solve_columns),
-    in loops where the language has them; a chain's kernel is the
-    product by M^-1, whose entries are its factors (a 64-joint chain's 2 n^3 products, held
-    as expressions a column at a time, took 520 MB to derive). ``part`` gives another
-    quantity's outputs (build)."""
+    in loops where the language has them; a chain's kernel is the product by M^-1, whose
+    entries are its factors (a 64-joint chain's 2 n^3 products, held as expressions, took 520
+    MB to derive). ``part`` gives another quantity's outputs (build)."""
     n = robot.dof
     factors, qdd = _forward_dynamics(robot, part, b, tau)
     inverse = factors.inverse(b)

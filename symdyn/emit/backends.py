@@ -88,7 +88,7 @@ def cpp_name_problem(name: str) -> str | None:
 # written out skip each column's zeros, which a tree's columns have many of: Solo-12's FD
 # derivatives took 1.19 ms a state written out and 1.31 in the loop, a batch of 1000 32.9 and
 # 42.6 ms. Written out, a long chain's solves are its FD derivatives' 2 n^3 products (a 64-joint
-# chain's: 2 million operations, 13 MB of Python): from this many operations on, the loop.
+# chain's: a million operations, 13 MB of Python): from this many operations on, the loop.
 NUMPY_LOOP_OPERATIONS = 250_000
 
 
