@@ -195,7 +195,7 @@ class Function:
     lane_steps: tuple = ()
     solves: tuple[SolveLoop, ...] = ()     # after the steps (and the parts), in order
     # The factors the solves read (SolveLoop.loads' slots), for the languages that assemble
-    # them as an output (C stores them in the shared array instead)
+    # them as an output (C reads them from the shared array instead)
     factors: Output | None = None
 
     @property
@@ -396,7 +396,7 @@ def function_code(program: Program, doc: str, printer, c_layout: bool = False,
             if xla else {})
     lane_steps = () if program is derived else _in_order(body.steps, derived)
     return Function(program.name, doc, inputs, body, op_count(program), parts, shared, fused,
-                    once, lane_steps, solves, None if c_layout else factors)
+                    once, lane_steps, solves, factors)
 
 
 def _solve_loops(program: Program, body: Body,

@@ -380,8 +380,18 @@ def op_count(program: Program) -> OpCount:
 def solve_operations(program: Program) -> int:
     """The multiplications and additions of the program's solves (Solve), as their loops run
     the kernel on every column."""
-    return sum(program.output(solve.outputs[0]).shape[1] * (kernel.mul + kernel.add)
-               for solve in program.solves for kernel in [op_count(solve.kernel)])
+    loops = _solves_count(program)
+    return loops.mul + loops.add
+
+
+def _solves_count(program: Program) -> OpCount:
+    """The arithmetic of the program's solves: the kernel's once a column, as its loop
+    computes it."""
+    total = OpCount(0, 0, 0)
+    for solve in program.solves:
+        kernel, columns = op_count(solve.kernel), program.output(solve.outputs[0]).shape[1]
+        total += OpCount(columns * kernel.mul, columns * kernel.add, columns * kernel.calls)
+    return total
 
 
 def _op_count(program: Program) -> OpCount:
@@ -408,11 +418,7 @@ def _op_count(program: Program) -> OpCount:
             mul += abs(exponent) - 1 + (1 if exponent < 0 else 0)
         else:
             calls += 1
-    for solve in program.solves:    # the kernel's once a column, as its loop computes it
-        kernel, columns = op_count(solve.kernel), program.output(solve.outputs[0]).shape[1]
-        mul, add, calls = (mul + columns * kernel.mul, add + columns * kernel.add,
-                           calls + columns * kernel.calls)
-    return OpCount(mul, add, calls)
+    return OpCount(mul, add, calls) + _solves_count(program)
 
 
 def entry_cost(program: Program, limit: int) -> int:
