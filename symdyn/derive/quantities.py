@@ -656,6 +656,7 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
     outs = quantity.builder(Build(robot, route, b, part, steps, progress))
     program = b.program(name, inputs, [Argument(output, tuple(values), shape) for output, values,
                                        shape in zip(names, outs, quantity.dims(robot))])
+    b.end()
     if robot.coupling:      # the mimic joints' variables, in the coordinates the inputs hold
         program = substitute(program, robot.coupling)
     if steps is None:

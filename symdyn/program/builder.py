@@ -61,12 +61,15 @@ class ProgramBuilder:
         self._taken = set(reserved)
         self._solves: list[Solve] = []
         self._factors: dict[str, Argument] = {}     # the solves' factors outputs, by name
+        self._ended = False                  # end(): no more steps
 
     def define(self, name: str, expr, expand: bool = True,
                irreducible: bool = False) -> sympy.Expr:
         """``expr`` (expanded, unless told not to) as a new symbol named after ``name``, unless
         it is trivial. ``irreducible``: the derivation knows that no part of ``expr`` recurs in
         another step (see Program.irreducible)."""
+        if self._ended:
+            raise ValueError("a step defined after the derivation's end")
         if expand:
             engine = _expanded(expr)
         elif isinstance(expr, symengine.Basic):
@@ -149,6 +152,12 @@ class ProgramBuilder:
                        tuple(outputs) + tuple(self._factors.values()),
                        MappingProxyType(self._engine), frozenset(self._irreducible),
                        solves=tuple(self._solves))
+
+    def end(self) -> None:
+        """The derivation is over: the memos that only found its steps again go (a 64-joint
+        chain's, 260 MB of its 1.2 GB of derivations), while what ``include`` reads stays."""
+        self._ended = True
+        self._converted, self._defined, self._by_engine = {}, {}, {}
 
     def _fresh(self, name: str) -> str:
         candidate, k = name, 1

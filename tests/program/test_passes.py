@@ -443,6 +443,20 @@ def test_included_steps_are_shared_and_renamed_as_if_derived_here():
     assert len(b.assignments) == 3
 
 
+def test_an_ended_derivation_takes_no_more_steps_and_can_still_be_included():
+    from symdyn.program.builder import ProgramBuilder
+    other = ProgramBuilder()
+    u = other.define("u", sympy.sin(x) * y + z)
+    program = other.program("p", (), [Argument.vector("out", [u])])
+    other.end()
+    with pytest.raises(ValueError, match="after the derivation's end"):
+        other.define("v", x * y)
+    b = ProgramBuilder()
+    mapping = b.include(other, {z: c})
+    assert [a.rhs for a in b.assignments] == [program.assignments[0].rhs.subs(z, c)]
+    assert mapping[z] == c
+
+
 @pytest.mark.parametrize("route", [symdyn.newton_euler, symdyn.lagrange])
 def test_a_quantity_of_quantities_is_one_program_however_it_is_reached(route):
     """Forward dynamics (and its derivatives) include the programs of M, h and inverse
