@@ -72,14 +72,15 @@ FUSED_STACK = 8
 KEEP_COST = 400
 
 
-@dataclass(frozen=True)
+# Slotted, without a dictionary each: a 64-joint chain's C holds a million of them
+@dataclass(frozen=True, slots=True)
 class Line:
     lhs: str
     rhs: str
     kind: ClassVar[str] = "line"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SinCos:
     """``sin, cos = sin(angle), cos(angle)``: one evaluation for both where the language has it."""
 
@@ -633,17 +634,30 @@ def _sin_cos_pairs(program: Program) -> dict[sympy.Symbol, sympy.Symbol]:
     return partner
 
 
-def module_code(header: Header, programs, backend: Backend, values=None,
-                base_names=()) -> Module:
+def module_code(header: Header, programs: list, backend: Backend, values=None,
+                base_names=(), let_go: bool = False) -> Module:
     """The context of one module: ``programs`` printed by ``backend``, under ``header``;
     ``values`` are the free symbols fixed at generation, ``base_names`` beta's names where the
-    base parameters' functions are written."""
+    base parameters' functions are written. Each program is let go once printed, and with
+    ``let_go`` the list ``programs`` is emptied, so that a caller holding no other reference
+    frees them one by one (generate's last language: a 64-joint chain's programs, 700 MB, gone
+    before its C is rendered)."""
     printer = backend.printer()
-    programs = [p if solve_operations(p) >= backend.loop_operations else unrolled(p)
-                for p in programs]
-    parameters = _parameters(programs)
-    names = identifiers(header.parameters, programs)
-    programs = [rename(p, names) for p in programs]
+    ready = [p if solve_operations(p) >= backend.loop_operations else unrolled(p)
+             for p in programs]
+    if let_go:
+        programs.clear()
+    parameters = _parameters(ready)
+    names = identifiers(header.parameters, ready)
+
+    def code(program: Program) -> Function:
+        program = rename(program, names)
+        return _function_code(program, header.docs[program.name], printer, backend,
+                              backend.c_layout and not header.branched)
+    ready.reverse()
+    functions = []
+    while ready:        # popped, so that nothing here holds a program once it is printed
+        functions.append(code(ready.pop()))
     fixed = tuple((str(s), printer.doprint(v)) for s, v in (values or {}).items())
     return Module(
         name=header.name, dof=header.dof, nq=header.nq, joints=header.joints,
@@ -658,9 +672,7 @@ def module_code(header: Header, programs, backend: Backend, values=None,
         limits=_limits(header, printer, backend.infinity),
         **_standard_parameters(header.standard, printer),
         base_parameters=tuple(base_names),
-        functions=tuple(_function_code(p, header.docs[p.name], printer, backend,
-                                       backend.c_layout and not header.branched)
-                        for p in programs),
+        functions=tuple(functions),
         fixed=fixed, variant=header.variant, angles=header.angles,
         real=getattr(printer, "real", "double"))
 

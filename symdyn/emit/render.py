@@ -34,10 +34,20 @@ def render(module: Module, backend: Backend, files=None, **context) -> dict[str,
              env.get_template(template).render(m=module, **context)
              for template, pattern in (files or backend.files)}
     # the set is the files that name it (a .h and its .c), whatever else the backend writes
-    digest = hashlib.sha256("\0".join(texts[k] for k in sorted(texts)
-                                      if Module.code_set in texts[k]).encode()).hexdigest()
-    return {name: text.replace(Module.code_set, f"0x{digest[:15]}") for name, text in
-            texts.items()}
+    digest = hashlib.sha256()
+    for k, name in enumerate(k for k in sorted(texts) if Module.code_set in texts[k]):
+        digest.update(b"\0" if k else b"")
+        _update(digest, texts[name])
+    code_set = f"0x{digest.hexdigest()[:15]}"
+    # each text let go as its copy is made: a large robot's C is 100 MB
+    return {name: texts.pop(name).replace(Module.code_set, code_set) for name in list(texts)}
+
+
+def _update(digest, text: str, chunk: int = 1 << 20) -> None:
+    """``digest`` updated with ``text``'s UTF-8, a chunk at a time rather than as a copy of
+    the whole (a character's encoding never depends on its neighbours)."""
+    for start in range(0, len(text), chunk):
+        digest.update(text[start:start + chunk].encode())
 
 
 def backend(lang: str, precision: str = "double") -> Backend:
