@@ -16,7 +16,7 @@
  */
 
 #include "planar2.h"
-#if PLANAR2_CODE_SET != 0x65465029d0b93cf
+#if PLANAR2_CODE_SET != 0x6b29957b9659c02
 #error "planar2.h is not the header symdyn wrote with this planar2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 
@@ -220,15 +220,15 @@ void planar2_mass_matrix(const double q[2], const double params[5], double M[4])
     const double p_l1 = params[2];
     const double p_l2 = params[3];
     const double C2 = cos(q2);
-    const double t2 = p_l2*p_m2;
+    const double t0 = p_l2*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
     M[3] = Jc2_yy;
-    const double c2r_x = C2*t2;
-    const double t3 = c2r_x*p_l1;
-    const double t4 = p_l1*p_l1;
-    const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
+    const double c2r_x = C2*t0;
+    const double t1 = c2r_x*p_l1;
+    const double t2 = p_l1*p_l1;
+    const double Jc1_zz = symdyn_fma(p_m2, t2, symdyn_fma(p_m1, t2, symdyn_fma(2, t1, Jc2_yy)));
     M[0] = Jc1_zz;
-    const double nM1_2_z = Jc2_yy + t3;
+    const double nM1_2_z = Jc2_yy + t1;
     M[1] = nM1_2_z;
     M[2] = nM1_2_z;
 }
@@ -307,21 +307,21 @@ void planar2_nonlinear_effects(const double q[2], const double qd[2], const doub
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
-    const double dv1_x = p_g*t0;
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double dv1_x = S1*p_g;
     const double ww1_zz = qd1*qd1;
     const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double dv1_y = p_g*t1;
+    const double dv1_y = C1*p_g;
     const double w2_z = qd1 + qd2;
     const double dv2_x = symdyn_fma(S2, dv1_y, C2*dvp2_x);
-    const double t2 = p_l2*p_m2;
+    const double t0 = p_l2*p_m2;
     const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dv1_y);
     const double ww2_zz = w2_z*w2_z;
-    const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
-    const double t5 = dv2_y*p_m2;
-    const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
-    const double N2_z = p_l2*t5;
+    const double F2_x = symdyn_fma(-t0, ww2_zz, dv2_x*p_m2);
+    const double t3 = dv2_y*p_m2;
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*t3);
+    const double N2_z = p_l2*t3;
     h[1] = N2_z;
     const double N1_z = dv1_y*p_l1*p_m1;
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
@@ -421,20 +421,20 @@ void planar2_forward_kinematics(const double q[2], const double params[5], doubl
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double t6 = C2*t0;
-    const double t7 = S2*t1;
-    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double t4 = C2*S1;
+    const double t5 = C1*S2;
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
     T[0] = R2_xx;
     T[5] = R2_xx;
-    const double R2_xy = -t6 - t7;
+    const double R2_xy = -t4 - t5;
     T[1] = R2_xy;
-    const double p2_x = p_l1*t1;
+    const double p2_x = C1*p_l1;
     T[3] = p2_x;
-    const double p2_y = p_l1*t0;
+    const double p2_y = S1*p_l1;
     T[7] = p2_y;
-    const double R2_yx = t6 + t7;
+    const double R2_yx = t4 + t5;
     T[4] = R2_yx;
 }
 
@@ -503,11 +503,11 @@ void planar2_jacobian(const double q[2], const double params[5], double J[12])
     J[9] = 0;
     J[10] = 1;
     J[11] = 1;
-    double t0, t1;
-    symdyn_sincos(q1, &t0, &t1);
-    const double p2_x = p_l1*t1;
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    const double p2_x = C1*p_l1;
     J[2] = p2_x;
-    const double p2_y = p_l1*t0;
+    const double p2_y = S1*p_l1;
     J[0] = -p2_y;
 }
 
@@ -572,22 +572,22 @@ void planar2_pose_and_jacobian(const double q[2], const double params[5], double
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double t6 = C2*t0;
-    const double t7 = S2*t1;
-    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double t4 = C2*S1;
+    const double t5 = C1*S2;
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
     T[0] = R2_xx;
     T[5] = R2_xx;
-    const double R2_xy = -t6 - t7;
+    const double R2_xy = -t4 - t5;
     T[1] = R2_xy;
-    const double p2_x = p_l1*t1;
+    const double p2_x = C1*p_l1;
     T[3] = p2_x;
     J[2] = p2_x;
-    const double p2_y = p_l1*t0;
+    const double p2_y = S1*p_l1;
     T[7] = p2_y;
     J[0] = -p2_y;
-    const double R2_yx = t6 + t7;
+    const double R2_yx = t4 + t5;
     T[4] = R2_yx;
 }
 
@@ -600,10 +600,10 @@ void planar2_jacobian_dot_qd(const double q[2], const double qd[2], const double
     Jdot_qd[3] = 0;
     Jdot_qd[4] = 0;
     Jdot_qd[5] = 0;
-    double t0, t1;
-    symdyn_sincos(q1, &t0, &t1);
-    const double S1_dt = qd1*t1;
-    const double C1_dt = -qd1*t0;
+    double S1, C1;
+    symdyn_sincos(q1, &S1, &C1);
+    const double S1_dt = C1*qd1;
+    const double C1_dt = -S1*qd1;
     const double p2_x_dt = C1_dt*p_l1;
     const double p2_y_dt = S1_dt*p_l1;
     const double v0_dt = -p2_y_dt*qd1;
@@ -823,53 +823,53 @@ void planar2_all_terms(const double q[2], const double qd[2], const double param
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], t1 = symdyn_cos[0];
-    const double dv1_x = p_g*t0;
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double dv1_x = S1*p_g;
     const double ww1_zz = qd1*qd1;
     const double dvp2_x = symdyn_fma(-p_l1, ww1_zz, dv1_x);
     const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
-    const double dv1_y = p_g*t1;
+    const double dv1_y = C1*p_g;
     const double w2_z = qd1 + qd2;
     const double dv2_x = symdyn_fma(S2, dv1_y, C2*dvp2_x);
-    const double t2 = p_l2*p_m2;
+    const double t0 = p_l2*p_m2;
     const double dv2_y = symdyn_fma(-S2, dvp2_x, C2*dv1_y);
     const double ww2_zz = w2_z*w2_z;
-    const double F2_x = symdyn_fma(-t2, ww2_zz, dv2_x*p_m2);
-    const double t5 = dv2_y*p_m2;
+    const double F2_x = symdyn_fma(-t0, ww2_zz, dv2_x*p_m2);
+    const double t3 = dv2_y*p_m2;
     const double Jc2_yy = p_m2*p_l2*p_l2;
     M[3] = Jc2_yy;
-    const double c2r_x = C2*t2;
-    const double fr1_y = symdyn_fma(F2_x, S2, C2*t5);
-    const double t3 = c2r_x*p_l1;
-    const double t4 = p_l1*p_l1;
-    const double N2_z = p_l2*t5;
+    const double c2r_x = C2*t0;
+    const double fr1_y = symdyn_fma(F2_x, S2, C2*t3);
+    const double t1 = c2r_x*p_l1;
+    const double t2 = p_l1*p_l1;
+    const double N2_z = p_l2*t3;
     h[1] = N2_z;
     const double N1_z = dv1_y*p_l1*p_m1;
-    const double t6 = C2*t0;
-    const double t7 = S2*t1;
-    const double S1_dt = qd1*t1;
-    const double C1_dt = -qd1*t0;
-    const double Jc1_zz = symdyn_fma(p_m2, t4, symdyn_fma(p_m1, t4, symdyn_fma(2, t3, Jc2_yy)));
+    const double t4 = C2*S1;
+    const double t5 = C1*S2;
+    const double S1_dt = C1*qd1;
+    const double C1_dt = -S1*qd1;
+    const double Jc1_zz = symdyn_fma(p_m2, t2, symdyn_fma(p_m1, t2, symdyn_fma(2, t1, Jc2_yy)));
     M[0] = Jc1_zz;
     const double n1_z = symdyn_fma(fr1_y, p_l1, N1_z + N2_z);
     h[0] = n1_z;
-    const double R2_xx = symdyn_fma(-S2, t0, C2*t1);
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
     T[0] = R2_xx;
     T[5] = R2_xx;
-    const double R2_xy = -t6 - t7;
+    const double R2_xy = -t4 - t5;
     T[1] = R2_xy;
     const double p2_x_dt = C1_dt*p_l1;
     const double p2_y_dt = S1_dt*p_l1;
-    const double nM1_2_z = Jc2_yy + t3;
+    const double nM1_2_z = Jc2_yy + t1;
     M[1] = nM1_2_z;
     M[2] = nM1_2_z;
-    const double p2_x = p_l1*t1;
+    const double p2_x = C1*p_l1;
     T[3] = p2_x;
     J[2] = p2_x;
-    const double p2_y = p_l1*t0;
+    const double p2_y = S1*p_l1;
     T[7] = p2_y;
     J[0] = -p2_y;
-    const double R2_yx = t6 + t7;
+    const double R2_yx = t4 + t5;
     T[4] = R2_yx;
     const double v0_dt = -p2_y_dt*qd1;
     Jdot_qd[0] = v0_dt;
@@ -987,27 +987,24 @@ void planar2_com_jacobian(const double q[2], const double params[5], double J_co
     const double symdyn_angle[2] = {q1, q2};
     double symdyn_sin[2], symdyn_cos[2];
     symdyn_sincos_all(2, symdyn_angle, symdyn_sin, symdyn_cos);
-    const double t0 = symdyn_sin[0], C1 = symdyn_cos[0];
-    const double t1 = symdyn_sin[1], C2 = symdyn_cos[1];
     const double inverse_mass = 1.0/(p_m1 + p_m2);
-    const double t4 = C1*C2;
-    const double R2_xx_dq1 = symdyn_fma(-C2, t0, -C1*t1);
-    const double R2_yx_dq1 = symdyn_fma(-t0, t1, t4);
-    const double t6 = inverse_mass*p_m2;
-    const double t2 = C1*p_l1;
-    const double t3 = -p_l1*t0;
-    const double R2_xx_dq2 = symdyn_fma(-C2, t0, -C1*t1);
-    const double R2_yx_dq2 = symdyn_fma(-t0, t1, t4);
-    const double t5 = inverse_mass*p_m1;
-    const double t7 = p_l2*t6;
-    const double com_x_dq1 = symdyn_fma(t3, t6, symdyn_fma(t3, t5, R2_xx_dq1*t7));
+    const double S1 = symdyn_sin[0], C1 = symdyn_cos[0];
+    const double S2 = symdyn_sin[1], C2 = symdyn_cos[1];
+    const double R2_xx = symdyn_fma(-S1, S2, C1*C2);
+    const double R2_xy = symdyn_fma(-C2, S1, -C1*S2);
+    const double t1 = inverse_mass*p_m2;
+    const double t2 = p_l2*t1;
+    const double t0 = C1*p_l1;
+    const double t3 = R2_xx*t2;
+    J_com[3] = t3;
+    const double t4 = inverse_mass*p_m1;
+    const double t5 = S1*p_l1;
+    const double t6 = R2_xy*t2;
+    J_com[1] = t6;
+    const double com_x = symdyn_fma(t0, t4, symdyn_fma(t0, t1, t3));
+    J_com[2] = com_x;
+    const double com_x_dq1 = symdyn_fma(-t4, t5, symdyn_fma(-t1, t5, t6));
     J_com[0] = com_x_dq1;
-    const double com_y_dq1 = symdyn_fma(t2, t6, symdyn_fma(t2, t5, R2_yx_dq1*t7));
-    J_com[2] = com_y_dq1;
-    const double com_x_dq2 = R2_xx_dq2*t7;
-    J_com[1] = com_x_dq2;
-    const double com_y_dq2 = R2_yx_dq2*t7;
-    J_com[3] = com_y_dq2;
 }
 
 void planar2_centroidal_map(const double q[2], const double params[5], double A_g[12])

@@ -119,14 +119,14 @@ def mass_matrix(q, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     C2 = jnp.cos(q2)
-    t2 = p_l2*p_m2
+    t0 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
     C2, = _once(batch, dtype, C2)
-    c2r_x = C2*t2
-    t3 = c2r_x*p_l1
-    t4 = p_l1*p_l1
-    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
-    nM1_2_z = Jc2_yy + t3
+    c2r_x = C2*t0
+    t1 = c2r_x*p_l1
+    t2 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t1 + p_m1*t2 + p_m2*t2
+    nM1_2_z = Jc2_yy + t1
     M = _assembled(batch, dtype, (2, 2), (Jc1_zz, nM1_2_z, nM1_2_z, Jc2_yy,))
     return M
 
@@ -226,25 +226,25 @@ def nonlinear_effects(q, qd, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     p_g = params[..., 4]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
-    t2 = p_l2*p_m2
-    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
-    dv1_x = p_g*t0
-    dv1_y = p_g*t1
+    t0 = p_l2*p_m2
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
+    dv1_x = S1*p_g
+    dv1_y = C1*p_g
     ww1_zz = qd1*qd1
     dvp2_x = dv1_x - p_l1*ww1_zz
     w2_z = qd1 + qd2
     dv2_x = C2*dvp2_x + S2*dv1_y
     dv2_y = C2*dv1_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
-    F2_x = dv2_x*p_m2 - t2*ww2_zz
-    t5 = dv2_y*p_m2
-    N2_z = p_l2*t5
+    F2_x = dv2_x*p_m2 - t0*ww2_zz
+    t3 = dv2_y*p_m2
+    N2_z = p_l2*t3
     N1_z = dv1_y*p_l1*p_m1
-    fr1_y = C2*t5 + F2_x*S2
+    fr1_y = C2*t3 + F2_x*S2
     n1_z = N1_z + N2_z + fr1_y*p_l1
     h = _assembled(batch, dtype, (2,), (n1_z, N2_z,))
     return h
@@ -364,18 +364,18 @@ def forward_kinematics(q, params):
     q1 = q[..., 0]
     q2 = q[..., 1]
     p_l1 = params[..., 2]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
-    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
-    p2_x = p_l1*t1
-    p2_y = p_l1*t0
-    R2_xx = C2*t1 - S2*t0
-    t6 = C2*t0
-    t7 = S2*t1
-    R2_xy = -t6 - t7
-    R2_yx = t6 + t7
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t4 = C2*S1
+    t5 = C1*S2
+    R2_xy = -t4 - t5
+    R2_yx = t4 + t5
     T = _fused(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
     return T
 
@@ -422,11 +422,11 @@ def jacobian(q, params):
     )
     q1 = q[..., 0]
     p_l1 = params[..., 2]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
-    t0, t1 = _once(batch, dtype, t0, t1)
-    p2_x = p_l1*t1
-    p2_y = p_l1*t0
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
+    S1, C1 = _once(batch, dtype, S1, C1)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
     J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     return J
 
@@ -475,18 +475,18 @@ def pose_and_jacobian(q, params):
     q1 = q[..., 0]
     q2 = q[..., 1]
     p_l1 = params[..., 2]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
-    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
-    p2_x = p_l1*t1
-    p2_y = p_l1*t0
-    R2_xx = C2*t1 - S2*t0
-    t6 = C2*t0
-    t7 = S2*t1
-    R2_xy = -t6 - t7
-    R2_yx = t6 + t7
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t4 = C2*S1
+    t5 = C1*S2
+    R2_xy = -t4 - t5
+    R2_yx = t4 + t5
     T = _fused(batch, dtype, (4, 4), (R2_xx, R2_xy, 0, p2_x, R2_yx, R2_xx, 0, p2_y, 0, 0, 1, 0, 0, 0, 0, 1,))
     J = _fused(batch, dtype, (6, 2), (-p2_y, 0, p2_x, 0, 0, 0, 0, 0, 0, 0, 1, 1,))
     return T, J
@@ -507,11 +507,11 @@ def jacobian_dot_qd(q, qd, params):
     q1 = q[..., 0]
     qd1 = qd[..., 0]
     p_l1 = params[..., 2]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
-    t0, t1 = _once(batch, dtype, t0, t1)
-    S1_dt = qd1*t1
-    C1_dt = -qd1*t0
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
+    S1, C1 = _once(batch, dtype, S1, C1)
+    S1_dt = C1*qd1
+    C1_dt = -S1*qd1
     p2_x_dt = C1_dt*p_l1
     p2_y_dt = S1_dt*p_l1
     v0_dt = -p2_y_dt*qd1
@@ -731,41 +731,41 @@ def all_terms(q, qd, params):
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
     p_g = params[..., 4]
-    t0 = jnp.sin(q1)
-    t1 = jnp.cos(q1)
+    S1 = jnp.sin(q1)
+    C1 = jnp.cos(q1)
     S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
-    t2 = p_l2*p_m2
+    t0 = p_l2*p_m2
     Jc2_yy = p_m2*p_l2*p_l2
-    t0, t1, S2, C2 = _once(batch, dtype, t0, t1, S2, C2)
-    c2r_x = C2*t2
-    t3 = c2r_x*p_l1
-    t4 = p_l1*p_l1
-    Jc1_zz = Jc2_yy + 2*t3 + p_m1*t4 + p_m2*t4
-    nM1_2_z = Jc2_yy + t3
-    dv1_x = p_g*t0
-    dv1_y = p_g*t1
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
+    c2r_x = C2*t0
+    t1 = c2r_x*p_l1
+    t2 = p_l1*p_l1
+    Jc1_zz = Jc2_yy + 2*t1 + p_m1*t2 + p_m2*t2
+    nM1_2_z = Jc2_yy + t1
+    dv1_x = S1*p_g
+    dv1_y = C1*p_g
     ww1_zz = qd1*qd1
     dvp2_x = dv1_x - p_l1*ww1_zz
     w2_z = qd1 + qd2
     dv2_x = C2*dvp2_x + S2*dv1_y
     dv2_y = C2*dv1_y - S2*dvp2_x
     ww2_zz = w2_z*w2_z
-    F2_x = dv2_x*p_m2 - t2*ww2_zz
-    t5 = dv2_y*p_m2
-    N2_z = p_l2*t5
+    F2_x = dv2_x*p_m2 - t0*ww2_zz
+    t3 = dv2_y*p_m2
+    N2_z = p_l2*t3
     N1_z = dv1_y*p_l1*p_m1
-    fr1_y = C2*t5 + F2_x*S2
+    fr1_y = C2*t3 + F2_x*S2
     n1_z = N1_z + N2_z + fr1_y*p_l1
-    p2_x = p_l1*t1
-    p2_y = p_l1*t0
-    R2_xx = C2*t1 - S2*t0
-    t6 = C2*t0
-    t7 = S2*t1
-    R2_xy = -t6 - t7
-    R2_yx = t6 + t7
-    S1_dt = qd1*t1
-    C1_dt = -qd1*t0
+    p2_x = C1*p_l1
+    p2_y = S1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    t4 = C2*S1
+    t5 = C1*S2
+    R2_xy = -t4 - t5
+    R2_yx = t4 + t5
+    S1_dt = C1*qd1
+    C1_dt = -S1*qd1
     p2_x_dt = C1_dt*p_l1
     p2_y_dt = S1_dt*p_l1
     v0_dt = -p2_y_dt*qd1
@@ -925,7 +925,7 @@ def com_jacobian(q, params):
     """The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
     jacobianCenterOfMass): its velocity is J_com qd.
 
-    21 multiplications, 9 additions, 4 function calls.
+    16 multiplications, 7 additions, 4 function calls.
     """
     (q, params, ), batch, dtype = _states(
         (q, 2, "q"),
@@ -937,27 +937,24 @@ def com_jacobian(q, params):
     p_m2 = params[..., 1]
     p_l1 = params[..., 2]
     p_l2 = params[..., 3]
-    t0 = jnp.sin(q1)
+    S1 = jnp.sin(q1)
     C1 = jnp.cos(q1)
-    t1 = jnp.sin(q2)
+    S2 = jnp.sin(q2)
     C2 = jnp.cos(q2)
-    t0, C1, t1, C2 = _once(batch, dtype, t0, C1, t1, C2)
-    t2 = C1*p_l1
+    S1, C1, S2, C2 = _once(batch, dtype, S1, C1, S2, C2)
+    t0 = C1*p_l1
+    R2_xx = C1*C2 - S1*S2
+    R2_xy = -C1*S2 - C2*S1
     inverse_mass = 1.0/(p_m1 + p_m2)
-    t3 = -p_l1*t0
-    R2_xx_dq1 = -C1*t1 - C2*t0
-    R2_xx_dq2 = -C1*t1 - C2*t0
-    t4 = C1*C2
-    R2_yx_dq1 = t4 - t0*t1
-    R2_yx_dq2 = t4 - t0*t1
-    t5 = inverse_mass*p_m1
-    t6 = inverse_mass*p_m2
-    t7 = p_l2*t6
-    com_x_dq1 = R2_xx_dq1*t7 + t3*t5 + t3*t6
-    com_x_dq2 = R2_xx_dq2*t7
-    com_y_dq1 = R2_yx_dq1*t7 + t2*t5 + t2*t6
-    com_y_dq2 = R2_yx_dq2*t7
-    J_com = _assembled(batch, dtype, (3, 2), (com_x_dq1, com_x_dq2, com_y_dq1, com_y_dq2, 0, 0,))
+    t1 = inverse_mass*p_m2
+    t2 = p_l2*t1
+    t3 = R2_xx*t2
+    t4 = inverse_mass*p_m1
+    com_x = t3 + t0*t1 + t0*t4
+    t5 = S1*p_l1
+    t6 = R2_xy*t2
+    com_x_dq1 = t6 - t1*t5 - t4*t5
+    J_com = _assembled(batch, dtype, (3, 2), (com_x_dq1, t6, com_x, t3, 0, 0,))
     return J_com
 
 

@@ -39,9 +39,10 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
     for k, dot in enumerate(dots):
         for s in dot:
             moved_along.setdefault(s, set()).add(k)
+    calls = _calls(b)
     for a in support(b.assignments, targets):
         symbols = sorted(symbols_in((a.rhs,)), key=by_name)   # str would run the printer
-        partial = _partials(b.engine_form(a.rhs))
+        partial = _partials(b.engine_form(a.rhs), calls)
         for k in sorted(set().union(*(moved_along.get(y, ()) for y in symbols))):
             dot = dots[k]
             tangent = b.define(f"{a.lhs.name}{suffixes[k]}", symengine.Add(*(
@@ -49,7 +50,7 @@ def directional_derivatives(b: ProgramBuilder, targets, directions, suffixes) ->
             if tangent != 0:
                 dot[a.lhs] = as_engine(tangent)
                 moved_along.setdefault(a.lhs, set()).add(k)
-    partials = [_partials(b.engine_form(t)) for t in targets]
+    partials = [_partials(b.engine_form(t), calls) for t in targets]
     return [[to_sympy(symengine.Add(*(partial(y) * dot[y] for y in sorted(
         symbols_in((t,)), key=by_name) if y in dot))) for t, partial in zip(targets, partials)]
         for dot in dots]
@@ -62,10 +63,21 @@ def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
     return sympy.Matrix(len(values), len(symbols), lambda i, j: columns[j][i])
 
 
-def _partials(engine):
+def _calls(b: ProgramBuilder) -> dict:
+    """{a function call: the symbol of the step that computes it} (the sines and cosines of
+    the joints): a partial derivative reads those steps (d sin(q) = cos(q) dq, and cos(q) is a
+    step), where in a sum or product the builder would not find them, and each would be
+    computed again (Solo-12's constrained derivatives: 24 more calls of sin and cos)."""
+    return {b.engine_form(a.rhs): as_engine(a.lhs) for a in b.assignments
+            if isinstance(a.rhs, sympy.Function)}
+
+
+def _partials(engine, calls=None):
     """y -> d engine / d y, each computed once, by symengine (many times faster than sympy on
-    large expressions)."""
+    large expressions); with ``calls``, the function calls in it that steps compute read as
+    those steps' symbols."""
     @functools.cache
     def partial(y):
-        return engine.diff(as_engine(y))
+        value = engine.diff(as_engine(y))
+        return value.xreplace(calls) if calls else value
     return partial
