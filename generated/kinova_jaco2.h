@@ -39,7 +39,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0xb012785a61b635e
+#define KINOVA_JACO2_CODE_SET 0x367c7720b8a852c
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -322,7 +322,7 @@ void kinova_jaco2_center_of_mass(const double q[6], double com[3]);
 
 /* The Jacobian of the centre of mass, 3 x n, in the world (Pinocchio's
  * jacobianCenterOfMass): its velocity is J_com qd.
- * 208 multiplications, 121 additions, 12 function calls. */
+ * 125 multiplications, 61 additions, 12 function calls. */
 void kinova_jaco2_com_jacobian(const double q[6], double J_com[18]);
 
 /* The centroidal momentum matrix A_g(q), 6 x n: the robot's momentum about its
@@ -338,12 +338,12 @@ void kinova_jaco2_centroidal_map_dot_qd(const double q[6], const double qd[6], d
 
 /* The regressor Y(q, qd, qdd), n x p: tau = Y pi for the standard parameters pi
  * (STANDARD_PARAMETERS names them; standard_parameters() gives the robot's values).
- * 719 multiplications, 469 additions, 10 function calls. */
+ * 512 multiplications, 410 additions, 10 function calls. */
 void kinova_jaco2_regressor(const double q[6], const double qd[6], const double qdd[6], double Y[360]);
 
 /* The base regressor Y_b(q, qd, qdd), n x b: tau = Y_b beta for the base parameters
  * beta (BASE_PARAMETERS names them; base_parameters(pi) computes them).
- * 522 multiplications, 351 additions, 10 function calls. */
+ * 417 multiplications, 324 additions, 10 function calls. */
 void kinova_jaco2_base_regressor(const double q[6], const double qd[6], const double qdd[6], double Y_b[216]);
 
 /* The base parameters beta = B pi of standard parameters pi (in
