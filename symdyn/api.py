@@ -132,12 +132,11 @@ def _return_freed_memory() -> None:
     """Give the C heap's free pages back to the system (glibc's malloc_trim; elsewhere
     nothing). symengine's forms of the derivation's steps are half of what a large model's
     derivation holds (a 64-joint chain's 590 MB), and freed they stay in the heap, where the
-    writing, whose objects Python allocates apart from it, does not reuse them; the same
-    chain's peak, rendering its C, went from 2.03 to 1.78 GB with the derivations' pages given
-    back, and to 1.3 GB with the programs' too."""
+    writing, whose objects Python allocates apart from it, does not reuse them (given back,
+    with the derivations' memos let go, the chain's peak went from 2.03 to 1.78 GB)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
+    except (AttributeError, OSError, TypeError):       # not glibc; Windows takes no None
         return
     trim(0)
 
