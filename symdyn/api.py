@@ -75,7 +75,7 @@ def generate(dynamics: Dynamics, lang="python", out_dir="generated", *,
             module = _module(dynamics, programs, chosen, values, let_go=last)
             if last:
                 _return_freed_memory()      # the programs', before the rendering's peak
-            files.update(render(module, chosen))
+            files.update(render(module, chosen, pieces=True))
             if build and chosen == BACKENDS["c"]:
                 c_module = module
             del module      # each language's module freed before the next one is made

@@ -1,6 +1,7 @@
 """The template context -> files' texts, through each backend's templates.
 
-All files of a run are rendered in memory first; ``write`` moves them into place.
+All files of a run are rendered in memory first (a large one in pieces); ``write`` moves them
+into place.
 """
 from __future__ import annotations
 
@@ -25,22 +26,54 @@ def _backend_environment(backend: Backend) -> jinja2.Environment:
     return env
 
 
-def render(module: Module, backend: Backend, files=None, **context) -> dict[str, str]:
+def render(module: Module, backend: Backend, files=None, pieces: bool = False,
+           **context) -> dict[str, str | tuple[str, ...]]:
     """File name -> text, for the backend's files (or the ``files`` given as (template,
     name pattern) pairs), with ``context`` beside the module. Where the files name their set
-    (``Module.code_set``), they get the digest of all of those."""
+    (``Module.code_set``), they get the digest of all of those. With ``pieces``, each text is
+    a tuple of pieces of about PIECE characters, what ``write.write_files`` writes in turn: a
+    large robot's C is never one string beside the template's output it is joined from (a
+    64-joint chain's is 76 MB)."""
     env = _backend_environment(backend)
-    texts = {pattern.format(name=module.name):
-             env.get_template(template).render(m=module, **context)
-             for template, pattern in (files or backend.files)}
+    texts = {pattern.format(name=module.name): _pieces(env.get_template(template).generate(
+        m=module, **context)) for template, pattern in (files or backend.files)}
     # the set is the files that name it (a .h and its .c), whatever else the backend writes
     digest = hashlib.sha256()
-    for k, name in enumerate(k for k in sorted(texts) if Module.code_set in texts[k]):
+    for k, name in enumerate(k for k in sorted(texts) if _names_set(texts[k])):
         digest.update(b"\0" if k else b"")
-        _update(digest, texts[name])
+        for piece in texts[name]:
+            _update(digest, piece)
     code_set = f"0x{digest.hexdigest()[:15]}"
-    # each text let go as its copy is made: a large robot's C is 100 MB
-    return {name: texts.pop(name).replace(Module.code_set, code_set) for name in list(texts)}
+    # each piece let go as its copy is made
+    out = {}
+    for name in list(texts):
+        done = tuple(piece.replace(Module.code_set, code_set) for piece in texts.pop(name))
+        out[name] = done if pieces else "".join(done)
+    return out
+
+
+# Characters a piece of a rendered text holds, about: the template's output joined a piece at
+# a time, never all at once
+PIECE = 1 << 20
+
+
+def _pieces(chunks) -> tuple[str, ...]:
+    """The template's output ``chunks`` joined into pieces of about PIECE characters."""
+    pieces, buffer, size = [], [], 0
+    for chunk in chunks:
+        buffer.append(chunk)
+        size += len(chunk)
+        if size >= PIECE:
+            pieces.append("".join(buffer))
+            buffer, size = [], 0
+    pieces.append("".join(buffer))
+    return tuple(pieces)
+
+
+def _names_set(pieces) -> bool:
+    """Whether a text names its code set (Module.code_set is one chunk of the template's
+    output, never split between pieces)."""
+    return any(Module.code_set in piece for piece in pieces)
 
 
 def _update(digest, text: str, chunk: int = 1 << 20) -> None:

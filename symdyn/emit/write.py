@@ -33,8 +33,9 @@ _JOURNALS = rf"\..*\.{{tag}}{JOURNAL}"
 _COMPLETE = "complete"
 
 
-def write_files(files: dict[str, str | bytes], out_dir) -> list[Path]:
-    """Write ``files`` ({name: text, or bytes: a picture}) into ``out_dir``, all or none: after
+def write_files(files: dict[str, str | tuple[str, ...] | bytes], out_dir) -> list[Path]:
+    """Write ``files`` ({name: text, its pieces (render's), or bytes: a picture}) into
+    ``out_dir``, all or none: after
     a failure the folder is as it was, and after a kill it holds the old set or, once the next
     write or ``recover`` has run, the new one."""
     out = Path(out_dir)
@@ -59,8 +60,7 @@ def write_files(files: dict[str, str | bytes], out_dir) -> list[Path]:
         os.umask(umask)
         for name, text in files.items():
             current = targets[name]
-            data = text if isinstance(text, bytes) else text.encode("utf-8")
-            staged[current] = _stage(out, name, run, data, 0o666 & ~umask)
+            staged[current] = _stage(out, name, run, text, 0o666 & ~umask)
         current = journal
         _write_journal(journal, staged)
         for target, new in staged.items():
@@ -161,13 +161,16 @@ def _read_journal(path: Path) -> list[tuple[Path, Path]]:
             and target not in ("", ".", "..")]
 
 
-def _stage(folder: Path, name: str, run: str, data: bytes, mode: int) -> Path:
+def _stage(folder: Path, name: str, run: str, text, mode: int) -> Path:
+    """``text`` (str, pieces of it, or bytes) in a new file beside its target, encoded a piece
+    at a time."""
     path = folder / f".{name}.{run}{TEMPORARY}"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), mode)     # as an ordinary new file, not 0600
-            fh.write(data)
+            for piece in ((text,) if isinstance(text, (str, bytes)) else text):
+                fh.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:

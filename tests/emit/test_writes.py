@@ -5,6 +5,7 @@ or shortened, never a traceback."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -215,3 +216,24 @@ def test_generate_may_forget_its_derivations_and_derive_them_again(tmp_path):
     again = dynamics.program("inverse_dynamics")
     assert again is not before and again.assignments == before.assignments
     assert [p.read_bytes() for p in kept] == [p.read_bytes() for p in forgotten]
+
+
+def test_a_text_rendered_in_pieces_is_written_as_the_whole_text(tmp_path, monkeypatch):
+    from symdyn import api
+    from symdyn.emit import render
+    monkeypatch.setattr(render, "PIECE", 2000)      # the planar arm's C in many pieces
+    dynamics = symdyn.newton_euler(symdyn.load_robot(PLANAR))
+    values, programs = api._optimized(dynamics, None, None, lambda m: None)
+    module = api._module(dynamics, programs, render.backend("c"), values)
+    whole = render.render(module, render.backend("c"))
+    pieces = render.render(module, render.backend("c"), pieces=True)
+    assert whole.keys() == pieces.keys()
+    source = pieces["planar2.c"]
+    assert len(source) > 3 and all(len(p) < 2000 + 10_000 for p in source)
+    # the code set's digest, over the pieces as over the whole, put in where the header and
+    # the source name it
+    digest = re.search(r"PLANAR2_CODE_SET (0x[0-9a-f]{15})", whole["planar2.h"])[1]
+    assert f"PLANAR2_CODE_SET != {digest}" in "".join(source)
+    write.write_files(pieces, tmp_path)
+    for name, text in whole.items():
+        assert (tmp_path / name).read_text() == text
