@@ -15,7 +15,7 @@ inward of it -- so the columns cost what SymPyBotics' and Khalil's column-wise r
 reverse, row i is the adjoint of torque i passed outward to every body it carries, each body's
 ten columns then its parameters' partials against that adjoint (Atkeson, An and Hollerbach's
 form, Y_ij = (X_ji S_i)^T A_j): 10 n sweeps or n. Whichever writes the fewer products is taken:
-reverse for serial arms (the Puma's 741 multiplications -> 485, a 64-joint chain's 271,000 ->
+reverse for serial arms (the Puma's 759 multiplications -> 503, a 64-joint chain's 271,000 ->
 114,000), forward for a floating base's short branches (Solo-12's 1,672 against 1,908).
 """
 from __future__ import annotations

@@ -39,7 +39,7 @@ def render(module: Module, backend: Backend, files=None, pieces: bool = False,
         m=module, **context)) for template, pattern in (files or backend.files)}
     # the set is the files that name it (a .h and its .c), whatever else the backend writes
     digest = hashlib.sha256()
-    for k, name in enumerate(k for k in sorted(texts) if _names_set(texts[k])):
+    for k, name in enumerate(name for name in sorted(texts) if _names_set(texts[name])):
         digest.update(b"\0" if k else b"")
         for piece in texts[name]:
             _update(digest, piece)

@@ -120,14 +120,12 @@ def products(b: ProgramBuilder, targets, directions) -> tuple[int, int]:
     the robots tried, the one with fewer products had the fewer multiplications optimized."""
     targets = [sympy.sympify(t) for t in targets]
     along: dict = {}            # symbol -> the directions moving it, as bits
-    unit: set = set()           # (symbol, direction) at the rate 1
+    rated: dict = {}            # a direction's own symbol -> how many move it at a rate not 1
     for k, tangents in enumerate(directions):
         for s, rate in tangents.items():
             if rate != 0:
                 along[s] = along.get(s, 0) | 1 << k
-                if rate == 1:
-                    unit.add((s, k))
-    seeds = dict(along)
+                rated[s] = rated.get(s, 0) + (rate != 1)
     forward, reads = 0, []
     for a in support(b.assignments, targets):
         symbols = [y for y in symbols_in((a.rhs,)) if y in along]
@@ -135,8 +133,7 @@ def products(b: ProgramBuilder, targets, directions) -> tuple[int, int]:
             moving = 0
             for y in symbols:
                 moving |= along[y]
-                forward += (sum(1 for k in _bits(along[y]) if (y, k) not in unit)
-                            if y in seeds else bin(along[y]).count("1"))
+                forward += rated[y] if y in rated else _count(along[y])
             along[a.lhs] = moving
             reads.append((a.lhs, symbols))
     read_by: dict = {}          # symbol -> the targets reading it, as bits
@@ -147,23 +144,16 @@ def products(b: ProgramBuilder, targets, directions) -> tuple[int, int]:
     reverse = 0
     for lhs, symbols in reversed(reads):
         readers = read_by.get(lhs, 0)
-        reverse += bin(readers).count("1") * len(symbols)
+        reverse += _count(readers) * len(symbols)
         for y in symbols:
             read_by[y] = read_by.get(y, 0) | readers
-    reverse += sum(bin(read_by.get(s, 0)).count("1") * sum(1 for k in _bits(bits)
-                                                          if (s, k) not in unit)
-                   for s, bits in seeds.items())
+    reverse += sum(_count(read_by.get(s, 0)) * count for s, count in rated.items())
     return forward, reverse
 
 
-def _bits(mask: int):
-    """The positions of ``mask``'s set bits."""
-    k = 0
-    while mask:
-        if mask & 1:
-            yield k
-        mask >>= 1
-        k += 1
+def _count(bits: int) -> int:
+    """How many bits ``bits`` has set."""
+    return bin(bits).count("1")
 
 
 def jacobian(b: ProgramBuilder, values, symbols, name: str) -> sympy.Matrix:
