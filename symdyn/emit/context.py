@@ -7,6 +7,7 @@ above (api.py), so that this package knows programs and languages, not robot fil
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -501,13 +502,16 @@ def _parts(program: Program, body: Body, first: int = 0) -> tuple[tuple[Part, ..
     last = {}                           # a value read by a later part -> the last such part
     for p, read in enumerate(reads):
         last.update((name, p) for name in read if setter.get(name, p) < p)
-    slot, free, size = {}, [], first
+    freed: list[list[str]] = [[] for _ in range(count)]    # by the part that reads them last
+    for name, reader in last.items():
+        freed[reader].append(name)
+    slot, free, size = {}, deque(), first      # free: the slots to reuse, oldest first
     for p in range(count):
-        free += sorted(slot[name] for name, reader in last.items() if reader == p)
+        free.extend(sorted(slot[name] for name in freed[p]))
         for step in steps[bounds[p]:bounds[p + 1]]:
             for name in _names(step):
                 if name in last and free:
-                    slot[name] = free.pop(0)
+                    slot[name] = free.popleft()
                 elif name in last:
                     slot[name], size = size, size + 1
     parts = []
@@ -536,14 +540,15 @@ def _bounds(body: Body) -> list[int]:
     def stored(k):
         return sum(len(name) + len(text) + 16 for name, _, text in body.ready[k])
     first = stored(0)       # before any step
-    if first + sum(map(length, range(len(body.steps)))) <= PART_CHARACTERS:
+    lengths = [length(k) for k in range(len(body.steps))]
+    if first + sum(lengths) <= PART_CHARACTERS:
         return [0, len(body.steps)]
     bounds, filled = [0], first
-    for k in range(len(body.steps)):
-        if filled and filled + length(k) > PART_CHARACTERS:
+    for k, size in enumerate(lengths):
+        if filled and filled + size > PART_CHARACTERS:
             bounds.append(k)
             filled = 0
-        filled += length(k)
+        filled += size
     return bounds + [len(body.steps)]
 
 
