@@ -98,6 +98,9 @@ class _ArithmeticMixin:
         # Terms in the order sympy holds them (canonical, the same in every run), not sorted
         # again for display: printing a large program is then several times faster.
         super().__init__({"order": "none", **(settings or {})})
+        # A Float's text by its mpf tuple: the Float's own hash converts it to a float every
+        # time, and a program's few thousand constants are printed 10^5 times.
+        self._floats: dict = {}
         # sympy's dispatcher searches the bases of each node's type for a method, node after
         # node; for the common types (exactly these, not their subclasses) the method it
         # finds, _print_<type>, is looked up once.
@@ -156,8 +159,15 @@ class _ArithmeticMixin:
     def _print_Rational(self, expr):
         return self._literal(expr)
 
+    def _number_literal(self, expr):
+        """A number's literal (a Float's through _print_Float's table)."""
+        return self._print_Float(expr) if type(expr) is sympy.Float else self._literal(expr)
+
     def _print_Float(self, expr):
-        return self._literal(expr)
+        text = self._floats.get(expr._mpf_)
+        if text is None:
+            text = self._floats[expr._mpf_] = self._literal(expr)
+        return text
 
     def doprint(self, expr, assign_to=None):
         """The code for ``expr``; afterwards ``common`` tells whether it is the same text in
@@ -221,7 +231,7 @@ class _ArithmeticMixin:
             if coeff is None:
                 return printed
             if not coeff.is_Integer:
-                return f"{self._literal(coeff)}*{printed}"     # one literal, rounded once
+                return f"{self._number_literal(coeff)}*{printed}"     # one literal, rounded once
             if coeff.p < 0:                              # .p: an Integer's int
                 return "-" + printed if coeff.p == -1 else f"-{self._print(-coeff)}*{printed}"
             return f"{self._print(coeff)}*{printed}"
