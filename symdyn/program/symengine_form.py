@@ -87,15 +87,16 @@ def _convert(expr, memo: dict) -> sympy.Expr:
         func = getattr(sympy, type(expr).__name__, None)
         if func is not None:
             return func(*(to_sympy(a, memo) for a in expr.args))
-    if type(expr) is symengine.Symbol:      # not a Dummy, which stays one
-        return sympy.Symbol(expr.name)     # what sympify makes of it, in a third of the time
     return _leaf(expr)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _leaf(expr) -> sympy.Expr:
-    """A number or a Dummy: the same few thousand come back again and again, and sympify
-    takes a good part of the conversion's time."""
+    """A symbol (a Dummy stays one) or a number; the same few thousand come back again and
+    again, each as one object (sympy makes an equal symbol anew once its own small cache has
+    let it go), and sympify takes a good part of the conversion's time."""
+    if type(expr) is symengine.Symbol:
+        return sympy.Symbol(expr.name)     # what sympify makes of it, in a third of the time
     return sympy.sympify(expr)
 
 
