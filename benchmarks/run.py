@@ -60,7 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 import symdyn  # noqa: E402
 from symdyn.derive.quantities import TOOL_KINEMATICS  # noqa: E402
-from symdyn.program import optimize_all  # noqa: E402
+from symdyn.program import OpCount, optimize_all  # noqa: E402
 from symdyn.reference import pinocchio_model  # noqa: E402
 from symdyn.robot import import_robot, table  # noqa: E402
 from symdyn.robot.model import Inertia, inertia_matrix  # noqa: E402
@@ -1486,8 +1486,9 @@ def compile_casadi_generator(folder: Path) -> Path:
     blocks = "".join(
         f"    {{ {call} ::casadi::Function f(\"pin{i}\", {{{inputs}}}, {{"
         + ", ".join(f"entries({out})" for out in outs)
-        + f"}}); generator.add(f); std::printf(\"%d %lld %lld\\n\", {i}, "
-        "(long long)f.sz_w(), (long long)f.sz_iw()); }\n"
+        + f"}}); generator.add(f); std::printf(\"%d %lld %lld %lld %lld\\n\", {i}, "
+        "(long long)f.sz_w(), (long long)f.sz_iw(), operations(f, true), "
+        "operations(f, false)); }\n"
         for i, (call, outs, inputs) in enumerate(CASADI_PINOCCHIO.values()))
     source = folder / "casadi_pinocchio.cpp"
     source.write_text(fill(CASADI_PINOCCHIO_CPP, FUNCTIONS=blocks))
@@ -1498,20 +1499,22 @@ def compile_casadi_generator(folder: Path) -> Path:
     return folder / "casadi_pinocchio.o"
 
 
-def compile_casadi_pinocchio(robot, work: Path, generator: Path) -> Path:
+def compile_casadi_pinocchio(robot, work: Path, generator: Path) -> tuple[Path, list[str]]:
     """The harness of the C that CasADi generates from Pinocchio's algorithms on casadi::SX
     (``generator``'s object, on the model section 1's Pinocchio harness builds), each function
-    timed as CASADI_PINOCCHIO says."""
+    timed as CASADI_PINOCCHIO says; and each function's operations ("mul/add", its SX
+    instructions: products, quotients, inverses and squares; sums and differences)."""
     (work / "model.cpp").write_text(fill(CASADI_PINOCCHIO_MODEL, MODEL=cpp_model(robot.spec)))
     prefix, casadi = pinocchio_prefix(), casadi_prefix()
     subprocess.run(["g++", *casadi_pinocchio_flags(), str(work / "model.cpp"), str(generator),
                     "-o", str(work / "generator"), f"-L{prefix / 'lib'}",
                     f"-Wl,-rpath,{prefix / 'lib'}", f"-L{casadi}", f"-Wl,-rpath,{casadi}",
                     "-lcasadi", "-lpinocchio_default"], check=True)
-    sizes = subprocess.run([str(work / "generator"), str(work)], check=True,
-                           capture_output=True, text=True).stdout.split("\n")
+    sizes = [line.split() for line in subprocess.run(
+        [str(work / "generator"), str(work)], check=True, capture_output=True,
+        text=True).stdout.split("\n") if line.strip()]
     works = "".join(fill(CASADI_PINOCCHIO_WORK, I=i, W=max(1, int(w)), IW=max(1, int(iw)))
-                    for i, w, iw in (line.split() for line in sizes if line.strip()))
+                    for i, w, iw, *_ in sizes)
     (work / "pin_casadi_harness.c").write_text(fill(
         C_HARNESS, UNIFORM=STATES_C, WORKS=works, TABLE=", ".join(
             f"work{i}" for i in range(len(CASADI_PINOCCHIO))), INCLUDE='"pin_casadi.h"',
@@ -1519,7 +1522,7 @@ def compile_casadi_pinocchio(robot, work: Path, generator: Path) -> Path:
     subprocess.run(["gcc", "-std=c99", *FLAGS, f"-I{work}", str(work / "pin_casadi_harness.c"),
                     str(work / "pin_casadi.c"), "-o", str(work / "pin_casadi"), "-lm"],
                    check=True)
-    return work / "pin_casadi"
+    return work / "pin_casadi", [f"{mul}/{add}" for *_, mul, add in sizes]
 
 
 def section_casadi_pinocchio(robots, quick):
@@ -1535,8 +1538,8 @@ def section_casadi_pinocchio(robots, quick):
           f"are compiled alike (gcc -std=c99 {' '.join(FLAGS)}) and timed as in section 1, the "
           "harnesses taking turns. Target (issue 53): 3x.\n")
     print("| robot | quantity (Pinocchio's function) | symdyn | CasADi (Pinocchio on SX) | "
-          "speed-up |")
-    print("|---|---|---:|---:|---:|")
+          "speed-up | symdyn's operations (mul/add) | CasADi's operations (mul/add) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     rounds, seconds = (3, 0.05) if quick else (7, 0.2)
     kinds = tuple(CASADI_PINOCCHIO)
     with tempfile.TemporaryDirectory() as tmp:
@@ -1552,13 +1555,18 @@ def section_casadi_pinocchio(robots, quick):
                                      for i, (_, call, _) in enumerate(works.values())),
                 len(works), {"N": robot.dof, "NQ": robot.nq, "STATES": STATES,
                              "NAME": robot.name, "NORMALIZE": normalize(robot)})
-            theirs = compile_casadi_pinocchio(robot, work, generator)
+            theirs, their_counts = compile_casadi_pinocchio(robot, work, generator)
+            dynamics = symdyn.newton_euler(robot)
             for index, kind in enumerate(kinds):
                 mine, peer = run_alternately([ours, theirs], index, rounds, False, seconds)
+                entry = works[kind][0]
+                count = sum((symdyn.op_count(done) for done in optimize_all(
+                    dynamics.program(name) for name in quantities_of(entry))), OpCount(0, 0, 0))
                 print(f"| {robot.name} ({joints(robot)}) | {kind} | "
                       f"{statistics.median(mine):.0f} ns +-{spread(mine):.0%} | "
                       f"{statistics.median(peer):.0f} ns +-{spread(peer):.0%} | "
-                      f"{statistics.median(peer) / statistics.median(mine):.1f}x |", flush=True)
+                      f"{statistics.median(peer) / statistics.median(mine):.1f}x | "
+                      f"{count.mul}/{count.add} | {their_counts[index]} |", flush=True)
     print()
 
 

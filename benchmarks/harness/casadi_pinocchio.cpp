@@ -2,7 +2,8 @@
 // generator (its CSE on): the code-generation route Pinocchio's users have. Built once for
 // every robot (the algorithms' instantiation on SX takes g++ minutes); each robot's model
 // (casadi_pinocchio_model.cpp) calls it. It writes pin_casadi.c and .h into ``folder`` and
-// prints, a line a function, its index and the sizes of its work arrays (w, iw).
+// prints, a line a function, its index, the sizes of its work arrays (w, iw) and its
+// operations (operations()).
 #include <pinocchio/autodiff/casadi.hpp>
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/algorithm/aba.hpp>
@@ -26,6 +27,21 @@ template <typename Matrix> static ::casadi::SX entries(const Matrix &m) {
 template <typename Matrix> static void mirror(Matrix &m) {
     m.template triangularView<Eigen::StrictlyLower>() =
         m.transpose().template triangularView<Eigen::StrictlyLower>();
+}
+
+// A function's SX instructions of one kind, as symdyn counts its own operations: with
+// ``products``, products, quotients, inverses and squares; else sums and differences (twice x
+// as one).
+static long long operations(const ::casadi::Function &f, bool products) {
+    long long count = 0;
+    for (casadi_int k = 0; k < f.n_instructions(); k++) {
+        casadi_int op = f.instruction_id(k);
+        count += products ? (op == ::casadi::OP_MUL || op == ::casadi::OP_DIV ||
+                             op == ::casadi::OP_INV || op == ::casadi::OP_SQ)
+                          : (op == ::casadi::OP_ADD || op == ::casadi::OP_SUB ||
+                             op == ::casadi::OP_TWICE);
+    }
+    return count;
 }
 
 void symdyn_casadi_generate(const pinocchio::Model &model, const char *folder) {
