@@ -93,9 +93,6 @@ class ProgramBuilder:
         elif expr in self._defined:
             return self._defined[expr]
         symbol = self._defined[expr] = sympy.Symbol(self._fresh(name))
-        # later steps read it as symengine's symbol: converted back, it is this very object,
-        # found in the memo, not a new equal one (whose hash and comparisons start over)
-        self._converted[symengine.Symbol(symbol.name)] = symbol
         if engine is not None:
             self._engine[expr] = engine
             self._by_engine[engine] = symbol
