@@ -319,6 +319,17 @@ def quantities_of(work) -> tuple[str, ...]:
     return (work,) if isinstance(work, str) else work
 
 
+def work_counts(dynamics, works: dict) -> dict:
+    """{kind: its symdyn side's operations}, the optimized programs of the quantities it
+    calls summed, each quantity optimized once."""
+    names = list(dict.fromkeys(q for entry, _, _ in works.values()
+                               for q in quantities_of(entry)))
+    counts = dict(zip(names, map(symdyn.op_count, optimize_all(
+        dynamics.program(name) for name in names))))
+    return {kind: sum((counts[q] for q in quantities_of(entry)), OpCount(0, 0, 0))
+            for kind, (entry, _, _) in works.items()}
+
+
 def build_symdyn_harness(robot, work: Path, works: str, count: int, sizes: dict,
                          *flags: str) -> Path:
     """symdyn's C harness of ``count`` works (their C text), compiled with the robot's C."""
@@ -484,14 +495,9 @@ def time_robot(robot, work: Path, rate: float, rounds: int, seconds: float, kind
     print(f"| {label} | sin and cos of q alone, in every "
           f"function of q | {statistics.median(alone):.0f} ns +-{spread(alone):.0%} "
           f"{blank}", flush=True)
-    dynamics = symdyn.newton_euler(robot)
     works = robot_work(robot, kinds)
-    names = list(dict.fromkeys(q for entry, _, _ in works.values()
-                               for q in quantities_of(entry)))
-    counts = dict(zip(names, (symdyn.op_count(done).mul for done in optimize_all(
-        dynamics.program(name) for name in names))))
-    multiplications = [sum(counts[q] for q in quantities_of(entry))
-                       for entry, _, _ in works.values()]
+    multiplications = [count.mul for count in work_counts(symdyn.newton_euler(robot),
+                                                          works).values()]
     if robot.coupling:
         print(f"| {label} | the rest: Pinocchio 4.1 has none "
               "for mimic joints (qdd: crba, nonLinearEffects and Eigen's LDL^T) "
@@ -1556,12 +1562,10 @@ def section_casadi_pinocchio(robots, quick):
                 len(works), {"N": robot.dof, "NQ": robot.nq, "STATES": STATES,
                              "NAME": robot.name, "NORMALIZE": normalize(robot)})
             theirs, their_counts = compile_casadi_pinocchio(robot, work, generator)
-            dynamics = symdyn.newton_euler(robot)
+            counts = work_counts(symdyn.newton_euler(robot), works)
             for index, kind in enumerate(kinds):
                 mine, peer = run_alternately([ours, theirs], index, rounds, False, seconds)
-                entry = works[kind][0]
-                count = sum((symdyn.op_count(done) for done in optimize_all(
-                    dynamics.program(name) for name in quantities_of(entry))), OpCount(0, 0, 0))
+                count = counts[kind]
                 print(f"| {robot.name} ({joints(robot)}) | {kind} | "
                       f"{statistics.median(mine):.0f} ns +-{spread(mine):.0%} | "
                       f"{statistics.median(peer):.0f} ns +-{spread(peer):.0%} | "
