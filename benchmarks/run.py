@@ -1389,9 +1389,9 @@ def two_four_bars_yaml() -> str:
 def compile_constrained(robot, work: Path):
     """symdyn's C and Pinocchio's C++ harnesses of CONSTRAINED_WORK for ``robot``: Pinocchio's
     model joint by joint (cpp_joints), a RigidConstraintModel per constraint between its ends'
-    joints and placements (CONTACT_3D for a point, CONTACT_6D for a weld, LOCAL_WORLD_ALIGNED:
-    symdyn's rows), solved by its proximal solver in one iteration (mu 1e-12: a planar loop's
-    third row repeats the others)."""
+    joints and placements (CONTACT_3D for a point, CONTACT_6D for a weld; LOCAL for a loop and
+    LOCAL_WORLD_ALIGNED for a contact: symdyn's rows), solved by its proximal solver in one
+    iteration (mu 1e-12: a planar loop's third row repeats the others)."""
     from symdyn.reference import ConstraintReference
 
     mechanism = bool(robot.actuated)
@@ -1427,7 +1427,8 @@ def compile_constrained(robot, work: Path):
             f'    ends_b.push_back(model.addFrame(Frame("b{k}", {joint_b}, placement_b, '
             "OP_FRAME)));",
             f"    contacts.push_back(RigidConstraintModel({kind}, model, {joint_a}, placement_a, "
-            f"{joint_b}, placement_b, LOCAL_WORLD_ALIGNED));"]
+            f"{joint_b}, placement_b, {'LOCAL_WORLD_ALIGNED' if ends[1] is None else 'LOCAL'}"
+            "));"]
     # symdyn's velocity k is Pinocchio's where T has its 1
     pin_index = [int(np.argmax(np.abs(reference.T[:, k]))) for k in range(robot.dof)]
     passive = [k for k in range(robot.dof) if k not in robot.actuated]
@@ -1579,7 +1580,8 @@ def section_constrained(quick):
     print("symdyn's generated C against Pinocchio's constraint algorithms on the same model and "
           "states (random, as in section 1; CPU time, the harnesses in turn, medians and "
           "spread), both at " + " ".join(FLAGS) + ": constraintDynamics and impulseDynamics "
-          "with a RigidConstraintModel per constraint (CONTACT_3D, LOCAL_WORLD_ALIGNED; its "
+          "with a RigidConstraintModel per constraint (CONTACT_3D, LOCAL for a loop and "
+          "LOCAL_WORLD_ALIGNED for a contact; its "
           "proximal solver in one iteration), and for a closed-loop mechanism the inverse "
           "dynamics a Pinocchio user writes (rnea, the constraint ends' frame Jacobians and an "
           "LU of G_p). Pinocchio holds a planar loop's three rows, symdyn the two that are "

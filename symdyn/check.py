@@ -653,7 +653,7 @@ def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
     phi, G, gamma = (np.array(x) for x in zip(*terms))
     rows = [_numeric("constraint_residual = Pinocchio frames' (on the constraints: 0)",
                      ne.constraint_residual(q), phi),
-            _numeric("constraint_jacobian = Pinocchio frame Jacobians (world axes)",
+            _numeric("constraint_jacobian = Pinocchio frame Jacobians (the rows' axes)",
                      ne.constraint_jacobian(q), G),
             _numeric("constraint_drift = -dG/dt qd (Pinocchio classical accelerations)",
                      ne.constraint_drift(q, v), gamma)]

@@ -487,12 +487,32 @@ class MujocoReference:
             J[:] = np.reshape(data.ten_J, (model.ntendon, model.nv))
         return data.ten_length[self.tendons].copy(), J[self.tendons] @ G
 
+    def _equality_axes(self, e: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the axes of the robot file's rows of equality ``e``, the axes of MuJoCo's rotation
+        rows of it) in the world, at the state set: a loop's rows are in its first frame's
+        axes (body1's, turned by a weld's relpose, or site1's), a frame held to the world's
+        in the world's; MuJoCo's rotation rows are in body2's (or site2's) axes."""
+        model, data, mj = self.model, self.data, self.mj
+        ids = (int(model.eq_obj1id[e]), int(model.eq_obj2id[e]))
+        if int(model.eq_objtype[e]) == int(mj.mjtObj.mjOBJ_SITE):
+            axes = [data.site_xmat[k].reshape(3, 3) if k >= 0 else np.eye(3) for k in ids]
+            loop = all(k >= 0 for k in ids)
+        else:
+            axes = [data.xmat[k].reshape(3, 3) for k in ids]
+            loop = all(k > 0 for k in ids)
+            if int(model.eq_type[e]) == int(mj.mjtEq.mjEQ_WELD):
+                turn = np.zeros(9)
+                mj.mju_quat2Mat(turn, model.eq_data[e, 6:10])
+                axes[0] = axes[0] @ turn.reshape(3, 3)
+        return (axes[0] if loop else np.eye(3)), axes[1]
+
     def equality_jacobians(self, q) -> dict[str, np.ndarray]:
         """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import
-        takes (by its name: connect's 3, weld's 6), of symdyn's v: MuJoCo's own, the other
-        constraints and contacts off. A weld's rotation rows are MuJoCo's times 2 /
-        torquescale (its error is the quaternion's vector part, half the angle, scaled), and
-        equal the robot file's where the weld holds (their derivatives differ elsewhere)."""
+        takes (by its name: connect's 3, weld's 6), of symdyn's v, in the axes of the robot
+        file's rows (_equality_axes): MuJoCo's own, the other constraints and contacts off.
+        A weld's rotation rows are MuJoCo's times 2 / torquescale (its error is the
+        quaternion's vector part, half the angle, scaled), and equal the robot file's where
+        the weld holds (their derivatives differ elsewhere)."""
         mj, model, data = self.mj, self.model, self.data
         flags, jacobian, active = (model.opt.disableflags, model.opt.jacobian,
                                    model.eq_active0.copy())
@@ -512,9 +532,17 @@ class MujocoReference:
             out = {}
             for name, e in self.equalities.items():
                 rows = J[equality & (data.efc_id[:data.nefc] == e)] @ G
-                # MuJoCo's rotation error is its quaternion's vector part (half the angle)
-                # times torquescale; the robot file's the angle
-                rows[3:] *= 2 / model.eq_data[e, 10] if len(rows) == 6 else 1
+                if int(model.eq_type[e]) not in (int(mj.mjtEq.mjEQ_CONNECT),
+                                                 int(mj.mjtEq.mjEQ_WELD)):
+                    out[name] = rows            # a coupling's one row
+                    continue
+                first, second = self._equality_axes(e)
+                rows[:3] = first.T @ rows[:3]
+                if len(rows) == 6:
+                    # MuJoCo's rotation error is its quaternion's vector part (half the
+                    # angle) times torquescale, in the second body's axes; the robot file's
+                    # the angle
+                    rows[3:] = first.T @ second @ rows[3:] * (2 / model.eq_data[e, 10])
                 out[name] = rows
             return out
         finally:
@@ -522,13 +550,34 @@ class MujocoReference:
             model.eq_active0[:] = active
 
 
+def _in_first_frame(A, B, Ja, velocities, accelerations, residual, jacobian):
+    """A loop's (phi, G, gamma) in its first frame's axes, from the frames' poses A and B,
+    the first's world-aligned Jacobian Ja at its origin, their velocities and classical
+    accelerations at qdd = 0 (each [linear; angular], world-aligned), and the world-aligned
+    residual and G (Ja - Jb): G takes the first frame's Jacobian at the second's origin, and
+    with w = G v, gamma = -R_a^T (dw/dt - omega_a x w), R_a^T's time derivative included."""
+    R, arm = A[:3, :3], B[:3, 3] - A[:3, 3]
+    (va, vb), (aa, ab) = velocities, accelerations
+    shifted = jacobian.copy()
+    shifted[:3] -= np.cross(arm, Ja[3:].T).T            # omega x arm, column by column
+    omega = va[3:]
+    w = np.r_[va[:3] + np.cross(omega, arm) - vb[:3], omega - vb[3:]]
+    rate = np.r_[aa[:3] + np.cross(aa[3:], arm) + np.cross(omega, vb[:3] - va[:3]) - ab[:3],
+                 aa[3:] - ab[3:]]
+    local = np.kron(np.eye(2), R.T)
+    return (local @ residual, local @ shifted,
+            -local @ (rate - np.r_[np.cross(omega, w[:3]), np.cross(omega, w[3:])]))
+
+
 class ConstraintReference:
     """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model, its
     joints all independent), nothing of symdyn's derivation used: each end a frame of that
     model (a named frame by its name, a link by link<i>, the tool by tool), the rows as
-    symdyn keeps them (world axes), the constrained dynamics from the KKT matrix of
-    Pinocchio's crba, nonLinearEffects and frame Jacobians, solved densely; and consistent
-    random states, positions closed by Newton on this residual, velocities in G's null space.
+    symdyn keeps them (a loop's in its first frame's axes, a contact's in the world's), the
+    constrained dynamics from the KKT matrix of Pinocchio's crba, nonLinearEffects and frame
+    Jacobians, solved densely, or by its constraintDynamics (constraint_models); and
+    consistent random states, positions closed by Newton on this residual, velocities in G's
+    null space.
 
     Everything is in symdyn's coordinates: Pinocchio's velocities are T v (T: a floating
     base's six, then the links' in Pinocchio's order, each a coordinate's or a mimic joint's
@@ -618,25 +667,33 @@ class ConstraintReference:
                 G.append([row])
                 gamma.append([0.0])
                 continue
-            poses, jacobians, accelerations = [], [], []
+            poses, jacobians, accelerations, velocities = [], [], [], []
             for frame in ids:
                 if frame is None:
                     poses.append(self.anchor(c))
                     jacobians.append(np.zeros((6, model.nv)))
                     accelerations.append(np.zeros(6))
+                    velocities.append(np.zeros(6))
                     continue
                 poses.append(data.oMf[frame].homogeneous.copy())
                 jacobians.append(pin.getFrameJacobian(model, data, frame, world).copy())
                 a = pin.getFrameClassicalAcceleration(model, data, frame, world)
                 accelerations.append(np.r_[a.linear, a.angular])
-            (A, B), (Ja, Jb), (aa, ab) = poses, jacobians, accelerations
+                velocity = pin.getFrameVelocity(model, data, frame, world)
+                velocities.append(np.r_[velocity.linear, velocity.angular])
+            (A, B), (Ja, Jb), (aa, ab), (va, vb) = (poses, jacobians, accelerations,
+                                                    velocities)
             turn = A[:3, :3] @ B[:3, :3].T
             residual = np.r_[A[:3, 3] - B[:3, 3], 0.5 * np.array(
                 [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
+            jacobian, drift = Ja - Jb, -(aa - ab)
+            if ids[1] is not None:
+                residual, jacobian, drift = _in_first_frame(A, B, Ja, (va, vb), (aa, ab),
+                                                            residual, jacobian)
             rows = list(c.rows)
             phi.append(residual[rows])
-            G.append(((Ja - Jb) @ self.T)[rows])
-            gamma.append(-(aa - ab)[rows])
+            G.append((jacobian @ self.T)[rows])
+            gamma.append(drift[rows])
         return np.concatenate(phi), np.vstack(G), np.concatenate(gamma)
 
     def close(self, q, steps=50):
@@ -673,6 +730,57 @@ class ConstraintReference:
         _, _, gamma = self.terms(q, v)
         qdd = np.linalg.lstsq(G, gamma, rcond=None)[0] + null @ rng.uniform(-3, 3, null.shape[1])
         return q, v, qdd
+
+    def constraint_models(self):
+        """Pinocchio's own constraint models of the robot's point and weld constraints
+        (RigidConstraintModel CONTACT_3D and CONTACT_6D between its frames' joints, LOCAL for
+        a loop and LOCAL_WORLD_ALIGNED for a frame held to the world, as symdyn's rows are),
+        and their data, initialised for constraintDynamics; ValueError for a robot with a
+        coupling, which Pinocchio's models do not hold."""
+        import pinocchio as pin
+
+        model = self.model
+        models = pin.StdVec_RigidConstraintModel()
+        for c, ends in zip(self.robot.constraints, self.ends):
+            if c.kind == "coupling":
+                raise ValueError(f"Pinocchio has no constraint model of a coupling ({c.name})")
+            kind = pin.ContactType.CONTACT_3D if c.kind == "point" else (
+                pin.ContactType.CONTACT_6D)
+            first = model.frames[ends[0]]
+            if ends[1] is None:
+                models.append(pin.RigidConstraintModel(
+                    kind, model, first.parentJoint, first.placement, 0,
+                    pin.SE3(self.anchor(c)), pin.LOCAL_WORLD_ALIGNED))
+            else:
+                second = model.frames[ends[1]]
+                models.append(pin.RigidConstraintModel(
+                    kind, model, first.parentJoint, first.placement, second.parentJoint,
+                    second.placement, pin.LOCAL))
+        datas = pin.StdVec_RigidConstraintData()
+        for constraint_model in models:
+            datas.append(constraint_model.createData())
+        pin.initConstraintDynamics(model, self.data, models, datas)
+        return models, datas
+
+    def constraint_dynamics(self, q, v, tau, models, datas, iterations=1):
+        """(qdd, lambda) by Pinocchio's constraintDynamics on ``models`` (constraint_models),
+        in symdyn's coordinates, lambda's rows those symdyn keeps. Exact (mu = 0) where every
+        row is independent; where a loop's rows repeat others (a planar loop's third),
+        ``iterations`` proximal steps (mu = 1e-8 relative) find the least-norm forces, whose
+        repeated rows are 0 and whose others are then symdyn's."""
+        import pinocchio as pin
+
+        if self.T.shape[0] != self.T.shape[1]:
+            raise ValueError("mimic joints: Pinocchio's velocities are not symdyn's")
+        settings = pin.ProximalSettings(1e-13, 0.0 if iterations == 1 else 1e-8, iterations)
+        # T permutes the velocities: Pinocchio's torques are T tau too (T^-T = T)
+        qdd = pin.constraintDynamics(self.model, self.data, self.pinocchio_q(q), self.T @ v,
+                                     self.T @ tau, models, datas, settings)
+        rows, start = [], 0
+        for c in self.robot.constraints:
+            rows += [start + r for r in c.rows]
+            start += 3 if c.kind == "point" else 6
+        return self.T.T @ qdd, self.data.lambda_c[rows].copy()
 
     def kkt(self, q, v, tau, gains=(0.0, 0.0)):
         """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi:

@@ -1,17 +1,27 @@
 """The constraints on a tree (robot.constraints) and the dynamics they constrain.
 
 Each constraint holds frames together, or a frame to the world, or a sum of coordinates at a
-value (robot/constraints.py). Its rows, in the world's axes (Pinocchio's LOCAL_WORLD_ALIGNED,
-and MuJoCo's equality rows), are
+value (robot/constraints.py). A loop's rows are in its first frame's axes, which turn with the
+mechanism (Pinocchio's LOCAL constraint frames), so that the rows a planar loop keeps are
+independent in every pose; a frame held to the world has its rows in the world's axes
+(Pinocchio's LOCAL_WORLD_ALIGNED, and MuJoCo's equality rows). With R_a the first frame's
+rotation and p_b the second frame's origin (the anchor's, for the world):
 
-    phi(q)        the residual: p_a - p_b, and the vee of the skew part of R_a R_b^T;
+    phi(q)        the residual: R_a^T (p_a - p_b), and the vee of the skew part of R_b^T R_a
+                  (in the world's axes for a contact: p_a - p_b, and the vee of R_a R_b^T);
                   sum_i c_i q_i - value for a coupling
-    G(q)          the Jacobian: J_a - J_b of the frames' geometric Jacobians (their origins'
-                  velocities, their angular velocities): phi's derivative along each
-                  velocity, d phi / dt = G v (exactly for positions and couplings, at phi = 0
-                  for rotations, as Pinocchio's and MuJoCo's welds)
+    G(q)          the Jacobian: R_a^T (J_a - J_b) of the frames' geometric Jacobians (the
+                  velocities of the point p_b as carried by each frame's link, their angular
+                  velocities): phi's derivative along each velocity, d phi / dt = G v
+                  (exactly for positions and couplings, at phi = 0 for rotations, as
+                  Pinocchio's and MuJoCo's welds); a joint that moves both frames has no
+                  column, exactly
     gamma(q, v)   the drift -dG/dt v: minus the frames' relative classical acceleration at
                   qdd = 0, the forward-mode time derivative of G v (no second recursion)
+
+lambda is then the force (and, for a weld, the moment) the constraint puts on the first frame,
+in the rows' axes: where the frames coincide, G^T lambda is the wrench R_a lambda on the first
+frame's link at p_b and its opposite on the second's.
 
 and the dynamics on the constraint manifold (the Handbook's chapter on interacting bodies:
 the reaction forces are the multipliers lambda of the constraints, and drop out there):
@@ -74,40 +84,58 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
                 row[_velocity(robot, q)] += c
             G.append(row)
             continue
-        ends = [_end(robot, b, frames, end, f"C{k}{side}_")
-                for end, side in zip(constraint.ends, "ab") if end is not None]
-        if len(ends) == 1:
-            ends.append(_anchor(constraint.anchor if constraint.anchor is not None
-                                else anchors[k - 1]))
-        (Ra, pa, Ja), (Rb, pb, Jb) = ends
-        turn = kinematics._times(Ra, Rb.T)
-        residual = [*(pa - pb), (turn[2, 1] - turn[1, 2]) / 2, (turn[0, 2] - turn[2, 0]) / 2,
-                    (turn[1, 0] - turn[0, 1]) / 2]
+        first, second = constraint.ends
+        if second is None:
+            residual, jacobian = _held(robot, b, frames, first, constraint.anchor if
+                                       constraint.anchor is not None else anchors[k - 1],
+                                       f"C{k}a_")
+        else:
+            residual, jacobian = _loop(robot, b, frames, first, second, f"C{k}")
         for r in constraint.rows:
             phi.append(b.define(f"phi{k}_{r + 1}", residual[r]))
-            G.append([Ja[r, c] - (Jb[r, c] if Jb is not None else 0) for c in range(robot.dof)])
+            G.append(jacobian(r))
     return phi, [[b.define(f"G{i + 1}_{c + 1}", e) for c, e in enumerate(row)]
                  for i, row in enumerate(G)]
+
+
+def _held(robot, b, frames, frame, anchor, name):
+    """A frame held to the world at ``anchor``: its residual (the six rows, world axes) and
+    a function of a row giving G's row."""
+    R, p = kinematics.frame_pose(robot, b, frames, frame, name)
+    J = kinematics.point_jacobian(robot, b, frames, frame.link, p, name)
+    T = sympy.Matrix(anchor) if isinstance(anchor, sympy.MatrixBase) else sympy.Matrix(
+        anchor).applyfunc(lambda x: sympy.Float(x, 17))
+    residual = [*(p - T[:3, 3]), *_vee(kinematics._times(R, T[:3, :3].T))]
+    return residual, lambda r: [J[r, c] for c in range(robot.dof)]
+
+
+def _loop(robot, b, frames, first, second, name):
+    """Two frames held together: the residual's six rows and a function of a row giving G's
+    row, in the first frame's axes (the module's docstring). Both Jacobians are of the point
+    p_b, so that a joint moving both frames gives equal columns, which cancel."""
+    Ra, pa = kinematics.frame_pose(robot, b, frames, first, f"{name}a_")
+    Rb, pb = kinematics.frame_pose(robot, b, frames, second, f"{name}b_")
+    relative = (kinematics.point_jacobian(robot, b, frames, first.link, pb, f"{name}a_")
+                - kinematics.point_jacobian(robot, b, frames, second.link, pb, f"{name}b_"))
+    residual = [*kinematics._times(Ra.T, pa - pb), *_vee(kinematics._times(Rb.T, Ra))]
+
+    def row(r):
+        axis, block = Ra[:, r % 3], 3 * (r // 3)
+        return [sympy.Add(*(axis[i] * relative[block + i, c] for i in range(3)))
+                for c in range(robot.dof)]
+    return residual, row
+
+
+def _vee(turn) -> list:
+    """The vee of the skew part of a rotation: its angle times its axis, to first order."""
+    return [(turn[2, 1] - turn[1, 2]) / 2, (turn[0, 2] - turn[2, 0]) / 2,
+            (turn[1, 0] - turn[0, 1]) / 2]
 
 
 def _velocity(robot: Robot, q) -> int:
     """The index in v of the joint whose coordinate is the symbol ``q``."""
     (link,) = (i for i in robot.coordinates if robot.links[i - 1].q == q)
     return robot.velocity_columns[link][0]
-
-
-def _end(robot, b, frames, frame, name):
-    """(^wR, ^wp, J) of one frame a constraint holds."""
-    R, p = kinematics.frame_pose(robot, b, frames, frame, name)
-    return R, p, kinematics.point_jacobian(robot, b, frames, frame.link, p, name)
-
-
-def _anchor(anchor):
-    """(R, p, None) of the world pose a frame is held at: the one the file gives, or, in
-    numbers, where the frame is at closed_at (Loops.anchors)."""
-    T = sympy.Matrix(anchor) if isinstance(anchor, sympy.MatrixBase) else sympy.Matrix(
-        anchor).applyfunc(lambda x: sympy.Float(x, 17))
-    return T[:3, :3], T[:3, 3], None
 
 
 def drift(robot: Robot, b: ProgramBuilder) -> list:

@@ -492,15 +492,17 @@ QUANTITIES = {q.name: q for q in (
              "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",),
              from_regressor=True, requires=("base parameters",)),
     _one("constraint_residual", ("q",), "phi",
-             "The constraints' residual phi(q), m (CONSTRAINTS' rows in order): for a loop\n"
-             "or a contact, the frames' positions' difference p_a - p_b and, for a weld, the\n"
-             "vee of the skew part of R_a R_b^T, in world axes; for a coupling, the sum less\n"
-             "its value. Zero where the constraints hold.", ("m",),
+             "The constraints' residual phi(q), m (CONSTRAINTS' rows in order): for a loop,\n"
+             "R_a^T (p_a - p_b) and, for a weld, the vee of the skew part of R_b^T R_a, in the\n"
+             "first frame's axes; for a contact, p_a - p_b and the vee of R_a R_b^T, in world\n"
+             "axes; for a coupling, the sum less its value. Zero where the constraints hold.",
+             ("m",),
              builder=_constraint_residual, kinematic=True, requires=("constraints",)),
     _one("constraint_jacobian", ("q",), "G",
              "The constraints' Jacobian G(q), m x n: d phi/dt = G qd (the frames' relative\n"
-             "velocity, [linear; angular] rows in world axes, Pinocchio's\n"
-             "LOCAL_WORLD_ALIGNED and MuJoCo's efc_J).", ("m", "n"),
+             "velocity, [linear; angular] rows, a loop's in its first frame's axes as\n"
+             "Pinocchio's LOCAL constraint models, a contact's in world axes as its\n"
+             "LOCAL_WORLD_ALIGNED ones and MuJoCo's efc_J).", ("m", "n"),
              builder=_constraint_jacobian, kinematic=True, requires=("constraints",)),
     _one("constraint_drift", ("q", "qd"), "gamma",
              "The drift gamma(q, qd) = -dG/dt qd, m: the constraints' accelerations ask\n"
@@ -520,7 +522,8 @@ QUANTITIES = {q.name: q for q in (
              "The accelerations qdd and the constraints' forces lambda under the constraints:\n"
              "M qdd = tau - h - friction + G^T lambda, G qdd = gamma - Kd G qd - Kp phi\n"
              "(gains = [Kp, Kd], Baumgarte's: 0 for the exact constraint), solved through M's\n"
-             "factors and the Delassus matrix's (Pinocchio's constraintDynamics).",
+             "factors and the Delassus matrix's (Pinocchio's constraintDynamics). lambda is\n"
+             "the force on each constraint's first frame, in its rows' axes.",
              builder=_constrained_forward_dynamics,
              requires=("constraints", "invertible M", "independent constraints")),
     Quantity("constraint_derivatives", ("q", "qd", "qdd", "lambda_c"),

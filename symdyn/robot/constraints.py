@@ -14,8 +14,9 @@ joint couplings) and fixed tendons (joint combinations an actuator pulls).
 
 A frame is a named frame of the file (``frames:``), a link, by name, or ``tool``; a joint is
 named as
-JOINTS names it (spec.joint_names). ``axes`` keeps some of the rows, in the world's axes (x, y,
-z; and rx, ry, rz of a weld's rotation): a planar loop closes in two. What the file cannot
+JOINTS names it (spec.joint_names). ``axes`` keeps some of the rows (x, y, z; and rx, ry, rz of
+a weld's rotation), in the first frame's axes for a loop, which turn with it, and in the
+world's for a frame held to the world: a planar loop closes in two. What the file cannot
 mean is refused in one line at the constraint's line: a name given twice, a frame or joint
 nobody is named, a coupling of a mimic joint (which has no coordinate), a loop that does not
 close at ``closed_at`` (``check`` at load, in numbers: the model's own kinematics). A tendon
@@ -308,9 +309,10 @@ class Loops:
                         for c in robot.constraints]
 
     def residuals(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
-        """Each constraint's residual, its kept rows: a point's or weld's from the frames'
-        poses, the rotation as derive's constraints take it (the vee of the skew part of
-        R_a R_b^T); a coupling's sum less its value."""
+        """Each constraint's residual, its kept rows, as derive's constraints take it: a
+        point's or weld's from the frames' poses, p_a - p_b and the vee of the skew part of
+        R_a R_b^T, turned into the first frame's axes for two frames (a loop), in the world's
+        for a frame held to it; a coupling's sum less its value."""
         poses = self.poses(q, base)
         out = []
         for constraint, anchor in zip(self.robot.constraints, self.anchors):
@@ -324,7 +326,10 @@ class Loops:
             turn = a[:3, :3] @ b[:3, :3].T
             rotation = 0.5 * np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0],
                                        turn[1, 0] - turn[0, 1]])
-            out.append(np.concatenate([a[:3, 3] - b[:3, 3], rotation])[list(constraint.rows)])
+            residual = np.concatenate([a[:3, 3] - b[:3, 3], rotation])
+            if other is not None:
+                residual = np.kron(np.eye(2), a[:3, :3].T) @ residual
+            out.append(residual[list(constraint.rows)])
         return out
 
     def jacobian(self, q: dict) -> np.ndarray:

@@ -60,9 +60,9 @@ def test_a_planar_loop_keeps_the_rows_that_close_it_and_equals_mujocos_jacobian(
     assert "'pin' keeps x, y" in warning
     module = symdyn.python_module(symdyn.newton_euler(robot), quantities=["constraint_jacobian"])
     reference = MujocoReference(HERE / f"{name}.xml")
-    for q in closed_states(robot, 5):
+    for q in closed_states(robot, 5):       # (closed to 1e-12: G takes p_b, MuJoCo p_a)
         assert_close(module.constraint_jacobian(q),
-                     reference.equality_jacobians(q)["pin"][:2], rtol=1e-12)
+                     reference.equality_jacobians(q)["pin"][:2], rtol=1e-10)
     result = run("check", robot.spec.path, "--mjcf", HERE / f"{name}.xml", "--states", "10",
                  "-q")
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
@@ -85,7 +85,7 @@ def test_a_spatial_loop_and_a_weld_to_the_world_from_a_joints_reference(tmp_path
     for q in closed_states(robot, 5):
         rows = reference.equality_jacobians(q)
         assert_close(module.constraint_jacobian(q), np.vstack([rows["pin"], rows["held"][5:]]),
-                     rtol=1e-12)
+                     rtol=1e-10)
     result = run("check", robot.spec.path, "--mjcf", HERE / "spatial_loop.xml", "--states",
                  "10", "-q")
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
