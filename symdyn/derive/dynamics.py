@@ -11,7 +11,7 @@ import sympy
 from ..errors import DerivationError
 from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
-from ..robot.constraints import Loops, independent_rows
+from ..robot.constraints import Loops, independent_rows, left_out_problem
 from ..robot.model import Robot
 from ..robot.poses import unit_quaternions
 from ..robot.regroup import regrouped
@@ -155,14 +155,21 @@ class Dynamics:
             return np.linalg.matrix_rank(rows, tol=tolerance) if len(rows) else 0
         if rank(G) == len(G):
             return None
+        kept = independent_rows(self.robot)
+        problem = left_out_problem(self.robot, kept)
+        if problem:
+            k, message = problem
+            return (f"the constraints' {len(G)} rows have rank {rank(G)} where they hold, and "
+                    f"no choice of rows holds the mechanism ({self.robot.constraints[k].name}: "
+                    f"{message})")
         advice = []
-        for constraint, rows in zip(self.robot.constraints, independent_rows(self.robot)):
-            if len(rows) == constraint.size:
+        for constraint, keep in zip(self.robot.constraints, kept):
+            if len(keep) == constraint.size:
                 continue
-            if not rows:
+            if not keep:
                 advice.append(f"leave {constraint.name} out, which repeats the others")
             else:
-                axes = ", ".join(CONSTRAINT_AXES[k] for k in rows)
+                axes = ", ".join(CONSTRAINT_AXES[k] for k in keep)
                 advice.append(f"give {constraint.name} axes: [{axes}]")
         return (f"the constraints' {len(G)} rows have rank {rank(G)} where they hold: "
                 f"{'; '.join(advice)}")

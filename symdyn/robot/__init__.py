@@ -95,7 +95,9 @@ def _independent(chain, robot, path):
     keeps them all, a planar loop's connect's three rows among them, and shares its forces
     among the repeats; the robot file keeps the rows that determine lambda. A constraint
     that repeats the others whole is left out. A warning line says what changed. Refuses (at
-    the source's line) constraints that do not hold anywhere near qpos0."""
+    the source's line) constraints that do not hold anywhere near qpos0, and rows that are
+    zero where the constraints hold without following from the others (left_out_problem:
+    a singular configuration, where leaving them out would change the motion)."""
     warnings, closed_at = [], None
     try:
         constraints.check(robot, path)
@@ -117,6 +119,13 @@ def _independent(chain, robot, path):
         warnings.append("equalities that do not hold at qpos0: closed_at is the configuration "
                         f"nearest it where they do ({exc.message.split(':')[0]}, ...)")
     rows = constraints.independent_rows(robot, closed_at)
+    problem = constraints.left_out_problem(robot, rows, closed_at)
+    if problem:
+        k, message = problem
+        held = chain.constraints[k]
+        raise RobotFileError(path, f"equality {held.name!r}: {message}", line=held.line,
+                             expected="equalities that hold where the mechanism is not "
+                                      "singular")
     kept, dropped = [], []
     for held, constraint, keep in zip(chain.constraints, robot.constraints, rows):
         if len(keep) == constraint.size:

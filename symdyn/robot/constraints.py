@@ -24,6 +24,8 @@ may take mimic joints: its length is of the links' joint variables.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import sympy
 import yaml
@@ -276,6 +278,66 @@ def independent_rows(robot, closed_at: dict | None = None) -> list[tuple[int, ..
     return out
 
 
+def left_out_problem(robot, kept: list[tuple[int, ...]], closed_at: dict | None = None
+                     ) -> tuple[int, str] | None:
+    """Whether the rows ``kept`` (independent_rows' form) leave out only rows that follow from
+    them: moved along the kept rows' manifold (FOLLOW_STEP along directions of their G's null
+    space from where G's rank is highest, closed again on the kept rows), the rows left out
+    must stay where they hold too. At a configuration that is singular on the whole of the
+    constraints' manifold (a chain held to the world at full stretch) a row is zero there
+    without following from the others, and leaving it out frees a motion the mechanism does
+    not have. None where they follow; else (the index of the first constraint whose left-out
+    rows drift, a sentence saying how far)."""
+    dropped = [tuple(r for r in (c.rows if c.kind != "coupling" else (0,)) if r not in keep)
+               for c, keep in zip(robot.constraints, kept)]
+    if not any(dropped):
+        return None
+    whole = Loops(robot, closed_at)
+    reduced = Loops(dataclasses.replace(robot, constraints=tuple(
+        dataclasses.replace(c, rows=keep) for c, keep in zip(robot.constraints, kept)
+        if keep)), closed_at)
+    start, _ = whole.generic()
+    G = reduced.jacobian(start)[:, :reduced.velocities]
+    _, values, directions = np.linalg.svd(G) if len(G) else (None, np.zeros(0),
+                                                            np.eye(G.shape[1]))
+    free = directions[np.sum(values > RANK_TOLERANCE * max(1.0, np.abs(G).max())):]
+    rng = np.random.default_rng(0)
+    drift = {}          # (constraint, row left out): the most it drifts
+    for _ in range(FOLLOW_SAMPLES if len(free) else 0):
+        direction = rng.standard_normal(len(free)) @ free
+        q = start
+        for k, d in enumerate(FOLLOW_STEP * direction / np.linalg.norm(direction)):
+            q = moved(robot, q, k, d)
+        q = reduced.closed(q)
+        if q is None:
+            continue
+        for i, (residual, constraint) in enumerate(zip(whole.residuals(q), robot.constraints)):
+            rows = list(constraint.rows) if constraint.kind != "coupling" else [0]
+            for r in dropped[i]:
+                drift[i, r] = max(drift.get((i, r), 0.0), abs(residual[rows.index(r)]))
+    drifting = {key: value for key, value in drift.items() if value > FOLLOWS * whole.size}
+    if not drifting:
+        return None
+    i = min(drifting)[0]
+    rows = [r for j, r in drifting if j == i]
+    names = (", ".join(CONSTRAINT_AXES[r] for r in rows)
+             if robot.constraints[i].kind != "coupling" else "its row")
+    return i, (f"{'its rows' if len(rows) > 1 else 'its row'} {names} "
+               f"{'are' if len(rows) > 1 else 'is'} zero where the constraints hold without "
+               f"following from the others: moved {FOLLOW_STEP} rad along the motion the others "
+               f"leave, {'they drift' if len(rows) > 1 else 'it drifts'} by "
+               f"{max(drifting[i, r] for r in rows):.2g}, so that leaving "
+               f"{'them' if len(rows) > 1 else 'it'} out would free a motion the mechanism "
+               "does not have (it is at a singular configuration wherever the constraints "
+               "hold: a chain held at full stretch)")
+
+
+# How far left_out_problem moves (rad, or m of a prismatic joint), in how many directions, and
+# how far a left-out row may drift there relative to the robot's size (Gauss-Newton closes
+# the kept rows to 1e-12 of it; a row that does not follow drifts by about the step squared).
+FOLLOW_STEP = 0.1
+FOLLOW_SAMPLES = 3
+FOLLOWS = 1e-8
 # Rows of G whose rank they add to is below this, relative to G's largest entry, repeat others
 # (central differences of STEP keep G to some 1e-10).
 RANK_TOLERANCE = 1e-6

@@ -243,3 +243,63 @@ def test_a_biped_of_cassies_kind_on_a_floating_base_matches_mujoco(tmp_path):
     assert robot.floating and len(robot.balls) == 4 and len(robot.constraints) == 4
     assert (robot.nq, robot.dof) == (7 + 16 + 16, 6 + 16 + 12)
     passes_check_mjcf(robot, "cassie_biped", 5, BALL_ROWS)
+
+
+STRETCHED = """<mujoco model="stretched">
+  <worldbody>
+    <body name="upper">
+      <joint name="shoulder" axis="0 0 1"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1"/>
+      <body name="lower" pos="0.4 0 0">
+        <joint name="elbow" axis="0 0 1"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+        <body name="hand" pos="0.3 0 0">
+          <geom type="sphere" size="0.03" mass="0.2"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <connect name="held" body1="hand" anchor="0 0 0"/>
+  </equality>
+</mujoco>
+"""
+
+
+def test_a_row_zero_only_at_a_singular_configuration_is_not_left_out(tmp_path):
+    """A two-link arm whose hand is held to the world at full stretch: there its connect's x
+    row (along the arm) is zero, as is z (the arm is planar), but only z follows from the
+    others. Leaving x out, as the import did, freed the arm to fold with its hand sliding
+    along x, which MuJoCo's connect forbids (0.7 mm at 0.1 rad). The import refuses in one
+    line at the equality, naming x alone; nothing is written."""
+    source = tmp_path / "stretched.xml"
+    source.write_text(STRETCHED)
+    out = tmp_path / "out.yaml"
+    result = run("import", source, "-o", out)
+    assert result.exit_code == 2 and not out.exists(), result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert "stretched.xml:16: equality 'held': its row x is zero where the constraints hold " \
+           "without following from the others" in line
+    assert "it drifts by 0.0007" in line
+
+
+def test_a_file_held_at_a_singular_configuration_gets_no_advice_to_leave_rows_out(tmp_path):
+    """The same arm written as a robot file with every row: generate refuses (the rows'
+    rank is 1), and says that no choice of rows holds it, where it advised keeping y."""
+    path = tmp_path / "stretched.yaml"
+    path.write_text("""name: stretched
+convention: urdf
+links:
+  - {name: upper, joint: revolute, axis: [0, 0, 1], mass: 1, com: [0.2, 0, 0],
+     inertia: [0.001, 0.01, 0.01, 0, 0, 0]}
+  - {name: lower, parent: upper, joint: revolute, origin: {xyz: [0.4, 0, 0]}, axis: [0, 0, 1],
+     mass: 1, com: [0.15, 0, 0], inertia: [0.001, 0.008, 0.008, 0, 0, 0]}
+frames:
+  - {name: hand, parent: lower, xyz: [0.3, 0, 0]}
+constraints:
+  - {name: held, point: [hand]}
+""")
+    result = run("generate", path, "--lang", "python", "--out", tmp_path / "out")
+    assert result.exit_code == 2 and not (tmp_path / "out").exists(), result.output
+    assert "rows have rank 1 where they hold, and no choice of rows holds the mechanism " \
+           "(held: its row x is zero" in result.output
