@@ -32,7 +32,7 @@ from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.identifiers import identifiers
 from .robot.model import Robot
-from .robot.poses import link_values
+from .robot.poses import closed_configuration
 from .robot.spec import CONSTRAINT_AXES, DH_COLUMNS
 
 
@@ -258,12 +258,9 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
 
 
 def _closed_at(robot: Robot) -> tuple[sympy.Expr, ...]:
-    """q where the constraints hold: the file's closed_at (numbers), a floating base at the
-    world's origin; as Floats, so that an array of them is one of doubles."""
-    base = (0, 0, 0, 0, 0, 0, 1)[:robot.base_configuration]
-    links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
-    return tuple(sympy.Float(v, 30) for v in base) + tuple(
-        sympy.Float(links[s], 30) for s in robot.q[robot.base_configuration:])
+    """q where the constraints hold (poses.closed_configuration), as Floats, so that an array
+    of them is one of doubles."""
+    return tuple(sympy.Float(v, 30) for v in closed_configuration(robot))
 
 
 def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:

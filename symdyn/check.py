@@ -22,6 +22,7 @@ from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques
 from .robot.model import Robot
+from .robot.poses import closed_configuration
 
 TOLERANCE = 1e-10
 # Differences are relative to the largest magnitude compared, or to this (SI units) where
@@ -769,7 +770,7 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
                           np.array([[reference.frame_jacobian(x, frame)
                                      for _, frame in frames] for x in q]))]
     if robot.constraints and reference.equalities:
-        rows.append(_equality_row(robot, ne, reference, name, args["q"].shape[0]))
+        rows += _equality_rows(robot, ne, reference, name, args["q"].shape[0])
     if robot.tendons and len(reference.tendons) == len(robot.tendons):
         lengths, jacobians = zip(*(reference.tendon_lengths(x) for x in q))
         rows += [_numeric(f"tendon_lengths{name}", ne.tendon_lengths(q), np.array(lengths)),
@@ -781,28 +782,52 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
     return rows
 
 
-def _equality_row(robot, ne, reference, name, states) -> Row:
-    """constraint_jacobian against MuJoCo's rows of the equalities it comes from, on
-    ``states`` configurations where they hold (closed_at's, moved up to 0.3 rad and closed
-    again on the robot file's own kinematics, robot.constraints.Loops), the rows the robot
-    file keeps; a floating base at the world's origin."""
+def _equality_rows(robot, ne, reference, name, states) -> list[Row]:
+    """constraint_residual and constraint_jacobian against MuJoCo's rows of the equalities
+    they come from (efc_pos, efc_J), the rows the robot file keeps. phi on ``states``
+    configurations near closed_at (moved up to 0.3 rad, not closed: the residuals are not 0)
+    and at closed_at itself, a floating base where closed_at puts it (MuJoCo's qpos0 on
+    import), but a weld's rotation rows, which MuJoCo measures by a quaternion's vector part
+    (the robot file's to first order); G where they hold (closed again on the robot file's own
+    kinematics, robot.constraints.Loops)."""
     from .robot.constraints import Loops
 
-    loops = Loops(robot)
-    rng = np.random.default_rng(len(robot.constraints))
-    closed = [loops.closed(loops.near(rng, 0.3)) for _ in range(states)]
-    q = np.array([[c[s] for s in loops.symbols] for c in closed if c is not None])
-    if not len(q):
-        return Row.skip(f"constraint_jacobian{name}", "no configuration near closed_at closes")
-    if robot.floating:
-        q = np.hstack([np.zeros((len(q), 6)), np.ones((len(q), 1)), q])
     names = [c.name for c in robot.constraints]
     if set(names) - set(reference.equalities):
-        return Row.skip(f"constraint_jacobian{name}", "constraints the MJCF does not name")
-    expected = [np.vstack([reference.equality_jacobians(x)[c.name][
-        list(c.rows) if c.kind != "coupling" else [0]] for c in robot.constraints]) for x in q]
-    return _numeric(f"constraint_jacobian = equality rows{name}",
-                    ne.constraint_jacobian(q), np.array(expected))
+        return [Row.skip(f"constraint_jacobian{name}", "constraints the MJCF does not name")]
+    loops = Loops(robot)
+    rng = np.random.default_rng(len(robot.constraints))
+    base = closed_configuration(robot)[:robot.base_configuration]
+
+    def configurations(values):
+        q = np.array([[c[s] for s in loops.symbols] for c in values if c is not None])
+        return np.hstack([np.tile(base, (len(q), 1)), q]) if len(q) else q
+
+    def kept(rows, c):
+        return rows[list(c.rows) if c.kind != "coupling" else [0]]
+
+    out = []
+    near = configurations([loops.closed_at] + [loops.near(rng, 0.3) for _ in range(states)])
+    expected = np.array([np.concatenate([kept(reference.equality_rows(x)[c.name][0], c)
+                                         for c in robot.constraints]) for x in near])
+    positions = [k for k, (c, r) in enumerate(_row_owners(robot))
+                 if not (c.kind == "weld" and r >= 3)]
+    out.append(_numeric(f"constraint_residual = equality efc_pos, at closed_at and off it{name}",
+                        ne.constraint_residual(near)[:, positions], expected[:, positions]))
+    q = configurations([loops.closed(loops.near(rng, 0.3)) for _ in range(states)])
+    if not len(q):
+        return out + [Row.skip(f"constraint_jacobian{name}",
+                               "no configuration near closed_at closes")]
+    expected = [np.vstack([kept(reference.equality_rows(x)[c.name][1], c)
+                           for c in robot.constraints]) for x in q]
+    return out + [_numeric(f"constraint_jacobian = equality rows{name}",
+                           ne.constraint_jacobian(q), np.array(expected))]
+
+
+def _row_owners(robot) -> list[tuple]:
+    """(constraint, its row's index in CONSTRAINT_AXES; a coupling's 0) of each row of phi."""
+    return [(c, r) for c in robot.constraints
+            for r in (c.rows if c.kind != "coupling" else (0,))]
 
 
 def _base_motion_rows(pin, model, ne, q, q_pin, v, v_links) -> list[Row]:

@@ -118,14 +118,18 @@ def _snapping_saves(robot, robot_file, without, misses) -> str:
     what it would make of the operations of tau, the quantity every other is built like (a
     quarter turn saves many; the exact sine of 5 pi/12, a sum of roots, may cost some)."""
     tolerance = float(f"{10 ** math.ceil(math.log10(max(r.offset for r in misses))):.0e}")
+    taken = f"--snap-angles {tolerance:.0e} takes "
+    taken += "it as that angle" if len(misses) == 1 else "them as those angles"
+    try:        # a hint never fails the command it is given with
+        snapped_robot = load_robot(robot_file, without=without, snap_angles=tolerance)
+    except SymdynError as exc:
+        return (f"{taken}, a different robot, which this file does not make: "
+                f"{getattr(exc, 'message', exc)}")
     kept, snapped = (op_count(optimize_all([newton_euler(model).program("inverse_dynamics")])[0])
-                     for model in (robot, load_robot(robot_file, without=without,
-                                                     snap_angles=tolerance)))
+                     for model in (robot, snapped_robot))
     change = "cuts" if (snapped.mul, snapped.add) < (kept.mul, kept.add) else "changes"
-    return (f"--snap-angles {tolerance:.0e} takes "
-            f"{'it as that angle' if len(misses) == 1 else 'them as those angles'}, and "
-            f"{change} inverse_dynamics from {kept.mul} / {kept.add} to {snapped.mul} / "
-            f"{snapped.add} multiplications / additions")
+    return (f"{taken}, a different robot, and {change} inverse_dynamics from {kept.mul} / "
+            f"{kept.add} to {snapped.mul} / {snapped.add} multiplications / additions")
 
 
 def _derive(robot_file, progress, method="newton-euler", without=(), snap_angles=0.0):

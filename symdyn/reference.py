@@ -375,9 +375,12 @@ class MujocoReference:
         self.bodies = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or f"body{b}": b
                        for b in range(model.nbody)}
         # the site the chain ends at, the robot file's tool (None where the tip is a body)
-        self.tool = chain.tip_link if self.frame(chain.tip_link) and not chain.whole else None
+        # where no --tip is given, a frame named tool is the robot file's tool (write.py)
+        self.tool = ("tool" if tip is None and self.frame("tool") else chain.tip_link
+                     if self.frame(chain.tip_link) and not chain.whole else None)
         # the equalities the import takes as constraints: {name: MuJoCo's equality id}
         self.equalities = {held.name: held.source_id for held in chain.constraints}
+        self.loops = {held.source_id for held in chain.constraints if len(held.ends) == 2}
         names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
                  for t in range(model.ntendon)]
         self.tendons = [names.index(tendon.name) for tendon in chain.tendons]
@@ -491,20 +494,19 @@ class MujocoReference:
         """(the axes of the robot file's rows of equality ``e``, the axes of MuJoCo's rotation
         rows of it) in the world, at the state set: a loop's rows are in its first frame's
         axes (body1's, turned by a weld's relpose, or site1's), a frame held to the world's
-        in the world's; MuJoCo's rotation rows are in body2's (or site2's) axes."""
+        (the world's body or, on a floating base, a site of the world) in the world's;
+        MuJoCo's rotation rows are in body2's (or site2's) axes."""
         model, data, mj = self.model, self.data, self.mj
         ids = (int(model.eq_obj1id[e]), int(model.eq_obj2id[e]))
         if int(model.eq_objtype[e]) == int(mj.mjtObj.mjOBJ_SITE):
             axes = [data.site_xmat[k].reshape(3, 3) if k >= 0 else np.eye(3) for k in ids]
-            loop = all(k >= 0 for k in ids)
         else:
             axes = [data.xmat[k].reshape(3, 3) for k in ids]
-            loop = all(k > 0 for k in ids)
             if int(model.eq_type[e]) == int(mj.mjtEq.mjEQ_WELD):
                 turn = np.zeros(9)
                 mj.mju_quat2Mat(turn, model.eq_data[e, 6:10])
                 axes[0] = axes[0] @ turn.reshape(3, 3)
-        return (axes[0] if loop else np.eye(3)), axes[1]
+        return (axes[0] if e in self.loops else np.eye(3)), axes[1]
 
     def equality_jacobians(self, q) -> dict[str, np.ndarray]:
         """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import
@@ -513,6 +515,12 @@ class MujocoReference:
         A weld's rotation rows are MuJoCo's times 2 / torquescale (its error is the
         quaternion's vector part, half the angle, scaled), and equal the robot file's where
         the weld holds (their derivatives differ elsewhere)."""
+        return {name: jacobian for name, (_, jacobian) in self.equality_rows(q).items()}
+
+    def equality_rows(self, q) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """(MuJoCo's residual (efc_pos), its Jacobian rows) of each equality the import takes,
+        as equality_jacobians; the residual's rotation rows (a weld's) as MuJoCo's, scaled,
+        which are the robot file's to first order only."""
         mj, model, data = self.mj, self.model, self.data
         flags, jacobian, active = (model.opt.disableflags, model.opt.jacobian,
                                    model.eq_active0.copy())
@@ -531,19 +539,18 @@ class MujocoReference:
             equality = data.efc_type[:data.nefc] == mj.mjtConstraint.mjCNSTR_EQUALITY
             out = {}
             for name, e in self.equalities.items():
-                rows = J[equality & (data.efc_id[:data.nefc] == e)] @ G
-                if int(model.eq_type[e]) not in (int(mj.mjtEq.mjEQ_CONNECT),
-                                                 int(mj.mjtEq.mjEQ_WELD)):
-                    out[name] = rows            # a coupling's one row
-                    continue
-                first, second = self._equality_axes(e)
-                rows[:3] = first.T @ rows[:3]
-                if len(rows) == 6:
-                    # MuJoCo's rotation error is its quaternion's vector part (half the
-                    # angle) times torquescale, in the second body's axes; the robot file's
-                    # the angle
-                    rows[3:] = first.T @ second @ rows[3:] * (2 / model.eq_data[e, 10])
-                out[name] = rows
+                mine = equality & (data.efc_id[:data.nefc] == e)
+                rows = np.column_stack([data.efc_pos[:data.nefc][mine], J[mine] @ G])
+                if int(model.eq_type[e]) in (int(mj.mjtEq.mjEQ_CONNECT),
+                                             int(mj.mjtEq.mjEQ_WELD)):
+                    first, second = self._equality_axes(e)
+                    rows[:3] = first.T @ rows[:3]
+                    if len(rows) == 6:
+                        # MuJoCo's rotation error is its quaternion's vector part (half the
+                        # angle) times torquescale, in the second body's axes; the robot
+                        # file's the angle
+                        rows[3:] = first.T @ second @ rows[3:] * (2 / model.eq_data[e, 10])
+                out[name] = rows[:, 0], rows[:, 1:]
             return out
         finally:
             model.opt.disableflags, model.opt.jacobian = flags, jacobian
@@ -636,13 +643,10 @@ class ConstraintReference:
         return self.model.getFrameId(end.name if end.name in named else f"link{end.link}")
 
     def closed_at(self):
-        """closed_at as symdyn's configuration (a floating base at the world's origin)."""
-        from .robot.poses import link_values
+        """closed_at as symdyn's configuration (poses.closed_configuration)."""
+        from .robot.poses import closed_configuration
 
-        robot = self.robot
-        head = [0.0] * 6 + [1.0] if robot.floating else []
-        links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
-        return np.array(head + [links[s] for s in robot.q[robot.base_configuration:]])
+        return np.array(closed_configuration(self.robot))
 
     def terms(self, q, v):
         """(phi, G, gamma) at (q, v), by Pinocchio."""

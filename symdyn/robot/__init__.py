@@ -84,6 +84,12 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
         if kept != chain:
             chain = kept
             text, spec = written(chain)
+        try:        # the file as load_robot will read it: its loops close where it says
+            constraints.check(Robot.from_spec(spec), spec.path)
+        except RobotFileError as exc:
+            raise RobotFileError(path, f"symdyn cannot write it as a robot file whose "
+                                 f"constraints hold at its closed_at ({exc.message})",
+                                 line=exc.line) from None
     return text, dataclasses.replace(spec, warnings=chain.warnings)
 
 

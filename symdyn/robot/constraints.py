@@ -31,7 +31,7 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
-from .poses import Poses, link_values, moved
+from .poses import Poses, closed_base, link_values, moved
 from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec, TendonSpec
 
 CONSTRAINT_KEYS = {"name", *CONSTRAINT_KINDS, "axes", "at", "value"}
@@ -179,16 +179,35 @@ def _number(reader, node, field) -> sympy.Expr:
     return value
 
 
-def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
-    """``closed_at``: {joint: value} for the joints with coordinates; a spherical joint's a
-    unit quaternion [x, y, z, w]."""
+ROOT = "root"      # closed_at's key for a floating base's pose (Pinocchio's root_joint)
+
+
+def read_closed_at(reader, node, links, floating: bool = False
+                   ) -> tuple[tuple[tuple[str, sympy.Expr], ...], object]:
+    """``closed_at``: {joint: value} for the joints with coordinates, a spherical joint's a
+    unit quaternion [x, y, z, w]; and, on a floating base, ``root: {xyz, rpy}``, its pose
+    (PlacementSpec; None where not given: the world's origin, unturned)."""
     joints = _joints(links)
     if not isinstance(node, yaml.MappingNode) or not node.value:
         raise reader.error("must map joints to their values", node, "closed_at",
                            "such as {j1: 0.3, j2: -0.2}")
-    out = []
+    out, root = [], None
     for key_node, value_node in node.value:
         joint = reader.name_text(key_node, "closed_at")
+        if joint == ROOT and floating:
+            if ROOT in joints:
+                raise reader.error(f"{ROOT!r} names the floating base here, and a joint is "
+                                   "named so too", key_node, "closed_at",
+                                   "another name for that joint")
+            if root is not None:
+                raise reader.error(f"{ROOT!r} is given twice", key_node, "closed_at")
+            root = reader.placement(value_node, f"closed_at.{ROOT}")
+            for value in (*root.xyz, *root.rpy):
+                if not value.is_number:
+                    raise reader.error(f"{value} is not a number", value_node,
+                                       f"closed_at.{ROOT}", "numbers (the base's pose where "
+                                       "the constraints hold)")
+            continue
         if joint not in joints:
             raise reader.error(f"{joint!r} names no joint", key_node, "closed_at",
                                "a joint's name (JOINTS)")
@@ -209,7 +228,7 @@ def read_closed_at(reader, node, links) -> tuple[tuple[str, sympy.Expr], ...]:
             raise reader.error("the quaternion is not a unit one", value_node, field,
                                f"[x, y, z, w] of norm 1 (to {UNIT:g})")
         out.append((joint, quaternion))
-    return tuple(out)
+    return tuple(out), root
 
 
 def read_actuated(reader, node, links) -> tuple[str, ...]:
@@ -349,8 +368,9 @@ class Loops:
     ``poses``): the residuals, G by central differences, and configurations where the
     constraints hold. A configuration is
     the coordinates' values, {symbol: number} of ``symbols`` (those not given 0; a mimic
-    joint's follows); a floating base is at the world's origin unless a pose is given. A
-    frame held to the world with no ``at`` is held where it is at closed_at."""
+    joint's follows); a floating base is where closed_at puts it (poses.closed_base) unless a
+    pose is given. A frame held to the world with no ``at`` is held where it is at
+    closed_at."""
 
     def __init__(self, robot, closed_at: dict | None = None):
         self.robot = robot
@@ -358,6 +378,7 @@ class Loops:
         self.velocities = robot.dof - robot.base_velocities      # the joints'
         self.poses = Poses(robot)
         self.frame = Poses.frame
+        self.base = closed_base(robot)
         closed_at = robot.closed_at if closed_at is None else closed_at
         self.closed_at = dict(zip(robot.link_q, link_values(robot, closed_at)))
         self.closed_at = {s: self.closed_at[s] for s in self.symbols}
@@ -365,7 +386,7 @@ class Loops:
         zero = link_values(robot, {})
         self.size = max(1.0, sum(float(np.linalg.norm(f(*zero)[:, 3]))
                                  for f in self.poses.placements))
-        poses = self.poses(self.closed_at)
+        poses = self.poses(self.closed_at, self.base)
         self.anchors = [c.anchor if c.kind == "coupling" or c.ends[1] is not None
                         or c.anchor is not None else self.frame(poses, c.ends[0])
                         for c in robot.constraints]
@@ -375,7 +396,7 @@ class Loops:
         point's or weld's from the frames' poses, p_a - p_b and the vee of the skew part of
         R_a R_b^T, turned into the first frame's axes for two frames (a loop), in the world's
         for a frame held to it; a coupling's sum less its value."""
-        poses = self.poses(q, base)
+        poses = self.poses(q, self.base if base is None else base)
         out = []
         for constraint, anchor in zip(self.robot.constraints, self.anchors):
             if constraint.kind == "coupling":
@@ -396,7 +417,7 @@ class Loops:
 
     def jacobian(self, q: dict) -> np.ndarray:
         """G at ``q`` by central differences; a floating base's columns (its translations,
-        then its rotations, in the world's axes) after the joints'."""
+        then its rotations about its origin, in the world's axes) after the joints'."""
         def difference(ahead, behind, base_ahead=None, base_behind=None):
             return (np.concatenate(self.residuals(ahead, base_ahead)) -
                     np.concatenate(self.residuals(behind, base_behind))) / (2 * STEP)
@@ -404,11 +425,13 @@ class Loops:
                    for k in range(self.velocities)]
         if self.robot.floating:
             for axis in range(6):
-                ahead, behind = np.eye(4), np.eye(4)
+                ahead, behind = self.base.copy(), self.base.copy()
                 if axis < 3:
-                    ahead[axis, 3], behind[axis, 3] = STEP, -STEP
+                    ahead[axis, 3] += STEP
+                    behind[axis, 3] -= STEP
                 else:
-                    ahead[:3, :3], behind[:3, :3] = (_turn(axis - 3, d) for d in (STEP, -STEP))
+                    ahead[:3, :3], behind[:3, :3] = (_turn(axis - 3, d) @ self.base[:3, :3]
+                                                     for d in (STEP, -STEP))
                 columns.append(difference(q, q, ahead, behind))
         return np.array(columns).T
 

@@ -41,7 +41,7 @@ import numpy as np
 from .constraints import Loops
 from .export import Numbers, comment
 from .model import Robot
-from .poses import REST, link_values
+from .poses import REST, closed_base, link_values
 from .rigid import wxyz_of_rotation
 from .validity import body_problem
 from .write import decimal, decimals
@@ -109,8 +109,10 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
            f'  <option gravity="{_words(num.vector(spec.gravity))}"/>',
            '  <default><geom contype="0" conaffinity="0" rgba="0.6 0.6 0.7 1"/></default>',
            "  <worldbody>"]
-    if robot.floating:
-        out += ['    <body name="base">', '      <freejoint name="root"/>',
+    if robot.floating:          # at qpos0 where closed_at puts it, as the import reads it
+        base = closed_base(robot)
+        place = "" if np.array_equal(base, np.eye(4)) else f" {_pose(base)}"
+        out += [f'    <body name="base"{place}>', '      <freejoint name="root"/>',
                 f"      {_inertial(robot.root.inertia, num)}",
                 f'      <geom type="sphere" size="{2 * RADIUS}"/>']
     else:
@@ -185,10 +187,12 @@ def _tendons(robot: Robot, num) -> list[str]:
 
 
 def _qpos(robot: Robot, order) -> list[float]:
-    """MuJoCo's qpos at closed_at: a floating base at the world's origin, then every joint
-    (mimic joints too) in the bodies' order."""
+    """MuJoCo's qpos at closed_at: a floating base's pose (poses.closed_base, its quaternion
+    w first), then every joint (mimic joints too) in the bodies' order."""
     values = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
-    return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] * robot.floating + [
+    base = closed_base(robot)
+    head = [*base[:3, 3], *wxyz_of_rotation(base[:3, :3])] if robot.floating else []
+    return [float(x) for x in head] + [
         x for link in order for x in (
             [values[s] for s in (link.configuration[3], *link.configuration[:3])]   # w first
             if link.ball else [values[link.q]])]

@@ -253,8 +253,9 @@ class _Reader:
             if key in top and not constrained:
                 raise self.error(f"{key} belongs to a robot with constraints, and this one has "
                                  "none", top[key], key, "constraints: beside it")
-        closed_at = (constraints.read_closed_at(self, top["closed_at"], links)
-                     if "closed_at" in top else ())
+        closed_at, closed_at_root = (
+            constraints.read_closed_at(self, top["closed_at"], links, root == "free_flyer")
+            if "closed_at" in top else ((), None))
         actuated = (constraints.read_actuated(self, top["actuated"], links)
                     if "actuated" in top else ())
         tendons = (constraints.read_tendons(self, top["tendons"], links)
@@ -265,7 +266,8 @@ class _Reader:
                          path=str(self.path), digest=digest, payload=payload,
                          warnings=tuple(self.warnings), base=base, tool=tool, frames=frames,
                          angle_readings=tuple(self.angles), root=root, base_body=base_body,
-                         constraints=constrained, closed_at=closed_at, actuated=actuated,
+                         constraints=constrained, closed_at=closed_at,
+                         closed_at_root=closed_at_root, actuated=actuated,
                          tendons=tendons)
 
     def compose(self):

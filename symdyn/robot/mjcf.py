@@ -250,6 +250,8 @@ class _Model(LinkTree):
                                            tuple(float(x) for x in qpos[[1, 2, 3, 0]])))
             elif qpos[0] != 0:
                 self.closed_at.append((self.names["joint"][j], float(qpos[0])))
+        if floating:        # where MuJoCo holds a frame held to the world: at qpos0
+            self.closed_at_root = self.root_pose(top)
         self.index()
 
     # -- where things are ---------------------------------------------------------------------
@@ -330,6 +332,21 @@ class _Model(LinkTree):
                 if moving:
                     self.note(SCENE, f"{kinds[b]} {self.names['body'][b]!r}")
         return (chosen[0] if floats else None), floats
+
+    def root_pose(self, top: int) -> np.ndarray:
+        """The floating base's pose at qpos0: its free joint's qpos0 (MuJoCo's body pos and
+        quat, for a body of the world), or the body's own where --root free_flyer floats a
+        body without a free joint."""
+        model = self.model
+        free = [j for j in range(model.body_jntadr[top],
+                                 model.body_jntadr[top] + model.body_jntnum[top])
+                if model.jnt_type[j] == self.mj.mjtJoint.mjJNT_FREE]
+        if free:
+            qpos = model.qpos0[model.jnt_qposadr[free[0]]:][:7]
+        else:
+            qpos = np.r_[model.body_pos[top], model.body_quat[top]]
+        self.bounded("body", top, "pose at qpos0", qpos)
+        return self.pose(qpos[:3], qpos[3:7])
 
     def keep(self, top: int | None):
         """The robot's bodies: those below the floating base's ``top``, or, fixed, those not
@@ -436,11 +453,15 @@ class _Model(LinkTree):
         objects = [int(model.eq_obj1id[e]), int(model.eq_obj2id[e])]
         if kind == "joint":
             return "robot" if self.kept_joint(objects[0]) else "scene"
-        if kind == "tendon":
-            joints = [int(model.wrap_objid[w]) for t in objects if t >= 0 for w in range(
-                model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
-                if model.wrap_type[w] == mj.mjtWrap.mjWRAP_JOINT]
-            return "robot" if any(self.kept_joint(j) for j in joints) else "scene"
+        if kind == "tendon":        # of the robot's joints, or through sites on its bodies
+            wraps = [w for t in objects if t >= 0
+                     for w in range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])]
+            joints = [int(model.wrap_objid[w]) for w in wraps
+                      if model.wrap_type[w] == mj.mjtWrap.mjWRAP_JOINT]
+            bodies = {int(model.site_bodyid[model.wrap_objid[w]]) for w in wraps
+                      if model.wrap_type[w] == mj.mjtWrap.mjWRAP_SITE}
+            return "robot" if any(self.kept_joint(j) for j in joints) or (
+                bodies & self.kept) else "scene"
         if kind in ("connect", "weld"):
             if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE:
                 objects = [int(model.site_bodyid[s]) if s >= 0 else 0 for s in objects]
@@ -679,9 +700,25 @@ class _Model(LinkTree):
             data = self.bounded("equality", e, "anchor and relpose", model.eq_data[e, :11])
             if kind == "weld" and data[10] == 0:
                 kind = "point"      # torquescale 0: MuJoCo holds the anchors, not the turn
+            at = None
+            bodies = [int(model.site_bodyid[k]) if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE
+                      else k for k in (int(model.eq_obj1id[e]), int(model.eq_obj2id[e]))
+                      if k >= 0]
+            cut = [b for b in bodies if b > 0 and b not in self.kept]
+            if cut:         # (--tip's cut is refused by LinkTree.constrained, in the same words)
+                self.refuse(f"constraint {name!r} holds {self.names['body'][cut[0]]!r}, which "
+                            "the imported chain leaves out", "equality", e,
+                            expected="the whole tree (no --base) or a --base above the bodies "
+                                     "it holds")
             if model.eq_objtype[e] == mj.mjtObj.mjOBJ_SITE:
                 ends = [self.site_name(int(s)) if s >= 0 else None
                         for s in (model.eq_obj1id[e], model.eq_obj2id[e])]
+                world = int(model.eq_obj2id[e])
+                if self.floating and world >= 0 and model.site_bodyid[world] == 0:
+                    # a site of the world, which a floating robot has no frame of: the
+                    # frame is held where that site is (symdyn's export-mjcf writes these)
+                    ends[1] = None
+                    at = self.pose(model.site_pos[world], model.site_quat[world])
             else:
                 bodies = [int(model.eq_obj1id[e]), int(model.eq_obj2id[e])]
                 if model.eq_type[e] == mj.mjtEq.mjEQ_CONNECT:
@@ -694,7 +731,7 @@ class _Model(LinkTree):
             ends = [end for end in ends if end is not None]
             if not ends:
                 continue
-            self.held.append(Held(name, kind, tuple(ends), line, source_id=e))
+            self.held.append(Held(name, kind, tuple(ends), line, source_id=e, at=at))
 
     def coupling(self, e: int, kind: str, name: str, line) -> Held:
         """Equality ``e`` of a joint or of fixed tendons as a coupling of joints: MuJoCo's

@@ -289,9 +289,11 @@ class Robot:
     # (in its configuration's symbols) and ``gravity`` is in {0}'s axes: R(q)^T g.
     root: FreeFlyer | None = None
     constraints: tuple[Constraint, ...] = ()
-    # The joint variables where the constraints hold ((link_q symbol, value), the others 0, a
-    # floating base at the world's origin), and the actuated joints' velocities (indices of v).
+    # The joint variables where the constraints hold ((link_q symbol, value), the others 0), a
+    # floating base's pose there (None: the world's origin, unturned), and the actuated
+    # joints' velocities (indices of v).
     closed_at_values: tuple = ()
+    closed_at_base: sympy.ImmutableMatrix | None = None   # a floating base's pose there
     actuated: tuple[int, ...] = ()
     tendons: tuple[Tendon, ...] = ()
 
@@ -690,7 +692,10 @@ def _constrained(spec: RobotSpec, robot: Robot) -> dict:
     closed_at.update({s: sympy.sympify(v).subs(closed_at).subs(
         {q: 0 for q in robot.link_q if q not in closed_at})
         for s, v in robot.coupling.items() if s in robot.link_q})
+    root = spec.closed_at_root
     return {"constraints": tuple(constraints), "closed_at_values": tuple(closed_at.items()),
+            "closed_at_base": (folded(sympy.ImmutableMatrix(pose(root.xyz, root.rpy)))
+                               if root is not None else None),
             "actuated": tuple(k for name in spec.actuated
                               for k in robot.velocity_columns[links[name].index])}
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from .rigid import wxyz_of_rotation
+
 
 def link_values(robot, q: dict) -> list[float]:
     """Each link's joint variables (Robot.link_q) at the coordinates' values ``q`` ({symbol:
@@ -24,6 +26,27 @@ def link_values(robot, q: dict) -> list[float]:
 
 
 REST = (0.0, 0.0, 0.0, 1.0)       # a spherical joint's quaternion where none is given
+
+
+def closed_base(robot) -> np.ndarray | None:
+    """A floating base's pose (4 x 4) where the constraints hold (closed_at's root), the
+    world's origin unturned where closed_at does not place it; None for a fixed base."""
+    if not robot.floating:
+        return None
+    return (np.eye(4) if robot.closed_at_base is None
+            else np.array(robot.closed_at_base, dtype=float))
+
+
+def closed_configuration(robot) -> list[float]:
+    """q where the robot's constraints hold: a floating base's pose (closed_base: its
+    position, then its quaternion (x, y, z, w)), then the coordinates of closed_at."""
+    head = []
+    base = closed_base(robot)
+    if base is not None:
+        w, x, y, z = wxyz_of_rotation(base[:3, :3])
+        head = [*base[:3, 3], x, y, z, w]
+    links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
+    return [float(v) for v in head] + [links[s] for s in robot.q[robot.base_configuration:]]
 
 
 def unit_quaternions(robot, values: dict) -> dict:

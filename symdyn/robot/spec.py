@@ -179,6 +179,7 @@ class RobotSpec:
     # does not leave at 0 (a spherical joint's value its unit quaternion (x, y, z, w), the
     # identity where not given); and a closed-loop mechanism's actuated joints, by name.
     closed_at: tuple[tuple[str, sympy.Expr], ...] = ()
+    closed_at_root: PlacementSpec | None = None    # a floating base's pose there (root:)
     actuated: tuple[str, ...] = ()
     tendons: tuple[TendonSpec, ...] = ()
 

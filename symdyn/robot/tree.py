@@ -84,6 +84,8 @@ class Held:
     source_id: int | None = None  # the source's own number for it (MuJoCo's equality id)
     terms: tuple[tuple[str, float], ...] = ()     # coupling: (joint name, coefficient)
     value: float = 0.0
+    at: np.ndarray | None = None  # a frame held to the world: where (4 x 4; None: where it
+                                  # is at closed_at)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class Chain:
     constraints: tuple[Held, ...] = field(default=())
     tendons: tuple[Tendon, ...] = field(default=())
     closed_at: tuple = field(default=())
+    # A floating base's pose where the constraints hold (the source's: MuJoCo's qpos0), in
+    # the world; None: the world's origin, unturned.
+    closed_at_root: np.ndarray | None = None
 
     @property
     def tree(self) -> bool:
@@ -160,6 +165,7 @@ class LinkTree:
         self.held: list[Held] = []                  # the source's constraints
         self.tendons: list[Tendon] = []             # and its fixed tendons
         self.closed_at: list[tuple] = []            # as Chain.closed_at
+        self.closed_at_root: np.ndarray | None = None   # as Chain.closed_at_root
 
     def note(self, kind: str, what: str):
         """Say that ``what`` (a joint, a body, an option) is ``kind`` of thing the import
@@ -262,7 +268,8 @@ class LinkTree:
             else:
                 self.note(TENDON_OFF_CHAIN, repr(tendon.name))
         return replace(chain, constraints=tuple(held), tendons=tuple(tendons),
-                       closed_at=tuple((j, v) for j, v in self.closed_at if j in joints))
+                       closed_at=tuple((j, v) for j, v in self.closed_at if j in joints),
+                       closed_at_root=self.closed_at_root)
 
     @staticmethod
     def followed(terms, value, chain: Chain) -> dict:

@@ -46,6 +46,11 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             near.add(decimal(value))
         return decimal(value)
 
+    def exact_angle(value: float) -> str:
+        """The special angle a number is to a few units in the last place, else the number."""
+        exact, _, means = angles.nearest(value, angles.ANGLE)
+        return as_text(exact) if means else decimal(value)
+
     kinds = [joint.kind for joint in chain.joints]
     placements = [joint.placement for joint in chain.joints]
     axes = [joint.axis for joint in chain.joints]
@@ -153,15 +158,22 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
                 continue
             ends = ", ".join(_quote(frame_names[end]) for end in held.ends)
             kept = f", axes: [{', '.join(held.axes)}]" if held.axes else ""
-            lines.append(f"  - {{name: {_quote(name)}, {held.kind}: [{ends}]{kept}}}")
-    if chain.closed_at and chain.constraints:
-        lines.append("closed_at: {" + ", ".join(
-            f"{joint_of[joint]}: "
-            + (angle(value) if kind == "revolute" else decimal(value) if kind == "prismatic"
-               else decimals(value))
-            for joint, value in chain.closed_at
-            for kind in [next(j.kind for j in chain.joints if j.name == joint)]
-            if joint in joint_of) + "}   # where the constraints hold")
+            at = f", at: {_placement(held.at, angle)}" if held.at is not None else ""
+            lines.append(f"  - {{name: {_quote(name)}, {held.kind}: [{ends}]{kept}{at}}}")
+    root = chain.closed_at_root
+    placed = root is not None and not np.array_equal(root, np.eye(4))
+    if (chain.closed_at or placed) and chain.constraints:
+        # a joint's value as it is: where a loop closes is no angle to take as a near
+        # multiple of pi/12 (that opened Cassie's by 3.5e-8 under --snap-angles 1e-6)
+        def value_text(kind, value):
+            return (exact_angle(value) if kind == "revolute" else decimal(value)
+                    if kind == "prismatic" else decimals(value))
+        entries = [f"root: {_placement(root, angle)}"] if placed else []
+        entries += [f"{joint_of[joint]}: {value_text(kind, value)}"
+                    for joint, value in chain.closed_at
+                    for kind in [next(j.kind for j in chain.joints if j.name == joint)]
+                    if joint in joint_of]
+        lines.append("closed_at: {" + ", ".join(entries) + "}   # where the constraints hold")
     if chain.tendons:
         lines.append(f"tendons:     # the {chain.format}'s fixed tendons")
         for name, tendon in zip(file_names([t.name for t in chain.tendons], reserved=()),

@@ -38,6 +38,11 @@ BAD = [
      "constraint 'pin': it does not hold: off by"),
     ("a joint nobody is named", _swap("closed_at: {crank", "closed_at: {cranck"),
      "'cranck' names no joint"),
+    ("root on a fixed base", _swap("closed_at: {crank", "closed_at: {root: {xyz: [0, 0, 1]}, "
+                                   "crank"), "'root' names no joint"),
+    ("a floating base's pose symbolic", _swap("closed_at: {crank", "closed_at: {root: {xyz: "
+                                              "[0, 0, h]}, crank").replace(
+        "convention: urdf", "convention: urdf\nroot: free_flyer"), "h is not a number"),
     ("actuated unknown", _swap("actuated: [crank]", "actuated: [motor]"),
      "'motor' names no joint with a coordinate"),
     ("a coupling of nothing", _swap(LOOP, "  - {name: t, coupling: {crank: 0}}"),

@@ -13,6 +13,7 @@ from support import assert_close, closed_states
 import symdyn
 from symdyn.cli import main
 from symdyn.reference import MujocoReference
+from symdyn.robot.poses import closed_configuration
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -23,11 +24,11 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def passes_check_mjcf(robot, name: str, states: int, rows) -> str:
-    """check --mjcf of ``robot`` against tests/robot/mjcf/<name>.xml on ``states`` states:
-    every row passes, ``rows`` among them; its output."""
-    result = run("check", robot.spec.path, "--mjcf", HERE / f"{name}.xml", "--states", states,
-                 "-q")
+def passes_check_mjcf(robot, name: str, states: int, rows, source=None) -> str:
+    """check --mjcf of ``robot`` against tests/robot/mjcf/<name>.xml (or ``source``) on
+    ``states`` states: every row passes, ``rows`` among them; its output."""
+    result = run("check", robot.spec.path, "--mjcf", source or HERE / f"{name}.xml",
+                 "--states", states, "-q")
     assert result.exit_code == 0 and "FAILED" not in result.output, result.output
     for row in rows:
         assert row in result.output
@@ -303,3 +304,119 @@ constraints:
     assert result.exit_code == 2 and not (tmp_path / "out").exists(), result.output
     assert "rows have rank 1 where they hold, and no choice of rows holds the mechanism " \
            "(held: its row x is zero" in result.output
+
+
+HELD = """<mujoco model="held_torso">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="torso" pos="0.3 -0.2 1" euler="0 0 0.5">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.1 0.2" mass="5"/>
+      <body name="thigh" pos="0 0 -0.2">
+        <joint name="hip" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.03" mass="1"/>
+        <body name="shin" pos="0 0 -0.4">
+          <joint name="knee" axis="0 1 0" ref="0.2"/>
+          <geom type="capsule" fromto="0 0 0 0 0 -0.35" size="0.03" mass="0.7"/>
+          <body name="foot" pos="0 0 -0.35">
+            <joint name="ankle" axis="1 0 0"/>
+            <geom type="sphere" size="0.04" mass="0.3"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <weld name="planted" body1="foot"/>
+    <connect name="toe" body1="foot" anchor="0.1 0 0"/>
+  </equality>
+</mujoco>
+"""
+
+
+def test_a_floating_robot_held_to_the_world_is_held_where_mujoco_holds_it(tmp_path):
+    """A torso on a free joint at (0.3, -0.2, 1), turned 0.5 rad, its foot welded to the
+    world: the robot file's closed_at places the base where MuJoCo's qpos0 does (root:), so
+    that the foot is held where MuJoCo holds it, its residual 0 at MuJoCo's qpos0. The
+    contact was placed with the base at the world's origin: 1 m off, and Baumgarte's gains
+    pulled the robot there. check --mjcf compares phi with MuJoCo's efc_pos, at closed_at and
+    off it."""
+    source = tmp_path / "held.xml"
+    source.write_text(HELD)
+    out = tmp_path / "held.yaml"
+    result = run("import", source, "-o", out, "-q")
+    assert result.exit_code == 0, result.output
+    robot = symdyn.load_robot(out)
+    model = mujoco.MjModel.from_xml_path(str(source))
+    q = closed_configuration(robot)
+    assert_close(np.array(q[:3]), model.qpos0[:3], rtol=1e-12)
+    assert_close(np.array(q[3:7]), model.qpos0[[4, 5, 6, 3]], rtol=1e-12)
+    module = symdyn.python_module(symdyn.newton_euler(robot),
+                                  quantities=["constraint_residual"])
+    assert np.abs(module.constraint_residual(np.array(q))).max() < 1e-12
+    passes_check_mjcf(robot, "held", 10, ["constraint_residual = equality efc_pos",
+                                          "constraint_jacobian = equality rows"],
+                      source=source)
+
+
+def test_symdyn_imports_its_own_export_of_a_floating_robot_with_a_contact(tmp_path):
+    """export-mjcf of the held torso writes its base where closed_at puts it and the contact
+    as a weld to a site of the world; the import of that file takes the world's site as
+    where the frame is held (at:), which it refused as a frame the chain left out, and check
+    --mjcf of the round trip passes every row."""
+    source = tmp_path / "held.xml"
+    source.write_text(HELD)
+    first, again, exported = (tmp_path / n for n in ("held.yaml", "again.yaml", "held2.xml"))
+    assert run("import", source, "-o", first, "-q").exit_code == 0
+    result = run("export-mjcf", first, "-o", exported)
+    assert result.exit_code == 0, result.output
+    result = run("import", exported, "-o", again, "-q")
+    assert result.exit_code == 0, result.output
+    robot = symdyn.load_robot(again)
+    held = {c.name: c for c in robot.constraints}
+    assert held["planted"].ends[1] is None and held["planted"].anchor is not None
+    passes_check_mjcf(robot, "held2", 5, ["constraint_residual = equality efc_pos"],
+                      source=exported)
+
+
+def test_a_near_miss_angle_in_a_loop_fails_no_command(tmp_path):
+    """The four-bar with its rocker turned 3.8e-7 rad (MuJoCo's xyaxes give Cassie's such
+    angles): snapping it to 0, which the near-miss hint tries, opens the loop. The hint says
+    so and the command goes on (info crashed with a traceback); import --snap-angles 1e-6
+    writes a closed_at where the file's loop closes (it wrote values snapped as angles, and
+    generate refused the file it had written)."""
+    source = tmp_path / "near.xml"
+    source.write_text((HERE / "fourbar.xml").read_text().replace(
+        '<body name="rocker" pos="0.3 0 0">', '<body name="rocker" pos="0.3 0 0" '
+        'euler="0 0 2.2e-5">'))
+    kept, snapped = tmp_path / "kept.yaml", tmp_path / "snapped.yaml"
+    assert run("import", source, "-o", kept, "-q").exit_code == 0
+    result = run("info", kept)
+    assert result.exit_code == 0, result.output
+    assert "--snap-angles 1e-06 takes it as that angle, a different robot, which this file " \
+           "does not make: constraint 'pin': it does not hold" in result.stderr
+    assert run("import", source, "--snap-angles", "1e-6", "-o", snapped, "-q").exit_code == 0
+    result = run("generate", snapped, "--lang", "python", "--out", tmp_path / "out", "-q")
+    assert result.exit_code == 0, result.output
+
+
+def test_an_equality_the_import_cannot_hold_is_refused_in_one_line(tmp_path):
+    """A spatial tendon held at a length: its equality was dropped with the warning meant for
+    a scene's free objects, which changes the motion; --base cutting a loop's body off: a
+    KeyError. Each is refused in one line at the equality, nothing written."""
+    held = (HERE / "couplings.xml").read_text().replace(
+        '<tendon name="pulley" tendon1="t1" tendon2="t2" polycoef="0.1 0.5 0 0 0"/>',
+        '<tendon name="taut" tendon1="cable" polycoef="0 0 0 0 0"/>')
+    source = tmp_path / "taut.xml"
+    source.write_text(held)
+    out = tmp_path / "out.yaml"
+    for args, words in (
+            ([source], "taut.xml:41: <tendon>: equality 'taut' holds tendon 'cable', which "
+                       "wraps around sites or geometry"),
+            ([HERE / "fourbar.xml", "--base", "coupler"],
+             "fourbar.xml:18: <equality>: constraint 'pin' holds 'rocker', which the imported "
+             "chain leaves out")):
+        result = run("import", *args, "-o", out)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert words in line
