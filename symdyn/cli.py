@@ -64,13 +64,20 @@ class Progress:
 METHODS = {"newton-euler": newton_euler, "lagrange": lagrange}
 
 
-def _fixed_base(robot, command: str):
-    """``robot``, which ``command`` (identification) takes on a fixed base with one-axis
+def _identifiable(robot, command: str):
+    """``robot``, which ``command`` (identification) takes on a fixed base with free one-axis
     joints alone: a floating base's motion is not a joint trajectory, and its data would need
     the base's pose, velocity and the wrench the ground puts on it; a spherical joint's
     trajectory is a quaternion's, which the excitation's Fourier series of joint angles and
     the measurement files' one column per joint do not hold; an elastic joint's link moves
-    apart from its motor, whose torque the files hold."""
+    apart from its motor, whose torque the files hold; constraints hold the joints to a
+    manifold that free trajectories leave (a four-bar's excitation opened its loop by 0.47 m)
+    and add their forces to the torques, which the tree's regressor does not hold."""
+    if robot.constraints:
+        names = ", ".join(c.name for c in robot.constraints)
+        raise UserError(f"{robot.name}: {command} takes robots without constraints, and this "
+                        f"one's ({names}) hold its joints: free joint trajectories would break "
+                        "them, and the tree's regressor leaves their forces out")
     if robot.floating:
         raise UserError(f"{robot.name}: {command} takes fixed-base robots: "
                         "a floating base's data would need its pose, velocity and the contact "
@@ -505,7 +512,7 @@ def identify(robot_file, snap_angles, data_file, settings, groups, output, write
     """Estimate ROBOT's base parameters from measured motion and torques (ordinary and weighted
     least squares), with their standard deviations."""
     progress = Progress(quiet)
-    robot = _fixed_base(_load(robot_file, snap_angles=snap_angles), "identify")
+    robot = _identifiable(_load(robot_file, snap_angles=snap_angles), "identify")
     dynamics = newton_euler(robot, progress=progress)
     try:
         values = resolve_values(robot, _settings(settings))
@@ -581,7 +588,7 @@ def excite(robot_file, snap_angles, settings, harmonics, period, rate, iteration
     """Design an excitation trajectory for identifying ROBOT: Fourier series within its joint
     limits, with the smallest condition number of the base regressor found."""
     progress = Progress(quiet)
-    robot = _fixed_base(_load(robot_file, snap_angles=snap_angles), "excite")
+    robot = _identifiable(_load(robot_file, snap_angles=snap_angles), "excite")
     _check_sampling(harmonics, period, rate, robot.dof)
     try:
         values = resolve_values(robot, _settings(settings))

@@ -198,7 +198,7 @@ class Dynamics:
     def _generic_constraint_jacobian(self) -> np.ndarray | None:
         """G, in numbers, where the constraints hold and its rank is highest (Loops.generic:
         closed_at, or a configuration near it, a floating base at the world's origin)."""
-        if not self.robot.constraints or self.robot.parameters:
+        if not self.robot.constraints:      # (load_robot refuses a symbolic geometry)
             return None
         robot = self.robot
         values = {s: 0.0 for s in robot.q}

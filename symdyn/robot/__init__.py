@@ -151,9 +151,10 @@ def _independent(chain, robot, path):
 
 
 # Model names that say nothing of the robot (pybullet's URDFs call r2d2 and cartpole "physics",
-# laikago "plane"): a robot imported from such a file is named after the file.
+# laikago "plane"; MuJoCo names a model without model= "MuJoCo Model"): a robot imported from
+# such a file is named after the file.
 GENERIC_NAMES = {"", "physics", "robot", "model", "plane", "mujoco", "scene", "world",
-                 "default", "untitled", "urdf", "mjcf", "main", "test"}
+                 "default", "untitled", "urdf", "mjcf", "main", "test", "mujoco model"}
 
 
 def default_name(model_name: str, path) -> str:

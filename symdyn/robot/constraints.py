@@ -253,7 +253,17 @@ def check(robot, path) -> None:
     """Refuse (RobotFileError at the constraint's line) a constraint of ``robot`` that does
     not hold at its configuration closed_at: a loop left open, a coupling off its value.
     Computed in numbers from the model's own placements (each joint's rotation and origin);
-    a frame held to the world where it is at closed_at holds there by its making."""
+    a frame held to the world where it is at closed_at holds there by its making. A geometry
+    with free symbols (parameters: without values) is refused first, in one line naming them:
+    where loops close, which rows they keep and how they are driven are found in numbers."""
+    symbolic = _symbolic_geometry(robot)
+    if symbolic:
+        field, names = symbolic[0]
+        raise RobotFileError(path, f"a robot with constraints has its geometry in numbers, and "
+                             f"{field} holds {', '.join(names)}", field="parameters",
+                             expected=f"a value for {names[0]} in parameters: (such as "
+                                      f"{{{names[0]}: 0.3}}); masses and inertias may stay "
+                                      "symbols")
     loops = Loops(robot)
     residuals = loops.residuals(loops.closed_at)
     for constraint, residual in zip(robot.constraints, residuals):
@@ -268,6 +278,23 @@ def check(robot, path) -> None:
                                  field="constraints", line=constraint.line,
                                  expected="closed_at giving the joints' values where the "
                                           "constraints hold")
+
+
+def _symbolic_geometry(robot) -> list[tuple[str, list[str]]]:
+    """(field, the free symbols' names) of each placement of ``robot`` that holds free
+    symbols: a link's joint placement, a named frame's, the tool's, a contact's ``at``."""
+    moving = set(robot.link_q) | {s for link in robot.links for s in link.configuration}
+
+    def free(matrix) -> list[str]:
+        return sorted(str(s) for s in sympy.Matrix(matrix).free_symbols - moving)
+    placed = [(f"links[{i}] (its placement)",
+               sympy.Matrix(link.rotation).row_join(sympy.Matrix(link.position)))
+              for i, link in enumerate(robot.links)]
+    placed += [(f"frames ({frame.name})", frame.placement) for frame in robot.frames]
+    placed += [("tool", robot.tool)]
+    placed += [(f"constraints ({c.name}: at)", c.anchor) for c in robot.constraints
+               if c.anchor is not None]
+    return [(field, free(matrix)) for field, matrix in placed if free(matrix)]
 
 
 def independent_rows(robot, closed_at: dict | None = None) -> list[tuple[int, ...]]:

@@ -57,6 +57,7 @@ import numpy as np
 from ..errors import RobotFileError
 from ..spatial import Inertia
 from .file import MAX_LINKS
+from .mjcf_assets import ABSENT, stand_ins
 from .mjcf_files import MAX_MJCF_BYTES, MjcfFiles
 from .rigid import (
     LARGEST,
@@ -134,22 +135,35 @@ def _mujoco_warning(message: str):
 def compiled(path: Path):
     """The MJCF file at ``path`` read (MjcfFiles: checked, cycles and sizes refused) and
     compiled by MuJoCo: (files, spec, model, what MuJoCo warned of, kept to be said with the
-    import's warnings: a file refused says one line); RobotFileError with the line MuJoCo names
-    where it cannot compile it."""
+    import's warnings: a file refused says one line; the assets whose files are not there,
+    given stand-ins: mjcf_assets); RobotFileError with the line MuJoCo names where it cannot
+    compile it."""
     mujoco = mujoco_package()
     files = MjcfFiles(Path(path))
-    try:
-        with warnings.catch_warnings(record=True) as said:
-            warnings.simplefilter("always")
+    absent = []
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
             spec = mujoco.MjSpec.from_file(str(path))
             model = spec.compile()
-        return files, spec, model, [str(w.message).removeprefix("MuJoCo: ") for w in said]
-    except ValueError as exc:
-        message = " ".join(str(exc).split())
-        found = re.search(r"line (\d+)", message)
-        line = int(found.group(1)) if found else 0
-        raise RobotFileError(path, f"MuJoCo cannot compile it: {message}",
-                             line=line or None) from None
+        except ValueError as exc:
+            if "Error opening file" not in str(exc):
+                raise _not_compiled(path, exc) from None
+            spec = mujoco.MjSpec.from_file(str(path))    # its absent assets given stand-ins
+            absent = stand_ins(mujoco, spec, path)
+            try:
+                model = spec.compile()
+            except ValueError:
+                raise _not_compiled(path, exc) from None
+    return (files, spec, model, [str(w.message).removeprefix("MuJoCo: ") for w in said],
+            absent)
+
+
+def _not_compiled(path, exc: ValueError) -> RobotFileError:
+    message = " ".join(str(exc).split())
+    found = re.search(r"line (\d+)", message)
+    line = int(found.group(1)) if found else 0
+    return RobotFileError(path, f"MuJoCo cannot compile it: {message}", line=line or None)
 
 
 # What as_imported takes out of MuJoCo's dynamics, by the kind of note that asks for it
@@ -203,9 +217,11 @@ class _Model(LinkTree):
         mujoco = mujoco_package()
         self.strict = strict
         self.snap_angles = snap_angles
-        self.files, spec, model, said = compiled(path)
+        self.files, spec, model, said, absent = compiled(path)
         for message in said:
             self.note(MUJOCO_WARNED, repr(message))
+        for asset in absent:
+            self.note(ABSENT, asset)
         self.mj, self.model = mujoco, model
         self.robot = spec.modelname
         self.names = {kind: self.object_names(kind, count) for kind, count in (

@@ -75,11 +75,15 @@ class MjcfFiles:
                     self.model(target, (*attaching, path))
         return self.models[path]
 
-    def read(self, path: Path) -> Element:
+    def read(self, path: Path, included: bool = False) -> Element:
+        """The file's root element: <mujoco> (or <robot>: MuJoCo compiles a URDF too), or for
+        an included file <mujocoinclude> too, the root of older models' parts (Adroit's)."""
         root = parse(read_bounded(path, MAX_MJCF_BYTES, "an MJCF file"), path, "an MJCF file")
-        if root.tag not in ("mujoco", "robot"):    # (MuJoCo compiles a URDF too)
+        roots = ("mujoco", "robot", "mujocoinclude") if included else ("mujoco", "robot")
+        if root.tag not in roots:
             raise RobotFileError(path, f"the root element is <{root.tag}>", line=root.line,
-                                 expected="an MJCF file, whose root element is <mujoco>")
+                                 expected="an MJCF file, whose root element is <mujoco>" + (
+                                     " or, included, <mujocoinclude>" if included else ""))
         return root
 
     def inlined(self, element: Element, including: tuple) -> Element:
@@ -99,7 +103,7 @@ class MjcfFiles:
                                      "turn", line=child.line, expected="includes without a "
                                      "cycle")
             regular_file(target, MAX_MJCF_BYTES, "an MJCF file", child.path)
-            included = self.inlined(self.read(target), (*including, target))
+            included = self.inlined(self.read(target, included=True), (*including, target))
             children.extend(included.children)
         return Element(element.tag, element.attrs, tuple(children), element.line, element.path)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -63,6 +64,14 @@ BAD = [
      "every coefficient is 0"),
     ("a tendon without joints", FOURBAR + "tendons:\n  - {name: t}\n",
      "missing required field 'joints'"),
+    # a geometry with free symbols: where loops close is found in numbers (it crashed the load)
+    ("a frame placed by a symbol", _swap("coupler, xyz: [0.3, 0, 0]", "coupler, xyz: [L, 0, 0]"),
+     "a robot with constraints has its geometry in numbers, and frames (coupler_end) holds L"),
+    ("a link placed by a symbol", _swap("xyz: [0.1, 0, 0]", "xyz: [l1, 0, 0]"),
+     "links[1] (its placement) holds l1"),
+    ("a contact placed by a symbol", _swap(LOOP, "  - {name: pin, point: [coupler_end], "
+                                                 "at: {xyz: [p, 0, 0]}}").replace(
+        "actuated: [crank]", ""), "constraints (pin: at) holds p"),
 ]
 
 
@@ -114,3 +123,26 @@ def test_a_mechanism_whose_actuated_joints_leave_it_undetermined_has_no_closed_l
     (line,) = result.stderr.strip().splitlines()
     assert "fourbar.yaml: actuated: the passive joints' 1 columns of G have rank 1" in line
     assert not (tmp_path / "o").exists()
+
+
+def test_a_mechanism_with_a_symbolic_mass_is_derived_with_the_symbol(tmp_path):
+    """The four-bar driven at its crank with the crank's mass a symbol (its rank checks
+    subscripted None): generate writes its closed-loop inverse dynamics, which take mc in
+    params and equal the numeric robot's at mc = 1."""
+    numeric = symdyn.load_robot(_write(tmp_path / "n.yaml", FOURBAR))
+    symbolic = symdyn.load_robot(_write(tmp_path / "s.yaml", _swap(
+        "mass: 1, com: [0.05", "mass: mc, com: [0.05")))
+    assert [str(s) for s in symbolic.parameters] == ["mc"]
+    quantities = ["closed_loop_inverse_dynamics"]
+    ours = symdyn.python_module(symdyn.newton_euler(symbolic), quantities=quantities)
+    theirs = symdyn.python_module(symdyn.newton_euler(numeric), quantities=quantities)
+    q = np.array([1.0, -0.6126996463894206, -0.1597275662359972])
+    v, a = np.array([0.3, -0.2, 0.1]), np.array([1.0, 0.5, -0.5])
+    for x, y in zip(ours.closed_loop_inverse_dynamics(q, v, a, np.array([1.0])),
+                    theirs.closed_loop_inverse_dynamics(q, v, a)):
+        np.testing.assert_allclose(x, y, rtol=1e-12)
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path

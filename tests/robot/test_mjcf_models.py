@@ -340,3 +340,61 @@ links:
     assert all(row.passed for row in rows), [row for row in rows if not row.passed]
     (round_trip,) = [row for row in rows if row.check.startswith("forward_dynamics(inverse")]
     assert "cond(M)" in round_trip.note and round_trip.error > 1e-10
+
+
+GYMNASIUM_ROBOTICS = HERE / "gymnasium_robotics"
+
+
+@pytest.mark.slow
+def test_the_shadow_hand_imports_without_its_meshes_and_agrees_with_mujoco(tmp_path):
+    """Gymnasium-Robotics' Shadow hand (hand/reach.xml as published, without its meshes
+    and textures, its model= not given): its bodies give their <inertial>, so the absent
+    meshes shape no dynamics and get stand-ins, said in one warning line (MuJoCo could not
+    compile it: 'Error opening file'); it is named after the file, not MuJoCo's "MuJoCo
+    Model"; check --mjcf passes every row."""
+    path = GYMNASIUM_ROBOTICS / "hand" / "reach.xml"
+    robot, output = imported(tmp_path, path)
+    assert robot.name == "reach" and robot.dof == 24
+    (absent,) = [w for w in warnings_of(output) if "given stand-ins" in w]
+    assert "mesh 'robot0:forearm'" in absent and "and 6 more" in absent
+    checked(tmp_path, robot, path)
+
+
+@pytest.mark.slow
+def test_the_adroit_hand_of_mujocoinclude_parts_imports_and_agrees_with_mujoco(tmp_path):
+    """Gymnasium-Robotics' Adroit hand beside its door (adroit_door.xml as published, its
+    model and assets in files whose root is <mujocoinclude>, which the import refused),
+    without its meshes: the hand on its two slides and the door's hinge and latch, 30 joints;
+    its mocap tracker left out and said so; check --mjcf passes every row."""
+    path = GYMNASIUM_ROBOTICS / "adroit_hand" / "adroit_door.xml"
+    robot, output = imported(tmp_path, path)
+    assert robot.dof == 30
+    assert any("mocap body 'vive_tracker'" in w for w in warnings_of(output))
+    checked(tmp_path, robot, path)
+
+
+def test_an_absent_mesh_that_gives_a_moving_body_its_mass_is_refused(tmp_path):
+    """A body without <inertial> whose mesh's file is not there: MuJoCo would take its mass
+    from the mesh, so the import refuses in one line naming both, where MuJoCo said 'Error
+    opening file'; a body welded to the world may take its mass from one (it moves not)."""
+    path = tmp_path / "meshy.xml"
+    path.write_text("""<mujoco>
+  <asset><mesh name="shell" file="shell.stl"/></asset>
+  <worldbody>
+    <body name="mount"><geom type="mesh" mesh="shell"/>
+      <body name="finger"><joint name="j"/><geom type="mesh" mesh="shell"/></body>
+    </body>
+  </worldbody>
+</mujoco>
+""")
+    result = run("import", path, "-o", tmp_path / "out.yaml")
+    assert result.exit_code == 2 and not (tmp_path / "out.yaml").exists()
+    (line,) = result.stderr.strip().splitlines()
+    assert "mesh 'shell' is not there, and body 'finger' takes its mass and inertia from it " \
+           "(it has no <inertial>)" in line
+    path.write_text(path.read_text().replace(
+        '<joint name="j"/>', '<joint name="j"/><inertial pos="0 0 0" mass="0.1" '
+        'diaginertia="1e-4 1e-4 1e-4"/>'))
+    robot, output = imported(tmp_path, path)
+    assert "mesh 'shell'" in warnings_of(output)[0]
+    checked(tmp_path, robot, path)
