@@ -11,9 +11,9 @@ import sympy
 from ..errors import DerivationError
 from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
-from ..robot.constraints import Loops, independent_rows, left_out_problem
+from ..robot.constraints import Loops, independent_rows, left_out_problem, rank
 from ..robot.model import Robot
-from ..robot.poses import unit_quaternions
+from ..robot.poses import closed_configuration, unit_quaternions
 from ..robot.regroup import regrouped
 from ..robot.spec import CONSTRAINT_AXES
 from .base_parameters import BaseParameters, base_parameters, base_program
@@ -151,15 +151,15 @@ class Dynamics:
             return None
         tolerance = 1e-9 * max(1.0, np.abs(G).max())
 
-        def rank(rows):
+        def rank_of(rows):
             return np.linalg.matrix_rank(rows, tol=tolerance) if len(rows) else 0
-        if rank(G) == len(G):
+        if rank_of(G) == len(G):
             return None
         kept = independent_rows(self.robot)
         problem = left_out_problem(self.robot, kept)
         if problem:
             k, message = problem
-            return (f"the constraints' {len(G)} rows have rank {rank(G)} where they hold, and "
+            return (f"the constraints' {len(G)} rows have rank {rank_of(G)} where they hold, and "
                     f"no choice of rows holds the mechanism ({self.robot.constraints[k].name}: "
                     f"{message})")
         advice = []
@@ -171,7 +171,7 @@ class Dynamics:
             else:
                 axes = ", ".join(CONSTRAINT_AXES[k] for k in keep)
                 advice.append(f"give {constraint.name} axes: [{axes}]")
-        return (f"the constraints' {len(G)} rows have rank {rank(G)} where they hold: "
+        return (f"the constraints' {len(G)} rows have rank {rank_of(G)} where they hold: "
                 f"{'; '.join(advice)}")
 
     @cached_property
@@ -186,27 +186,39 @@ class Dynamics:
             return "its robot file names no actuated joints (actuated:)"
         if robot.floating:
             return "a closed-loop mechanism here has a fixed base"
-        G = self._generic_constraint_jacobian()
-        passive = G[:, list(robot.passive)]
-        rank = np.linalg.matrix_rank(passive, tol=1e-9 * max(1.0, np.abs(G).max()))
-        if rank < len(G):
-            return (f"the passive joints' {len(robot.passive)} columns of G have rank {rank} "
-                    f"where the constraints hold, below their {len(G)} rows: the actuated joints "
+        # the passive columns' rank where it is highest: a closed_at at an actuation
+        # singularity (the four-bar's coupler and rocker in a line) does not make the
+        # mechanism one its motors never drive
+        jacobians = self._constraint_jacobians
+        tolerance = 1e-9 * max(1.0, max(np.abs(G).max() for G in jacobians))
+        passive = max(np.linalg.matrix_rank(G[:, list(robot.passive)], tol=tolerance)
+                      for G in jacobians)
+        rows = len(jacobians[0])
+        if passive < rows:
+            return (f"the passive joints' {len(robot.passive)} columns of G have rank {passive} "
+                    f"where the constraints hold, below their {rows} rows: the actuated joints "
                     "leave the constraints' forces undetermined")
         return None
 
     def _generic_constraint_jacobian(self) -> np.ndarray | None:
-        """G, in numbers, where the constraints hold and its rank is highest (Loops.generic:
-        closed_at, or a configuration near it, a floating base at the world's origin)."""
-        if not self.robot.constraints:      # (load_robot refuses a symbolic geometry)
+        """G, in numbers, where the constraints hold and its rank is highest (of
+        _constraint_jacobians), or None without constraints."""
+        if not self.robot.constraints:
             return None
+        return max(self._constraint_jacobians, key=rank)
+
+    @cached_property
+    def _constraint_jacobians(self) -> list[np.ndarray]:
+        """G, in numbers, at closed_at and at configurations near it where the constraints
+        hold (Loops.configurations), a floating base where closed_at puts it. (load_robot
+        refuses a symbolic geometry.)"""
         robot = self.robot
-        values = {s: 0.0 for s in robot.q}
-        if robot.floating:
-            values[robot.root.quaternion[3]] = 1.0
-        values.update(Loops(robot).generic()[0])
-        G = evaluate(self.program("constraint_jacobian"), values)
-        return np.asarray(G, dtype=float).reshape(-1, robot.dof)
+        program = self.program("constraint_jacobian")
+        out = []
+        for q in Loops(robot).configurations():
+            values = {**dict(zip(robot.q, closed_configuration(robot))), **q}
+            out.append(np.asarray(evaluate(program, values), dtype=float).reshape(-1, robot.dof))
+        return out
 
     @cached_property
     def base_problem(self) -> str | None:

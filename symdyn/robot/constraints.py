@@ -484,21 +484,28 @@ class Loops:
         return None
 
     def generic(self, samples: int = 3) -> tuple[dict, np.ndarray]:
-        """(q, G) where the constraints hold and G's rank is highest: closed_at or one of
-        ``samples`` configurations near it closed by Gauss-Newton steps (a seeded draw: the
-        same each time), so that a closed_at at a singular configuration (a four-bar's
-        links in a line) does not take rows for repeats that are not."""
+        """(q, G) where the constraints hold and G's rank is highest (of ``configurations``),
+        so that a closed_at at a singular configuration (a four-bar's links in a line) does
+        not take rows for repeats that are not."""
+        pairs = [(q, self.jacobian(q)) for q in self.configurations(samples)]
+        return max(pairs, key=lambda pair: rank(pair[1]))
+
+    def configurations(self, samples: int = 3) -> list[dict]:
+        """closed_at and up to ``samples`` configurations near it (0.2 rad) closed by
+        Gauss-Newton steps: where the constraints hold, for what is true of a mechanism at
+        most of its configurations (a seeded draw: the same each time)."""
         configurations = [self.closed_at]
         rng = np.random.default_rng(0)
         for _ in range(samples):
             closed = self.closed(self.near(rng, 0.2))
             if closed is not None:
                 configurations.append(closed)
-        jacobians = [self.jacobian(q) for q in configurations]
-        ranks = [np.linalg.matrix_rank(G, tol=RANK_TOLERANCE * max(1.0, np.abs(G).max()))
-                 for G in jacobians]
-        best = int(np.argmax(ranks))
-        return configurations[best], jacobians[best]
+        return configurations
+
+
+def rank(G) -> int:
+    """G's rank, its singular values below RANK_TOLERANCE of its largest entry taken as 0."""
+    return int(np.linalg.matrix_rank(G, tol=RANK_TOLERANCE * max(1.0, np.abs(G).max())))
 
 
 def _turn(axis: int, angle: float) -> np.ndarray:

@@ -146,3 +146,31 @@ def test_a_mechanism_with_a_symbolic_mass_is_derived_with_the_symbol(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+def test_a_mechanism_whose_closed_at_is_an_actuation_singularity_is_driven_elsewhere(tmp_path):
+    """A four-bar (crank 0.2, coupler 0.3, rocker 0.1, ground 0.3) whose closed_at has its
+    coupler and rocker in a line off the ground's: the passive joints' columns of G lose rank
+    there, and there only, while G keeps its own. It was refused as a mechanism its motors
+    never drive; the same file with closed_at elsewhere generated. Now it generates, and its
+    closed-loop inverse dynamics equal the KKT of Pinocchio's tree near that configuration."""
+    from symdyn.reference import ConstraintReference
+
+    text = _swap("origin: {xyz: [0.1, 0, 0]}", "origin: {xyz: [0.2, 0, 0]}").replace(
+        "rocker, xyz: [0, 0.2, 0]", "rocker, xyz: [0, 0.1, 0]").replace(
+        "closed_at: {crank: 1.0, coupler: -0.6126996463894206, rocker: -0.1597275662359972}",
+        "closed_at: {crank: 1.8234765819369754, coupler: -2.3288370922211326, "
+        "rocker: 1.0654358165107394}")
+    robot = symdyn.load_robot(_write(tmp_path / "toggle.yaml", text))
+    dynamics = symdyn.newton_euler(robot)
+    assert dynamics.unavailable("closed_loop_inverse_dynamics") is None
+    module = symdyn.python_module(dynamics, quantities=["closed_loop_inverse_dynamics"])
+    reference = ConstraintReference(robot)
+    rng = np.random.default_rng(10)
+    for _ in range(5):
+        q, v, qdd = reference.state(rng, spread=0.3)
+        tau_a, lam = module.closed_loop_inverse_dynamics(q, v, qdd)
+        full = np.zeros(robot.dof)
+        full[list(robot.actuated)] = tau_a
+        back, _ = reference.kkt(q, v, full)
+        np.testing.assert_allclose(back, qdd, rtol=1e-7, atol=1e-7)
