@@ -46,10 +46,13 @@ def python_string(text: str) -> str:
     return json.dumps(text)
 
 
-# Words a C++ namespace at global scope cannot be named: the language's keywords and
-# alternative tokens; the names the C and C++ standard libraries declare there (a namespace
-# sin meets ::sin of <math.h>, stdin the FILE * of <stdio.h>); the macros GNU mode predefines
-# (CMake's cxx_std_17 builds as gnu++17, where linux is 1); the namespaces the interface uses.
+# Words the C++ interface's namespace, symdyn::<robot>, cannot be named: the language's keywords
+# and alternative tokens, and the lowercase macros a translation unit has, GNU mode's predefined
+# ones (CMake's cxx_std_17 builds as gnu++17, where linux is 1) and the standard headers' (errno
+# expands to a call); and std, which a consumer's `using namespace symdyn;` would make
+# ambiguous. Any other name is free: the namespace is not at global scope (a robot named sinf,
+# y0 or time_t meets no declaration of the C library), and the header writes the names it
+# takes from outside in full (::std, ::Eigen).
 CPP_RESERVED = frozenset("""alignas alignof and and_eq asm atomic_cancel atomic_commit
     atomic_noexcept auto bitand bitor bool break case catch char char8_t char16_t char32_t class
     compl concept const consteval constexpr constinit const_cast continue co_await co_return
@@ -59,28 +62,15 @@ CPP_RESERVED = frozenset("""alignas alignof and and_eq asm atomic_cancel atomic_
     reinterpret_cast requires return short signed sizeof static static_assert static_cast
     struct switch synchronized template this thread_local throw true try typedef typeid
     typename union unsigned using virtual void volatile wchar_t while xor xor_eq
-    linux unix i386 std eigen symdyn
-    acos asin atan atan2 cbrt ceil copysign cos cosh erf erfc exp exp2 expm1 fabs fdim floor fma
-    fmax fmin fmod frexp hypot ilogb ldexp lgamma llrint llround log log10 log1p log2 logb lrint
-    lround modf nan nearbyint nextafter nexttoward pow remainder remquo rint round scalbln
-    scalbn sin sinh sqrt tan tanh tgamma trunc isnan isinf isfinite signbit fpclassify
-    stdin stdout stderr printf fprintf sprintf snprintf scanf fscanf sscanf puts gets fputs fgets
-    fopen fclose fread fwrite remove rename tmpfile getc putc getchar putchar perror fflush
-    fseek ftell rewind feof ferror clearerr setbuf setvbuf ungetc
-    abs labs llabs div ldiv atoi atol atoll atof strtod strtof strtol strtoul malloc calloc
-    realloc free exit abort atexit getenv system qsort bsearch rand srand
-    memcpy memmove memset memcmp memchr strcpy strncpy strcat strncat strcmp strncmp strlen
-    strchr strrchr strstr strtok strerror time clock difftime mktime signal raise setjmp
-    longjmp isalpha isdigit isalnum isspace isupper islower toupper tolower size_t ptrdiff_t
-    main""".split())
+    linux unix i386 mips sparc vax errno math_errhandling std""".split())
 
 
 def cpp_name_problem(name: str) -> str | None:
     """Why the C++ interface cannot take ``name`` for its namespace, or None."""
     if name in CPP_RESERVED:
-        return (f"the robot's name {name!r} is a word of C++ or of its standard library, which "
-                "names the C++ interface's namespace: give the robot another name (name: in its "
-                "file, or import --name)")
+        return (f"the robot's name {name!r} is a word of C++ or a macro of its compilers, and "
+                "it names the C++ interface's namespace (symdyn::<robot>): give the robot "
+                "another name (name: in its file, or import --name)")
     return None
 
 

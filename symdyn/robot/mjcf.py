@@ -797,7 +797,11 @@ class _Model(LinkTree):
 
     def add_frame(self, name: str, b: int, placement, line) -> str:
         """A massless link fixed to body ``b`` at ``placement`` in MuJoCo's body frame (a
-        frame a constraint holds), named ``name``."""
+        frame a constraint holds), named ``name`` ("<equality> (a)"), or, where a body or
+        site is named so, "<equality> (a 2)", ...: a name of the file's own stays its."""
+        taken, k = name, 2
+        while name in self.links:
+            name, k = f"{taken[:-1]} {k})", k + 1
         body = self.link_of(b)
         self.add_link(name, no_body())
         self.order[name] = self.model.nbody + self.model.nsite + len(self.held)

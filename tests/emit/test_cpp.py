@@ -88,7 +88,7 @@ def _caller(name: str, dynamics, state) -> str:
         offsets = np.cumsum([0] + [size for _, size in sizes])
         c_outputs = ", ".join(f"buffer + {o}" for o in offsets[:-1])
         lines += ["    {", "        const std::size_t before = allocations;",
-                  f"        const auto out = {name}::{function}({', '.join(args)});",
+                  f"        const auto out = symdyn::{name}::{function}({', '.join(args)});",
                   "        same = same && allocations == before;",
                   f"        double buffer[{total}];",
                   f"        {name}_{function}({''.join(f'{a}.data(), ' for a in args)}"
@@ -210,11 +210,11 @@ def test_the_interface_compiles_under_every_warning(packages, tmp_path, compiler
     root, out = packages
     source = tmp_path / "all.cpp"
     source.write_text("".join(f'#include "{name}.hpp"\n' for name in out)
-                      + 'static_assert(fivebar::find_frame("right_tip") == '
-                        'fivebar::FRAME_right_tip);\n'
-                      + 'static_assert(fivebar::find_frame("none") == -1);\n'
-                      + "int main() { std::array<double, puma560::NQ> q{}; "
-                        "return puma560::mass_matrix(q)[0] > 0 ? 0 : 1; }\n")
+                      + 'static_assert(symdyn::fivebar::find_frame("right_tip") == '
+                        'symdyn::fivebar::FRAME_right_tip);\n'
+                      + 'static_assert(symdyn::fivebar::find_frame("none") == -1);\n'
+                      + "int main() { std::array<double, symdyn::puma560::NQ> q{}; "
+                        "return symdyn::puma560::mass_matrix(q)[0] > 0 ? 0 : 1; }\n")
     for eigen in ([], ["-DSYMDYN_EIGEN", f"-I{EIGEN / 'include' / 'eigen3'}"]):
         command = [compiler, "-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                    *(f"-I{root / name}" for name in out), *eigen, "-fsyntax-only", str(source)]
@@ -222,16 +222,83 @@ def test_the_interface_compiles_under_every_warning(packages, tmp_path, compiler
         assert result.returncode == 0, result.stderr[-3000:]
 
 
-@pytest.mark.parametrize("name", ["template", "linux", "stdin", "sin"])
+@pytest.mark.parametrize("name", ["template", "linux", "math_errhandling", "std"])
 def test_a_robot_named_by_a_word_of_cpp_is_refused(tmp_path, name):
-    """A keyword, a macro of GNU mode (CMake builds gnu++17), a name <stdio.h> or <math.h>
-    declares at global scope: each would break the namespace, so none is taken."""
+    """A keyword, a macro of GNU mode (CMake builds gnu++17), a macro of the standard headers,
+    std (which `using namespace symdyn;` would make ambiguous): each would break the
+    namespace, so none is taken."""
     text = (ROBOTS / "planar2.yaml").read_text().replace("name: planar2", f"name: {name}")
     (tmp_path / f"{name}.yaml").write_text(text)
     result = CliRunner().invoke(main, ["generate", str(tmp_path / f"{name}.yaml"), "--lang",
                                        "cpp", "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and not (tmp_path / "out").exists()
-    assert f"the robot's name {name!r} is a word of C++ or of its standard" in result.output
+    assert f"the robot's name {name!r} is a word of C++ or a macro of its compilers" in \
+        result.output
+
+
+# Names the C and C++ libraries declare at global scope, which --lang cpp took and whose
+# headers did not compile when the namespace was the robot's name there.
+GLOBAL_NAMES = ["sinf", "y0", "j1", "time_t", "uint32_t", "tm", "select", "random", "sin",
+                "stdin", "main", "abs", "size_t", "printf"]
+
+
+def test_a_robot_named_as_the_c_library_names_things_compiles(tmp_path):
+    """The interface is in namespace symdyn::<robot> and writes ::std and ::Eigen in full:
+    robots named as the C library's functions, types and objects compile together, with Eigen
+    and without, under every warning, beside the C library's own headers."""
+    for name in GLOBAL_NAMES:
+        text = (ROBOTS / "planar2.yaml").read_text().replace("name: planar2", f"name: {name}")
+        (tmp_path / f"{name}.yaml").write_text(text)
+        result = CliRunner().invoke(main, ["generate", str(tmp_path / f"{name}.yaml"), "--lang",
+                                           "cpp", "--out", str(tmp_path / name), "-q",
+                                           "-Q", "mass_matrix", "--set", "m1=1", "--set",
+                                           "m2=1", "--set", "l1=1", "--set", "l2=1", "--set",
+                                           "g=9.81"])
+        assert result.exit_code == 0, result.output
+    source = tmp_path / "all.cpp"
+    source.write_text("#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n"
+                      "#include <ctime>\n#include <cstdint>\n#include <sys/select.h>\n"
+                      + "".join(f'#include "{name}.hpp"\n' for name in GLOBAL_NAMES)
+                      + "int main() { double sum = 0;\n"
+                      + "".join(f"    sum += symdyn::{name}::mass_matrix("
+                                f"std::array<double, symdyn::{name}::NQ>{{}})[0];\n"
+                                for name in GLOBAL_NAMES)
+                      + "    return sum > 0 ? 0 : 1; }\n")
+    for eigen in ([], ["-DSYMDYN_EIGEN", f"-I{EIGEN / 'include' / 'eigen3'}"]):
+        command = ["g++", "-std=gnu++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                   *(f"-I{tmp_path / name}" for name in GLOBAL_NAMES), *eigen, "-fsyntax-only",
+                   str(source)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_robots_named_as_cmakes_or_a_consumers_targets_build(tmp_path):
+    """The package's target is symdyn_<robot>: robots named all, install and app (the
+    consumer's own executable) are added to one project, which builds and runs. A target
+    named after the robot broke CMake for each."""
+    names = ["all", "install", "app"]
+    for name in names:
+        text = (ROBOTS / "planar2.yaml").read_text().replace("name: planar2", f"name: {name}")
+        (tmp_path / f"{name}.yaml").write_text(text)
+        result = CliRunner().invoke(main, [
+            "generate", str(tmp_path / f"{name}.yaml"), "--lang", "cpp", "--out",
+            str(tmp_path / name), "-q", "-Q", "mass_matrix", "--set", "m1=1", "--set", "m2=1",
+            "--set", "l1=1", "--set", "l2=1", "--set", "g=9.81"])
+        assert result.exit_code == 0, result.output
+    folder = tmp_path / "consumer"
+    folder.mkdir()
+    (folder / "app.cpp").write_text(
+        '#include "all.hpp"\n#include "install.hpp"\n#include "app.hpp"\nint main() {\n'
+        + "".join(f"    if (symdyn::{name}::mass_matrix(std::array<double, 2>{{}})[0] <= 0) "
+                  "return 1;\n" for name in names) + "    return 0;\n}\n")
+    (folder / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.16)\nproject(app CXX C)\n"
+        + "".join(f"add_subdirectory({tmp_path / name} package_{name})\n" for name in names)
+        + "add_executable(app app.cpp)\ntarget_link_libraries(app PRIVATE "
+        + " ".join(f"symdyn::{name}" for name in names) + ")\n")
+    _cmake(folder, folder / "build")
+    assert subprocess.run([str(folder / "build" / "app")]).returncode == 0
 
 
 def test_a_cmake_file_symdyn_did_not_write_is_never_replaced(tmp_path):

@@ -420,3 +420,22 @@ def test_an_equality_the_import_cannot_hold_is_refused_in_one_line(tmp_path):
         assert result.exit_code == 2 and not out.exists(), result.output
         (line,) = result.stderr.strip().splitlines()
         assert words in line
+
+
+def test_a_constraints_frame_never_takes_the_name_of_a_site(tmp_path):
+    """The four-bar with a site named "pin (a)" on the crank: the connect's frame on the
+    coupler was named so too and silently replaced it, so that the frame pointed at the
+    wrong body. The connect's frame is "pin (a 2)", the site keeps its name and body, and
+    check --mjcf passes every row, the site's pose among them."""
+    source = tmp_path / "named.xml"
+    source.write_text((HERE / "fourbar.xml").read_text().replace(
+        '<joint name="crank" axis="0 0 1"/>',
+        '<joint name="crank" axis="0 0 1"/>\n      <site name="pin (a)" pos="0.05 0 0"/>'))
+    out = tmp_path / "named.yaml"
+    assert run("import", source, "-o", out, "-q").exit_code == 0
+    robot = symdyn.load_robot(out)
+    (pin,) = robot.constraints
+    assert pin.ends[0].name == "pin (a 2)"
+    frames = {frame.name: frame for frame in robot.frames}
+    assert frames["pin (a)"].link == frames["crank"].link != pin.ends[0].link
+    passes_check_mjcf(robot, "named", 5, ["frame_poses at bodies and sites"], source=source)
