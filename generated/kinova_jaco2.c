@@ -31,7 +31,7 @@
  */
 
 #include "kinova_jaco2.h"
-#if KINOVA_JACO2_CODE_SET != 0x367c7720b8a852c
+#if KINOVA_JACO2_CODE_SET != 0xa09e6ba4f0670e5
 #error "kinova_jaco2.h is not the header symdyn wrote with this kinova_jaco2.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

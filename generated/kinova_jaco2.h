@@ -39,7 +39,7 @@
 #define SYMDYN_KINOVA_JACO2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define KINOVA_JACO2_CODE_SET 0x367c7720b8a852c
+#define KINOVA_JACO2_CODE_SET 0xa09e6ba4f0670e5
 
 #define KINOVA_JACO2_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -106,7 +106,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 201 multiplications, 159 additions, 10 function calls. */
 void kinova_jaco2_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
@@ -139,7 +140,8 @@ void kinova_jaco2_friction_torques(const double qd[6], double tau_f[6]);
 void kinova_jaco2_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 423 multiplications, 323 additions, 10 function calls. */
 void kinova_jaco2_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 

@@ -24,7 +24,7 @@
  */
 
 #include "panda.h"
-#if PANDA_CODE_SET != 0x2dad7d762567000
+#if PANDA_CODE_SET != 0xdeab24649eee603
 #error "panda.h is not the header symdyn wrote with this panda.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -32,7 +32,7 @@
 #define SYMDYN_PANDA_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PANDA_CODE_SET 0x2dad7d762567000
+#define PANDA_CODE_SET 0xdeab24649eee603
 
 #define PANDA_DOF 7
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -76,7 +76,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 314 multiplications, 298 additions, 12 function calls. */
 void panda_inverse_dynamics(const double q[7], const double qd[7], const double qdd[7], double tau[7]);
 
@@ -109,7 +110,8 @@ void panda_friction_torques(const double qd[7], double tau_f[7]);
 void panda_tool_wrench_torques(const double q[7], const double f_ext[6], double tau_ext[7]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 645 multiplications, 564 additions, 12 function calls. */
 void panda_forward_dynamics(const double q[7], const double qd[7], const double tau[7], double qdd[7]);
 

@@ -70,7 +70,8 @@ def standard_parameters():
 @jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     314 multiplications, 298 additions, 12 function calls.
     """
@@ -1753,7 +1754,8 @@ def tool_wrench_torques(q, f_ext):
 @jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     645 multiplications, 564 additions, 12 function calls.
     """

@@ -25,7 +25,7 @@
 #define SYMDYN_PLANAR2_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PLANAR2_CODE_SET 0x6b29957b9659c02
+#define PLANAR2_CODE_SET 0x6a983079b06fef7
 
 #define PLANAR2_DOF 2
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -52,7 +52,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 27 multiplications, 13 additions, 4 function calls. */
 void planar2_inverse_dynamics(const double q[2], const double qd[2], const double qdd[2], const double params[5], double tau[2]);
 
@@ -85,7 +86,8 @@ void planar2_friction_torques(const double qd[2], const double params[5], double
 void planar2_tool_wrench_torques(const double q[2], const double f_ext[6], const double params[5], double tau_ext[2]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 35 multiplications, 17 additions, 4 function calls. */
 void planar2_forward_dynamics(const double q[2], const double qd[2], const double tau[2], const double params[5], double qdd[2]);
 

@@ -53,7 +53,8 @@ BASE_PARAMETERS = ("mxR1", "my1", "ZZR1", "mx2", "my2", "ZZ2",)
 
 def inverse_dynamics(q, qd, qdd, params):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     27 multiplications, 13 additions, 4 function calls.
     """
@@ -300,7 +301,8 @@ def tool_wrench_torques(q, f_ext, params):
 
 def forward_dynamics(q, qd, tau, params):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     35 multiplications, 17 additions, 4 function calls.
     """

@@ -62,7 +62,8 @@ BASE_PARAMETERS = ("mxR1", "my1", "ZZR1", "mx2", "my2", "ZZ2",)
 @functools.lru_cache(maxsize=None)
 def inverse_dynamics():
     """casadi.Function inverse_dynamics(q, qd, qdd, params) -> tau: Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     27 multiplications, 13 additions, 4 function calls.
     """
@@ -307,7 +308,8 @@ def tool_wrench_torques():
 @functools.lru_cache(maxsize=None)
 def forward_dynamics():
     """casadi.Function forward_dynamics(q, qd, tau, params) -> qdd: The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     35 multiplications, 17 additions, 4 function calls.
     """

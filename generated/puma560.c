@@ -21,7 +21,7 @@
  */
 
 #include "puma560.h"
-#if PUMA560_CODE_SET != 0x814e1e754b81947
+#if PUMA560_CODE_SET != 0x08914dfba698cc3
 #error "puma560.h is not the header symdyn wrote with this puma560.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_CODE_SET 0x814e1e754b81947
+#define PUMA560_CODE_SET 0x08914dfba698cc3
 
 #define PUMA560_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -73,7 +73,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 208 multiplications, 168 additions, 16 function calls. */
 void puma560_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
@@ -106,7 +107,8 @@ void puma560_friction_torques(const double qd[6], double tau_f[6]);
 void puma560_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 358 multiplications, 280 additions, 16 function calls. */
 void puma560_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 

@@ -64,7 +64,8 @@ def standard_parameters():
 
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     208 multiplications, 168 additions, 16 function calls.
     """
@@ -1137,7 +1138,8 @@ def tool_wrench_torques(q, f_ext):
 
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     358 multiplications, 280 additions, 16 function calls.
     """

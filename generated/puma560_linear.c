@@ -20,7 +20,7 @@
  */
 
 #include "puma560_linear.h"
-#if PUMA560_LINEAR_CODE_SET != 0xcf33e5862f79228
+#if PUMA560_LINEAR_CODE_SET != 0xa18fab4d624483a
 #error "puma560_linear.h is not the header symdyn wrote with this puma560_linear.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -29,7 +29,7 @@
 #define SYMDYN_PUMA560_LINEAR_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define PUMA560_LINEAR_CODE_SET 0xcf33e5862f79228
+#define PUMA560_LINEAR_CODE_SET 0xa18fab4d624483a
 
 #define PUMA560_LINEAR_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -68,7 +68,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 316 multiplications, 314 additions, 10 function calls. */
 void puma560_linear_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], const double params[60], double tau[6]);
 
@@ -101,7 +102,8 @@ void puma560_linear_friction_torques(const double qd[6], const double params[60]
 void puma560_linear_tool_wrench_torques(const double q[6], const double f_ext[6], const double params[60], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 580 multiplications, 540 additions, 10 function calls. */
 void puma560_linear_forward_dynamics(const double q[6], const double qd[6], const double tau[6], const double params[60], double qdd[6]);
 

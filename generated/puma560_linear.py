@@ -57,7 +57,8 @@ BASE_PARAMETERS = ("ZZR1", "mxR2", "my2", "XXR2", "XY2", "XZR2", "YZ2", "ZZR2", 
 
 def inverse_dynamics(q, qd, qdd, params):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     316 multiplications, 314 additions, 10 function calls.
     """
@@ -1807,7 +1808,8 @@ def tool_wrench_torques(q, f_ext, params):
 
 def forward_dynamics(q, qd, tau, params):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     580 multiplications, 540 additions, 10 function calls.
     """

@@ -66,7 +66,8 @@ BASE_PARAMETERS = ("ZZR1", "mxR2", "my2", "XXR2", "XY2", "XZR2", "YZ2", "ZZR2", 
 @functools.lru_cache(maxsize=None)
 def inverse_dynamics():
     """casadi.Function inverse_dynamics(q, qd, qdd, params) -> tau: Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     316 multiplications, 314 additions, 10 function calls.
     """
@@ -1810,7 +1811,8 @@ def tool_wrench_torques():
 @functools.lru_cache(maxsize=None)
 def forward_dynamics():
     """casadi.Function forward_dynamics(q, qd, tau, params) -> qdd: The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     580 multiplications, 540 additions, 10 function calls.
     """

@@ -23,7 +23,7 @@
  */
 
 #include "space_arm.h"
-#if SPACE_ARM_CODE_SET != 0x953f3c330a6527e
+#if SPACE_ARM_CODE_SET != 0x64a91f8d9f53160
 #error "space_arm.h is not the header symdyn wrote with this space_arm.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

@@ -31,7 +31,7 @@
 #define SYMDYN_SPACE_ARM_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define SPACE_ARM_CODE_SET 0x953f3c330a6527e
+#define SPACE_ARM_CODE_SET 0x64a91f8d9f53160
 
 #define SPACE_ARM_DOF 10
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -84,7 +84,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 178 multiplications, 141 additions, 8 function calls. */
 void space_arm_inverse_dynamics(const double q[11], const double qd[10], const double qdd[10], double tau[10]);
 
@@ -117,7 +118,8 @@ void space_arm_friction_torques(const double qd[10], double tau_f[10]);
 void space_arm_tool_wrench_torques(const double q[11], const double f_ext[6], double tau_ext[10]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 451 multiplications, 337 additions, 8 function calls. */
 void space_arm_forward_dynamics(const double q[11], const double qd[10], const double tau[10], double qdd[10]);
 

@@ -30,7 +30,7 @@
  */
 
 #include "ur5.h"
-#if UR5_CODE_SET != 0x578790952a775cc
+#if UR5_CODE_SET != 0x4504693683b7f1f
 #error "ur5.h is not the header symdyn wrote with this ur5.c (a write was cut short, or the files were mixed): generate them again together"
 #endif
 

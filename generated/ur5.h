@@ -38,7 +38,7 @@
 #define SYMDYN_UR5_H
 
 /* A digest of this header and its .c, which refuses to compile with a header of another run. */
-#define UR5_CODE_SET 0x578790952a775cc
+#define UR5_CODE_SET 0x4504693683b7f1f
 
 #define UR5_DOF 6
 /* The sizes of q and of qd, qdd and tau (Pinocchio's nq and nv), and each joint's first index
@@ -103,7 +103,8 @@ extern "C" {
 #endif
 
 /* Joint forces and torques tau that produce the accelerations qdd at (q, qd):
- * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+ * tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+ * torques K (q - q_ref), where the robot has them).
  * 154 multiplications, 114 additions, 10 function calls. */
 void ur5_inverse_dynamics(const double q[6], const double qd[6], const double qdd[6], double tau[6]);
 
@@ -136,7 +137,8 @@ void ur5_friction_torques(const double qd[6], double tau_f[6]);
 void ur5_tool_wrench_torques(const double q[6], const double f_ext[6], double tau_ext[6]);
 
 /* The accelerations qdd that the joint forces tau produce at (q, qd):
- * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+ * M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+ * torques), solved by L^T D L.
  * 296 multiplications, 218 additions, 10 function calls. */
 void ur5_forward_dynamics(const double q[6], const double qd[6], const double tau[6], double qdd[6]);
 

@@ -89,7 +89,8 @@ def standard_parameters():
 @functools.lru_cache(maxsize=None)
 def inverse_dynamics():
     """casadi.Function inverse_dynamics(q, qd, qdd) -> tau: Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     154 multiplications, 114 additions, 10 function calls.
     """
@@ -1049,7 +1050,8 @@ def tool_wrench_torques():
 @functools.lru_cache(maxsize=None)
 def forward_dynamics():
     """casadi.Function forward_dynamics(q, qd, tau) -> qdd: The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     296 multiplications, 218 additions, 10 function calls.
     """

@@ -84,7 +84,8 @@ def standard_parameters():
 @jax.custom_jvp
 def inverse_dynamics(q, qd, qdd):
     """Joint forces and torques tau that produce the accelerations qdd at (q, qd):
-    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).
+    tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'
+    torques K (q - q_ref), where the robot has them).
 
     154 multiplications, 114 additions, 10 function calls.
     """
@@ -974,7 +975,8 @@ def tool_wrench_torques(q, f_ext):
 @jax.custom_jvp
 def forward_dynamics(q, qd, tau):
     """The accelerations qdd that the joint forces tau produce at (q, qd):
-    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.
+    M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'
+    torques), solved by L^T D L.
 
     296 multiplications, 218 additions, 10 function calls.
     """

@@ -20,7 +20,7 @@ from .derive.elastic import positions as elastic_positions
 from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
-from .reference import friction_torques
+from .reference import friction_torques, spring_torques
 from .robot.model import Robot
 from .robot.poses import closed_configuration
 
@@ -171,8 +171,10 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
             f"the Lagrange route of {len(robot.links)} links takes many minutes (compared up "
             f"to {LAGRANGE_UP_TO})") + "; Pinocchio is the reference"))
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
-    f = ne.friction_torques(qd)
-    rows.append(_numeric("M qdd + h + friction = inverse_dynamics",
+    # what the actuators add to the rigid body's torques besides the rotors: friction, springs
+    f = ne.friction_torques(qd) + (ne.joint_spring_torques(q)
+                                   if "joint_spring_torques" in available else 0)
+    rows.append(_numeric("M qdd + h + friction (+ springs) = inverse_dynamics",
                          np.einsum("nij,nj->ni", M, qdd) + ne.nonlinear_effects(q, qd) + f,
                          ne.inverse_dynamics(q, qd, qdd)))
     if "coriolis_matrix" in available:
@@ -469,11 +471,15 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     ref = {k: [] for k in ("rnea", "crba", "coriolis", "gravity", "nle", "aba", "fext", "drnea",
                            "daba", "kinetic", "potential", "com", "com_jacobian",
                            "centroidal", "centroidal_dot")}
-    viscous = np.diag([0.0] * shift + list(P @ [
+    viscous, stiffness = (np.diag([0.0] * shift + list(P @ [
         float(sympy.sympify(v).subs(symbols))
-        for v in robot.per_velocity(link.viscous for link in robot.links)[shift:]]))
-    friction = np.hstack([np.zeros((len(qd_links), shift)), friction_torques(
-        robot.spec, qd_links[:, shift:] @ P, symbols) @ P.T])
+        for v in robot.per_velocity(values)[shift:]])) for values in (
+            (link.viscous for link in robot.links),
+            (link.spring[0] if link.spring else 0 for link in robot.links)))
+    # friction and the joint springs, at the links' joint variables in the file's order
+    friction = np.hstack([np.zeros((len(qd_links), shift)), (friction_torques(
+        robot.spec, qd_links[:, shift:] @ P, symbols) + spring_torques(
+        robot.spec, q[:, head:] @ A.T + offsets, symbols)) @ P.T])
     derivatives = "inverse_dynamics_derivatives" in available
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd_links, qdd_links, tau, friction, wrench):
         ref["rnea"].append(G.T @ (pin.rnea(model, data, qi, vi, ai) + fi))
@@ -498,7 +504,8 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             ref["coriolis"].append(G.T @ pin.computeCoriolisMatrix(model, data, qi, vi) @ G)
         if derivatives:
             pin.computeRNEADerivatives(model, data, qi, vi, ai)
-            ref["drnea"].append((G.T @ data.dtau_dq @ G, G.T @ (data.dtau_dv + viscous) @ G))
+            ref["drnea"].append((G.T @ (data.dtau_dq + stiffness) @ G,
+                                 G.T @ (data.dtau_dv + viscous) @ G))
         if singular:
             continue
         if not coupled:     # G: the permutation of Pinocchio's depth-first order
@@ -507,7 +514,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                 pin.computeABADerivatives(model, data, qi, vi, G @ ti - fi)
                 Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
                 ref["daba"].append(tuple(G.T @ x @ G for x in (
-                    data.ddq_dq, data.ddq_dv - Minv @ viscous, Minv)))
+                    data.ddq_dq - Minv @ stiffness, data.ddq_dv - Minv @ viscous, Minv)))
         else:       # M qdd = tau - h - friction in the coordinates, and its derivatives there
             Minv = np.linalg.inv(M)
             h = G.T @ (pin.rnea(model, data, qi, vi, 0 * vi) + fi)
@@ -515,7 +522,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             ref["aba"].append(acceleration)
             if derivatives:
                 pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
-                ref["daba"].append((-Minv @ G.T @ data.dtau_dq @ G,
+                ref["daba"].append((-Minv @ G.T @ (data.dtau_dq + stiffness) @ G,
                                     -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
     if not singular:
         M_ours, qdd_ours = ne.mass_matrix(q), ne.forward_dynamics(q, qd, tau)
@@ -531,7 +538,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             ne.forward_dynamics_derivatives(q, qd, tau),
             tuple(np.array(part) for part in zip(*ref["daba"])), M_ours, forces, qdd_ours,
             1e-9))
-    rows.append(_numeric("inverse_dynamics = Pinocchio rnea (+ friction)",
+    rows.append(_numeric("inverse_dynamics = Pinocchio rnea (+ friction and springs)",
                          ne.inverse_dynamics(q, qd, qdd), ref["rnea"]))
     if derivatives:
         rows.append(_numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
@@ -584,15 +591,21 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
     def motor_friction(v):
         return joint_friction(Bv, plus, minus, v)
 
+    # the joint springs' torques K (q - q_ref) and their rate K qd, beside the rigid body's
+    stiffness = np.array([float(sympy.sympify(link.spring[0] if link.spring else 0).subs(
+        symbols)) for link in robot.links])
+
     def rnea(q, qd, qdd):
-        return P.T @ pin.rnea(model, data, P @ q, P @ qd, P @ qdd)
+        return (P.T @ pin.rnea(model, data, P @ q, P @ qd, P @ qdd)
+                + spring_torques(robot.spec, q, symbols))
 
     def rnea_rate(q, qd, qdd, qddd):
         """d/dt of rnea along the motion: dtau/dq qd + dtau/dqd qdd + M qddd."""
         pin.computeRNEADerivatives(model, data, P @ q, P @ qd, P @ qdd)
         M = data.M.copy()
         M[np.tril_indices_from(M, -1)] = M.T[np.tril_indices_from(M, -1)]
-        return P.T @ (data.dtau_dq @ (P @ qd) + data.dtau_dv @ (P @ qdd) + M @ (P @ qddd))
+        return (P.T @ (data.dtau_dq @ (P @ qd) + data.dtau_dv @ (P @ qdd) + M @ (P @ qddd))
+                + stiffness * qd)
 
     q, theta, qd, thetad, tau = (args[k] for k in ("q", "theta", "qd", "thetad", "tau"))
     rows = []
@@ -600,7 +613,8 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
         springs = K * (theta - q[:, at]) + D * (thetad - qd[:, at])
         link_tau = tau.copy()
         link_tau[:, at] = springs
-        link_tau -= friction_torques(robot.spec, qd, symbols)
+        link_tau -= (friction_torques(robot.spec, qd, symbols)
+                     + spring_torques(robot.spec, q, symbols))
         qdd = [P.T @ pin.aba(model, data, P @ x, P @ v, P @ t)
                for x, v, t in zip(q, qd, link_tau)]
         thetadd = (tau[:, at] - springs - motor_friction(thetad)) / B
@@ -771,6 +785,10 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
                                      for _, frame in frames] for x in q]))]
     if robot.constraints and reference.equalities:
         rows += _equality_rows(robot, ne, reference, name, args["q"].shape[0])
+    if any(link.spring for link in robot.links):
+        rows.append(_numeric(f"joint_spring_torques = -qfrc_spring{name}",
+                             ne.joint_spring_torques(q),
+                             np.array([reference.spring_torques(x) for x in q])))
     if robot.tendons and len(reference.tendons) == len(robot.tendons):
         lengths, jacobians = zip(*(reference.tendon_lengths(x) for x in q))
         rows += [_numeric(f"tendon_lengths{name}", ne.tendon_lengths(q), np.array(lengths)),

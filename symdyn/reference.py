@@ -257,6 +257,25 @@ def snapped_urdf(path, tolerance: float) -> str:
     return tostring(root, encoding="unicode")
 
 
+def spring_torques(spec: RobotSpec, q, values=None) -> np.ndarray:
+    """The joint springs' torques K (q - q_ref) (MuJoCo's joint stiffness) for states q (the
+    links' joint variables in the file's order, a spherical joint's four), one entry per
+    velocity (a spherical joint's three, zero)."""
+    values = values or {}
+    q = np.asarray(q, dtype=float)
+    out, i = [], 0
+    for link in spec.links:
+        if link.joint == "spherical":
+            out += [np.zeros(q.shape[:-1])] * 3
+            i += 4
+            continue
+        stiffness, reference = ((float(sympy.sympify(x).subs(values)) for x in link.spring)
+                                if link.spring else (0.0, 0.0))
+        out.append(stiffness * (q[..., i] - reference))
+        i += 1
+    return np.stack(out, axis=-1) if out else np.zeros(q.shape[:-1] + (0,))
+
+
 def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
     """Joint friction of Robotics Toolbox's model, G^2 B qd + |G| Tc(sign qd), for states qd
     (the links' velocities in the file's order; none at a spherical joint's three, nor at an
@@ -337,6 +356,7 @@ class MujocoReference:
                                                        snap_angles=snap_angles, root=root)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+        self.stiffness = model.jnt_stiffness.copy()       # the springs, compared apart
         model.jnt_stiffness[:] = 0
         model.dof_damping[:] = 0
         model.dof_frictionloss[:] = 0
@@ -507,6 +527,18 @@ class MujocoReference:
                 mj.mju_quat2Mat(turn, model.eq_data[e, 6:10])
                 axes[0] = axes[0] @ turn.reshape(3, 3)
         return (axes[0] if e in self.loops else np.eye(3)), axes[1]
+
+    def spring_torques(self, q) -> np.ndarray:
+        """What the actuators add against MuJoCo's joint springs at q, in symdyn's forces:
+        -G^T qfrc_spring (its passive forces' stiffness part)."""
+        model, data = self.model, self.data
+        model.jnt_stiffness[:] = self.stiffness
+        try:
+            G = self._set(q)
+            self.mj.mj_forward(model, data)
+            return -G.T @ data.qfrc_spring
+        finally:
+            model.jnt_stiffness[:] = 0
 
     def equality_jacobians(self, q) -> dict[str, np.ndarray]:
         """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import
@@ -800,7 +832,10 @@ class ConstraintReference:
         m, n = G.shape
         K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
         links = self.coupling @ v[robot.base_velocities:]
-        friction = self.coupling.T @ friction_torques(robot.spec, links, self.values)
+        at = self.configuration @ np.asarray(q[robot.base_configuration:], dtype=float)
+        friction = self.coupling.T @ (friction_torques(robot.spec, links, self.values)
+                                      + spring_torques(robot.spec, at + self.offsets,
+                                                       self.values))
         rhs = np.r_[tau - h - np.r_[np.zeros(robot.base_velocities), friction],
                     gamma - gains[1] * G @ v - gains[0] * phi]
         x = np.linalg.solve(K, rhs)

@@ -50,6 +50,8 @@ REQUIREMENTS = {
     "a closed-loop mechanism": lambda d: d.mechanism_problem,
     "elastic joints": lambda d: None if d.robot.elastic else (
         "its robot file has no elastic joints (elastic:)"),
+    "joint springs": lambda d: None if any(link.spring for link in d.robot.links) else (
+        "its robot file has no joint springs (spring:)"),
     "undamped springs, no mimic joints": lambda d: _elastic_inverse_problem(d.robot),
 }
 

@@ -124,7 +124,7 @@ def _inverse_dynamics(c: Build) -> list[list]:
     joints = [c.b.define(f"tau{i + 1}_total", rigid[shift + i] + armature * qdd + f)
               for i, (armature, qdd, f) in enumerate(zip(
                   robot.per_velocity(link.armature for link in robot.links)[shift:],
-                  robot.link_qdd, friction(robot)[shift:]))]
+                  robot.link_qdd, passive(robot)[shift:]))]
     return [forces(robot, rigid[:shift] + joints)]
 
 
@@ -146,6 +146,10 @@ def _nonlinear_effects(c: Build) -> list[list]:
 
 def _friction_torques(c: Build) -> list[list]:
     return [forces(c.robot, friction(c.robot))]
+
+
+def _joint_spring_torques(c: Build) -> list[list]:
+    return [forces(c.robot, springs(c.robot))]
 
 
 def _tool_wrench_torques(c: Build) -> list[list]:
@@ -332,7 +336,8 @@ def _one(name, inputs, output, doc, shape=("n",), **how) -> Quantity:
 QUANTITIES = {q.name: q for q in (
     _one("inverse_dynamics", ("q", "qd", "qdd"), "tau",
              "Joint forces and torques tau that produce the accelerations qdd at (q, qd):\n"
-             "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd).",
+             "tau = M(q) qdd + C(q, qd) qd + g(q) + friction(qd) (+ the joint springs'\n"
+             "torques K (q - q_ref), where the robot has them).",
              builder=_inverse_dynamics),
     _one("mass_matrix", ("q",), "M",
              "The joint-space inertia matrix M(q), rotor inertias G^2 Jm on its diagonal.",
@@ -351,6 +356,11 @@ QUANTITIES = {q.name: q for q in (
     _one("friction_torques", ("qd",), "tau_f",
              "Joint friction: G^2 B qd + |G| Tc, with Tc+ when qd > 0 and Tc- when qd < 0.",
              builder=_friction_torques),
+    _one("joint_spring_torques", ("q",), "tau_k",
+             "The joint springs' torques K (q - q_ref) (MuJoCo's joint stiffness): the\n"
+             "springs pull each joint back to its reference with -tau_k, which the actuators\n"
+             "add to the rigid body's torques in inverse_dynamics.",
+             builder=_joint_spring_torques, requires=("joint springs",)),
     _one("tool_wrench_torques", ("q", "f_ext"), "tau_ext",
              "The joint forces that hold the wrench f_ext = [fx, fy, fz, mx, my, mz] the tool\n"
              "exerts on its environment (in the tool frame's axes, about its origin): J^T f_ext.\n"
@@ -358,7 +368,8 @@ QUANTITIES = {q.name: q for q in (
              builder=_tool_wrench_torques),
     _one("forward_dynamics", ("q", "qd", "tau"), "qdd",
              "The accelerations qdd that the joint forces tau produce at (q, qd):\n"
-             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd), solved by L^T D L.",
+             "M(q) qdd = tau - C(q, qd) qd - g(q) - friction(qd) (- the joint springs'\n"
+             "torques), solved by L^T D L.",
              builder=_forward_dynamics_outputs, requires=("invertible M",)),
     _one("forward_kinematics", ("q",), "T",
              "The tool frame's pose in the world: the 4 x 4 homogeneous transform\n"
@@ -669,10 +680,12 @@ def build(name: str, robot: Robot, route: Route, steps=None, progress=None,
 
 
 def _inverse_dynamics_derivatives(robot: Robot, route: Route, b: ProgramBuilder, qd, qdd):
-    """dtau/dq and dtau/dqd: the route's rigid-body ones and the viscous friction's; the rotors'
-    G^2 Jm qdd depends on neither, and Coulomb friction's derivative is zero where it exists."""
+    """dtau/dq and dtau/dqd: the route's rigid-body ones, the joint springs' stiffness and the
+    viscous friction's; the rotors' G^2 Jm qdd depends on neither, and Coulomb friction's
+    derivative is zero where it exists."""
     dq, dqd = route.inverse_dynamics_derivatives(b, qd, qdd, robot.gravity)
-    return (congruent(robot, dq),
+    return (congruent(robot, dq + sympy.diag(*robot.per_velocity(
+                link.spring[0] if link.spring else 0 for link in robot.links))),
             congruent(robot, dqd + sympy.diag(*robot.per_velocity(link.viscous
                                                                   for link in robot.links))))
 
@@ -740,7 +753,7 @@ def _forward_dynamics(robot: Robot, part, b: ProgramBuilder, tau) -> tuple[LDLT 
     factors = factor(robot, b, _square(part("mass_matrix")[0]))
     h = part("nonlinear_effects")[0]
     residual = [b.define(f"r{i + 1}", tau[i] - h[i] - f)
-                for i, f in enumerate(forces(robot, friction(robot)))]
+                for i, f in enumerate(forces(robot, passive(robot)))]
     return factors, factors.solve(b, residual)
 
 
@@ -755,6 +768,25 @@ def friction(robot: Robot) -> list[sympy.Expr]:
             continue
         out.append(joint_friction(link.viscous, link.coulomb, link.qd))
     return robot.slots(out)
+
+
+def springs(robot: Robot) -> list[sympy.Expr]:
+    """The joint springs' torques K (q - q_ref) at each joint (a Robot.slots list, as
+    friction's): what the actuators must add to hold the joint against its spring."""
+    out = []
+    for link in robot.links:
+        if link.spring:
+            stiffness, reference = link.spring
+            out.append(stiffness * (link.q - reference))
+        else:
+            out += [sympy.Integer(0)] * link.nv
+    return robot.slots(out)
+
+
+def passive(robot: Robot) -> list[sympy.Expr]:
+    """What a joint's actuator adds to the rigid body's torques besides its rotor: friction
+    and the joint springs (inverse dynamics' terms, forward dynamics' subtrahends)."""
+    return [f + k for f, k in zip(friction(robot), springs(robot))]
 
 
 def with_armature(robot: Robot, M: sympy.Matrix) -> sympy.Matrix:

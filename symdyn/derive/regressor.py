@@ -5,7 +5,8 @@ and computeJointTorqueRegressor's columns): m, m c_x, m c_y, m c_z, then the ine
 origin of joint frame {i} in its axes, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz. A floating base's
 body comes first (its names end in 0, its frame is {0}), then the links'. A robot with actuator
 data adds per joint its reflected rotor inertia G^2 Jm, viscous friction G^2 B and Coulomb
-friction |G| Tc+ and |G| Tc- (quantities.friction's terms, each with its own column).
+friction |G| Tc+ and |G| Tc- (quantities.friction's terms, each with its own column), and one
+with joint springs its stiffness K and K q_ref (quantities.springs' terms, K q - K q_ref).
 
 Y is not derived by a recursion of its own: the route's inverse dynamics is derived for the robot
 with every inertial parameter a symbol, and column k is its derivative along pi_k, taken on the
@@ -31,11 +32,16 @@ from ..spatial import PARAMETERS, Inertia
 
 INERTIAL = PARAMETERS    # a body's ten, in Pinocchio's order
 ACTUATOR = ("Ia", "fv", "fcp", "fcm")     # G^2 Jm, G^2 B, |G| Tc+, |G| Tc-
+SPRING = ("k", "kr")     # a joint spring's stiffness K and K q_ref: K (q - q_ref) = K q - K q_ref
 
 
 def has_actuators(robot: Robot) -> bool:
     return any(link.armature != 0 or link.viscous != 0 or any(c != 0 for c in link.coulomb)
                for link in robot.links)
+
+
+def has_springs(robot: Robot) -> bool:
+    return any(link.spring for link in robot.links)
 
 
 def bodies(robot: Robot) -> list[tuple[int, Inertia]]:
@@ -57,6 +63,11 @@ def standard_parameters(robot: Robot) -> list[tuple[str, sympy.Expr]]:
         for link in robot.links:
             out += [(f"{name}{link.index}", sympy.sympify(v)) for name, v in zip(
                 ACTUATOR, (link.armature, link.viscous, *link.coulomb))]
+    if has_springs(robot):
+        for link in robot.links:
+            stiffness, reference = link.spring or (0, 0)
+            out += [(f"{name}{link.index}", sympy.sympify(v)) for name, v in zip(
+                SPRING, (stiffness, stiffness * reference))]
     return out
 
 
@@ -80,6 +91,9 @@ def regressor(robot: Robot, route, b: ProgramBuilder) -> sympy.Matrix:
     if has_actuators(robot):
         Y = Y.row_join(sympy.Matrix.hstack(*(_actuator_columns(robot, i) for i in range(
             len(robot.links)))))
+    if has_springs(robot):
+        Y = Y.row_join(sympy.Matrix.hstack(*(_spring_columns(robot, i) for i in range(
+            len(robot.links)))))
     return Y
 
 
@@ -94,3 +108,13 @@ def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
     entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
     row = robot.offsets[i]
     return sympy.Matrix(robot.slot_count, 4, lambda r, c: entries[c] if r == row else 0)
+
+
+def _spring_columns(robot: Robot, i: int) -> sympy.Matrix:
+    """The columns of joint i's spring stiffness K and K q_ref (q_i and -1), in the rows of
+    Robot.slots; zeros at a spherical joint, which has no spring."""
+    link = robot.links[i]
+    if link.ball:
+        return sympy.zeros(robot.slot_count, 2)
+    entries, row = (link.q, sympy.Integer(-1)), robot.offsets[i]
+    return sympy.Matrix(robot.slot_count, 2, lambda r, c: entries[c] if r == row else 0)

@@ -19,7 +19,7 @@ import yaml
 from ..api import python_module
 from ..derive.base_parameters import BaseParameters, base_parameters
 from ..derive.dynamics import Dynamics
-from ..derive.regressor import INERTIAL, standard_parameters
+from ..derive.regressor import INERTIAL, SPRING, standard_parameters
 from ..errors import DataFileError, DerivationError
 from ..program.passes import eliminate_dead_code
 from .data import Measurements
@@ -41,7 +41,8 @@ class Fit:
 
 
 # What --fit chooses from: groups of standard parameters (their names' stems, see regressor.py).
-GROUPS = {"inertia": INERTIAL, "rotor": ("Ia",), "viscous": ("fv",), "coulomb": ("fcp", "fcm")}
+GROUPS = {"inertia": INERTIAL, "rotor": ("Ia",), "viscous": ("fv",), "coulomb": ("fcp", "fcm"),
+          "spring": SPRING}
 
 
 @dataclass(frozen=True)

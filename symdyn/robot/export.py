@@ -86,7 +86,7 @@ def comment(text: str) -> str:
 
 def urdf_left_out(robot: Robot) -> list[str]:
     """What the URDF of ``robot`` cannot hold, in words: URDF is a tree, with no closed loops,
-    contacts, couplings, tendons or elastic joints."""
+    contacts, couplings, tendons, joint springs or elastic joints."""
     out = []
     if robot.constraints:
         out.append("constraints left out (URDF has no closed loops, contacts or couplings; "
@@ -95,6 +95,10 @@ def urdf_left_out(robot: Robot) -> list[str]:
     if robot.tendons:
         out.append("tendons left out (URDF has none): "
                    + ", ".join(repr(t.name) for t in robot.tendons))
+    springs = [link for link in robot.links if link.spring]
+    if springs:
+        out.append("joint springs left out (URDF has no joint stiffness): "
+                   + ", ".join(map(repr, robot.joint_names(springs))))
     if robot.elastic:
         out.append("elastic joints written rigid, their motors' rotors and friction the "
                    "joints' (URDF has no joint stiffness; the robot file is the elastic "

@@ -255,8 +255,10 @@ def _joint(name, link, row, num) -> str:
     side = link.elastic or link     # an elastic joint's motor locked to its link (left out)
     armature, viscous = num(side.armature), num(side.viscous)
     plus, minus = (num(c) for c in side.coulomb)
+    stiffness, reference = (num(x) for x in link.spring) if link.spring else (0.0, 0.0)
     for key, value in (("armature", armature), ("damping", viscous),
-                       ("frictionloss", plus if plus == -minus else 0.0)):
+                       ("frictionloss", plus if plus == -minus else 0.0),
+                       ("stiffness", stiffness), ("springref", reference if stiffness else 0)):
         if value:
             attributes.append(f'{key}="{decimal(value)}"')
     return f"<joint {' '.join(attributes)}/>"

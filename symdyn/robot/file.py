@@ -38,7 +38,13 @@ from .spec import (
     PlacementSpec,
     RobotSpec,
 )
-from .validity import actuator_problem, body_problem, elastic_problem, numeric
+from .validity import (
+    actuator_problem,
+    body_problem,
+    elastic_problem,
+    numeric,
+    spring_problem,
+)
 
 # A robot's name heads its file names and C identifiers: at most 64 characters, as C99 keeps
 # 63 of an identifier significant and a file name may have 255.
@@ -92,8 +98,9 @@ ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_fri
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
              "axis", "name", "joint_name", "parent", "gamma", "b", "mimic", "multiplier",
-             "offset", "elastic"} | ACTUATOR_KEYS
+             "offset", "elastic", "spring"} | ACTUATOR_KEYS
 ELASTIC_KEYS = {"stiffness", "damping"}
+SPRING_KEYS = {"stiffness", "reference"}
 # A link's, a joint's or a frame's name: the source file's own (URDF and MJCF names hold dots,
 # slashes and spaces), text of at most NAME_TEXT_LENGTH printable characters; the generated
 # code's identifiers are made of it (identifiers.py).
@@ -540,6 +547,8 @@ class _Reader:
         if "elastic" in keys:
             values["elastic"] = self.elastic(keys, joint, actuator.get("motor_inertia"),
                                              f"{field}.elastic")
+        if "spring" in keys:
+            values["spring"] = self.spring(keys["spring"], joint, f"{field}.spring")
         name, joint_name = (self.name_text(keys[key], f"{field}.{key}", key == "name")
                             if key in keys else None for key in ("name", "joint_name"))
         for key in ("multiplier", "offset"):
@@ -743,6 +752,24 @@ class _Reader:
                              "acceleration is its torque over G^2 Jm", node, field,
                              "motor_inertia: Jm > 0 (and gear_ratio: G) beside elastic")
         return stiffness, damping
+
+    def spring(self, node, joint, field) -> tuple:
+        """A joint spring's (stiffness, reference): K >= 0 (N m/rad or N/m) and q_ref (0 if
+        not given; an angle for a revolute joint, read as angles are), on a one-axis joint."""
+        spring = self.mapping(node, field, SPRING_KEYS)
+        if joint == "spherical":
+            raise self.error("a spherical joint has no spring here: its configuration is a "
+                             "quaternion", node, field, "a spring on a revolute or prismatic "
+                             "joint")
+        stiffness = self.expression(self.require(spring, "stiffness", node, field),
+                                    f"{field}.stiffness")
+        problem = spring_problem(stiffness)
+        if problem:
+            raise self.error(problem, spring["stiffness"], f"{field}.stiffness")
+        if "reference" not in spring:
+            return stiffness, sympy.Integer(0)
+        read = self.angle if joint == "revolute" else self.expression
+        return stiffness, read(spring["reference"], f"{field}.reference")
 
     def joint_placement(self, keys, node, field, spherical: bool = False) -> dict:
         """origin (optional: the parent's frame) and axis (required, made a unit vector; none

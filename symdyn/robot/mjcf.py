@@ -20,8 +20,8 @@ MuJoCo's picture and symdyn's:
   joint is a spherical joint turning its body about the joint's ``pos``;
 * a site is a named frame;
 * armature, damping and frictionloss are the rotor inertia and the viscous and Coulomb friction
-  of a joint; a joint's actuator force range, or an actuator's force range times its gear, its
-  effort limit;
+  of a joint, stiffness and springref its spring; a joint's actuator force range, or an
+  actuator's force range times its gear, its effort limit;
 * a joint equality ``joint1 = poly(joint2)`` with a linear polynomial is a mimic joint;
 * gravity is the option's, off where ``<flag gravity="disable"/>`` says so, and scaled by
   1 - gravcomp where every body of the robot has the same gravity compensation.
@@ -29,9 +29,10 @@ MuJoCo's picture and symdyn's:
 A scene is cut to its robot: the bodies ``--base`` names, or else the part of the world that
 moves on joints; free objects, mocap bodies and the equalities that hold them are left out,
 and said so. What changes MuJoCo's dynamics and symdyn's model does not carry (fluid forces,
-springs, a gravity compensation that differs between bodies, damping polynomials, plugins) is
-left out with a warning line for each kind (LinkTree.note), and ``as_imported`` takes it out
-of a compiled model too, so that ``symdyn check --mjcf`` compares the same dynamics.
+a ball joint's spring, a gravity compensation that differs between bodies, damping
+polynomials, plugins) is left out with a warning line for each kind (LinkTree.note), and
+``as_imported`` takes it out of a compiled model too, so that ``symdyn check --mjcf``
+compares the same dynamics.
 
 Connect and weld equalities within the robot (closed loops, a body welded to the world) are
 constraints of the robot file (add_held), between frames made for them where MuJoCo's anchors
@@ -80,7 +81,6 @@ __all__ = ["MAX_MJCF_BYTES", "as_imported", "read_chain", "read_model"]
 # Kinds of what the import leaves out of MuJoCo's dynamics (LinkTree.note), which as_imported
 # takes out of a compiled model.
 FLUID = "fluid forces left out (symdyn has no model of them):"
-SPRINGS = "springs (stiffness) left out, as MuJoCo's passive forces, on joints"
 GRAVCOMP = ("gravity compensation left out (the bodies' gravcomp differ; symdyn scales "
             "gravity for all of them alike):")
 DAMPING_POLYNOMIAL = "nonlinear damping (dampingpoly) left out on joints"
@@ -167,10 +167,10 @@ def _not_compiled(path, exc: ValueError) -> RobotFileError:
 
 
 # What as_imported takes out of MuJoCo's dynamics, by the kind of note that asks for it
-TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation", SPRINGS: "springs",
+TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation",
              DAMPING_POLYNOMIAL: "damping polynomials",
              TENDON_PASSIVE: "tendons' springs, damping, friction and armature",
-             BALL_LEFT_OUT: "ball joints' armature"}
+             BALL_LEFT_OUT: "ball joints' armature and springs"}
 
 
 def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
@@ -187,8 +187,6 @@ def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
         model.opt.wind[:] = 0
     if GRAVCOMP in noted:
         model.body_gravcomp[:] = 0
-    if SPRINGS in noted:
-        model.jnt_stiffness[:] = 0
     if DAMPING_POLYNOMIAL in noted:
         model.dof_dampingpoly[:] = 0
     if BALL_LEFT_OUT in noted:      # (damping and friction are off in check's model already)
@@ -196,6 +194,7 @@ def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
         for j in range(model.njnt):
             if model.jnt_type[j] == ball:
                 model.dof_armature[model.jnt_dofadr[j]:][:3] = 0
+                model.jnt_stiffness[j] = 0
     if TENDON_PASSIVE in noted:
         for key in ("stiffness", "damping", "frictionloss", "armature"):
             getattr(model, f"tendon_{key}")[:] = 0
@@ -612,8 +611,13 @@ class _Model(LinkTree):
         effort = self.effort(j)
         if effort is not None:
             limits["effort"] = effort
-        if model.jnt_stiffness[j] and self.springs:
-            self.note(SPRINGS, repr(self.names["joint"][j]))
+        spring = None
+        if model.jnt_stiffness[j] and self.springs:     # -K (qpos - qpos_spring), MuJoCo's
+            stiffness, reference = (float(self.bounded("joint", j, key, [value])[0])
+                                    for key, value in (("stiffness", model.jnt_stiffness[j]), (
+                                        "springref",
+                                        model.qpos_spring[model.jnt_qposadr[j]])))
+            spring = (stiffness, reference)
         if np.any(model.dof_dampingpoly[dof]) and self.damping:
             self.note(DAMPING_POLYNOMIAL, repr(self.names["joint"][j]))
         armature, damping, friction = (float(self.bounded("joint", j, key, [value])[0]) for
@@ -627,7 +631,7 @@ class _Model(LinkTree):
             "coulomb_friction": (friction, -friction)}
         return Joint(self.names["joint"][j], "revolute" if hinge else "prismatic", parent, child,
                      placement, axis / np.linalg.norm(axis), limits, damping, friction,
-                     actuator, self.mimic(j), self.where("joint", j).line)
+                     actuator, self.mimic(j), self.where("joint", j).line, spring)
 
     def ball(self, j: int, parent: str, child: str, placement) -> Joint:
         """A ball joint: a spherical joint, which has no rotor, friction or limits in a robot

@@ -161,6 +161,8 @@ class Link:
     # An elastic joint's motor side; its rotor and friction are then there, not in armature,
     # viscous and coulomb, which are the link side's (zero)
     elastic: Elastic | None = None
+    # A spring at the joint, (stiffness K, reference q_ref): the passive torque -K (q - q_ref)
+    spring: tuple | None = None
 
     @property
     def revolute(self) -> bool:
@@ -623,7 +625,7 @@ class Robot:
                               file_frame=folded(sympy.ImmutableMatrix(frame)),
                               mimic=None if row.mimic is None else (row.mimic, row.multiplier,
                                                                    row.offset),
-                              ball=ball, elastic=elastic))
+                              ball=ball, elastic=elastic, spring=row.spring))
         # Each frame in its link's joint frame: the file's link frame there, then the frame in
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(

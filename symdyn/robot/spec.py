@@ -69,6 +69,9 @@ class LinkSpec:
     # the motor, after its gear, and the link; None for a rigid joint. The rotor and friction
     # above are then the motor side's (model.Elastic).
     elastic: tuple | None = None
+    # A spring at the joint (MuJoCo's joint stiffness): (stiffness K >= 0, reference q_ref), a
+    # passive torque -K (q - q_ref) on the joint's variable; None for none.
+    spring: tuple | None = None
     # The joint's limits, as URDF's <limit>: position (rad or m), speed, force or torque;
     # None where the file gives none (unlimited).
     limits: dict | None = None

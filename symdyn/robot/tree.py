@@ -50,6 +50,7 @@ class Joint:
     actuator: dict | None     # <symdyn:actuator>: motor-side data, exact
     mimic: tuple | None       # <mimic>: (the joint this one follows, multiplier, offset)
     line: int
+    spring: tuple | None = None   # (stiffness, reference): MJCF's joint stiffness, springref
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class ChainJoint:
     parent: int               # the movable joint it is placed from (1-based; 0: the base)
     link: str                 # its child link's name in the file
     mimic: tuple | None = None    # a mimic joint's (followed joint, 1-based; multiplier, offset)
+    spring: tuple | None = None   # (stiffness, reference): a spring at the joint
 
 
 @dataclass(frozen=True)
@@ -343,7 +345,8 @@ class LinkTree:
             chain_joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], placement,
                                            joint.axis, body, joint.limits, joint.viscous,
                                            joint.coulomb, joint.actuator,
-                                           parent=len(chain_joints), link=joint.child))
+                                           parent=len(chain_joints), link=joint.child,
+                                           spring=joint.spring))
             frames += self.fixed_frames(joint.child, len(chain_joints), np.eye(4))
             placement = np.eye(4)
         return Chain(self.robot, base, tip, tuple(chain_joints), self.pose_in_root(base),
@@ -383,7 +386,8 @@ class LinkTree:
             body = self.lumped(joint.child, None, [], chain=set(), whole=True)
             joints.append(ChainJoint(joint.name, MOVABLE[joint.kind], origin, joint.axis,
                                      body, joint.limits, joint.viscous, joint.coulomb,
-                                     joint.actuator, parent, joint.child))
+                                     joint.actuator, parent, joint.child,
+                                     spring=joint.spring))
             if self.own(joint.child):
                 frames.append((joint.child, len(joints), self.link_frame(joint.child)))
             stack += below(joint.child, len(joints), np.eye(4))

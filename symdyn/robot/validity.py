@@ -86,6 +86,15 @@ def elastic_problem(key: str, value) -> str | None:
     return None
 
 
+def spring_problem(stiffness) -> str | None:
+    """What is impossible about a joint spring: a negative stiffness (it would push the joint
+    away from its reference, without bound)."""
+    data = numeric((stiffness,))
+    if data is not None and data[0] < 0:
+        return f"the stiffness is negative ({data[0]:g})"
+    return None
+
+
 def _matrix(six) -> np.ndarray:
     ixx, iyy, izz, ixy, iyz, ixz = six
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])

@@ -213,6 +213,10 @@ def _link(joint: ChainJoint, body, placement_lines) -> list[str]:
         if np.any(np.asarray(value) != np.asarray(defaults[key])):
             entries.append(f"{key}: " + (decimals(value) if isinstance(value, tuple)
                                          else decimal(value)))
+    if joint.spring:
+        stiffness, reference = joint.spring
+        entries.append(f"spring: {{stiffness: {decimal(stiffness)}"
+                       + (f", reference: {decimal(reference)}" if reference else "") + "}")
     return [("  - " if k == 0 else "    ") + entry for k, entry in enumerate(entries)]
 
 

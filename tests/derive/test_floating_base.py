@@ -311,7 +311,7 @@ def test_a_floating_base_has_every_quantity_but_by_lagrange(tmp_path):
     assert "NQ, NV = 8, 7" in text and 'JOINTS = ("root_joint", "joint1",)' in text
     assert all(f"def {name}(" in text for name, quantity in symdyn.derive.QUANTITIES.items()
                if not {"frames", "constraints", "tendons", "a closed-loop mechanism",
-                       "elastic joints"}
+                       "elastic joints", "joint springs"}
                & set(quantity.requires))
     result = runner.invoke(main, ["generate", str(path), "--out", str(tmp_path / "one"), "-q",
                                   "--method", "lagrange"])

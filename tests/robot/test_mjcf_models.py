@@ -99,7 +99,7 @@ ARM = """<mujoco model="arm">{option}
     ("", ' gravcomp="1"', "", "", [0, 0, -9.81], "gravity compensation left out"),
     ("", ' gravcomp="1"', ' gravcomp="1"', 'actuatorgravcomp="true"', [0, 0, -9.81], None),
     ('<option><flag damper="disable"/></option>', "", "", "", [0, 0, -9.81], None),
-    ("", "", "", 'stiffness="10"', [0, 0, -9.81], "springs (stiffness) left out"),
+    ("", "", "", 'stiffness="10" springref="0.3"', [0, 0, -9.81], None),
 ], ids=["gravity disabled", "gravity", "gravcomp 1", "gravcomp shared", "gravcomp differs",
         "gravcomp by the actuators", "damper disabled", "a spring"])
 def test_the_options_and_gravity_compensation_are_taken_or_named(tmp_path, option, g1, g2,
@@ -123,6 +123,11 @@ def test_the_options_and_gravity_compensation_are_taken_or_named(tmp_path, optio
     note = checked(tmp_path, robot, path)
     if words is not None:
         assert "MuJoCo's model without its" in note
+    if "stiffness" in joint:        # a spring is the robot file's too, compared with MuJoCo's
+        # (springref in the file's degrees)
+        assert [float(x) for x in robot.spec.links[1].spring] == pytest.approx(
+            [10, np.radians(0.3)], rel=1e-14)
+        assert "joint_spring_torques = -qfrc_spring (MuJoCo" in note
 
 
 def test_a_scene_gives_its_robot_and_names_what_is_left_out(tmp_path):
