@@ -445,7 +445,7 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
     bodies = model.copy()
     bodies.armature = np.zeros(model.nv)
     bodies_data = bodies.createData()
-    frame = model.getFrameId("tool")
+    frame = model.getFrameId("tool", pin.FrameType.OP_FRAME)   # (a URDF may have a link tool)
     tool = model.frames[frame].placement
     tool_joint = model.frames[frame].parentJoint
     q_pin = configuration(q_links)
@@ -894,7 +894,9 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     except (RuntimeError, ValueError) as exc:       # a mimic joint before the one it follows
         return [Row.skip(name, f"Pinocchio has no model of these mimic joints: {exc}")
                 for name in names]
-    frame = model.getFrameId("tool") if model.existFrame("tool") else None
+    operational = pin.FrameType.OP_FRAME            # (a URDF may have a link named tool)
+    frame = (model.getFrameId("tool", operational) if model.existFrame("tool", operational)
+             else None)
     if robot.balls:     # Pinocchio 4.1's crba there disagrees with its own rnea (4e-4)
         names = (names[0], "mass_matrix = Pinocchio rnea's columns, mimic joints", names[2])
     tau, M, J = [], [], []
@@ -936,7 +938,7 @@ def _snapping_rows(urdf, root, snapped, q, qd, qdd) -> list[Row]:
         return []
 
     def terms(model):
-        data, frame = model.createData(), model.getFrameId("tool")
+        data, frame = model.createData(), model.getFrameId("tool", pin.FrameType.OP_FRAME)
         tau, M, pose = [], [], []
         for qi, vi, ai in zip(q, qd, qdd):
             pin.framesForwardKinematics(model, data, qi)

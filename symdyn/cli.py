@@ -636,6 +636,9 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
               help="Refuse inertias no rigid body has, which are otherwise taken as the file "
                    "gives them with a warning (published files hold them: round-off, links "
                    "without mass but with inertia).")
+# The flag before --strict-inertia, whose behaviour is now the default: users' scripts that
+# give it go on working, with a warning.
+@click.option("--allow-inconsistent-inertia", "allow_inconsistent", is_flag=True, hidden=True)
 @click.option("--snap-angles", type=SNAP_RANGE, default=QUARTER_TOLERANCE,
               show_default=True, help="Take angles this close (rad) to a multiple of pi/12 as "
               "that multiple (the default takes the 1.57079632679 of many URDFs as pi/2; 1e-5 "
@@ -649,14 +652,21 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
 @QUIET
-def import_(urdf_file, base, tip, name, form, strict_inertia, snap_angles, source, root,
-            output, quiet):
+def import_(urdf_file, base, tip, name, form, strict_inertia, allow_inconsistent, snap_angles,
+            source, root, output, quiet):
     """Write a robot file for a URDF or an MJCF file (MuJoCo's; needs symdyn[mjcf]): the whole
     tree below --base (its mimic joints kept, its links on fixed joints and its sites as named
     frames), or the chain to --tip; joints, inertias (lumped over fixed joints), limits,
     friction, base and tool."""
     if name is not None and name_problem(name):
         raise UserError(f"--name: {name_problem(name)} (expected {NAME_RULE})")
+    if allow_inconsistent:
+        if strict_inertia:
+            raise UserError("--allow-inconsistent-inertia and --strict-inertia ask opposite "
+                            "things: give one")
+        click.echo("warning: --allow-inconsistent-inertia is what import does by default now "
+                   "(inertias no rigid body has are taken, with a warning; --strict-inertia "
+                   "refuses them): leave it out", err=True)
     try:
         text, spec = import_robot(urdf_file, base=base, tip=tip, name=name, form=form,
                                   strict_inertia=strict_inertia, snap_angles=snap_angles,

@@ -144,3 +144,19 @@ def test_getting_started_examples_run(tmp_path):
     script = tmp_path / "example.py"
     script.write_text(code)
     _run([sys.executable, str(script)], tmp_path)
+
+
+@pytest.mark.slow
+def test_the_readmes_tour_runs_as_written(tmp_path):
+    """Each line of the README's five-minute tour, from the repository's folder, its build/
+    a folder of the test's: every file it names is in the repository or made by a line
+    before it, and every command exits 0."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## A five-minute tour", 1)[1].split("```sh\n", 1)[1].split("```")[0]
+    symdyn = Path(sys.executable).parent / "symdyn"
+    for line in block.splitlines():
+        command = line.split("#")[0].replace("build/", f"{tmp_path}/").split()
+        assert command[0] == "symdyn", line
+        result = subprocess.run([str(symdyn), *command[1:], "-q"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, line + "\n" + result.stdout[-2000:] + result.stderr
