@@ -63,7 +63,10 @@ def test_the_origins_are_drawn_where_the_kinematics_put_them(tmp_path, path, vie
         base = np.array(robot.base, dtype=float)
     world = [base[:3, 3]] + [T[:3, 3] for T in module.link_poses(q)]
     named = [T[:3, 3] for T in module.frame_poses(q)] if robot.frames else []
-    if "tool" not in [f.name for f in robot.frames]:
+    # the tool, where the file names one or the robot is a chain (a tree's last link is no
+    # tool: the label landed on a foot)
+    if "tool" not in [f.name for f in robot.frames] and (robot.spec.tool is not None
+                                                         or not robot.branched):
         named.append(module.forward_kinematics(q)[:3, 3])
     drawn = _drawn(svg, "origin") | {len(world) + k: v for k, v in _drawn(svg, "frame").items()}
     assert sorted(drawn) == list(range(len(world) + len(named)))
@@ -159,3 +162,45 @@ def test_names_are_drawn_as_text_never_as_mathtext(tmp_path):
     result = CliRunner().invoke(main, ["draw", str(path), "-o", str(tmp_path / "p.svg"), "-q"])
     assert result.exit_code == 0, result.output
     assert "c$\\frac{$k" in (tmp_path / "p.svg").read_text()
+
+
+def test_constraints_are_drawn_and_a_tree_without_a_tool_has_none(tmp_path):
+    """The five-bar: its loop is drawn (the constraint's colour, its name beside it), joined
+    in the kinematic tree and said in the title; a tree whose file names no tool has no tool
+    label (it landed on a foot)."""
+    out = tmp_path / "fivebar.svg"
+    result = CliRunner().invoke(main, ["draw", str(MECHANISMS / "fivebar.yaml"), "-o", str(out),
+                                       "-q"])
+    assert result.exit_code == 0, result.output
+    svg = out.read_text()
+    robot = symdyn.load_robot(MECHANISMS / "fivebar.yaml")
+    (loop,) = robot.constraints
+    assert "1 loop" in svg and f">{loop.name}</text>" in svg and "#c2188b" in svg
+    assert ">tool</text>" not in svg
+
+
+def test_labels_are_not_drawn_on_one_another(tmp_path):
+    """The Cassie-kind biped of the MJCF tests, 20 joints and four loops, from the side,
+    where its legs' frames line up: no two labels of the robot's panel overlap on the page
+    (each text's box, 0.6 of its size a character wide and 1.1 high); they piled up."""
+    yaml = tmp_path / "biped.yaml"
+    source = Path(__file__).parents[1] / "robot" / "mjcf" / "cassie_biped.xml"
+    assert CliRunner().invoke(main, ["import", str(source), "-o", str(yaml), "-q"]
+                              ).exit_code == 0
+    out = tmp_path / "biped.svg"
+    result = CliRunner().invoke(main, ["draw", str(yaml), "--view", "side", "-o", str(out),
+                                       "-q"])
+    assert result.exit_code == 0, result.output
+    panel = out.read_text().split('<g id="axes_2">')[0]
+    boxes = []
+    for size, anchor, x, y, text in re.findall(
+            r'<text style="font-size: ([\d.]+)px;[^"]*?(?:text-anchor: (\w+);)?[^"]*" '
+            r'x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)</text>', panel):
+        width, height = 0.6 * float(size) * len(text), 1.1 * float(size)
+        left = float(x) - (width if anchor == "end" else 0)
+        boxes.append((left, float(y) - height, width, height, text))
+    assert len(boxes) > 20
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1:]:
+            assert not (a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3]
+                        and b[1] < a[1] + a[3]), (a[4], b[4])
