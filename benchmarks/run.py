@@ -1445,15 +1445,25 @@ def compile_constrained(robot, work: Path):
 
 def constrained_robots(folder: Path) -> list:
     """Solo-12 on its four feet (imported with --root free_flyer, SOLO_STANDING added), two
-    four-bars on one base (two loops) and the Delta robot (DELTA: five loops, a spherical
-    joint), without friction."""
+    four-bars on one base (two loops), the Delta robot (DELTA: five loops, a spherical
+    joint), the Cassie-kind biped of the MJCF tests (four loops, two of them through ball
+    joints, imported with the defaults) and, where SYMDYN_MENAGERIE names a checkout of MuJoCo
+    Menagerie, its Cassie as published (its springs too), without friction."""
     solo = folder / "solo12_standing.yaml"
     solo.write_text(import_robot(example_robot(FLOATING_URDFS["solo12_import"]),
                                  name="solo12_standing",
                                  root="free_flyer")[0] + "\n" + SOLO_STANDING.read_text())
     bars = folder / "two_four_bars.yaml"
     bars.write_text(two_four_bars_yaml())
-    return [without_friction(symdyn.load_robot(path)) for path in (solo, bars, DELTA)]
+    paths = [solo, bars, DELTA]
+    sources = [ROOT / "tests" / "robot" / "mjcf" / "cassie_biped.xml"]
+    if os.environ.get("SYMDYN_MENAGERIE"):
+        sources.append(Path(os.environ["SYMDYN_MENAGERIE"]) / "agility_cassie" / "cassie.xml")
+    for source in sources:
+        text, spec = import_robot(source)
+        paths.append(folder / f"{spec.name}.yaml")
+        paths[-1].write_text(text)
+    return [without_friction(symdyn.load_robot(path)) for path in paths]
 
 
 # Section 12: Pinocchio's algorithms evaluated on casadi::SX and written as C by CasADi: the

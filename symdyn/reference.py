@@ -811,19 +811,31 @@ class ConstraintReference:
         settings = pin.ProximalSettings(1e-13, 0.0 if iterations == 1 else 1e-8, iterations)
         # T permutes the velocities: Pinocchio's torques are T tau too (T^-T = T)
         qdd = pin.constraintDynamics(self.model, self.data, self.pinocchio_q(q), self.T @ v,
-                                     self.T @ tau, models, datas, settings)
+                                     self.T @ (tau - self.passive(q, v)), models, datas,
+                                     settings)
         rows, start = [], 0
         for c in self.robot.constraints:
             rows += [start + r for r in c.rows]
             start += 3 if c.kind == "point" else 6
         return self.T.T @ qdd, self.data.lambda_c[rows].copy()
 
+    def passive(self, q, v) -> np.ndarray:
+        """Friction and the joint springs at (q, v) (reference.friction_torques and
+        spring_torques of the file), in symdyn's coordinates: what the actuators add to the
+        rigid body's torques."""
+        robot = self.robot
+        links = self.coupling @ v[robot.base_velocities:]
+        at = self.configuration @ np.asarray(q[robot.base_configuration:], dtype=float)
+        return np.r_[np.zeros(robot.base_velocities), self.coupling.T @ (
+            friction_torques(robot.spec, links, self.values)
+            + spring_torques(robot.spec, at + self.offsets, self.values))]
+
     def kkt(self, q, v, tau, gains=(0.0, 0.0)):
-        """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi:
-        the KKT matrix solved densely."""
+        """(qdd, lambda) of M qdd = tau - h - f + G^T lambda, G qdd = gamma - Kd G v - Kp phi
+        (f: friction and the joint springs): the KKT matrix solved densely."""
         import pinocchio as pin
 
-        model, data, T, robot = self.model, self.data, self.T, self.robot
+        model, data, T = self.model, self.data, self.T
         qp = self.pinocchio_q(q)
         M = pin.crba(model, data, qp)
         M = T.T @ (np.triu(M) + np.triu(M, 1).T) @ T
@@ -831,13 +843,7 @@ class ConstraintReference:
         phi, G, gamma = self.terms(q, v)
         m, n = G.shape
         K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
-        links = self.coupling @ v[robot.base_velocities:]
-        at = self.configuration @ np.asarray(q[robot.base_configuration:], dtype=float)
-        friction = self.coupling.T @ (friction_torques(robot.spec, links, self.values)
-                                      + spring_torques(robot.spec, at + self.offsets,
-                                                       self.values))
-        rhs = np.r_[tau - h - np.r_[np.zeros(robot.base_velocities), friction],
-                    gamma - gains[1] * G @ v - gains[0] * phi]
+        rhs = np.r_[tau - h - self.passive(q, v), gamma - gains[1] * G @ v - gains[0] * phi]
         x = np.linalg.solve(K, rhs)
         return x[:n], x[n:]
 

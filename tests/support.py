@@ -409,3 +409,62 @@ def compile_strictly(source: Path, obj: Path, *extra: str) -> Path:
         result = subprocess.run(command, capture_output=True, text=True)
         assert result.returncode == 0, f"{' '.join(command)}\n{result.stderr}"
     return obj
+
+
+def mujoco_kkt(reference, q, tau) -> np.ndarray:
+    """qdd at rest (v = 0: no drift) from MuJoCo's M, bias forces and joint springs
+    (``reference``, a MujocoReference) and every row of its equalities' Jacobian (efc_J), the
+    KKT system solved by least squares: unique in qdd however many rows repeat others."""
+    zero = np.zeros(len(tau))
+    M = reference.mass_matrix(q)
+    h = reference.inverse_dynamics(q, zero, zero) + reference.spring_torques(q)
+    G = np.vstack(list(reference.equality_jacobians(q).values()))
+    m = len(G)
+    K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
+    return np.linalg.lstsq(K, np.r_[tau - h, np.zeros(m)], rcond=None)[0][:len(tau)]
+
+
+def turned(robot, q, angle, axis=2, joint=None) -> np.ndarray:
+    """q with the floating base turned by ``angle`` about the world's ``axis``, or q's entry
+    ``joint`` set to ``angle``."""
+    q = q.copy()
+    if joint is None:
+        q[3 + axis], q[6] = np.sin(angle / 2), np.cos(angle / 2)
+    else:
+        q[joint] = angle
+    return q
+
+
+def conditioning(G) -> float:
+    s = np.linalg.svd(G, compute_uv=False)
+    return s[-1] / s[0]
+
+
+def through_the_turns(robot, source, poses, pinocchio: bool):
+    """At each pose: G's conditioning the same as unturned's (the rows do not lose rank), qdd
+    equal to MuJoCo's KKT to 1e-9, lambda bounded and equal to Pinocchio's constraintDynamics
+    (``pinocchio``) or the KKT of Pinocchio's M, h and G, all at rest and under random
+    torques."""
+    from symdyn.reference import ConstraintReference, MujocoReference
+
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constraint_jacobian", "constrained_forward_dynamics"])
+    mujoco = MujocoReference(source)
+    reference = ConstraintReference(robot)
+    models = reference.constraint_models() if pinocchio else None
+    rng = np.random.default_rng(64)
+    unturned = conditioning(module.constraint_jacobian(poses[0]))
+    assert unturned > 1e-4
+    zero = np.zeros(robot.dof)
+    for q in poses:
+        assert conditioning(module.constraint_jacobian(q)) == pytest.approx(unturned,
+                                                                              rel=1e-9)
+        tau = rng.uniform(-1, 1, robot.dof)
+        if robot.floating:
+            tau[:6] = 0
+        qdd, lam = module.constrained_forward_dynamics(q, zero, tau, np.zeros(2))
+        assert_close(qdd, mujoco_kkt(mujoco, q, tau), rtol=1e-9)
+        assert np.abs(lam).max() < 1e3
+        expected = (reference.constraint_dynamics(q, zero, tau, *models, iterations=200)
+                    if pinocchio else reference.kkt(q, zero, tau))
+        assert_close((qdd, lam), expected, rtol=1e-9)

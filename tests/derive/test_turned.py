@@ -17,17 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import assert_close
+from support import through_the_turns, turned
 
 import symdyn
 from symdyn.cli import main
-from symdyn.reference import ConstraintReference, MujocoReference
-from symdyn.robot.poses import link_values
+from symdyn.robot.poses import closed_configuration
 
 pytest.importorskip("mujoco")
 
 MJCF = Path(__file__).parents[1] / "robot" / "mjcf"
-QUANTITIES = ["constraint_jacobian", "constrained_forward_dynamics"]
 TURNS = np.radians([0, 30, 60, 89, 90])
 
 
@@ -46,69 +44,6 @@ def _variant(tmp_path, name: str, edits=()) -> tuple[symdyn.Robot, Path]:
     return symdyn.load_robot(out), source
 
 
-def _closed_at(robot) -> np.ndarray:
-    """q where the constraints hold (a floating base at the world's origin, unturned)."""
-    links = dict(zip(robot.link_q, link_values(robot, robot.closed_at)))
-    head = [0.0] * 6 + [1.0] if robot.floating else []
-    return np.array(head + [links[s] for s in robot.q[robot.base_configuration:]])
-
-
-def _mujoco_kkt(reference: MujocoReference, q, tau) -> np.ndarray:
-    """qdd at rest (v = 0: no drift) from MuJoCo's M and bias forces and every row of its
-    equalities' Jacobian (efc_J), the KKT system solved by least squares: unique in qdd
-    however many rows repeat others."""
-    zero = np.zeros(len(tau))
-    M = reference.mass_matrix(q)
-    h = reference.inverse_dynamics(q, zero, zero)
-    G = np.vstack(list(reference.equality_jacobians(q).values()))
-    m = len(G)
-    K = np.block([[M, -G.T], [G, np.zeros((m, m))]])
-    return np.linalg.lstsq(K, np.r_[tau - h, np.zeros(m)], rcond=None)[0][:len(tau)]
-
-
-def _turned(robot, q, angle, axis=2, joint=None) -> np.ndarray:
-    """q with the floating base turned by ``angle`` about the world's ``axis``, or q's entry
-    ``joint`` set to ``angle``."""
-    q = q.copy()
-    if joint is None:
-        q[3 + axis], q[6] = np.sin(angle / 2), np.cos(angle / 2)
-    else:
-        q[joint] = angle
-    return q
-
-
-def _conditioning(G) -> float:
-    s = np.linalg.svd(G, compute_uv=False)
-    return s[-1] / s[0]
-
-
-def _through_the_turns(robot, source, poses, pinocchio: bool):
-    """At each pose: G's conditioning the same as unturned's (the rows do not lose rank), qdd
-    equal to MuJoCo's KKT to 1e-9, lambda bounded and equal to Pinocchio's constraintDynamics
-    (``pinocchio``) or the KKT of Pinocchio's M, h and G, all at rest and under random
-    torques."""
-    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=QUANTITIES)
-    mujoco = MujocoReference(source)
-    reference = ConstraintReference(robot)
-    models = reference.constraint_models() if pinocchio else None
-    rng = np.random.default_rng(64)
-    unturned = _conditioning(module.constraint_jacobian(poses[0]))
-    assert unturned > 1e-4
-    zero = np.zeros(robot.dof)
-    for q in poses:
-        assert _conditioning(module.constraint_jacobian(q)) == pytest.approx(unturned,
-                                                                              rel=1e-9)
-        tau = rng.uniform(-1, 1, robot.dof)
-        if robot.floating:
-            tau[:6] = 0
-        qdd, lam = module.constrained_forward_dynamics(q, zero, tau, np.zeros(2))
-        assert_close(qdd, _mujoco_kkt(mujoco, q, tau), rtol=1e-9)
-        assert np.abs(lam).max() < 1e3
-        expected = (reference.constraint_dynamics(q, zero, tau, *models, iterations=200)
-                    if pinocchio else reference.kkt(q, zero, tau))
-        assert_close((qdd, lam), expected, rtol=1e-9)
-
-
 def test_a_gripper_of_planar_four_bars_on_a_turning_wrist(tmp_path):
     """The 2F-85's kind of gripper (tests/robot/mjcf/gripper.xml: two four-bars, a mimic
     driver) on a wrist that turns its fingers' plane through 90 degrees."""
@@ -116,9 +51,9 @@ def test_a_gripper_of_planar_four_bars_on_a_turning_wrist(tmp_path):
         '<body name="base" pos="0 0 0.1">',
         '<body name="base" pos="0 0 0.1">\n      <joint name="wrist" axis="0 0 1"/>')])
     assert all(len(c.rows) == 2 for c in robot.constraints if c.kind == "point")
-    q0 = _closed_at(robot)
+    q0 = np.array(closed_configuration(robot))
     wrist = list(robot.q).index(robot.links[robot.spec.joint_names().index("wrist")].q)
-    _through_the_turns(robot, source, [_turned(robot, q0, a, joint=wrist) for a in TURNS],
+    through_the_turns(robot, source, [turned(robot, q0, a, joint=wrist) for a in TURNS],
                        pinocchio=False)
 
 
@@ -128,8 +63,8 @@ def test_a_gripper_on_a_floating_base_yawing_and_rolling(tmp_path, axis):
     robot, source = _variant(tmp_path, "gripper", [(
         '<body name="base" pos="0 0 0.1">',
         '<body name="base" pos="0 0 0.1">\n      <freejoint name="root"/>')])
-    q0 = _closed_at(robot)
-    _through_the_turns(robot, source, [_turned(robot, q0, a, axis) for a in TURNS],
+    q0 = np.array(closed_configuration(robot))
+    through_the_turns(robot, source, [turned(robot, q0, a, axis) for a in TURNS],
                        pinocchio=False)
 
 
@@ -144,8 +79,8 @@ def test_a_four_bar_on_a_floating_base_equals_pinocchios_constraint_dynamics(tmp
                         '    <geom type="box" size="0.2 0.05 0.05" mass="2"/>'),
         ("</worldbody>", "  </body>\n  </worldbody>")])
     assert robot.constraints[0].rows == (0, 1)
-    q0 = _closed_at(robot)
-    _through_the_turns(robot, source, [_turned(robot, q0, a, axis) for a in TURNS],
+    q0 = np.array(closed_configuration(robot))
+    through_the_turns(robot, source, [turned(robot, q0, a, axis) for a in TURNS],
                        pinocchio=True)
 
 
@@ -154,8 +89,8 @@ def test_a_cassie_kind_biped_yawing_and_rolling(tmp_path, axis):
     """tests/robot/mjcf/cassie_biped.xml (four loops through ball joints) turned about z and
     x: every row kept, each pose against MuJoCo's KKT and Pinocchio's constraintDynamics."""
     robot, source = _variant(tmp_path, "cassie_biped")
-    q0 = _closed_at(robot)
-    _through_the_turns(robot, source, [_turned(robot, q0, a, axis) for a in TURNS],
+    q0 = np.array(closed_configuration(robot))
+    through_the_turns(robot, source, [turned(robot, q0, a, axis) for a in TURNS],
                        pinocchio=True)
 
 
