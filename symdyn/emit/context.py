@@ -92,6 +92,11 @@ class SinCos:
     kind: ClassVar[str] = "sincos"
 
 
+# Inputs a caller may leave out where they come last (a robot with free symbols has params
+# after them): zeros then.
+ZEROS_BY_DEFAULT = ("gains", "restitution")
+
+
 @dataclass(frozen=True)
 class Input:
     name: str
@@ -199,6 +204,17 @@ class Function:
     # The factors the solves read (SolveLoop.loads' slots), for the languages that assemble
     # them as an output (C reads them from the shared array instead)
     factors: Output | None = None
+
+    @property
+    def optional(self) -> int:
+        """How many of the last inputs may be left out, zeros then (ZEROS_BY_DEFAULT): Baumgarte's
+        gains (the exact constraint) and an impact's restitution (a plastic one)."""
+        count = 0
+        for i in reversed(self.inputs):
+            if i.name not in ZEROS_BY_DEFAULT:
+                break
+            count += 1
+        return count
 
     @property
     def lanes(self) -> bool:

@@ -384,3 +384,24 @@ def test_identification_refuses_a_robot_with_constraints_in_one_line(tmp_path, c
     (line,) = result.output.strip().splitlines()
     assert f"fourbar: {command} takes robots without constraints, and this one's (pin) hold " \
            "its joints" in line
+
+
+def test_the_gains_and_the_restitution_default_to_zeros():
+    """constrained_forward_dynamics(q, qd, tau) is the exact constraint's, as with gains
+    (0, 0), and impulse_dynamics(q, qd) a plastic impact's, in the Python module and the
+    compiled one; given, they are taken."""
+    robot = _load("fourbar")
+    dynamics = symdyn.newton_euler(robot)
+    quantities = ["constrained_forward_dynamics", "impulse_dynamics"]
+    rng = np.random.default_rng(3)
+    q, v, tau = rng.uniform(-1, 1, (3, robot.dof))
+    for module in (symdyn.python_module(dynamics, quantities=quantities),
+                   symdyn.compile(dynamics, quantities=quantities, quick=True)):
+        for ours, theirs in zip(module.constrained_forward_dynamics(q, v, tau),
+                                module.constrained_forward_dynamics(q, v, tau, np.zeros(2))):
+            np.testing.assert_array_equal(ours, theirs)
+        for ours, theirs in zip(module.impulse_dynamics(q, v),
+                                module.impulse_dynamics(q, v, [0.0])):
+            np.testing.assert_array_equal(ours, theirs)
+        moved = module.constrained_forward_dynamics(q, v, tau, [10.0, 2.0])[0]
+        assert np.abs(moved - module.constrained_forward_dynamics(q, v, tau)[0]).max() > 1e-6
