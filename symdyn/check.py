@@ -668,7 +668,7 @@ def _constraint_rows(robot, ne, symbols, rng, states, progress) -> list[Row]:
     phi, G, gamma = (np.array(x) for x in zip(*terms))
     rows = [_numeric("constraint_residual = Pinocchio frames' (on the constraints: 0)",
                      ne.constraint_residual(q), phi),
-            _numeric("constraint_jacobian = Pinocchio frame Jacobians (the rows' axes)",
+            _numeric("constraint_jacobian = Pinocchio frame Jacobians (in the rows' axes)",
                      ne.constraint_jacobian(q), G),
             _numeric("constraint_drift = -dG/dt qd (Pinocchio classical accelerations)",
                      ne.constraint_drift(q, v), gamma)]
@@ -802,10 +802,11 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
 
 def _equality_rows(robot, ne, reference, name, states) -> list[Row]:
     """constraint_residual and constraint_jacobian against MuJoCo's rows of the equalities
-    they come from (efc_pos, efc_J), the rows the robot file keeps. phi on ``states``
-    configurations near closed_at (moved up to 0.3 rad, not closed: the residuals are not 0)
-    and at closed_at itself, a floating base where closed_at puts it (MuJoCo's qpos0 on
-    import), but a weld's rotation rows, which MuJoCo measures by a quaternion's vector part
+    they come from (efc_pos, efc_J, world-aligned, turned into the robot file's rows' axes by
+    its own kinematics, Loops.axes: a loop's root's), the rows the robot file keeps. phi on
+    ``states`` configurations near closed_at (moved up to 0.3 rad, not closed: the residuals
+    are not 0) and at closed_at itself, a floating base where closed_at puts it (MuJoCo's qpos0
+    on import), but a weld's rotation rows, which MuJoCo measures by a quaternion's vector part
     (the robot file's to first order); G where they hold (closed again on the robot file's own
     kinematics, robot.constraints.Loops)."""
     from .robot.constraints import Loops
@@ -817,29 +818,31 @@ def _equality_rows(robot, ne, reference, name, states) -> list[Row]:
     rng = np.random.default_rng(len(robot.constraints))
     base = closed_configuration(robot)[:robot.base_configuration]
 
-    def configurations(values):
-        q = np.array([[c[s] for s in loops.symbols] for c in values if c is not None])
-        return np.hstack([np.tile(base, (len(q), 1)), q]) if len(q) else q
-
-    def kept(rows, c):
-        return rows[list(c.rows) if c.kind != "coupling" else [0]]
-
-    out = []
-    near = configurations([loops.closed_at] + [loops.near(rng, 0.3) for _ in range(states)])
-    expected = np.array([np.concatenate([kept(reference.equality_rows(x)[c.name][0], c)
-                                         for c in robot.constraints]) for x in near])
+    def expected(values, which):        # MuJoCo's rows of each constraint, in its axes
+        q = np.r_[base, [values[s] for s in loops.symbols]]
+        rows = reference.equality_rows(q)
+        out = []
+        for c, axes in zip(robot.constraints, loops.axes(values)):
+            mine = rows[c.name][which]
+            if c.kind != "coupling":
+                mine = np.kron(np.eye(len(mine) // 3), axes.T) @ mine
+            out.append(mine[list(c.rows) if c.kind != "coupling" else [0]])
+        return q, (np.concatenate(out) if which == 0 else np.vstack(out))
+    near = [expected(c, 0) for c in [loops.closed_at] + [loops.near(rng, 0.3)
+                                                        for _ in range(states)]]
+    q, phi = (np.array(x) for x in zip(*near))
     positions = [k for k, (c, r) in enumerate(_row_owners(robot))
                  if not (c.kind == "weld" and r >= 3)]
-    out.append(_numeric(f"constraint_residual = equality efc_pos, at closed_at and off it{name}",
-                        ne.constraint_residual(near)[:, positions], expected[:, positions]))
-    q = configurations([loops.closed(loops.near(rng, 0.3)) for _ in range(states)])
-    if not len(q):
+    out = [_numeric(f"constraint_residual = equality efc_pos, at closed_at and off it{name}",
+                    ne.constraint_residual(q)[:, positions], phi[:, positions])]
+    closed = [c for c in (loops.closed(loops.near(rng, 0.3)) for _ in range(states))
+              if c is not None]
+    if not closed:
         return out + [Row.skip(f"constraint_jacobian{name}",
                                "no configuration near closed_at closes")]
-    expected = [np.vstack([kept(reference.equality_rows(x)[c.name][1], c)
-                           for c in robot.constraints]) for x in q]
+    q, G = (np.array(x) for x in zip(*(expected(c, 1) for c in closed)))
     return out + [_numeric(f"constraint_jacobian = equality rows{name}",
-                           ne.constraint_jacobian(q), np.array(expected))]
+                           ne.constraint_jacobian(q), G)]
 
 
 def _row_owners(robot) -> list[tuple]:

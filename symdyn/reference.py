@@ -400,7 +400,6 @@ class MujocoReference:
                      if self.frame(chain.tip_link) and not chain.whole else None)
         # the equalities the import takes as constraints: {name: MuJoCo's equality id}
         self.equalities = {held.name: held.source_id for held in chain.constraints}
-        self.loops = {held.source_id for held in chain.constraints if len(held.ends) == 2}
         names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_TENDON, t) or f"tendon{t}"
                  for t in range(model.ntendon)]
         self.tendons = [names.index(tendon.name) for tendon in chain.tendons]
@@ -510,24 +509,6 @@ class MujocoReference:
             J[:] = np.reshape(data.ten_J, (model.ntendon, model.nv))
         return data.ten_length[self.tendons].copy(), J[self.tendons] @ G
 
-    def _equality_axes(self, e: int) -> tuple[np.ndarray, np.ndarray]:
-        """(the axes of the robot file's rows of equality ``e``, the axes of MuJoCo's rotation
-        rows of it) in the world, at the state set: a loop's rows are in its first frame's
-        axes (body1's, turned by a weld's relpose, or site1's), a frame held to the world's
-        (the world's body or, on a floating base, a site of the world) in the world's;
-        MuJoCo's rotation rows are in body2's (or site2's) axes."""
-        model, data, mj = self.model, self.data, self.mj
-        ids = (int(model.eq_obj1id[e]), int(model.eq_obj2id[e]))
-        if int(model.eq_objtype[e]) == int(mj.mjtObj.mjOBJ_SITE):
-            axes = [data.site_xmat[k].reshape(3, 3) if k >= 0 else np.eye(3) for k in ids]
-        else:
-            axes = [data.xmat[k].reshape(3, 3) for k in ids]
-            if int(model.eq_type[e]) == int(mj.mjtEq.mjEQ_WELD):
-                turn = np.zeros(9)
-                mj.mju_quat2Mat(turn, model.eq_data[e, 6:10])
-                axes[0] = axes[0] @ turn.reshape(3, 3)
-        return (axes[0] if e in self.loops else np.eye(3)), axes[1]
-
     def spring_torques(self, q) -> np.ndarray:
         """What the actuators add against MuJoCo's joint springs at q, in symdyn's forces:
         -G^T qfrc_spring (its passive forces' stiffness part)."""
@@ -540,13 +521,23 @@ class MujocoReference:
         finally:
             model.jnt_stiffness[:] = 0
 
+    def _second_axes(self, e: int) -> np.ndarray:
+        """The world's rotation of equality ``e``'s second body (or site: the world's axes for
+        none), whose axes MuJoCo's weld rotation rows are in, at the state set."""
+        model, data, mj = self.model, self.data, self.mj
+        second = int(model.eq_obj2id[e])
+        if int(model.eq_objtype[e]) == int(mj.mjtObj.mjOBJ_SITE):
+            return data.site_xmat[second].reshape(3, 3) if second >= 0 else np.eye(3)
+        return data.xmat[second].reshape(3, 3)
+
     def equality_jacobians(self, q) -> dict[str, np.ndarray]:
         """The rows of MuJoCo's constraint Jacobian (efc_J, dense) of each equality the import
-        takes (by its name: connect's 3, weld's 6), of symdyn's v, in the axes of the robot
-        file's rows (_equality_axes): MuJoCo's own, the other constraints and contacts off.
-        A weld's rotation rows are MuJoCo's times 2 / torquescale (its error is the
+        takes (by its name: connect's 3, weld's 6), of symdyn's v, in the world's axes:
+        MuJoCo's own, the other constraints and contacts off. A weld's rotation rows are
+        MuJoCo's turned from its second body's axes, times 2 / torquescale (its error is the
         quaternion's vector part, half the angle, scaled), and equal the robot file's where
-        the weld holds (their derivatives differ elsewhere)."""
+        the weld holds (their derivatives differ elsewhere). The robot file's rows are a loop's
+        root's (robot.constraints.Loops.axes turns these into them)."""
         return {name: jacobian for name, (_, jacobian) in self.equality_rows(q).items()}
 
     def equality_rows(self, q) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -573,15 +564,11 @@ class MujocoReference:
             for name, e in self.equalities.items():
                 mine = equality & (data.efc_id[:data.nefc] == e)
                 rows = np.column_stack([data.efc_pos[:data.nefc][mine], J[mine] @ G])
-                if int(model.eq_type[e]) in (int(mj.mjtEq.mjEQ_CONNECT),
-                                             int(mj.mjtEq.mjEQ_WELD)):
-                    first, second = self._equality_axes(e)
-                    rows[:3] = first.T @ rows[:3]
-                    if len(rows) == 6:
-                        # MuJoCo's rotation error is its quaternion's vector part (half the
-                        # angle) times torquescale, in the second body's axes; the robot
-                        # file's the angle
-                        rows[3:] = first.T @ second @ rows[3:] * (2 / model.eq_data[e, 10])
+                if int(model.eq_type[e]) == int(mj.mjtEq.mjEQ_WELD):
+                    # MuJoCo's rotation error is its quaternion's vector part (half the
+                    # angle) times torquescale, in the second body's axes; the robot file's
+                    # the angle
+                    rows[3:] = self._second_axes(e) @ rows[3:] * (2 / model.eq_data[e, 10])
                 out[name] = rows[:, 0], rows[:, 1:]
             return out
         finally:
@@ -589,30 +576,32 @@ class MujocoReference:
             model.eq_active0[:] = active
 
 
-def _in_first_frame(A, B, Ja, velocities, accelerations, residual, jacobian):
-    """A loop's (phi, G, gamma) in its first frame's axes, from the frames' poses A and B,
-    the first's world-aligned Jacobian Ja at its origin, their velocities and classical
-    accelerations at qdd = 0 (each [linear; angular], world-aligned), and the world-aligned
-    residual and G (Ja - Jb): G takes the first frame's Jacobian at the second's origin, and
-    with w = G v, gamma = -R_a^T (dw/dt - omega_a x w), R_a^T's time derivative included."""
-    R, arm = A[:3, :3], B[:3, 3] - A[:3, 3]
+def _in_root_frame(A, B, velocities, accelerations, root, residual, jacobian):
+    """A loop's (phi, G, gamma) in its root's axes (Robot.constraint_root), from the frames'
+    poses A and B, their velocities and classical accelerations at qdd = 0 (each [linear;
+    angular], world-aligned), the root's (R, omega, alpha, J_omega: its angular velocity's
+    Jacobian) and the world-aligned residual and G (J_a - J_b at the frames' own origins).
+    With d = p_a - p_b, u = [v_a - v_b - omega_r x d; omega_a - omega_b] = G v (the joints
+    that carry the root carry the loop whole: in G their columns cancel), and gamma =
+    -R_r^T (du/dt - omega_r x u), R_r^T's time derivative included."""
     (va, vb), (aa, ab) = velocities, accelerations
+    R, omega, alpha, J_omega = root
+    d = A[:3, 3] - B[:3, 3]
     shifted = jacobian.copy()
-    shifted[:3] -= np.cross(arm, Ja[3:].T).T            # omega x arm, column by column
-    omega = va[3:]
-    w = np.r_[va[:3] + np.cross(omega, arm) - vb[:3], omega - vb[3:]]
-    rate = np.r_[aa[:3] + np.cross(aa[3:], arm) + np.cross(omega, vb[:3] - va[:3]) - ab[:3],
+    shifted[:3] += np.cross(d, J_omega.T).T            # - omega_r x d = d x omega_r
+    u = np.r_[va[:3] - vb[:3] - np.cross(omega, d), va[3:] - vb[3:]]
+    rate = np.r_[aa[:3] - ab[:3] - np.cross(alpha, d) - np.cross(omega, va[:3] - vb[:3]),
                  aa[3:] - ab[3:]]
     local = np.kron(np.eye(2), R.T)
     return (local @ residual, local @ shifted,
-            -local @ (rate - np.r_[np.cross(omega, w[:3]), np.cross(omega, w[3:])]))
+            -local @ (rate - np.r_[np.cross(omega, u[:3]), np.cross(omega, u[3:])]))
 
 
 class ConstraintReference:
     """A robot file's constraints computed from Pinocchio's model of it (pinocchio_model, its
     joints all independent), nothing of symdyn's derivation used: each end a frame of that
     model (a named frame by its name, a link by link<i>, the tool by tool), the rows as
-    symdyn keeps them (a loop's in its first frame's axes, a contact's in the world's), the
+    symdyn keeps them (a loop's in its root's axes, a contact's in the world's), the
     constrained dynamics from the KKT matrix of Pinocchio's crba, nonLinearEffects and frame
     Jacobians, solved densely, or by its constraintDynamics (constraint_models); and
     consistent random states, positions closed by Newton on this residual, velocities in G's
@@ -680,6 +669,27 @@ class ConstraintReference:
 
         return np.array(closed_configuration(self.robot))
 
+    def root_frame(self, constraint):
+        """(R, omega, alpha, J_omega) of a loop's root (Robot.constraint_root) at the state
+        Pinocchio's data hold: its link's frame (link<i>), or the base frame {0} (the
+        free-flyer's, or the file's base, fixed), world-aligned."""
+        import pinocchio as pin
+
+        model, data, world = self.model, self.data, pin.LOCAL_WORLD_ALIGNED
+        root = self.robot.constraint_root(constraint)
+        if root:
+            frame = model.getFrameId(f"link{root}")
+            return (data.oMf[frame].rotation.copy(),
+                    pin.getFrameVelocity(model, data, frame, world).angular.copy(),
+                    pin.getFrameClassicalAcceleration(model, data, frame, world).angular.copy(),
+                    pin.getFrameJacobian(model, data, frame, world)[3:].copy())
+        if self.robot.floating:
+            return (data.oMi[1].rotation.copy(), pin.getVelocity(model, data, 1, world).angular,
+                    pin.getClassicalAcceleration(model, data, 1, world).angular,
+                    pin.getJointJacobian(model, data, 1, world)[3:].copy())
+        base = np.array(self.robot.base, dtype=float)[:3, :3]
+        return base, np.zeros(3), np.zeros(3), np.zeros((3, self.model.nv))
+
     def terms(self, q, v):
         """(phi, G, gamma) at (q, v), by Pinocchio."""
         import pinocchio as pin
@@ -724,8 +734,8 @@ class ConstraintReference:
                 [turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1]])]
             jacobian, drift = Ja - Jb, -(aa - ab)
             if ids[1] is not None:
-                residual, jacobian, drift = _in_first_frame(A, B, Ja, (va, vb), (aa, ab),
-                                                            residual, jacobian)
+                residual, jacobian, drift = _in_root_frame(
+                    A, B, (va, vb), (aa, ab), self.root_frame(c), residual, jacobian)
             rows = list(c.rows)
             phi.append(residual[rows])
             G.append((jacobian @ self.T)[rows])
@@ -800,7 +810,8 @@ class ConstraintReference:
 
     def constraint_dynamics(self, q, v, tau, models, datas, iterations=1):
         """(qdd, lambda) by Pinocchio's constraintDynamics on ``models`` (constraint_models),
-        in symdyn's coordinates, lambda's rows those symdyn keeps. Exact (mu = 0) where every
+        in symdyn's coordinates, lambda's rows those symdyn keeps (a loop's turned from its
+        first frame's axes, Pinocchio's LOCAL, to its root's). Exact (mu = 0) where every
         row is independent; where a loop's rows repeat others (a planar loop's third),
         ``iterations`` proximal steps (mu = 1e-8 relative) find the least-norm forces, whose
         repeated rows are 0 and whose others are then symdyn's."""
@@ -813,11 +824,18 @@ class ConstraintReference:
         qdd = pin.constraintDynamics(self.model, self.data, self.pinocchio_q(q), self.T @ v,
                                      self.T @ (tau - self.passive(q, v)), models, datas,
                                      settings)
-        rows, start = [], 0
-        for c in self.robot.constraints:
-            rows += [start + r for r in c.rows]
-            start += 3 if c.kind == "point" else 6
-        return self.T.T @ qdd, self.data.lambda_c[rows].copy()
+        forces, start = [], 0
+        pin.framesForwardKinematics(self.model, self.data, self.pinocchio_q(q))
+        pin.computeJointJacobians(self.model, self.data, self.pinocchio_q(q))
+        for c, ends in zip(self.robot.constraints, self.ends):
+            size = 3 if c.kind == "point" else 6
+            force = self.data.lambda_c[start:start + size].copy()
+            if ends[1] is not None:     # LOCAL: the first frame's axes, turned to the root's
+                turn = self.root_frame(c)[0].T @ self.data.oMf[ends[0]].rotation
+                force = np.kron(np.eye(size // 3), turn) @ force
+            forces.append(force[list(c.rows)])
+            start += size
+        return self.T.T @ qdd, np.concatenate(forces)
 
     def passive(self, q, v) -> np.ndarray:
         """Friction and the joint springs at (q, v) (reference.friction_torques and

@@ -262,6 +262,26 @@ def rk4(f, x, dt: float, steps: int, watch=lambda x: 0.0) -> tuple:
     return x, worst
 
 
+def in_rows_axes(robot, q, rows) -> np.ndarray:
+    """World-aligned rows of each constraint at q ({name: rows}, MuJoCo's equality rows as
+    MujocoReference gives them), turned into the robot file's rows' axes (Loops.axes: a
+    loop's root's) and stacked in the constraints' order, the rows the file keeps."""
+    loops = Loops(robot)
+    head = robot.base_configuration
+    base = None
+    if robot.floating:
+        base = np.eye(4)
+        base[:3, :3] = np.array(symdyn.robot.model.quaternion_rotation(q[3:7]), dtype=float)
+        base[:3, 3] = q[:3]
+    out = []
+    for c, axes in zip(robot.constraints, loops.axes(dict(zip(loops.symbols, q[head:])), base)):
+        mine = rows[c.name]
+        if c.kind != "coupling":
+            mine = np.kron(np.eye(len(mine) // 3), axes.T) @ mine
+        out.append(mine[list(c.rows) if c.kind != "coupling" else [0]])
+    return np.vstack(out)
+
+
 def closed_states(robot, count, seed=0):
     """``count`` configurations where the robot's constraints hold: closed_at moved up to 0.3
     rad and closed again (the robot file's own kinematics, Loops)."""

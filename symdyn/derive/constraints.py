@@ -1,27 +1,27 @@
 """The constraints on a tree (robot.constraints) and the dynamics they constrain.
 
 Each constraint holds frames together, or a frame to the world, or a sum of coordinates at a
-value (robot/constraints.py). A loop's rows are in its first frame's axes, which turn with the
-mechanism (Pinocchio's LOCAL constraint frames), so that the rows a planar loop keeps are
-independent in every pose; a frame held to the world has its rows in the world's axes
-(Pinocchio's LOCAL_WORLD_ALIGNED, and MuJoCo's equality rows). With R_a the first frame's
-rotation and p_b the second frame's origin (the anchor's, for the world):
+value (robot/constraints.py). Its rows are in the axes of its root: for a loop, the link both
+its frames hang from (Robot.constraint_root; {0} for the base), whose frame turns with the
+loop, so that the rows a planar loop keeps are independent in every pose; for a frame held to
+the world, the world (Pinocchio's LOCAL_WORLD_ALIGNED, and MuJoCo's equality rows). With R_r
+the root's rotation (the identity for the world) and p_b the second frame's origin (the
+anchor's, for the world):
 
-    phi(q)        the residual: R_a^T (p_a - p_b), and the vee of the skew part of R_b^T R_a
-                  (in the world's axes for a contact: p_a - p_b, and the vee of R_a R_b^T);
-                  sum_i c_i q_i - value for a coupling
-    G(q)          the Jacobian: R_a^T (J_a - J_b) of the frames' geometric Jacobians (the
-                  velocities of the point p_b as carried by each frame's link, their angular
-                  velocities): phi's derivative along each velocity, d phi / dt = G v
-                  (exactly for positions and couplings, at phi = 0 for rotations, as
-                  Pinocchio's and MuJoCo's welds); a joint that moves both frames has no
-                  column, exactly
+    phi(q)        the residual: R_r^T (p_a - p_b), and R_r^T times the vee of the skew part of
+                  R_a R_b^T; sum_i c_i q_i - value for a coupling
+    G(q)          the Jacobian: R_r^T (J_a - J_b) of the frames' geometric Jacobians (each
+                  frame's own origin's velocity, its angular velocity), of the joints inside
+                  the loop alone: those that carry the root carry the loop whole, and have no
+                  column, exactly. d phi / dt = G v, exactly for positions and couplings
+                  (R_r^T turns with those joints alone), at phi = 0 for rotations, as
+                  Pinocchio's and MuJoCo's welds
     gamma(q, v)   the drift -dG/dt v: minus the frames' relative classical acceleration at
                   qdd = 0, the forward-mode time derivative of G v (no second recursion)
 
 lambda is then the force (and, for a weld, the moment) the constraint puts on the first frame,
-in the rows' axes: where the frames coincide, G^T lambda is the wrench R_a lambda on the first
-frame's link at p_b and its opposite on the second's.
+in the root's axes: where the frames coincide, G^T lambda is the wrench R_r lambda on the first
+frame's link and its opposite on the second's.
 
 and the dynamics on the constraint manifold (the Handbook's chapter on interacting bodies:
 the reaction forces are the multipliers lambda of the constraints, and drop out there):
@@ -111,19 +111,34 @@ def _held(robot, b, frames, frame, anchor, name):
 
 def _loop(robot, b, frames, first, second, name):
     """Two frames held together: the residual's six rows and a function of a row giving G's
-    row, in the first frame's axes (the module's docstring). Both Jacobians are of the point
-    p_b, so that a joint moving both frames gives equal columns, which cancel."""
+    row, in the axes of the link both hang from (the module's docstring)."""
+    root = robot.common_ancestor(first.link, second.link)
+    Rr = _root_axes(robot, b, frames, root, f"{name}r_")
     Ra, pa = kinematics.frame_pose(robot, b, frames, first, f"{name}a_")
     Rb, pb = kinematics.frame_pose(robot, b, frames, second, f"{name}b_")
-    relative = (kinematics.point_jacobian(robot, b, frames, first.link, pb, f"{name}a_")
-                - kinematics.point_jacobian(robot, b, frames, second.link, pb, f"{name}b_"))
-    residual = [*kinematics._times(Ra.T, pa - pb), *_vee(kinematics._times(Rb.T, Ra))]
+    relative = (kinematics.point_jacobian(robot, b, frames, first.link, pa, f"{name}a_", root)
+                - kinematics.point_jacobian(robot, b, frames, second.link, pb, f"{name}b_",
+                                            root))
+    residual = [*kinematics._times(Rr.T, pa - pb),
+                *kinematics._times(Rr.T, sympy.Matrix(_vee(kinematics._times(Ra, Rb.T))))]
 
     def row(r):
-        axis, block = Ra[:, r % 3], 3 * (r // 3)
+        axis, block = Rr[:, r % 3], 3 * (r // 3)
         return [sympy.Add(*(axis[i] * relative[block + i, c] for i in range(3)))
                 for c in range(robot.dof)]
     return residual, row
+
+
+def _root_axes(robot, b, frames, root: int, name: str) -> sympy.Matrix:
+    """^wR of a loop's root: link ``root``'s frame as its file places it (the base frame {0}
+    for 0), named once where it is not a joint frame's own."""
+    if not root:
+        return kinematics.base_frame(robot, b)[0]
+    R, _ = frames[root - 1]
+    placed = sympy.Matrix(robot.links[root - 1].file_frame)[:3, :3]
+    if placed == sympy.eye(3):
+        return R
+    return kinematics._named(b, name, kinematics._times(R, placed))
 
 
 def _vee(turn) -> list:

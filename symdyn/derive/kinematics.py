@@ -127,13 +127,16 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
 
 
 def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
-                   name: str = "") -> sympy.Matrix:
+                   name: str = "", above: int | None = None) -> sympy.Matrix:
     """The geometric Jacobian, world axes, of a frame of link ``link`` whose origin is at
-    ``point``: the columns of the joints that move that link, zero for the others; steps named
-    with the prefix ``name``."""
-    moving = set(robot.support(link))
+    ``point``: the columns of the joints that move that link, zero for the others, and zero
+    too for those that move link ``above`` and for a floating base where ``above`` is given (a
+    loop's root: they carry the loop whole); steps named with the prefix ``name``."""
+    moving = set(robot.support(link)) - set(robot.support(above or 0))
     columns = []
-    if robot.floating:
+    if robot.floating and above is not None:
+        columns = [sympy.zeros(6, 1)] * 6
+    elif robot.floating:
         # [v; omega] of the base in its axes: the point moves by R v + (R omega) x (point - p_0)
         R0, p0 = base_frame(robot, b)
         arm = b.vector(f"{name}r0", point - p0)

@@ -503,17 +503,17 @@ QUANTITIES = {q.name: q for q in (
              "STANDARD_PARAMETERS' order): the combinations tau depends on.", ("b",),
              from_regressor=True, requires=("base parameters",)),
     _one("constraint_residual", ("q",), "phi",
-             "The constraints' residual phi(q), m (CONSTRAINTS' rows in order): for a loop,\n"
-             "R_a^T (p_a - p_b) and, for a weld, the vee of the skew part of R_b^T R_a, in the\n"
-             "first frame's axes; for a contact, p_a - p_b and the vee of R_a R_b^T, in world\n"
-             "axes; for a coupling, the sum less its value. Zero where the constraints hold.",
+             "The constraints' residual phi(q), m (CONSTRAINTS' rows in order): p_a - p_b and,\n"
+             "for a weld, the vee of the skew part of R_a R_b^T, in the axes of the link both\n"
+             "of a loop's frames hang from (the world's for a contact); for a coupling, the\n"
+             "sum less its value. Zero where the constraints hold.",
              ("m",),
              builder=_constraint_residual, kinematic=True, requires=("constraints",)),
     _one("constraint_jacobian", ("q",), "G",
              "The constraints' Jacobian G(q), m x n: d phi/dt = G qd (the frames' relative\n"
-             "velocity, [linear; angular] rows, a loop's in its first frame's axes as\n"
-             "Pinocchio's LOCAL constraint models, a contact's in world axes as its\n"
-             "LOCAL_WORLD_ALIGNED ones and MuJoCo's efc_J).", ("m", "n"),
+             "velocity, [linear; angular] rows in the residual's axes: a loop's root's, which\n"
+             "turn with it, a contact's the world's as Pinocchio's LOCAL_WORLD_ALIGNED\n"
+             "constraint models and MuJoCo's efc_J).", ("m", "n"),
              builder=_constraint_jacobian, kinematic=True, requires=("constraints",)),
     _one("constraint_drift", ("q", "qd"), "gamma",
              "The drift gamma(q, qd) = -dG/dt qd, m: the constraints' accelerations ask\n"

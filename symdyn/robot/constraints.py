@@ -15,8 +15,9 @@ joint couplings) and fixed tendons (joint combinations an actuator pulls).
 A frame is a named frame of the file (``frames:``), a link, by name, or ``tool``; a joint is
 named as
 JOINTS names it (spec.joint_names). ``axes`` keeps some of the rows (x, y, z; and rx, ry, rz of
-a weld's rotation), in the first frame's axes for a loop, which turn with it, and in the
-world's for a frame held to the world: a planar loop closes in two. What the file cannot
+a weld's rotation), in the axes of a loop's root (the link both its frames hang from, which
+turns with it), and in the world's for a frame held to the world: a planar loop closes in
+two. What the file cannot
 mean is refused in one line at the constraint's line: a name given twice, a frame or joint
 nobody is named, a coupling of a mimic joint (which has no coordinate), a loop that does not
 close at ``closed_at`` (``check`` at load, in numbers: the model's own kinematics). A tendon
@@ -417,15 +418,27 @@ class Loops:
         self.anchors = [c.anchor if c.kind == "coupling" or c.ends[1] is not None
                         or c.anchor is not None else self.frame(poses, c.ends[0])
                         for c in robot.constraints]
+        # each loop's root (Robot.constraint_root) and its file frame's turn in its joint frame
+        self.roots = [robot.constraint_root(c) for c in robot.constraints]
+        self.placed = [np.eye(3) if not root else np.array(
+            robot.links[root - 1].file_frame, dtype=float)[:3, :3] for root in self.roots]
+
+    def axes(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
+        """The world's rotation of each constraint's rows' axes at ``q``: its root's frame for a
+        loop, the identity for a frame held to the world and a coupling."""
+        poses = self.poses(q, self.base if base is None else base)
+        return [np.eye(3) if root is None else poses[root][:3, :3] @ placed
+                for root, placed in zip(self.roots, self.placed)]
 
     def residuals(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
         """Each constraint's residual, its kept rows, as derive's constraints take it: a
         point's or weld's from the frames' poses, p_a - p_b and the vee of the skew part of
-        R_a R_b^T, turned into the first frame's axes for two frames (a loop), in the world's
-        for a frame held to it; a coupling's sum less its value."""
+        R_a R_b^T, in its rows' axes (``axes``: a loop's root's, the world's for a frame held
+        to it); a coupling's sum less its value."""
         poses = self.poses(q, self.base if base is None else base)
         out = []
-        for constraint, anchor in zip(self.robot.constraints, self.anchors):
+        for constraint, anchor, root, placed in zip(self.robot.constraints, self.anchors,
+                                                    self.roots, self.placed):
             if constraint.kind == "coupling":
                 total = sum(float(c) * float(q.get(s, 0)) for s, c in constraint.coefficients)
                 out.append(np.array([total - float(constraint.value)]))
@@ -437,8 +450,8 @@ class Loops:
             rotation = 0.5 * np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0],
                                        turn[1, 0] - turn[0, 1]])
             residual = np.concatenate([a[:3, 3] - b[:3, 3], rotation])
-            if other is not None:
-                residual = np.kron(np.eye(2), a[:3, :3].T) @ residual
+            if root is not None:
+                residual = np.kron(np.eye(2), (poses[root][:3, :3] @ placed).T) @ residual
             out.append(residual[list(constraint.rows)])
         return out
 

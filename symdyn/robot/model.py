@@ -450,6 +450,21 @@ class Robot:
             i = self.links[i - 1].parent
         return tuple(reversed(path))
 
+    def common_ancestor(self, i: int, j: int) -> int:
+        """The outermost link that both link i and link j are carried by (themselves included;
+        0, the base, where none is)."""
+        ours = set(self.support(j))
+        common = [k for k in self.support(i) if k in ours]
+        return common[-1] if common else 0
+
+    def constraint_root(self, constraint) -> int | None:
+        """The link a loop's two frames both hang from (common_ancestor, 0 the base), in whose
+        frame's axes its rows are; None for a frame held to the world and a coupling."""
+        if constraint.kind == "coupling" or constraint.ends[1] is None:
+            return None
+        first, second = constraint.ends
+        return self.common_ancestor(first.link, second.link)
+
     def subtree(self, i: int) -> tuple[int, ...]:
         """Link i and every link outward of it, in link order (parents first)."""
         inside = {i}

@@ -1,5 +1,5 @@
 """Constraints in every pose: mechanisms turned through 90 degrees, a floating base yawing and
-rolling, a gripper on a wrist that turns. A loop's rows are in its first frame's axes, so the
+rolling, a gripper on a wrist that turns. A loop's rows are in its root link's axes, so the
 rows a planar loop keeps (two of a connect's three) stay independent however the loop's plane
 is turned; in world axes chosen at import they lost rank when the plane's normal came into
 their span (issue 64: sigma_min/sigma_max 1e-16, lambda 1e17).
