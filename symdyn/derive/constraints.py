@@ -15,7 +15,10 @@ anchor's, for the world):
                   the loop alone: those that carry the root carry the loop whole, and have no
                   column, exactly. d phi / dt = G v, exactly for positions and couplings
                   (R_r^T turns with those joints alone), at phi = 0 for rotations, as
-                  Pinocchio's and MuJoCo's welds
+                  Pinocchio's and MuJoCo's welds. A loop's frames are composed from its
+                  root's frame outward (kinematics.frames_from), so that its phi, G and
+                  gamma are written in its own joints alone: R_r^T never multiplies out
+                  the base's and the upper joints' turns only to cancel them
     gamma(q, v)   the drift -dG/dt v: minus the frames' relative classical acceleration at
                   qdd = 0, the forward-mode time derivative of G v (no second recursion)
 
@@ -70,9 +73,9 @@ CLOSED = 1e-10
 def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
     """(phi, G): each constraint's kept rows, in robot.constraints' order; G by rows of the
     velocities' length."""
-    frames = kinematics.world_frames(robot, b)
-    anchors = Loops(robot).anchors if any(
-        c.kind != "coupling" and c.ends[1] is None for c in robot.constraints) else None
+    held = any(c.kind != "coupling" and c.ends[1] is None for c in robot.constraints)
+    frames, anchors = ((kinematics.world_frames(robot, b), Loops(robot).anchors) if held
+                       else (None, None))
     phi, G = [], []
     for k, constraint in enumerate(robot.constraints, start=1):
         if constraint.kind == "coupling":
@@ -90,7 +93,7 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
                                        constraint.anchor is not None else anchors[k - 1],
                                        f"C{k}a_")
         else:
-            residual, jacobian = _loop(robot, b, frames, first, second, f"C{k}")
+            residual, jacobian = _loop(robot, b, first, second, f"C{k}")
         for r in constraint.rows:
             phi.append(b.define(f"phi{k}_{r + 1}", residual[r]))
             G.append(jacobian(r))
@@ -109,36 +112,34 @@ def _held(robot, b, frames, frame, anchor, name):
     return residual, lambda r: [J[r, c] for c in range(robot.dof)]
 
 
-def _loop(robot, b, frames, first, second, name):
+def _loop(robot, b, first, second, name):
     """Two frames held together: the residual's six rows and a function of a row giving G's
-    row, in the axes of the link both hang from (the module's docstring)."""
+    row, in the axes of the link both hang from (the module's docstring), derived from its
+    frame outward: a function of the loop's own joints alone."""
     root = robot.common_ancestor(first.link, second.link)
-    Rr = _root_axes(robot, b, frames, root, f"{name}r_")
-    Ra, pa = kinematics.frame_pose(robot, b, frames, first, f"{name}a_")
-    Rb, pb = kinematics.frame_pose(robot, b, frames, second, f"{name}b_")
-    relative = (kinematics.point_jacobian(robot, b, frames, first.link, pa, f"{name}a_", root)
-                - kinematics.point_jacobian(robot, b, frames, second.link, pb, f"{name}b_",
+    inside = kinematics.frames_from(robot, b, root)
+    # the root's file frame, in its joint frame: the rows' axes, constant
+    axes = sympy.Matrix(robot.links[root - 1].file_frame)[:3, :3] if root else sympy.eye(3)
+    Ra, pa = _pose(b, inside, first, f"{name}a_")
+    Rb, pb = _pose(b, inside, second, f"{name}b_")
+    relative = (kinematics.point_jacobian(robot, b, inside, first.link, pa, f"{name}a_", root)
+                - kinematics.point_jacobian(robot, b, inside, second.link, pb, f"{name}b_",
                                             root))
-    residual = [*kinematics._times(Rr.T, pa - pb),
-                *kinematics._times(Rr.T, sympy.Matrix(_vee(kinematics._times(Ra, Rb.T))))]
+    residual = [*kinematics._times(axes.T, pa - pb),
+                *kinematics._times(axes.T, sympy.Matrix(_vee(kinematics._times(Ra, Rb.T))))]
 
     def row(r):
-        axis, block = Rr[:, r % 3], 3 * (r // 3)
+        axis, block = axes[:, r % 3], 3 * (r // 3)
         return [sympy.Add(*(axis[i] * relative[block + i, c] for i in range(3)))
                 for c in range(robot.dof)]
     return residual, row
 
 
-def _root_axes(robot, b, frames, root: int, name: str) -> sympy.Matrix:
-    """^wR of a loop's root: link ``root``'s frame as its file places it (the base frame {0}
-    for 0), named once where it is not a joint frame's own."""
-    if not root:
-        return kinematics.base_frame(robot, b)[0]
-    R, _ = frames[root - 1]
-    placed = sympy.Matrix(robot.links[root - 1].file_frame)[:3, :3]
-    if placed == sympy.eye(3):
-        return R
-    return kinematics._named(b, name, kinematics._times(R, placed))
+def _pose(b, frames, frame, name):
+    """A frame's rotation and origin in the axes of ``frames`` (kinematics.frames_from), the
+    base's the identity."""
+    R, p = frames[frame.link - 1] if frame.link else (sympy.eye(3), sympy.zeros(3, 1))
+    return kinematics._composed(b, name, R, p, frame.placement)
 
 
 def _vee(turn) -> list:
@@ -214,7 +215,9 @@ def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
 
 
 def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:
-    """[qdd, lambda]: the KKT system of the module's docstring, through M's factors and D's."""
+    """[qdd, lambda]: the KKT system of the module's docstring, through M's factors and D's.
+    a0 solved in full, beside the Delassus matrix, not half solved for both (Multipliers.kkt):
+    fewer multiplications, but on the path from D to qdd (Cassie's: 3.3 us against 3.2)."""
     phi = part("constraint_residual")[0]
     G = _rows(part("constraint_jacobian")[0], robot.dof)
     gamma = part("constraint_drift")[0]

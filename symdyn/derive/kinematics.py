@@ -52,6 +52,26 @@ def forward_kinematics(robot: Robot, b: ProgramBuilder):
     return frames
 
 
+def frames_from(robot: Robot, b: ProgramBuilder, root: int) -> list:
+    """^rR_i and ^rp_i of the joint frames of link ``root``'s subtree, in root's joint frame
+    (forward_kinematics's for the base, 0), root's own the identity; None for the other links.
+    What moves the root drops out: a loop hanging from it is a function of its own joints."""
+    if not root:
+        return forward_kinematics(robot, b)
+    inside = set(robot.subtree(root))
+    frames = [None] * len(robot.links)
+    frames[root - 1] = (sympy.eye(3), sympy.zeros(3, 1))
+    for link in robot.links:
+        i = link.index
+        if i == root or i not in inside:
+            continue
+        R0, p0 = frames[link.parent - 1]
+        R, P = placement(link, b)
+        p = b.vector(f"p{root}_{i}", _plus(p0, _times(R0, P)))
+        frames[i - 1] = (_named(b, f"R{root}_{i}", _times(R0, R)), p)
+    return frames
+
+
 def file_frames(robot: Robot) -> list[sympy.Matrix]:
     """^{i}T_{i'}: link i's frame as the robot file's convention places it, in joint frame {i}
     (the same in modified DH; Tx(a_i) Rx(alpha_i) on in standard DH; turned back from the
@@ -128,10 +148,11 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
 
 def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
                    name: str = "", above: int | None = None) -> sympy.Matrix:
-    """The geometric Jacobian, world axes, of a frame of link ``link`` whose origin is at
-    ``point``: the columns of the joints that move that link, zero for the others, and zero
-    too for those that move link ``above`` and for a floating base where ``above`` is given (a
-    loop's root: they carry the loop whole); steps named with the prefix ``name``."""
+    """The geometric Jacobian, in the axes of ``frames`` (the world's, or a link's:
+    frames_from), of a frame of link ``link`` whose origin is at ``point``: the columns of
+    the joints that move that link, zero for the others, and zero too for those that move
+    link ``above`` and for a floating base where ``above`` is given (a loop's root: they carry
+    the loop whole); steps named with the prefix ``name``."""
     moving = set(robot.support(link)) - set(robot.support(above or 0))
     columns = []
     if robot.floating and above is not None:
@@ -142,11 +163,13 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
         arm = b.vector(f"{name}r0", point - p0)
         columns = [sympy.Matrix.vstack(R0[:, k], sympy.zeros(3, 1)) for k in range(3)] + [
             sympy.Matrix.vstack(R0[:, k].cross(arm), R0[:, k]) for k in range(3)]
-    for joint, (R, p) in zip(robot.links, frames):
-        z = R[:, 2]
+    for joint, frame in zip(robot.links, frames):
         if joint.index not in moving:
             columns += [sympy.zeros(6, 1)] * joint.nv
-        elif joint.ball:        # turns about each axis of its frame
+            continue
+        R, p = frame
+        z = R[:, 2]
+        if joint.ball:        # turns about each axis of its frame
             arm = b.vector(f"{name}r{joint.index}", point - p)
             columns += [sympy.Matrix.vstack(R[:, k].cross(arm), R[:, k]) for k in range(3)]
         elif joint.revolute:
