@@ -211,7 +211,7 @@ def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
     D = sympy.Matrix(m, m, lambda i, j: b.define(
         f"Dl{min(i, j) + 1}_{max(i, j) + 1}", sympy.Add(*(
             W[max(i, j)][k] * scaled[min(i, j)][k] for k in range(n)))))
-    return Multipliers(factors, W, scaled, D, LDLT.factor(b, D, "Dl"))
+    return Multipliers(factors, W, scaled, D, LDLT.factor(b, D, "Dl", semidefinite=True))
 
 
 def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from support import through_the_turns, turned
+from support import assert_close, conditioning, mujoco_kkt, through_the_turns, turned
 
 import symdyn
 from symdyn.cli import main
@@ -105,3 +105,42 @@ def test_a_loops_jacobian_has_no_column_of_a_joint_that_moves_both_its_frames(tm
     (G,) = program.outputs
     rows = np.array(G.values, dtype=object).reshape(-1, robot.dof)
     assert all(entry == 0 for entry in rows[:, :6].ravel())
+
+
+def test_a_parallelogram_four_bar_at_and_near_its_flattened_configuration(tmp_path):
+    """A parallelogram four-bar (crank and rocker 0.2, coupler and ground 0.3) driven towards
+    the pose where all four links lie on one line: there the pin's rows lose rank (sigma_min
+    of G goes as the angle left, and is 0 at the pose). Near it, qdd equals MuJoCo's KKT to
+    1e-9 and lambda Pinocchio's constraintDynamics, growing as the load's share that the
+    vanishing row resists; at it, the Delassus matrix's zero pivot is dropped, not inverted
+    (round-off times 1e17 gave qdd 30 % off): qdd equals the KKT's, lambda is bounded, and
+    G^T lambda, the one force the singular system fixes, equals Pinocchio's."""
+    robot, source = _variant(tmp_path, "fourbar", [
+        ('<body name="coupler" pos="0 0.1 0">', '<body name="coupler" pos="0 0.2 0">'),
+        ('fromto="0 0 0 0 0.1 0"', 'fromto="0 0 0 0 0.2 0"'),
+        ('fromto="0 0 0 0.3 0.1 0"', 'fromto="0 0 0 0.3 0 0"'),
+        ('anchor="0.3 0.1 0"', 'anchor="0.3 0 0"')])
+    from symdyn.reference import ConstraintReference, MujocoReference
+
+    module = symdyn.python_module(symdyn.newton_euler(robot), quantities=[
+        "constraint_jacobian", "constrained_forward_dynamics"])
+    mujoco, reference = MujocoReference(source), ConstraintReference(robot)
+    models = reference.constraint_models()
+    rng, zero = np.random.default_rng(65), np.zeros(robot.dof)
+    for left in [1e-1, 1e-2, 1e-3, 1e-4, 0.0]:
+        angle = np.pi / 2 - left             # crank, coupler and rocker: the parallelogram's
+        q = np.array([angle, -angle, angle])
+        G = module.constraint_jacobian(q)
+        assert conditioning(G) == pytest.approx(0.74 * left, rel=0.01, abs=1e-15)
+        tau = rng.uniform(-1, 1, robot.dof)
+        qdd, lam = module.constrained_forward_dynamics(q, zero, tau, np.zeros(2))
+        assert_close(qdd, mujoco_kkt(mujoco, q, tau), rtol=1e-9)
+        expected_qdd, expected = reference.constraint_dynamics(q, zero, tau, *models,
+                                                                iterations=200)
+        assert_close(qdd, expected_qdd, rtol=1e-9)
+        if left:
+            assert_close(lam, expected, rtol=1e-9)
+            assert np.abs(lam).max() < 10 / left
+        else:
+            assert np.abs(lam).max() < 10
+            assert_close(G.T @ lam, G.T @ expected, rtol=1e-9)
