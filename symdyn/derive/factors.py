@@ -24,12 +24,11 @@ def factor(robot, b: ProgramBuilder, M: sympy.Matrix) -> "LDLT | LTDL":
     return LDLT.factor(b, M) if tree is None else LTDL.factor(b, M, tree)
 
 
-# A semidefinite matrix's pivot at or below this share of its trace is a zero one's round-off
+# A semidefinite matrix's pivot below this share of its trace is a zero one's round-off
 # (LDLT.factor): 1e4 times double's epsilon, far below any pivot of rows that are
 # independent to better than a micro-radian, far above round-off.
 PIVOT_FLOOR = 1e-12
-# Added to the floor so that an all-zero matrix's pivots fall below it too, and to a pivot
-# before its inverse: a zero one's is then finite (and taken as 0), and any other's exact.
+# Added to the floor so that an all-zero matrix's pivots fall below it too, and divide by no 0.
 TINY = 1e-30
 
 
@@ -50,11 +49,11 @@ class LDLT:
         named D, iD and L after ``name`` (M's own: none).
 
         ``semidefinite``: M may be singular (a Delassus matrix where the constraints' rows
-        become dependent: a loop at a singular configuration). A pivot at or below
-        PIVOT_FLOOR times M's trace is round-off of a zero one, and its inverse is taken as
-        0: its unknown drops out, and the solve gives one of the singular system's
-        solutions (for multipliers, G^T lambda and so the motion are every solution's),
-        where 1/D would multiply round-off into 1e17."""
+        become dependent: a loop at a singular configuration). A pivot below PIVOT_FLOOR
+        times M's trace is round-off of a zero one: its inverse is taken as d / floor^2,
+        not 1 / d, and falls to 0 with d, so that its unknown drops out and the solve gives
+        one of the singular system's solutions (for multipliers, G^T lambda and so the
+        motion are every solution's), where 1/d would multiply round-off into 1e17."""
         n, M = M.rows, Matrix(M)
         L = [[symengine.Integer(int(i == j)) for j in range(n)] for i in range(n)]
         d, inv_d = [None] * n, [None] * n
@@ -65,12 +64,11 @@ class LDLT:
                 L[j][k] ** 2 * d[k] for k in range(j))))
             if floor is None:
                 inv_d[j] = define(b, f"{name}iD{j + 1}", 1 / d[j])
-            else:       # 1 / d above the floor, 0 below it; the division and the test
-                # side by side, off each other's path (the pivots are a chain); TINY, lost
-                # in any pivot above 1e-14, keeps a zero one's from dividing by 0
-                kept = define(b, f"{name}k{j + 1}", (1 + symengine.sign(d[j] - floor)) / 2)
-                inverse = define(b, f"{name}r{j + 1}", 1 / (d[j] + TINY))
-                inv_d[j] = define(b, f"{name}iD{j + 1}", kept * inverse)
+            else:       # d / max(d, floor)^2: 1 / d above the floor, falling to 0 with d
+                # below it; max by fabs, not a test, whose (double)(x > 0) cost Cassie's
+                # ten pivots 0.2 us
+                top = define(b, f"{name}m{j + 1}", (d[j] + floor + abs(d[j] - floor)) / 2)
+                inv_d[j] = define(b, f"{name}iD{j + 1}", d[j] / (top * top))
             for i in range(j + 1, n):
                 L[i][j] = define(b, f"{name}L{i + 1}_{j + 1}", (M[i, j] - symengine.Add(*(
                     L[i][k] * L[j][k] * d[k] for k in range(j)))) * inv_d[j])
