@@ -31,16 +31,18 @@ TRIG_LOOP_OPERATIONS = 400
 # (-O2: 100 kB in 0.9 s, 200 kB in 2.5 s, 340 kB in 9.7 s; TALOS's inverse-dynamics derivatives,
 # 709 kB, in 25 s and 580 MB; its forward-dynamics derivatives, 2.9 MB, ran 20 minutes at -O3
 # and 8 GB before they were stopped). The shipped arms' longest, the Panda's forward-dynamics
-# derivatives, is 120 kB.
-PART_CHARACTERS = 150_000
+# derivatives, is 120 kB. Parts cost time too, in the values they pass: Menagerie Cassie's
+# constrained forward dynamics (390 kB) in three parts 3.09 us, whole 2.93 (gcc 12 -O3
+# -march=native: 3.8 s and 150 MB to compile, whole 5.5 s and 200 MB).
+PART_CHARACTERS = 400_000
 # A chain's C takes its steps in an order for out-of-order processors
 # (schedule.order_for_machine), up to this many steps. Measured (gcc 12 -O3 -march=native, CPU
 # time, alternating, the least of 11-15 rounds), the order's gains shrink with a function's
 # length and turn to losses past about 1200 steps: the PUMA 560's ID derivatives (567 steps)
 # -15%, the Panda's (1005) -10%, a generic 7-joint chain's C (1031) -5%; its ID derivatives
 # (1371) +6%, the Panda's FD derivatives (1531) +2%. Those keep the derivation's order (the
-# bound is also below the length of most functions written as parts, PART_CHARACTERS, about
-# 1900 steps of 80 characters). A tree's keep it too, a
+# bound is also below the length of any function written as parts, PART_CHARACTERS, about
+# 5000 steps of 80 characters). A tree's keep it too, a
 # branch after another: ordered for the machine, the branches' values interleave and live
 # longer, and its functions ran slower (Solo-12's ID derivatives 973 -> 1128 ns, C 610 -> 699;
 # the Allegro hand's 670 -> 736 and 196 -> 209).
