@@ -172,8 +172,9 @@ def read_tendons(reader, node, links) -> tuple[TendonSpec, ...]:
     return tuple(out)
 
 
-def _number(reader, node, field) -> sympy.Expr:
-    value = reader.expression(node, field)
+def _number(reader, node, field, angle: bool = False) -> sympy.Expr:
+    """A number (``angle``: an angle's, in radians: reader.radians)."""
+    value = reader.radians(node, field, whole=True) if angle else reader.expression(node, field)
     if not value.is_number:
         raise reader.error(f"{value} is not a number", node, field,
                            "a number (constraints are fixed in the generated code)")
@@ -219,7 +220,8 @@ def read_closed_at(reader, node, links, floating: bool = False
             raise reader.error(f"{joint!r} is given twice", key_node, "closed_at")
         field = f"closed_at.{joint}"
         if joints[joint].joint != "spherical":
-            out.append((joint, _number(reader, value_node, field)))
+            out.append((joint, _number(reader, value_node, field,
+                                       joints[joint].joint == "revolute")))
             continue
         if not isinstance(value_node, yaml.SequenceNode) or len(value_node.value) != 4:
             raise reader.error("a spherical joint's value is its unit quaternion", value_node,
@@ -288,9 +290,9 @@ def _symbolic_geometry(robot) -> list[tuple[str, list[str]]]:
 
     def free(matrix) -> list[str]:
         return sorted(str(s) for s in sympy.Matrix(matrix).free_symbols - moving)
-    placed = [(f"links[{i}] (its placement)",
+    placed = [(f"link {i} (its placement)",
                sympy.Matrix(link.rotation).row_join(sympy.Matrix(link.position)))
-              for i, link in enumerate(robot.links)]
+              for i, link in enumerate(robot.links, start=1)]
     placed += [(f"frames ({frame.name})", frame.placement) for frame in robot.frames]
     placed += [("tool", robot.tool)]
     placed += [(f"constraints ({c.name}: at)", c.anchor) for c in robot.constraints

@@ -24,7 +24,7 @@ import yaml
 from ..errors import RobotFileError
 from ..resources import shipped_folder
 from . import angles, constraints
-from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, number, parse_expression
+from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, as_text, number, parse_expression
 from .reading import read_text
 from .shapes import AXES, KINDS, Solid, combined
 from .spec import (
@@ -82,13 +82,27 @@ JOINT_VARIABLE = re.compile(r"((q|qd|qdd|tau|f_ext)[0-9]+"
                             r"|base_(x|y|z|q[xyzw]|v[xyz]|w[xyz]|a[xyz]|dw[xyz])"
                             r"|baumgarte_k[pd]|r_restitution|lambda_c[0-9]+)\Z")
 DEFAULT_GRAVITY = (0, 0, -9.81)
+# An angle's unit: the file's (angle_unit, radians unless it says deg), or its own, written
+# after its value ("90 deg", "-pi/4 rad").
+ANGLE_UNITS = ("rad", "deg")
+UNIT_WRITTEN = re.compile(r"^(?P<value>.*?\S)(?:\s+|(?<=[0-9.)]))(?P<unit>deg|rad)$")
+# A value in radians past a turn, most likely degrees (90, 180, 45): said in a warning.
+TURN = 2 * math.pi
+# Past these, a length is most likely in millimetres and a mass in grams (check_plausible):
+# the longest industrial arms reach 3-4 m, their heaviest links weigh some hundreds of kg.
+LONGEST = 10.0
+HEAVIEST = 1000.0
+# A standard-DH centre of mass this share of a past the link's far end (frame {i}'s origin)
+# is the sign slip, not a motor overhanging the joint.
+PAST_THE_END = 0.25
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 6          # a robot file nests 3 deep (links, a link, its inertia)
 MAX_LINKS = 64
 MAX_INTEGER_DIGITS = 30
 
-TOP_KEYS = {"name", "source", "convention", "gravity", "parameters", "links", "payload",
+TOP_KEYS = {"name", "source", "convention", "angle_unit", "gravity", "parameters", "links",
+            "payload",
             "allow_inconsistent_inertia", "base", "tool", "frames", "root", "base_body",
             "constraints", "closed_at", "actuated", "tendons"}
 FRAME_KEYS = {"name", "parent", "xyz", "rpy"}
@@ -198,6 +212,9 @@ class _Reader:
         self.lenient = False                      # inconsistent inertia: a warning, not an error
         self.link_nodes: dict[int, dict] = {}     # 1-based link -> its keys' value nodes
         self.warnings: list[str] = []
+        self.angle_unit = "rad"
+        self.where: list[tuple] = []             # the fields being read: (node, field)
+        self.first_use: dict[str, tuple] = {}    # undeclared name -> (line, field, hint)
 
     # -- errors ------------------------------------------------------------------------------
     def error(self, message, node=None, field=None, expected=None):
@@ -217,6 +234,8 @@ class _Reader:
             raise self.error(problem, top["name"], "name", NAME_RULE)
         source = self.scalar_str(top["source"], "source") if "source" in top else ""
         convention = self.choice(self.require(top, "convention", root), "convention", CONVENTIONS)
+        if "angle_unit" in top:
+            self.angle_unit = self.choice(top["angle_unit"], "angle_unit", ANGLE_UNITS)
         if "allow_inconsistent_inertia" in top:
             self.lenient = self.flag(top["allow_inconsistent_inertia"],
                                      "allow_inconsistent_inertia")
@@ -268,6 +287,7 @@ class _Reader:
         tendons = (constraints.read_tendons(self, top["tendons"], links)
                    if "tendons" in top else ())
         self.check_all_parameters_used()
+        self.check_declared()
         return RobotSpec(name=name, source=source, convention=convention, gravity=gravity,
                          links=links, parameters=tuple(self.free.values()),
                          path=str(self.path), digest=digest, payload=payload,
@@ -421,22 +441,61 @@ class _Reader:
             self.reading.pop()
             return value
         self.check_parameter_name(name)
+        if name not in self.free:
+            self.undeclared(name)
         return self.free.setdefault(name, sympy.Symbol(name))
+
+    def undeclared(self, name: str) -> None:
+        """A name that parameters: does not declare, at its first use (check_declared says
+        them); Spong's "theta: theta1" (the joint variable written into the table) at once."""
+        node, field = self.where[-1]
+        variable = re.fullmatch(r"(theta|d)([0-9]+)", name)
+        if variable and field.endswith(f".{variable[1]}"):
+            self.warnings.append(str(self.error(
+                f"{name!r} is a free symbol here, not the joint variable, which symdyn adds to "
+                f"{variable[1]} for you (q{variable[2]}): write {variable[1]}: 0, or the "
+                "joint's constant offset", node, field)))
+            return
+        close = difflib.get_close_matches(name, list(self.given), n=1, cutoff=0.6)
+        self.first_use[name] = (node.start_mark.line + 1, field,
+                                f"; did you mean {close[0]!r}?" if close else "")
+
+    def check_declared(self) -> None:
+        """One warning naming each name that parameters: does not declare, with its first
+        line: a word where a number goes ("mass: two") passes silently otherwise, to fail
+        much later as a params argument the caller does not know of."""
+        if not self.first_use:
+            return
+        shown = ", ".join(f"{name} (line {line}, {field}{hint})"
+                          for name, (line, field, hint) in self.first_use.items())
+        declared = ", ".join(f"{name}: null" for name in self.first_use)
+        self.warnings.append(str(RobotFileError(
+            self.path, f"{shown} {'is' if len(self.first_use) == 1 else 'are'} not declared in "
+            "parameters: left free symbols, arguments (params) of every generated function; "
+            f"give each a value, or declare the free ones: parameters: {{{declared}}}")))
 
     def check_parameter_name(self, name):
         if not PARAMETER_NAME.match(name):
             raise ExpressionError(f"{name!r} is not a valid parameter name")
+        if re.fullmatch(r"q[0-9]+", name):
+            raise ExpressionError(f"{name!r} is reserved, a joint variable, which symdyn adds "
+                                  "to each joint's theta (revolute) or d (prismatic) for you: "
+                                  "write 0 there, or the joint's constant offset")
         if name in RESERVED or JOINT_VARIABLE.match(name):
             raise ExpressionError(f"{name!r} is reserved (a keyword, an expression's word or a "
                                   "joint variable); rename it")
 
-    def expression(self, node, field) -> sympy.Expr:
-        value = self.scalar(node, field)
+    def expression(self, node, field, value=None) -> sympy.Expr:
+        """The field's expression (``value``, where given: its text, the node read already)."""
+        value = self.scalar(node, field) if value is None else value
+        self.where.append((node, field))
         try:
             return parse_expression(value, self.resolve)
         except ExpressionError as exc:
             raise self.error(str(exc), node, field,
                              "a number or an expression such as \"pi/2\" or \"-l1/2\"") from None
+        finally:
+            self.where.pop()
 
     def vector(self, node, field, length, kind=None) -> tuple:
         """``length`` expressions; ``kind`` angles.ANGLE or angles.COSINE reads each as one."""
@@ -445,10 +504,34 @@ class _Reader:
         read = self.expression if kind is None else partial(self.angle, kind=kind)
         return tuple(read(item, f"{field}[{k}]") for k, item in enumerate(node.value))
 
+    def radians(self, node, field, whole: bool = False) -> sympy.Expr:
+        """An angle field's value in radians: given in degrees where its text ends in "deg",
+        or ends in no unit in a file whose angle_unit is deg (exact: 90 deg is pi/2). A value
+        taken as radians that is past a turn (``whole``: and a whole number, where a limit or
+        a configuration may turn further) was most likely meant in degrees: a warning says
+        what it is, and how to write degrees."""
+        value, unit = self.scalar(node, field), None
+        if isinstance(value, str):
+            written = UNIT_WRITTEN.match(value.strip())
+            if written:
+                value, unit = written["value"], written["unit"]
+        angle = self.expression(node, field, value)
+        if (unit or self.angle_unit) == "deg":
+            return angle * sympy.pi / 180
+        if unit is None and angle.is_number and abs(float(angle)) > TURN and (
+                not whole or float(angle).is_integer()):
+            text, meant = as_text(angle), as_text(angle * sympy.pi / 180)
+            self.warnings.append(str(self.error(
+                f"{text} is read in radians, {math.degrees(float(angle)):.6g} degrees: more "
+                f"than a turn; if it is in degrees, write \"{text} deg\" ({meant}) or "
+                "angle_unit: deg", node, field)))
+        return angle
+
     def angle(self, node, field, kind=angles.ANGLE) -> sympy.Expr:
-        """An expression of an angle field (or, COSINE, a unit vector's component): a number
-        near a special one is read as angles.py says, and noted."""
-        value = self.expression(node, field)
+        """An expression of an angle field, in radians (radians), or (COSINE) a unit vector's
+        component: a number near a special one is read as angles.py says, and noted."""
+        value = (self.radians(node, field) if kind == angles.ANGLE
+                 else self.expression(node, field))
         reading = angles.read(value, field, kind, self.snap_angles)
         if reading is None:
             return value
@@ -484,7 +567,7 @@ class _Reader:
 
     # -- links -------------------------------------------------------------------------------
     def link(self, node, index, convention) -> LinkSpec:
-        field = f"links[{index}]"
+        field = f"link {index + 1}"
         keys = self.link_nodes[index + 1] = self.mapping(node, field, LINK_KEYS)
         joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
         if joint == "spherical":
@@ -534,6 +617,8 @@ class _Reader:
                         keys.get("shapes", keys.get("inertia", keys.get("inertia_origin",
                                                                         keys.get("mass")))),
                         field)
+        self.check_plausible(keys, field, convention, values, mass,
+                             None if origin_form else inertial["com"])
         actuator = {key: self.expression(keys[key], f"{field}.{key}")
                     for key in ("motor_inertia", "gear_ratio", "viscous_friction") if key in keys}
         if "coulomb_friction" in keys:
@@ -543,7 +628,8 @@ class _Reader:
             problem = actuator_problem(key, value)
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
-        limits = self.limits(keys["limits"], f"{field}.limits") if "limits" in keys else None
+        limits = (self.limits(keys["limits"], f"{field}.limits", joint == "revolute")
+                  if "limits" in keys else None)
         if "elastic" in keys:
             values["elastic"] = self.elastic(keys, joint, actuator.get("motor_inertia"),
                                              f"{field}.elastic")
@@ -573,18 +659,18 @@ class _Reader:
         position, joints = {}, {}
         for k, link in enumerate(links, start=1):
             if link.name in position:
-                raise self.error(f"the link name {link.name!r} is given twice (links"
-                                 f"[{position[link.name] - 1}] and links[{k - 1}])",
-                                 self.link_nodes[k]["name"], f"links[{k - 1}].name")
+                raise self.error(f"the link name {link.name!r} is given twice (links "
+                                 f"{position[link.name]} and {k})",
+                                 self.link_nodes[k]["name"], f"link {k}.name")
             if link.name is not None:
                 position[link.name] = k
             joint = link.joint_name or link.name
             if joint is not None and joint in joints:
                 key = "joint_name" if "joint_name" in self.link_nodes[k] else "name"
-                raise self.error(f"the joint name {joint!r} is given twice (links"
-                                 f"[{joints[joint] - 1}] and links[{k - 1}]): JOINTS names "
+                raise self.error(f"the joint name {joint!r} is given twice (links "
+                                 f"{joints[joint]} and {k}): JOINTS names "
                                  "each joint once", self.link_nodes[k][key],
-                                 f"links[{k - 1}].{key}")
+                                 f"link {k}.{key}")
             if joint is not None:
                 joints[joint] = k
         parents = {}
@@ -592,15 +678,15 @@ class _Reader:
             keys = self.link_nodes[k]
             parents[k] = k - 1
             if "parent" in keys:
-                name = self.scalar(keys["parent"], f"links[{k - 1}].parent")
+                name = self.scalar(keys["parent"], f"link {k}.parent")
                 if name != BASE and name not in position:
                     raise self.error(f"{name!r} names no link", keys["parent"],
-                                     f"links[{k - 1}].parent",
+                                     f"link {k}.parent",
                                      f"{BASE!r} or the name of a link of this file")
                 parents[k] = 0 if name == BASE else position[name]
         has_child = set()
         for k, link in enumerate(links, start=1):
-            field, node = f"links[{k - 1}].parent", self.link_nodes[k].get("parent")
+            field, node = f"link {k}.parent", self.link_nodes[k].get("parent")
             if parents[k] >= k:
                 raise self.error(self.circle_or_order(k, parents, links), node, field)
             if convention == "standard" and parents[k] in has_child:
@@ -622,7 +708,7 @@ class _Reader:
             if node is None:
                 out.append(link)
                 continue
-            field = f"links[{k - 1}].mimic"
+            field = f"link {k}.mimic"
             name = self.scalar(node, field)
             followed = _numbered(name, position, len(links))
             if followed is None:
@@ -688,19 +774,21 @@ class _Reader:
             i = parents[i]
         if i:
             cycle = seen[seen.index(i):] + [i]
-            names = [links[j - 1].name or f"links[{j - 1}]" for j in cycle]
+            names = [links[j - 1].name or f"link {j}" for j in cycle]
             return f"the links' parents form a circle: {' -> '.join(names)}"
         return (f"the parent {links[parents[k] - 1].name!r} is listed after this link: list "
                 "each link after its parent")
 
-    def limits(self, node, field) -> dict:
+    def limits(self, node, field, revolute: bool) -> dict:
         """{lower, upper, velocity, effort}: numbers, each optional; lower <= upper, velocity
-        and effort positive."""
+        and effort positive; a revolute joint's position limits angles (radians)."""
         keys = self.mapping(node, field, set(LIMIT_KEYS))
         limits = {}
         for key in LIMIT_KEYS:
             if key in keys:
-                value = self.expression(keys[key], f"{field}.{key}")
+                value = (self.radians(keys[key], f"{field}.{key}", whole=True)
+                         if revolute and key in ("lower", "upper")
+                         else self.expression(keys[key], f"{field}.{key}"))
                 if numeric([value]) is None:
                     raise self.error(f"{value} is not a number", keys[key], f"{field}.{key}",
                                      "a number (limits are fixed in the generated code)")
@@ -845,6 +933,38 @@ class _Reader:
         if amount_key == "mass":
             return Solid(kind, size, amount, xyz, rpy, axis)
         return Solid.with_density(kind, size, amount, xyz, rpy, axis)
+
+    def check_plausible(self, keys, field, convention, values, mass, com) -> None:
+        """Warnings for the unit and sign slips a robot file's numbers most often hide, none
+        of them refused (a crane's links are long, a press's heavy): a length in millimetres
+        (a: 400), a mass in grams (mass: 2000), and in standard DH a centre of mass past the
+        link's far end, where frame {i} sits (the link runs back along -x, so its middle is
+        at -a/2, and +a/2 is the sign slip)."""
+        def number(value):
+            return float(value) if value is not None and sympy.sympify(value).is_number \
+                else None
+        lengths = [(key, values[key]) for key in ("a", "d") if key in keys]
+        if "origin" in keys and values.get("origin") is not None:
+            lengths += [(f"origin.xyz[{k}]", x) for k, x in enumerate(values["origin"].xyz)]
+        for key, value in lengths:
+            length = number(value)
+            if length is not None and abs(length) > LONGEST:
+                node = keys[key.split(".")[0]]
+                self.warnings.append(str(self.error(
+                    f"{as_text(value)} m is longer than a robot's link; if it is in "
+                    f"millimetres, write {as_text(value / 1000)}", node, f"{field}.{key}")))
+        weight = number(mass)
+        if weight is not None and weight > HEAVIEST and "mass" in keys:
+            self.warnings.append(str(self.error(
+                f"{as_text(mass)} kg is heavier than a robot's link; if it is in grams, write "
+                f"{as_text(mass / 1000)}", keys["mass"], f"{field}.mass")))
+        a, x = number(values.get("a")), number(com[0]) if com is not None else None
+        if convention == "standard" and a and x is not None and x > PAST_THE_END * abs(a):
+            self.warnings.append(str(self.error(
+                f"the centre of mass lies at x = {as_text(com[0])}, past the link's far end: "
+                f"in standard DH frame {{i}} is at that end (on the next joint's axis) and the "
+                f"link runs back along -x from it, a = {as_text(values['a'])} long; its middle "
+                f"is at x = {as_text(-abs(values['a']) / 2)}", keys["com"], f"{field}.com")))
 
     def check_body(self, mass, vector, inertia, origin_form, node, field):
         problem = body_problem(mass, vector, inertia, about_origin=origin_form)

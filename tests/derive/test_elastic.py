@@ -268,16 +268,16 @@ def test_the_c_of_an_elastic_arm_equals_the_python(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, field, words", [
-    ("elastic: {stiffness: 300}", "elastic: {stiffness: 0}", "links[1].elastic.stiffness",
+    ("elastic: {stiffness: 300}", "elastic: {stiffness: 0}", "link 2.elastic.stiffness",
      "must be positive"),
     ("elastic: {stiffness: 300}", "elastic: {stiffness: 300, damping: -1}",
-     "links[1].elastic.damping", "damping is negative"),
+     "link 2.elastic.damping", "damping is negative"),
     ("elastic: {stiffness: 300}", "elastic: {stiffness: 300, mass: 2}",
-     "links[1].elastic.mass", "unknown key"),
+     "link 2.elastic.mass", "unknown key"),
     ("motor_inertia: 0.00001, gear_ratio: 100, elastic", "gear_ratio: 100, elastic",
-     "links[1].elastic", "rotor inertia"),
+     "link 2.elastic", "rotor inertia"),
     ("elastic: {stiffness: 300}", "elastic: {stiffness: 300}, mimic: 1",
-     "links[1].elastic", "of its own"),
+     "link 2.elastic", "of its own"),
 ])
 def test_what_an_elastic_joint_cannot_be_is_refused_in_one_line(tmp_path, old, new, field,
                                                                  words):

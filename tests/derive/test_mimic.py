@@ -211,19 +211,19 @@ BAD = [
     ("  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, name: a}\n"
      "  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, name: b, mimic: a}\n"
      "  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, mimic: b}\n",
-     "links[2].mimic", "a mimic of a mimic", 6),
+     "link 3.mimic", "a mimic of a mimic", 6),
     ("  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, name: a}\n"
      "  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, mimic: finger}\n",
-     "links[1].mimic", "'finger' names no link", 5),
+     "link 2.mimic", "'finger' names no link", 5),
     ("  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, name: a, mimic: a}\n",
-     "links[0].mimic", "cannot mimic itself", 4),
+     "link 1.mimic", "cannot mimic itself", 4),
     ("  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, multiplier: 2}\n",
-     "links[0].multiplier", "mimics none", 4),
+     "link 1.multiplier", "mimics none", 4),
     ("  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, name: a,\n"
      "     limits: {lower: 0, upper: 1}}\n"
      "  - {joint: revolute, a: 0, alpha: 0, d: 0, theta: 0, mass: 1, mimic: a, multiplier: 2,\n"
      "     limits: {lower: 3, upper: 4}}\n",
-     "links[1].mimic", "its limits leave 'a' no position", 6),
+     "link 2.mimic", "its limits leave 'a' no position", 6),
 ]
 
 

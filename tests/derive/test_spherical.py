@@ -91,13 +91,13 @@ def test_the_c_of_spherical_joints_equals_the_python(tmp_path):
 
 REFUSALS = [
     ("joint: spherical, origin: {xyz: [0.02",
-     "joint: spherical, axis: [0, 0, 1], origin: {xyz: [0.02", "links[1].axis",
+     "joint: spherical, axis: [0, 0, 1], origin: {xyz: [0.02", "link 2.axis",
      "a spherical joint has no axis", 11),
     ("joint: spherical, origin: {xyz: [0.02",
-     "joint: spherical, motor_inertia: 0.1, origin: {xyz: [0.02", "links[1].motor_inertia",
+     "joint: spherical, motor_inertia: 0.1, origin: {xyz: [0.02", "link 2.motor_inertia",
      "a spherical joint has no motor inertia", 11),
     ("  - {name: hand, parent: fore,", "  - {name: hand, mimic: fore, parent: fore,",
-     "links[2].mimic", "is a spherical joint, whose configuration is a quaternion", 13),
+     "link 3.mimic", "is a spherical joint, whose configuration is a quaternion", 13),
     ("frames:", "constraints:\n  - {name: c, point: [tip, bob]}\nclosed_at: {fore: 0.3}\n"
      "frames:", "closed_at.fore", "a spherical joint's value is its unit quaternion", 23),
     ("frames:", "constraints:\n  - {name: c, point: [tip, bob]}\n"
@@ -123,7 +123,7 @@ def test_a_spherical_joint_in_a_dh_table_is_refused_in_one_line(tmp_path):
     path = tmp_path / "dh.yaml"
     path.write_text("name: dh\nconvention: modified\nlinks:\n"
                     "  - {joint: spherical, a: 0, alpha: 0, d: 0, theta: 0, mass: 1}\n")
-    assert_refused_in_one_line(tmp_path, path, "links[0].joint",
+    assert_refused_in_one_line(tmp_path, path, "link 1.joint",
                                "placed by its origin in convention urdf", 4)
 
 

@@ -94,7 +94,7 @@ def test_a_spring_a_file_cannot_mean_is_refused_in_one_line(tmp_path, spring, wo
     result = CliRunner().invoke(main, ["generate", str(path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and not (tmp_path / "o").exists(), result.output
     (line,) = result.output.strip().splitlines()
-    assert words in line and "links[0].spring" in line
+    assert words in line and "link 1.spring" in line
 
 
 def test_a_mjcf_spring_round_trips_and_equals_mujocos(tmp_path):

@@ -72,4 +72,4 @@ def test_bad_limits_are_located(tmp_path, limits, words):
     path.write_text(ARM.replace("limits: {upper: 0.4, effort: 300}", f"limits: {limits}"))
     with pytest.raises(symdyn.RobotFileError, match=words) as info:
         symdyn.load_robot(path)
-    assert info.value.line == 9 and info.value.field.startswith("links[2].limits")
+    assert info.value.line == 9 and info.value.field.startswith("link 3.limits")

@@ -64,11 +64,11 @@ BAD_EXPRESSIONS = [
 BAD_SCALARS = [(".inf", "not a finite number"), ("-.inf", "not a finite number"),
                (".nan", "not a finite number"), ("true", "boolean"), ("false", "boolean"),
                ("1" * 40, "more than 30 digits"), ("0x" + "f" * 40, "more than 30 digits")]
-FIELDS = [("    mass: 1\n", "links[0].mass", "    mass: {}\n"),
-          ("    a: l1\n", "links[1].a", "    a: {}\n"),
-          ("    d: 0.1\n", "links[1].d", "    d: {}\n"),
-          ("    gear_ratio: 50\n", "links[1].gear_ratio", "    gear_ratio: {}\n"),
-          ("    com: [0.1, 0, 0]\n", "links[0].com[1]", "    com: [0.1, {}, 0]\n")]
+FIELDS = [("    mass: 1\n", "link 1.mass", "    mass: {}\n"),
+          ("    a: l1\n", "link 2.a", "    a: {}\n"),
+          ("    d: 0.1\n", "link 2.d", "    d: {}\n"),
+          ("    gear_ratio: 50\n", "link 2.gear_ratio", "    gear_ratio: {}\n"),
+          ("    com: [0.1, 0, 0]\n", "link 1.com[1]", "    com: [0.1, {}, 0]\n")]
 
 
 def _quoted(text):
@@ -116,13 +116,13 @@ def structure_cases():
         ("bell in a key", BASE.replace("links:", "li\x07nks:"), None, "control character"),
         ("unknown top key", BASE + "joints: []\n", "joints", "unknown key"),
         ("unknown link key", BASE.replace("    mass: 1\n", "    mass: 1\n    intertia: 1\n"),
-         "links[0].intertia", "unknown key"),
+         "link 1.intertia", "unknown key"),
         ("unknown payload key", BASE + "payload: {mass: 1, colour: red}\n", "payload.colour",
          "unknown key"),
         ("odd key", BASE + "'a\\nb': 1\n", None, "unknown key"),
         ("a list as a key", BASE + "? [a, b]\n: 1\n", None, "unknown key"),
         ("duplicate key", BASE.replace("    mass: 1\n", "    mass: 1\n    mass: 2\n"),
-         "links[0].mass", "given twice"),
+         "link 1.mass", "given twice"),
         ("duplicate name", BASE + "name: other\n", "name", "given twice"),
         ("no name", BASE.replace("name: arm\n", ""), None, "'name'"),
         ("no convention", BASE.replace("convention: modified\n", ""), None, "'convention'"),
@@ -130,43 +130,43 @@ def structure_cases():
         ("empty links", BASE[:BASE.index("links:")] + "links: []\n", "links", "non-empty"),
         ("links a mapping", BASE[:BASE.index("links:")] + "links: {a: 1}\n", "links",
          "non-empty"),
-        ("a link a number", BASE[:BASE.index("links:")] + "links: [1]\n", "links[0]",
+        ("a link a number", BASE[:BASE.index("links:")] + "links: [1]\n", "link 1",
          "mapping"),
         ("65 links", BASE[:BASE.index("links:")] + "links:\n" + "  - {joint: revolute, a: 0, "
          "alpha: 0, d: 0, theta: 0, mass: 1}\n" * 65, "links", "more than"),
-        ("no joint", BASE.replace("  - joint: revolute\n", "  - a0: 0\n"), "links[0]",
+        ("no joint", BASE.replace("  - joint: revolute\n", "  - a0: 0\n"), "link 1",
          "unknown key"),
-        ("no mass", BASE.replace("    mass: 2\n", ""), "links[1]", "'mass'"),
-        ("joint kind", BASE.replace("joint: prismatic", "joint: universal"), "links[1].joint",
+        ("no mass", BASE.replace("    mass: 2\n", ""), "link 2", "'mass'"),
+        ("joint kind", BASE.replace("joint: prismatic", "joint: universal"), "link 2.joint",
          "not known"),
         ("spherical in DH", BASE.replace("joint: prismatic", "joint: spherical"),
-         "links[1].joint", "convention urdf"),
-        ("joint a number", BASE.replace("joint: prismatic", "joint: 1"), "links[1].joint",
+         "link 2.joint", "convention urdf"),
+        ("joint a number", BASE.replace("joint: prismatic", "joint: 1"), "link 2.joint",
          "not known"),
         ("convention kind", BASE.replace("convention: modified", "convention: craig"),
          "convention", "not known"),
         ("convention yes", BASE.replace("convention: modified", "convention: yes"),
          "convention", "not known"),
-        ("mass a list", BASE.replace("mass: 1\n", "mass: [1]\n"), "links[0].mass",
+        ("mass a list", BASE.replace("mass: 1\n", "mass: [1]\n"), "link 1.mass",
          "single value"),
-        ("mass a mapping", BASE.replace("mass: 1\n", "mass: {a: 1}\n"), "links[0].mass",
+        ("mass a mapping", BASE.replace("mass: 1\n", "mass: {a: 1}\n"), "link 1.mass",
          "single value"),
-        ("mass null", BASE.replace("mass: 1\n", "mass: null\n"), "links[0].mass",
+        ("mass null", BASE.replace("mass: 1\n", "mass: null\n"), "link 1.mass",
          "not a number"),
-        ("com of two", BASE.replace("com: [0.1, 0, 0]", "com: [0.1, 0]"), "links[0].com",
+        ("com of two", BASE.replace("com: [0.1, 0, 0]", "com: [0.1, 0]"), "link 1.com",
          "list of 3"),
-        ("com a number", BASE.replace("com: [0.1, 0, 0]", "com: 0.1"), "links[0].com",
+        ("com a number", BASE.replace("com: [0.1, 0, 0]", "com: 0.1"), "link 1.com",
          "list of 3"),
         ("inertia of three", BASE.replace("inertia: [0.01, 0.02, 0.02, 0, 0, 0]",
-                                          "inertia: [0.01, 0.02, 0.02]"), "links[0].inertia",
+                                          "inertia: [0.01, 0.02, 0.02]"), "link 1.inertia",
          "list of 6"),
         ("gravity of two", BASE + "gravity: [0, 0]\n", "gravity", "list of 3"),
         ("coulomb of one", BASE.replace("coulomb_friction: [0.1, -0.1]",
-                                        "coulomb_friction: [0.1]"), "links[1].coulomb_friction",
+                                        "coulomb_friction: [0.1]"), "link 2.coulomb_friction",
          "list of 2"),
         ("both inertia forms", BASE.replace("    com: [0.1, 0, 0]\n",
                                             "    com: [0.1, 0, 0]\n    first_moment: [0, 0, 0]\n"),
-         "links[0]", "not both"),
+         "link 1", "not both"),
         ("name not text", BASE.replace("name: arm", "name: 12"), "name", "not text"),
         ("source not text", BASE + "source: [a]\n", "source", "single value"),
         ("flag not a flag", BASE + "allow_inconsistent_inertia: 1\n",
@@ -185,29 +185,29 @@ def structure_cases():
     shaped = BASE.replace("    com: [0.1, 0, 0]\n    inertia: [0.01, 0.02, 0.02, 0, 0, 0]\n",
                           "    shapes: [{}]\n").replace("    mass: 1\n", "")
     for entry, field, words in [
-            ("{box: [0.1, 0.1], mass: 1}", "links[0].shapes[0].box", "list of 3"),
-            ("{box: [0.1, 0.1, -0.1], mass: 1}", "links[0].shapes[0].box", "positive"),
-            ("{box: [0.1, 0.1, 0.1]}", "links[0].shapes[0]", "mass or its density"),
-            ("{box: [0.1, 0.1, 0.1], mass: 1, density: 7800}", "links[0].shapes[0]",
+            ("{box: [0.1, 0.1], mass: 1}", "link 1.shapes[0].box", "list of 3"),
+            ("{box: [0.1, 0.1, -0.1], mass: 1}", "link 1.shapes[0].box", "positive"),
+            ("{box: [0.1, 0.1, 0.1]}", "link 1.shapes[0]", "mass or its density"),
+            ("{box: [0.1, 0.1, 0.1], mass: 1, density: 7800}", "link 1.shapes[0]",
              "mass or its density"),
-            ("{box: [0.1, 0.1, 0.1], sphere: 0.1, mass: 1}", "links[0].shapes[0]",
+            ("{box: [0.1, 0.1, 0.1], sphere: 0.1, mass: 1}", "link 1.shapes[0]",
              "exactly one kind"),
-            ("{cone: [0.1, 0.2], mass: 1}", "links[0].shapes[0].cone", "unknown key"),
+            ("{cone: [0.1, 0.2], mass: 1}", "link 1.shapes[0].cone", "unknown key"),
             ("{hollow_cylinder: [0.05, 0.03, 0.1], mass: 1}",
-             "links[0].shapes[0].hollow_cylinder", "inner radius below the outer"),
-            ("{sphere: 0.1, mass: -1}", "links[0].shapes[0].mass", "positive"),
-            ("{sphere: 0.1, density: 0}", "links[0].shapes[0].density", "positive"),
-            ("{sphere: 0.1, mass: 1, axis: x}", "links[0].shapes[0].axis", "has no axis"),
-            ("{rod: 0.1, mass: 1, axis: w}", "links[0].shapes[0].axis", "not known"),
-            ("{cylinder: {radius: 0.1}, mass: 1}", "links[0].shapes[0].cylinder",
+             "link 1.shapes[0].hollow_cylinder", "inner radius below the outer"),
+            ("{sphere: 0.1, mass: -1}", "link 1.shapes[0].mass", "positive"),
+            ("{sphere: 0.1, density: 0}", "link 1.shapes[0].density", "positive"),
+            ("{sphere: 0.1, mass: 1, axis: x}", "link 1.shapes[0].axis", "has no axis"),
+            ("{rod: 0.1, mass: 1, axis: w}", "link 1.shapes[0].axis", "not known"),
+            ("{cylinder: {radius: 0.1}, mass: 1}", "link 1.shapes[0].cylinder",
              "'length'")]:
         cases.append((f"shape {entry}", shaped.replace("[{}]", f"[{entry}]"), field, words))
     cases += [("shapes and a mass", shaped.replace("[{}]", "[{sphere: 0.1, mass: 1}]").replace(
-                   "    theta: 0\n", "    theta: 0\n    mass: 2\n", 1), "links[0].mass",
+                   "    theta: 0\n", "    theta: 0\n    mass: 2\n", 1), "link 1.mass",
                "comes from the shapes"),
               ("shapes and a com", shaped.replace("[{}]", "[{sphere: 0.1, mass: 1}]\n"
-                                                  "    com: [0, 0, 0]"), "links[0]", "not both"),
-              ("shapes empty", shaped.replace("[{}]", "[]"), "links[0].shapes", "non-empty")]
+                                                  "    com: [0, 0, 0]"), "link 1", "not both"),
+              ("shapes empty", shaped.replace("[{}]", "[]"), "link 1.shapes", "non-empty")]
     for name in ["Arm", "arm-1", "1arm", "_arm", "class", "import", "math", "stdint", "limits",
                  "stdio", "string", "\u00e4rm", "a rm", "arm.x", ""]:
         cases.append((f"robot name {name!r}", BASE.replace("name: arm", f"name: '{name}'"),
@@ -246,33 +246,33 @@ def parameter_cases():
 def physics_cases():
     inertia = "inertia: [0.01, 0.02, 0.02, 0, 0, 0]"
     cases = [
-        ("negative mass", BASE.replace("mass: 1\n", "mass: -1\n"), "links[0]", "negative"),
-        ("inertia without mass", BASE.replace("mass: 1\n", "mass: 0\n"), "links[0]",
+        ("negative mass", BASE.replace("mass: 1\n", "mass: -1\n"), "link 1", "negative"),
+        ("inertia without mass", BASE.replace("mass: 1\n", "mass: 0\n"), "link 1",
          "without mass"),
         ("inertia not definite", BASE.replace(inertia, "inertia: [0.01, -0.02, 0.02, 0, 0, 0]"),
-         "links[0]", "semi-definite"),
+         "link 1", "semi-definite"),
         ("triangle inequality", BASE.replace(inertia, "inertia: [0.01, 0.01, 0.05, 0, 0, 0]"),
-         "links[0]", "triangle"),
+         "link 1", "triangle"),
         ("off-diagonal too large", BASE.replace(inertia, "inertia: [0.01, 0.02, 0.02, 0.1, 0, "
-                                                         "0]"), "links[0]", "semi-definite"),
+                                                         "0]"), "link 1", "semi-definite"),
         ("first moment without mass", BASE.replace(
             "    com: [0.1, 0, 0]\n    " + inertia, "    first_moment: [0.1, 0, 0]\n"
             "    inertia_origin: [0.01, 0.01, 0.01, 0, 0, 0]").replace("mass: 1\n", "mass: 0\n"),
-         "links[0]", "without mass"),
+         "link 1", "without mass"),
         ("inertia about the origin too small", BASE.replace(
             "    com: [0.1, 0, 0]\n    " + inertia, "    first_moment: [0.5, 0, 0]\n"
-            "    inertia_origin: [0.01, 0.01, 0.01, 0, 0, 0]"), "links[0]", "semi-definite"),
+            "    inertia_origin: [0.01, 0.01, 0.01, 0, 0, 0]"), "link 1", "semi-definite"),
         ("gear ratio zero", BASE.replace("gear_ratio: 50", "gear_ratio: 0"),
-         "links[1].gear_ratio", "zero"),
+         "link 2.gear_ratio", "zero"),
         ("rotor inertia negative", BASE.replace("motor_inertia: 1e-4", "motor_inertia: -1e-4"),
-         "links[1].motor_inertia", "negative"),
+         "link 2.motor_inertia", "negative"),
         ("viscous friction negative", BASE.replace("viscous_friction: 0.01",
                                                    "viscous_friction: -0.01"),
-         "links[1].viscous_friction", "negative"),
+         "link 2.viscous_friction", "negative"),
         ("Coulomb friction helping", BASE.replace("[0.1, -0.1]", "[-0.1, 0.1]"),
-         "links[1].coulomb_friction", "oppose"),
+         "link 2.coulomb_friction", "oppose"),
         ("Coulomb friction one-sided", BASE.replace("[0.1, -0.1]", "[0.1, 0.1]"),
-         "links[1].coulomb_friction", "oppose"),
+         "link 2.coulomb_friction", "oppose"),
         ("payload negative mass", BASE + "payload: {mass: -1}\n", "payload", "negative"),
         ("payload triangle", BASE + "payload: {mass: 1, inertia: [1, 1, 3, 0, 0, 0]}\n",
          "payload", "triangle"),
@@ -368,7 +368,7 @@ CLI_CASES = {
 
 @pytest.mark.parametrize("extra, words", CLI_CASES.values(), ids=CLI_CASES.keys())
 def test_bad_command_line(tmp_path, extra, words):
-    text = BASE.replace("mass: 1\n", "mass: k\n")
+    text = BASE.replace("mass: 1\n", "mass: k\n").replace("{l1: 0.5}", "{l1: 0.5, k: null}")
     if "forward_dynamics" in extra:     # joint 2 turns a point mass on its axis, and no rotor
         text = BASE.replace("joint: prismatic", "joint: revolute").replace(
             "    motor_inertia: 1e-4\n", "")

@@ -153,9 +153,9 @@ links:
 """)
     spec = symdyn.load_robot(path).spec
     assert {r.field: r.exact for r in spec.angle_readings} == {
-        "base.rpy[0]": PI / 2, "tool.rpy[1]": PI / 2, "links[0].origin.rpy[2]": PI / 4,
-        "links[0].axis[0]": sympy.sqrt(2) / 2, "links[0].axis[2]": sympy.sqrt(2) / 2,
-        "links[0].shapes[0].rpy[0]": PI / 6}
+        "base.rpy[0]": PI / 2, "tool.rpy[1]": PI / 2, "link 1.origin.rpy[2]": PI / 4,
+        "link 1.axis[0]": sympy.sqrt(2) / 2, "link 1.axis[2]": sympy.sqrt(2) / 2,
+        "link 1.shapes[0].rpy[0]": PI / 6}
     assert spec.links[0].axis == (sympy.sqrt(2) / 2, 0, sympy.sqrt(2) / 2)
     assert spec.base.rpy[0] == PI / 2 and spec.tool.rpy[1] == PI / 2
 

@@ -68,7 +68,7 @@ BAD = [
     ("a frame placed by a symbol", _swap("coupler, xyz: [0.3, 0, 0]", "coupler, xyz: [L, 0, 0]"),
      "a robot with constraints has its geometry in numbers, and frames (coupler_end) holds L"),
     ("a link placed by a symbol", _swap("xyz: [0.1, 0, 0]", "xyz: [l1, 0, 0]"),
-     "links[1] (its placement) holds l1"),
+     "link 2 (its placement) holds l1"),
     ("a contact placed by a symbol", _swap(LOOP, "  - {name: pin, point: [coupler_end], "
                                                  "at: {xyz: [p, 0, 0]}}").replace(
         "actuated: [crank]", ""), "constraints (pin: at) holds p"),

@@ -59,7 +59,7 @@ def test_a_double_s_digits_down_to_1e_30_are_taken_exactly(tmp_path):
     assert spec.links[0].inertia[3] == sympy.Rational("-3.469446951953614e-18")
     result = CliRunner().invoke(main, ["info", str(write(tmp_path, noisy.replace(
         "-3.469446951953614e-18", "1e-31")))])
-    assert result.exit_code == 2 and "links[0].inertia[3]" in result.output
+    assert result.exit_code == 2 and "link 1.inertia[3]" in result.output
     assert "beyond the limits of 1e-30 and 1e30" in result.output
 
 
@@ -76,27 +76,27 @@ BAD = [
     (("name: arm", "name: class"), ("name", "not a valid robot name"), 1),
     (("name: arm\n", ""), (None, "missing required field 'name'"), 1),
     (("convention: modified", "convention: craig"), ("convention", "'craig' is not known"), 2),
-    (("joint: prismatic", "joint: universal"), ("links[1].joint", "'universal' is not known"), 13),
+    (("joint: prismatic", "joint: universal"), ("link 2.joint", "'universal' is not known"), 13),
     (("joint: prismatic", "joint: spherical"),
-     ("links[1].joint", "a spherical joint is placed by its origin in convention urdf"), 13),
-    (("    mass: m2\n", ""), ("links[1]", "missing required field 'mass'"), 13),
-    (("mass: 1", "mass: [1]"), ("links[0].mass", "single value"), 10),
-    (("mass: 1", "mass: true"), ("links[0].mass", "boolean"), 10),
-    (("d: -l1/2", "d: -l1/"), ("links[1].d", "not a valid expression"), 16),
-    (("d: -l1/2", "d: __import__('os').system('true')"), ("links[1].d", "not allowed"), 16),
-    (("d: -l1/2", "d: l1.real"), ("links[1].d", "not allowed"), 16),
-    (("d: -l1/2", "d: 2**100"), ("links[1].d", "exponents"), 16),
-    (("d: -l1/2", "d: q1"), ("links[1].d", "reserved"), 16),
-    (("d: -l1/2", "d: 1/0"), ("links[1].d", "division by zero"), 16),
-    (("com: [0.1, 0, 0]", "com: [0.1, 0]"), ("links[0].com", "list of 3"), 11),
-    (("com: [0.1, 0, 0]", "cmo: [0.1, 0, 0]"), ("links[0].cmo", "unknown key 'cmo'"), 11),
+     ("link 2.joint", "a spherical joint is placed by its origin in convention urdf"), 13),
+    (("    mass: m2\n", ""), ("link 2", "missing required field 'mass'"), 13),
+    (("mass: 1", "mass: [1]"), ("link 1.mass", "single value"), 10),
+    (("mass: 1", "mass: true"), ("link 1.mass", "boolean"), 10),
+    (("d: -l1/2", "d: -l1/"), ("link 2.d", "not a valid expression"), 16),
+    (("d: -l1/2", "d: __import__('os').system('true')"), ("link 2.d", "not allowed"), 16),
+    (("d: -l1/2", "d: l1.real"), ("link 2.d", "not allowed"), 16),
+    (("d: -l1/2", "d: 2**100"), ("link 2.d", "exponents"), 16),
+    (("d: -l1/2", "d: q1"), ("link 2.d", "reserved, a joint variable, which symdyn adds"), 16),
+    (("d: -l1/2", "d: 1/0"), ("link 2.d", "division by zero"), 16),
+    (("com: [0.1, 0, 0]", "com: [0.1, 0]"), ("link 1.com", "list of 3"), 11),
+    (("com: [0.1, 0, 0]", "cmo: [0.1, 0, 0]"), ("link 1.cmo", "unknown key 'cmo'"), 11),
     (("    mass: m2\n", "    mass: m2\n    first_moment: [0, 0, 0]\n    com: [0, 0, 0]\n"),
-     ("links[1]", "not both"), 13),
+     ("link 2", "not both"), 13),
     (("links:", "joints:"), ("joints", "unknown key"), 4),
     (("parameters: {l1: 0.5, m2: null}", "parameters: {lambda: 0.5}"),
      ("parameters.lambda", "reserved"), 3),
     (("parameters: {l1: 0.5, m2: null}", "parameters: [l1]"), ("parameters", "mapping"), 3),
-    (("mass: 1", "mass: 1\n    mass: 2"), ("links[0].mass", "given twice"), 11),
+    (("mass: 1", "mass: 1\n    mass: 2"), ("link 1.mass", "given twice"), 11),
     (("name: arm", "name: arm\n  bad: [indent"), (None, "not valid YAML"), None),
 ]
 

@@ -356,7 +356,7 @@ BAD = [
      _swap("</robot>", '<joint name="f" type="fixed"><parent link="l1"/><child link="heavy"/>'
            '</joint><link name="heavy"><inertial><mass value="1e30"/></inertial></link></robot>',
            _swap('<mass value="1"/>', '<mass value="1e29"/>')), [],
-     "bad.urdf: symdyn cannot write it as a robot file (links[0].mass: a number beyond"),
+     "bad.urdf: symdyn cannot write it as a robot file (link 1.mass: a number beyond"),
 ]
 
 

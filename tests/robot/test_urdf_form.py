@@ -104,12 +104,12 @@ def test_joint_frames_make_right_angles_cost_nothing(tmp_path, roll):
 
 
 @pytest.mark.parametrize("change, field, words", [
-    (("axis: [0, 1, 1]", "axis: [0, 0, 0]"), "links[0].axis", "zero"),
-    (("axis: [0, 1, 1]", "axis: [0, k, 1]"), "links[0].axis", "numeric"),
-    ((", axis: [1, 0, 0]", ""), "links[1]", "'axis'"),
-    (("origin: {xyz: [0, 0, 0.3]}", "a: 0.3"), "links[0].a", "DH entry"),
-    (("convention: urdf", "convention: modified"), "links[0]", "'a'"),
-    (("origin: {xyz: [0, 0, 0.3]}", "origin: {xyz: [0, 0]}"), "links[0].origin.xyz",
+    (("axis: [0, 1, 1]", "axis: [0, 0, 0]"), "link 1.axis", "zero"),
+    (("axis: [0, 1, 1]", "axis: [0, k, 1]"), "link 1.axis", "numeric"),
+    ((", axis: [1, 0, 0]", ""), "link 2", "'axis'"),
+    (("origin: {xyz: [0, 0, 0.3]}", "a: 0.3"), "link 1.a", "DH entry"),
+    (("convention: urdf", "convention: modified"), "link 1", "'a'"),
+    (("origin: {xyz: [0, 0, 0.3]}", "origin: {xyz: [0, 0]}"), "link 1.origin.xyz",
      "list of 3"),
 ])
 def test_bad_urdf_form_is_located(tmp_path, change, field, words):
