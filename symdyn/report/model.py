@@ -27,6 +27,7 @@ class Lhs:
 class Equation:
     lhs: Lhs
     value: object            # a display-ready sympy expression or matrix
+    parts: tuple[str, ...] = ()   # a column's entries' names where they are not x, y, z
 
 
 @dataclass(frozen=True)

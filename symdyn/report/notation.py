@@ -10,12 +10,14 @@ import re
 
 import sympy
 from sympy.printing.mathml import MathMLPresentationPrinter
+from sympy.simplify.fu import TR5, TR10i
 
 from ..robot.model import Robot
 
 LIMIT = 250      # operations: beyond this an expression is shown with its named intermediates
 SMALL = 2        # joints: robots up to this size get their expressions trigonometrically
                  # simplified (trigsimp costs seconds an expression on larger ones)
+LIMIT_FU = 100   # operations: larger robots' expressions up to this size get _angle_sums
 LIMIT_LARGE = 100   # LIMIT for larger robots: unsimplified, their expressions nest deeper, and
                     # beyond about this they no longer fit a page of LaTeX (PUMA 560, Panda)
 
@@ -62,11 +64,16 @@ class Notation:
         if isinstance(expr, sympy.MatrixBase):
             return expr.applyfunc(self.readable)
         expr = sympy.sympify(expr)
-        if self.simplify and expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < LIMIT:
-            expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)))
-        # the file's decimals read better as decimals: 0.4318, not 2159/5000
+        if expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < (
+                LIMIT if self.simplify else LIMIT_FU):
+            expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)) if self.simplify
+                                      else _angle_sums(expr))
+        fractions = {f: _fraction(f) for f in expr.atoms(sympy.Float) if _fraction(f)}
+        expr = expr.xreplace(fractions)
+        # the file's decimals read better as decimals: 0.4318, not 2159/5000; a book's
+        # fractions as fractions: 1/3, 1/4, 1/12
         decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
-                    if not r.is_Integer and r.q != 2}
+                    if not r.is_Integer and not _book_fraction(r)}
         return expr.xreplace(self._trig_shorthand(expr)).xreplace(decimals)
 
     def _trig_shorthand(self, expr):
@@ -127,6 +134,40 @@ class _MathML(MathMLPresentationPrinter):
         msub.appendChild(mi)
         msub.appendChild(mn)
         return msub
+
+
+def _angle_sums(expr):
+    """Two of Fu's rules, in bounded time where trigsimp and fu take seconds to minutes an
+    expression past two joints: s^2 made 1 - c^2, then products of sines and cosines made
+    those of sums of angles (c2 c3 - s2 s3 is c23, as the books write it)."""
+    return TR10i(sympy.expand(TR5(sympy.expand(expr))))
+
+
+# The largest power of two a book writes as a fraction's denominator (1/2 to 1/64: halves of
+# halves). Any denominator with a factor other than 2 and 5 is a fraction too (1/3, 1/12,
+# 1/48: no decimal writes it); one with a factor 5 is the file's decimal (0.1, 0.4318).
+BOOK_DENOMINATOR = 64
+
+
+def _book_fraction(r: sympy.Rational) -> bool:
+    q = int(r.q)
+    while q % 2 == 0:
+        q //= 2
+    if q == 1:
+        return r.q <= BOOK_DENOMINATOR
+    while q % 5 == 0:
+        q //= 5
+    return q != 1
+
+
+def _fraction(f: sympy.Float) -> sympy.Rational | None:
+    """A float that is a book's fraction to round-off (0.333333333333333 is 1/3), or None."""
+    for q in range(2, BOOK_DENOMINATOR + 1):
+        p = round(float(f) * q)
+        if p and abs(float(f) * q - p) < 1e-12 * q:
+            r = sympy.Rational(p, q)
+            return r if _book_fraction(r) else None
+    return None
 
 
 def _replace_word(text: str, word: str, new: str) -> str:

@@ -302,7 +302,8 @@ def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
     equations = []
     for k in range(robot.dof):
         parts = [notation.readable(part) for part in (inertial[k], coriolis[k], g[k])]
-        equations.append(Equation(Lhs("τ", r"\tau", str(k + 1)), sympy.Matrix([parts]).T))
+        equations.append(Equation(Lhs("τ", r"\tau", str(k + 1)), sympy.Matrix([parts]).T,
+                                  ("inertial", "Coriolis", "gravity")))
     general = ((r"\tau = \underbrace{M(q)\,\ddot q}_{\text{inertial}} + "
                 r"\underbrace{C(q,\dot q)\,\dot q}_{\text{Coriolis, centrifugal}} + "
                 r"\underbrace{g(q)}_{\text{gravity}} \;(+\text{ friction})",

@@ -76,7 +76,8 @@ def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
             rows.append((lhs(e.lhs), printed))
             continue
         if value.cols == 1:
-            axes = "xyz" if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)]
+            axes = ([rf"\text{{{part}}}" for part in e.parts] if e.parts else "xyz"
+                    if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)])
             rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
                      for axis, v in zip(axes, value)]
         else:                       # a long matrix (a pose): an entry a row
