@@ -32,6 +32,8 @@ class Notation:
         self.latex_names: dict[sympy.Symbol, str] = {}
         self.text_names: dict[sympy.Symbol, str] = {}
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
+        for symbol in robot.parameters:
+            self.latex_names[symbol] = _parameter_latex(str(symbol))
         for link in robot.links:
             i = link.index
             if link.ball:       # its quaternion's entries, its angular velocity and rate
@@ -134,6 +136,24 @@ class _MathML(MathMLPresentationPrinter):
         msub.appendChild(mi)
         msub.appendChild(mn)
         return msub
+
+
+def _parameter_latex(name: str) -> str:
+    """A parameter's name as the books set it: a letter with the rest of a short name as its
+    subscript, l as Spong's ell (lc1 is ell_{c1}, not l c_1, which reads as l times the
+    cosine shorthand; Ixx2 is I_{xx2}); any other name as sympy sets it (XX1, Khalil's, is
+    XX_1; mass stays mass)."""
+    short = re.fullmatch(r"([A-Za-z])([a-z]{0,3}[0-9]+|[a-z])", name)
+    if not short or name in GREEK:
+        return sympy.latex(sympy.Symbol(name))
+    letter = r"\ell" if short[1] == "l" else short[1]
+    return f"{letter}_{{{short[2]}}}"
+
+
+# Names sympy sets as Greek letters, whole (theta, mu, pi): theirs stands.
+GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+         "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi",
+         "psi", "omega"}
 
 
 def _angle_sums(expr):

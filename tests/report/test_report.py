@@ -253,12 +253,12 @@ def test_a_mechanisms_printout_derives_its_dynamics_on_the_constraint_manifold(n
 ELBOW = """\
 name: elbow
 convention: standard
-parameters: {l1: null, l2: null, l3: null, m1: null, m2: null, m3: null, g: null}
+parameters: {l1: null, l2: null, l3: null, lc3: null, m1: null, m2: null, m3: null, g: null}
 gravity: [0, 0, -g]
 links:
   - {joint: revolute, a: 0, alpha: pi/2, d: l1, theta: 0, mass: m1, com: [0, 0, 0]}
   - {joint: revolute, a: l2, alpha: 0, d: 0, theta: 0, mass: m2, com: [-l2/2, 0, 0]}
-  - {joint: revolute, a: l3, alpha: 0, d: 0, theta: 0, mass: m3, com: [-l3/2, 0, 0]}
+  - {joint: revolute, a: l3, alpha: 0, d: 0, theta: 0, mass: m3, com: [lc3 - l3, 0, 0]}
 """
 
 
@@ -266,7 +266,8 @@ def test_a_three_joint_arms_closed_form_is_labelled_and_written_as_the_books_wri
         tmp_path):
     """Issue 65: tau_k's three parts labelled as what they are, not as x, y and z ("(tau_1)_z
     = 0"); a book's fractions as fractions (l3^2 m3/4, not 0.25); sums of angles collected
-    (c23) past two joints too."""
+    (c23) past two joints too; a parameter's name set as Spong's (lc3 as ell_{c3}, not as l
+    times the cosine shorthand c_3)."""
     path = tmp_path / "elbow.yaml"
     path.write_text(ELBOW)
     result = printout(symdyn.newton_euler(symdyn.load_robot(path)))
@@ -274,5 +275,5 @@ def test_a_three_joint_arms_closed_form_is_labelled_and_written_as_the_books_wri
     for part in ("inertial", "Coriolis", "gravity"):
         assert rf"\left(\tau_{{1}}\right)_{{\text{{{part}}}}}" in latex
     assert r"\left(\tau_{1}\right)_{z}" not in latex and "0.25" not in text
-    assert "g₃ = c23*g*l3*m3/2" in text or "c23*g*l3*m3/2]ᵀ" in text
-    assert r"\frac{l_{3}^{2} m_{3}" in latex
+    assert "c23*g*lc3*m3]ᵀ" in text and "l2^2*m2/4" in text
+    assert r"\ell_{c3}" in latex and "lc_{3}" not in latex
