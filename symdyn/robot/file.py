@@ -88,6 +88,12 @@ ANGLE_UNITS = ("rad", "deg")
 UNIT_WRITTEN = re.compile(r"^(?P<value>.*?\S)(?:\s+|(?<=[0-9.)]))(?P<unit>deg|rad)$")
 # A value in radians past a turn, most likely degrees (90, 180, 45): said in a warning.
 TURN = 2 * math.pi
+# What a list field's entries are, in order, for the message of a list of the wrong length.
+ORDERS = {"inertia": "[Ixx, Iyy, Izz, Ixy, Iyz, Ixz], about the centre of mass",
+          "inertia_origin": "[Ixx, Iyy, Izz, Ixy, Iyz, Ixz], about the frame's origin",
+          "com": "[x, y, z]", "first_moment": "[m x, m y, m z]", "xyz": "[x, y, z]",
+          "rpy": "[roll, pitch, yaw]", "coulomb_friction": "[Tc+, Tc-]",
+          "gravity": "[gx, gy, gz]"}
 # Past these, a length is most likely in millimetres and a mass in grams (check_plausible):
 # the longest industrial arms reach 3-4 m, their heaviest links weigh some hundreds of kg.
 LONGEST = 10.0
@@ -338,7 +344,9 @@ class _Reader:
             where = key if field == "the file" else f"{field}.{key}"
             if key not in allowed:
                 named = key is not None and PARAMETER_NAME.match(key)
-                raise self.error(f"unknown key {key!r}", key_node,
+                close = difflib.get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise self.error(f"unknown key {key!r}{hint}", key_node,
                                  where if named else (None if field == "the file" else field),
                                  "one of " + ", ".join(sorted(allowed)))
             if key in out:
@@ -500,7 +508,9 @@ class _Reader:
     def vector(self, node, field, length, kind=None) -> tuple:
         """``length`` expressions; ``kind`` angles.ANGLE or angles.COSINE reads each as one."""
         if not isinstance(node, yaml.SequenceNode) or len(node.value) != length:
-            raise self.error(f"must be a list of {length} numbers or expressions", node, field)
+            order = ORDERS.get(field.rsplit(".", 1)[-1])
+            raise self.error(f"must be a list of {length} numbers or expressions", node, field,
+                             order)
         read = self.expression if kind is None else partial(self.angle, kind=kind)
         return tuple(read(item, f"{field}[{k}]") for k, item in enumerate(node.value))
 
@@ -616,7 +626,7 @@ class _Reader:
         self.check_body(mass, *inertial.values(), origin_form,
                         keys.get("shapes", keys.get("inertia", keys.get("inertia_origin",
                                                                         keys.get("mass")))),
-                        field)
+                        field, keys.get("mass"))
         self.check_plausible(keys, field, convention, values, mass,
                              None if origin_form else inertial["com"])
         actuator = {key: self.expression(keys[key], f"{field}.{key}")
@@ -966,8 +976,12 @@ class _Reader:
                 f"link runs back along -x from it, a = {as_text(values['a'])} long; its middle "
                 f"is at x = {as_text(-abs(values['a']) / 2)}", keys["com"], f"{field}.com")))
 
-    def check_body(self, mass, vector, inertia, origin_form, node, field):
+    def check_body(self, mass, vector, inertia, origin_form, node, field, mass_node=None):
+        """A body no rigid body can be is refused at ``node`` (its inertia's line), or at
+        ``mass_node`` where the mass itself is wrong."""
         problem = body_problem(mass, vector, inertia, about_origin=origin_form)
+        if problem and problem.startswith("the mass is negative") and mass_node is not None:
+            node, field = mass_node, f"{field}.mass"
         if problem and self.lenient:
             self.warnings.append(str(self.error(f"{problem} (allowed by "
                                                 "allow_inconsistent_inertia)", node, field)))
@@ -1001,5 +1015,6 @@ class _Reader:
                else (sympy.Integer(0),) * 3)
         inertia = (self.vector(keys["inertia"], f"{field}.inertia", 6) if "inertia" in keys
                    else (sympy.Integer(0),) * 6)
-        self.check_body(mass, com, inertia, False, keys.get("inertia", keys["mass"]), field)
+        self.check_body(mass, com, inertia, False, keys.get("inertia", keys["mass"]), field,
+                        keys["mass"])
         return BodySpec(mass, com, inertia)

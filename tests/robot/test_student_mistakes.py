@@ -97,3 +97,27 @@ def test_millimetres_grams_and_the_centre_of_mass_past_the_link_are_warned(tmp_p
                          "the link's far end: in standard DH frame {i} is at that end (on the "
                          "next joint's axis) and the link runs back along -x from it, a = 0.4 "
                          "long; its middle is at x = -0.2")
+
+
+def refusal(tmp_path, text: str) -> str:
+    path = tmp_path / "arm.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["info", str(path)])
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    return line
+
+
+ONE = ("name: arm\nconvention: standard\nlinks:\n  - joint: revolute\n    a: 0\n    alpha: 0\n"
+       "    d: 0\n    theta: 0\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n")
+
+
+def test_a_misspelt_key_a_short_inertia_and_a_negative_mass_are_refused_where_they_are(
+        tmp_path):
+    assert "arm.yaml:6: link 1.alpah: unknown key 'alpah'; did you mean 'alpha'?" in refusal(
+        tmp_path, ONE.replace("alpha", "alpah"))
+    assert refusal(tmp_path, ONE.replace("[1, 1, 1, 0, 0, 0]", "[1, 1, 1]")).endswith(
+        "arm.yaml:10: link 1.inertia: must be a list of 6 numbers or expressions (expected "
+        "[Ixx, Iyy, Izz, Ixy, Iyz, Ixz], about the centre of mass)")
+    assert "arm.yaml:9: link 1.mass: the mass is negative (-1 kg)" in refusal(
+        tmp_path, ONE.replace("mass: 1", "mass: -1"))
