@@ -239,7 +239,7 @@ links:
 
 @pytest.mark.parametrize("old, new, field, words, line", [
     ("root: free_flyer", "root: floating", "root", "'floating' is not known", 3),
-    ("mass: 5,", "mass: -5,", "base_body", "mass", 4),
+    ("mass: 5,", "mass: -5,", "base_body.mass", "mass is negative", 4),
 ])
 def test_a_bad_root_or_base_body_is_refused_in_one_line(tmp_path, old, new, field, words, line):
     path = tmp_path / "hopper.yaml"
