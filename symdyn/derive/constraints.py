@@ -93,7 +93,7 @@ def rows(robot: Robot, b: ProgramBuilder) -> tuple[list, list[list]]:
                                        constraint.anchor is not None else anchors[k - 1],
                                        f"C{k}a_")
         else:
-            residual, jacobian = _loop(robot, b, first, second, f"C{k}")
+            residual, jacobian = _loop(robot, b, constraint, f"C{k}")
         for r in constraint.rows:
             phi.append(b.define(f"phi{k}_{r + 1}", residual[r]))
             G.append(jacobian(r))
@@ -112,11 +112,12 @@ def _held(robot, b, frames, frame, anchor, name):
     return residual, lambda r: [J[r, c] for c in range(robot.dof)]
 
 
-def _loop(robot, b, first, second, name):
+def _loop(robot, b, constraint, name):
     """Two frames held together: the residual's six rows and a function of a row giving G's
     row, in the axes of the link both hang from (the module's docstring), derived from its
     frame outward: a function of the loop's own joints alone."""
-    root = robot.common_ancestor(first.link, second.link)
+    first, second = constraint.ends
+    root = robot.constraint_root(constraint)
     inside = kinematics.frames_from(robot, b, root)
     # the root's file frame, in its joint frame: the rows' axes, constant
     axes = sympy.Matrix(robot.links[root - 1].file_frame)[:3, :3] if root else sympy.eye(3)
@@ -217,7 +218,7 @@ def multipliers(robot: Robot, part, b: ProgramBuilder, G) -> Multipliers:
 def constrained_forward_dynamics(robot: Robot, part, b: ProgramBuilder, gains) -> list[list]:
     """[qdd, lambda]: the KKT system of the module's docstring, through M's factors and D's.
     a0 solved in full, beside the Delassus matrix, not half solved for both (Multipliers.kkt):
-    fewer multiplications, but on the path from D to qdd (Cassie's: 3.3 us against 3.2)."""
+    fewer multiplications, but on the path from D to qdd (Cassie's: 3.27 us against 3.02)."""
     phi = part("constraint_residual")[0]
     G = _rows(part("constraint_jacobian")[0], robot.dof)
     gamma = part("constraint_drift")[0]

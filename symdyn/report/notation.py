@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import sympy
+from sympy.printing.latex import greek_letters_set
 from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.simplify.fu import TR5, TR10i
 
@@ -17,7 +18,7 @@ from ..robot.model import Robot
 LIMIT = 250      # operations: beyond this an expression is shown with its named intermediates
 SMALL = 2        # joints: robots up to this size get their expressions trigonometrically
                  # simplified (trigsimp costs seconds an expression on larger ones)
-LIMIT_FU = 100   # operations: larger robots' expressions up to this size get _angle_sums
+LIMIT_SUMS = 100   # operations: larger robots' expressions up to this size get _angle_sums
 LIMIT_LARGE = 100   # LIMIT for larger robots: unsimplified, their expressions nest deeper, and
                     # beyond about this they no longer fit a page of LaTeX (PUMA 560, Panda)
 
@@ -67,11 +68,11 @@ class Notation:
             return expr.applyfunc(self.readable)
         expr = sympy.sympify(expr)
         if expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < (
-                LIMIT if self.simplify else LIMIT_FU):
+                LIMIT if self.simplify else LIMIT_SUMS):
             expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)) if self.simplify
                                       else _angle_sums(expr))
-        fractions = {f: _fraction(f) for f in expr.atoms(sympy.Float) if _fraction(f)}
-        expr = expr.xreplace(fractions)
+        fractions = {f: _fraction(f) for f in expr.atoms(sympy.Float)}
+        expr = expr.xreplace({f: r for f, r in fractions.items() if r is not None})
         # the file's decimals read better as decimals: 0.4318, not 2159/5000; a book's
         # fractions as fractions: 1/3, 1/4, 1/12
         decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
@@ -144,16 +145,10 @@ def _parameter_latex(name: str) -> str:
     cosine shorthand; Ixx2 is I_{xx2}); any other name as sympy sets it (XX1, Khalil's, is
     XX_1; mass stays mass)."""
     short = re.fullmatch(r"([A-Za-z])([a-z]{0,3}[0-9]+|[a-z])", name)
-    if not short or name in GREEK:
+    if not short or name in greek_letters_set:
         return sympy.latex(sympy.Symbol(name))
     letter = r"\ell" if short[1] == "l" else short[1]
     return f"{letter}_{{{short[2]}}}"
-
-
-# Names sympy sets as Greek letters, whole (theta, mu, pi): theirs stands.
-GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
-         "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi",
-         "psi", "omega"}
 
 
 def _angle_sums(expr):

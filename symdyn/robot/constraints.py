@@ -428,7 +428,9 @@ class Loops:
     def axes(self, q: dict, base: np.ndarray | None = None) -> list[np.ndarray]:
         """The world's rotation of each constraint's rows' axes at ``q``: its root's frame for a
         loop, the identity for a frame held to the world and a coupling."""
-        poses = self.poses(q, self.base if base is None else base)
+        return self._axes(self.poses(q, self.base if base is None else base))
+
+    def _axes(self, poses) -> list[np.ndarray]:
         return [np.eye(3) if root is None else poses[root][:3, :3] @ placed
                 for root, placed in zip(self.roots, self.placed)]
 
@@ -439,8 +441,8 @@ class Loops:
         to it); a coupling's sum less its value."""
         poses = self.poses(q, self.base if base is None else base)
         out = []
-        for constraint, anchor, root, placed in zip(self.robot.constraints, self.anchors,
-                                                    self.roots, self.placed):
+        for constraint, anchor, axes in zip(self.robot.constraints, self.anchors,
+                                            self._axes(poses)):
             if constraint.kind == "coupling":
                 total = sum(float(c) * float(q.get(s, 0)) for s, c in constraint.coefficients)
                 out.append(np.array([total - float(constraint.value)]))
@@ -452,8 +454,7 @@ class Loops:
             rotation = 0.5 * np.array([turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0],
                                        turn[1, 0] - turn[0, 1]])
             residual = np.concatenate([a[:3, 3] - b[:3, 3], rotation])
-            if root is not None:
-                residual = np.kron(np.eye(2), (poses[root][:3, :3] @ placed).T) @ residual
+            residual = np.kron(np.eye(2), axes.T) @ residual
             out.append(residual[list(constraint.rows)])
         return out
 

@@ -950,25 +950,25 @@ class _Reader:
         (a: 400), a mass in grams (mass: 2000), and in standard DH a centre of mass past the
         link's far end, where frame {i} sits (the link runs back along -x, so its middle is
         at -a/2, and +a/2 is the sign slip)."""
-        def number(value):
-            return float(value) if value is not None and sympy.sympify(value).is_number \
-                else None
+        def known(value) -> float | None:
+            values = None if value is None else numeric([value])
+            return None if values is None else float(values[0])
         lengths = [(key, values[key]) for key in ("a", "d") if key in keys]
         if "origin" in keys and values.get("origin") is not None:
             lengths += [(f"origin.xyz[{k}]", x) for k, x in enumerate(values["origin"].xyz)]
         for key, value in lengths:
-            length = number(value)
+            length = known(value)
             if length is not None and abs(length) > LONGEST:
                 node = keys[key.split(".")[0]]
                 self.warnings.append(str(self.error(
                     f"{as_text(value)} m is longer than a robot's link; if it is in "
                     f"millimetres, write {as_text(value / 1000)}", node, f"{field}.{key}")))
-        weight = number(mass)
+        weight = known(mass)
         if weight is not None and weight > HEAVIEST and "mass" in keys:
             self.warnings.append(str(self.error(
                 f"{as_text(mass)} kg is heavier than a robot's link; if it is in grams, write "
                 f"{as_text(mass / 1000)}", keys["mass"], f"{field}.mass")))
-        a, x = number(values.get("a")), number(com[0]) if com is not None else None
+        a, x = known(values.get("a")), known(com[0]) if com is not None else None
         if convention == "standard" and a and x is not None and x > PAST_THE_END * abs(a):
             self.warnings.append(str(self.error(
                 f"the centre of mass lies at x = {as_text(com[0])}, past the link's far end: "
@@ -980,7 +980,8 @@ class _Reader:
         """A body no rigid body can be is refused at ``node`` (its inertia's line), or at
         ``mass_node`` where the mass itself is wrong."""
         problem = body_problem(mass, vector, inertia, about_origin=origin_form)
-        if problem and problem.startswith("the mass is negative") and mass_node is not None:
+        weight = numeric([mass])
+        if problem and mass_node is not None and weight is not None and weight[0] < 0:
             node, field = mass_node, f"{field}.mass"
         if problem and self.lenient:
             self.warnings.append(str(self.error(f"{problem} (allowed by "
