@@ -11,7 +11,7 @@ import re
 import sympy
 from sympy.printing.latex import greek_letters_set
 from sympy.printing.mathml import MathMLPresentationPrinter
-from sympy.simplify.fu import TR5, TR10i
+from sympy.simplify.fu import TR5, TR11, TR10i
 
 from ..robot.model import Robot
 
@@ -33,6 +33,7 @@ class Notation:
         self.latex_names: dict[sympy.Symbol, str] = {}
         self.text_names: dict[sympy.Symbol, str] = {}
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
+        self._joints = {link.q for link in robot.links}
         for symbol in robot.parameters:
             self.latex_names[symbol] = _parameter_latex(str(symbol))
         for link in robot.links:
@@ -66,15 +67,43 @@ class Notation:
         """Trigonometry simplified and s_i, c_i shorthand, for a (matrix) expression."""
         if isinstance(expr, sympy.MatrixBase):
             return expr.applyfunc(self.readable)
+        return self.shorthand(self.simplified(expr))
+
+    def simplified(self, expr):
+        """Trigonometry simplified as far as the robot's size allows (trigsimp for small
+        robots, sums of angles for larger ones, up to a size past which it costs seconds)."""
         expr = sympy.sympify(expr)
         if expr.has(sympy.sin, sympy.cos) and sympy.count_ops(expr) < (
                 LIMIT if self.simplify else LIMIT_SUMS):
             expr = sympy.factor_terms(sympy.trigsimp(sympy.expand(expr)) if self.simplify
                                       else _angle_sums(expr))
+        return expr
+
+    def coefficient(self, expr):
+        """A closed form's coefficient (of qdd_j, or of qd_i qd_j) as the books print it: a sum
+        over the products of the robot's parameters, each times its trigonometry simplified
+        on its own (small, so trigsimp is quick) into products of sines and cosines of sums of
+        angles (m3 lc3^2 c23^2, not m3 lc3^2 (1 - c2^2 - c3^2 + 2 c2 c3 c23); s2 c2, not
+        sin(2 theta_2)/2)."""
+        expr = sympy.expand(expr)
+        if not expr.has(sympy.sin, sympy.cos):
+            return sympy.factor_terms(expr)
+        parameters = sorted(expr.free_symbols - self._joints, key=str)
+        groups = (sympy.Poly(expr, *parameters).as_dict(native=False) if parameters
+                  else {(): expr})
+        return sympy.factor_terms(sympy.Add(*(
+            sympy.Mul(*(p ** e for p, e in zip(parameters, powers))) * _trigonometry(t)
+            for powers, t in groups.items())))
+
+    def shorthand(self, expr):
+        """The books' shorthand, the expression's form kept: s_i, c_i, s_ij for the sines and
+        cosines of joint angles, a book's fractions as fractions (1/3, 1/4, 1/12) and the
+        file's decimals as decimals (0.4318, not 2159/5000)."""
+        if isinstance(expr, sympy.MatrixBase):
+            return expr.applyfunc(self.shorthand)
+        expr = sympy.sympify(expr)
         fractions = {f: _fraction(f) for f in expr.atoms(sympy.Float)}
         expr = expr.xreplace({f: r for f, r in fractions.items() if r is not None})
-        # the file's decimals read better as decimals: 0.4318, not 2159/5000; a book's
-        # fractions as fractions: 1/3, 1/4, 1/12
         decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
                     if not r.is_Integer and not _book_fraction(r)}
         return expr.xreplace(self._trig_shorthand(expr)).xreplace(decimals)
@@ -156,6 +185,17 @@ def _angle_sums(expr):
     expression past two joints: s^2 made 1 - c^2, then products of sines and cosines made
     those of sums of angles (c2 c3 - s2 s3 is c23, as the books write it)."""
     return TR10i(sympy.expand(TR5(sympy.expand(expr))))
+
+
+def _trigonometry(expr):
+    """A small sum of products of sines and cosines in its shortest form, double angles
+    written as products (TR11): the shorter of its sums of angles and those of its trigsimp
+    (whose cos(2 (q2 + q3))/2 + 1/2 is c23^2)."""
+    forms = [_angle_sums(expr)]
+    if sympy.count_ops(expr) < LIMIT_SUMS:
+        forms.append(_angle_sums(TR11(sympy.trigsimp(expr))))
+    shortest = min(forms, key=lambda f: (sympy.count_ops(f), sympy.default_sort_key(f)))
+    return sympy.expand(TR11(shortest))
 
 
 # The largest power of two a book writes as a fraction's denominator (1/2 to 1/64: halves of

@@ -7,6 +7,8 @@ intermediates, which the printout then lists, so a 7-joint arm prints in seconds
 """
 from __future__ import annotations
 
+import dataclasses
+
 import sympy
 
 from ..derive.dynamics import Dynamics
@@ -14,6 +16,7 @@ from ..robot import table
 from ..robot.dh import link_transform, rot_z, trans_z
 from ..robot.table import Table
 from . import model
+from .layout import Page
 from .model import Block, Equation, Lhs
 from .notation import LIMIT, Notation
 from .render import render
@@ -78,7 +81,7 @@ def printout(dynamics: Dynamics) -> Printout:
               *_named(expand, notation),
               *_named(kinematics, notation, "of the kinematics"),
               *(_named(constrained, notation, "of the constraints") if constrained else ()))
-    return Printout(title, intro, _robot_tables(robot), blocks, notation)
+    return Printout(title, intro, _robot_tables(robot), _fitted(blocks, notation), notation)
 
 
 # -- the robot ------------------------------------------------------------------------------------
@@ -201,6 +204,12 @@ INWARD = (
      "tau(i) = n(i) . Z (revolute), f(i) . Z (prismatic)"),
 )
 
+ROTOR = (       # a joint's motor, through its gear: its rotor's inertia on the joint's axis
+    (r"\tau_{i} \mathrel{+}= G_i^2 J_{m,i}\,\ddot\theta_{i}\;\text{(the rotor of gear ratio }"
+     r"G_i\text{ and inertia } J_{m,i}\text{; friction comes on top)}",
+     "tau(i) += G(i)^2 Jm(i) thdd(i) (the rotor of gear ratio G(i), inertia Jm(i); friction "
+     "comes on top)"),
+)
 
 FLOATING = (     # a floating base: body 0 of the recursion, moving with its own velocity
     (r"{}^{0}\omega_{0} = \omega_b,\quad {}^{0}\dot\omega_{0} = \dot\omega_b,\quad "
@@ -255,11 +264,13 @@ def _newton_euler(dynamics: Dynamics, show):
             Equation(Lhs("N", "N", str(i), str(i)), show(N_c)),
         )))
     n = len(robot.links)
+    rotors = any(link.armature != 0 for link in robot.links)
     for link in reversed(robot.links):
         i = link.index
         f, nn = sympy.Matrix(record.value("f", i)), sympy.Matrix(record.value("n", i))
-        tau = record.value("tau", i)[0]
-        blocks.append(Block(f"Inward recursion, link {i}", INWARD if i == n else (), "", (
+        tau = record.value("tau", i)[0] + link.armature * link.qdd
+        blocks.append(Block(f"Inward recursion, link {i}",
+                            (INWARD + ROTOR * rotors) if i == n else (), "", (
             Equation(Lhs("f", "f", str(i), str(i)), show(f)),
             Equation(Lhs("n", "n", str(i), str(i)), show(nn)),
             Equation(Lhs("τ", r"\tau", str(i)), show(tau)),
@@ -297,11 +308,12 @@ def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
                       "robot exceed the size a printout can show; the generated code holds them.",
                       ())]
     M, C, g = (p.expanded() for p in programs)
-    qd, qdd = sympy.Matrix(robot.qd), sympy.Matrix(robot.qdd)
-    inertial, coriolis = M * qdd, C * qd
+    qd, qdd = list(robot.qd), list(robot.qdd)
     equations = []
     for k in range(robot.dof):
-        parts = [notation.readable(part) for part in (inertial[k], coriolis[k], g[k])]
+        parts = [_collected(part, variables, notation)
+                 for part, variables in (((M * sympy.Matrix(qdd))[k], qdd),
+                                         ((C * sympy.Matrix(qd))[k], qd), (g[k], []))]
         equations.append(Equation(Lhs("τ", r"\tau", str(k + 1)), sympy.Matrix([parts]).T,
                                   ("inertial", "Coriolis", "gravity")))
     general = ((r"\tau = \underbrace{M(q)\,\ddot q}_{\text{inertial}} + "
@@ -312,6 +324,18 @@ def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:
     return [Block("Closed form: inertial, Coriolis and centrifugal, and gravity terms", general,
                   "Each tau_k below is the column [inertial; Coriolis and centrifugal; gravity].",
                   tuple(equations))]
+
+
+def _collected(expr, variables, notation: Notation):
+    """expr as the books write it: a sum over the products of ``variables`` (d_kj qdd_j; the
+    Coriolis and centrifugal b_kij qd_i qd_j), each coefficient simplified on its own."""
+    expr = sympy.expand(expr)
+    if not variables:
+        return notation.shorthand(notation.coefficient(expr))
+    terms = sympy.Poly(expr, *variables).as_dict(native=False)
+    return notation.shorthand(sympy.Add(*(
+        notation.coefficient(coefficient) * sympy.Mul(*(v ** e for v, e in zip(variables, powers)))
+        for powers, coefficient in sorted(terms.items(), reverse=True))))
 
 
 def _base_parameters(dynamics: Dynamics) -> Block:
@@ -437,14 +461,28 @@ def _too_large(program) -> bool:
     return sum(sympy.count_ops(a.rhs) for a in program.assignments) > 4 * LIMIT
 
 
+def _fitted(blocks, notation: Notation) -> tuple[Block, ...]:
+    """The blocks with each line fitting the page (layout.py), and the sums named for it."""
+    values = [e.value for b in blocks for e in b.equations]
+    taken = {str(s) for v in values if isinstance(v, sympy.Basic) for s in v.free_symbols}
+    page = Page(notation, taken | {str(s) for s in notation.robot.parameters})
+    blocks = tuple(dataclasses.replace(b, equations=tuple(
+        dataclasses.replace(e, value=page.fit(e.value)) for e in b.equations)) for b in blocks)
+    if not page.terms:
+        return blocks
+    return blocks + (Block("Named terms", (), "Sums too long for a line above, in terms of "
+                           "these, each defined before it is used.", tuple(
+                               Equation(Lhs(notation.text(s), notation.latex(s)), v)
+                               for s, v in page.terms)),)
+
+
 def _named(expand: Expander, notation: Notation, of: str = "") -> list[Block]:
     if not expand.named:
         return []
     return [Block(f"Named intermediates {of}".rstrip(), (), "Expressions above this size are "
-                  "shown in terms of "
-                  "these named steps, in the order they are computed.",
-                  tuple(Equation(Lhs(str(s), notation.latex(s)), notation.readable(v))
-                        for s, v in expand.named))]
+                  "shown in terms of these named steps, in the order they are computed.",
+                  tuple(Equation(Lhs(notation.text(s), notation.latex(s)),
+                                 notation.readable(v)) for s, v in expand.named))]
 
 
 # -- Lagrange -------------------------------------------------------------------------------------

@@ -128,33 +128,6 @@ def test_derive_command_writes_each_format(tmp_path):
 MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
 
 
-def _latex(robot_name, method, tmp_path):
-    path = ROBOTS / f"{robot_name}.yaml"
-    robot = symdyn.load_robot(path if path.exists() else MECHANISMS / f"{robot_name}.yaml")
-    dynamics = symdyn.newton_euler(robot) if method == "newton-euler" else symdyn.lagrange(robot)
-    tex = tmp_path / f"{robot_name}.tex"
-    tex.write_text(printout(dynamics).render("latex"), encoding="utf-8")
-    return tex
-
-
-@pytest.mark.skipif(shutil.which("pdflatex") is None,
-                    reason="pdflatex is not installed (apt-get install texlive-latex-base "
-                           "texlive-latex-recommended, for amsmath and breqn); the LaTeX "
-                           "printout is not compiled")
-@pytest.mark.parametrize("robot_name, method", [("planar2", "newton-euler"),
-                                                ("planar2", "lagrange"),
-                                                ("puma560", "newton-euler"),
-                                                ("fourbar", "newton-euler")])
-def test_latex_compiles_with_pdflatex(tmp_path, robot_name, method):
-    tex = _latex(robot_name, method, tmp_path)
-    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                             tex.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert (tmp_path / f"{robot_name}.pdf").stat().st_size > 10_000
-    # every line fits the page: breqn breaks sums, long vectors go a row a component
-    assert "Overfull \\hbox" not in (tmp_path / f"{robot_name}.log").read_text()
-
-
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -248,32 +221,3 @@ def test_a_mechanisms_printout_derives_its_dynamics_on_the_constraint_manifold(n
         actuated, passive = list(robot.actuated), list(robot.passive)
         assert G_q.shape == (2, 3 if name == "fourbar" else 4)
         assert np.abs(G_q[:, actuated] + G_q[:, passive] @ xi_q).max() < 1e-12
-
-
-ELBOW = """\
-name: elbow
-convention: standard
-parameters: {l1: null, l2: null, l3: null, lc3: null, m1: null, m2: null, m3: null, g: null}
-gravity: [0, 0, -g]
-links:
-  - {joint: revolute, a: 0, alpha: pi/2, d: l1, theta: 0, mass: m1, com: [0, 0, 0]}
-  - {joint: revolute, a: l2, alpha: 0, d: 0, theta: 0, mass: m2, com: [-l2/2, 0, 0]}
-  - {joint: revolute, a: l3, alpha: 0, d: 0, theta: 0, mass: m3, com: [lc3 - l3, 0, 0]}
-"""
-
-
-def test_a_three_joint_arms_closed_form_is_labelled_and_written_as_the_books_write_it(
-        tmp_path):
-    """Issue 65: tau_k's three parts labelled as what they are, not as x, y and z ("(tau_1)_z
-    = 0"); a book's fractions as fractions (l3^2 m3/4, not 0.25); sums of angles collected
-    (c23) past two joints too; a parameter's name set as Spong's (lc3 as ell_{c3}, not as l
-    times the cosine shorthand c_3)."""
-    path = tmp_path / "elbow.yaml"
-    path.write_text(ELBOW)
-    result = printout(symdyn.newton_euler(symdyn.load_robot(path)))
-    latex, text = result.render("latex"), result.render("text")
-    for part in ("inertial", "Coriolis", "gravity"):
-        assert rf"\left(\tau_{{1}}\right)_{{\text{{{part}}}}}" in latex
-    assert r"\left(\tau_{1}\right)_{z}" not in latex and "0.25" not in text
-    assert "c23*g*lc3*m3]ᵀ" in text and "l2^2*m2/4" in text
-    assert r"\ell_{c3}" in latex and "lc_{3}" not in latex
