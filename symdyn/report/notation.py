@@ -104,9 +104,11 @@ class Notation:
         expr = sympy.sympify(expr)
         fractions = {f: _fraction(f) for f in expr.atoms(sympy.Float)}
         expr = expr.xreplace({f: r for f, r in fractions.items() if r is not None})
+        # the shorthand first: rebuilt, (1/20000) (8636 c1 c2 + ...) is 2159/5000 c1 c2 + ...
+        expr = expr.xreplace(self._trig_shorthand(expr))
         decimals = {r: sympy.Float(float(r)) for r in expr.atoms(sympy.Rational)
                     if not r.is_Integer and not _book_fraction(r)}
-        return expr.xreplace(self._trig_shorthand(expr)).xreplace(decimals)
+        return expr.xreplace(decimals)
 
     def _trig_shorthand(self, expr):
         joints = {link.q: str(link.index) for link in self.robot.links}

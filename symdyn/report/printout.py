@@ -75,7 +75,7 @@ def printout(dynamics: Dynamics) -> Printout:
     constrained = (Expander.of(*(dynamics.program(q) for q in CONSTRAINED), limit=notation.limit)
                    if robot.constraints else None)
     blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
-              *_closed_form(dynamics, notation), _base_parameters(dynamics),
+              *_closed_form(dynamics, notation), _base_parameters(dynamics, notation),
               *(_constraints(dynamics, notation, constrained) if constrained else ()),
               *([_elastic(robot, notation)] if robot.elastic else []),
               *_named(expand, notation),
@@ -338,7 +338,7 @@ def _collected(expr, variables, notation: Notation):
         for powers, coefficient in sorted(terms.items(), reverse=True))))
 
 
-def _base_parameters(dynamics: Dynamics) -> Block:
+def _base_parameters(dynamics: Dynamics, notation: Notation) -> Block:
     """beta = B pi, as symdyn base-parameters prints it (derive/base_parameters.py)."""
     general = ((r"\tau = Y(q, \dot q, \ddot q)\,\pi = Y_b(q, \dot q, \ddot q)\,\beta, \quad "
                 r"\beta = B\,\pi",
@@ -350,7 +350,7 @@ def _base_parameters(dynamics: Dynamics) -> Block:
     for name, combination in zip(base.names, base.combinations):
         stem = name.rstrip("0123456789")
         equations.append(Equation(Lhs(stem, rf"\mathrm{{{stem}}}", name[len(stem):]),
-                                  combination))
+                                  notation.shorthand(combination)))
     appear = set().union(*(c.free_symbols for c in base.combinations))
     missing = [str(s) for s in base.standard if s not in appear]
     return Block(
@@ -412,8 +412,10 @@ def _constraints(dynamics: Dynamics, notation: Notation, expand: Expander) -> li
              r"\end{bmatrix}\;\text{(rows: the actuated joints, then the passive ones)}",
              "qd = xi qd_a, xi = [I; -G_p^-1 G_a] (rows: the actuated joints, then the passive "
              "ones)"),
-            (r"\xi^T M \xi\,\ddot q_a + \xi^T (M \dot\xi\,\dot q_a + h) = \tau_a",
-             "xi^T M xi qdd_a + xi^T (M dxi/dt qd_a + h) = tau_a"),
+            (r"M_a \ddot q_a + h_a = \tau_a\;(+\text{ friction}),\quad M_a = \xi^T M \xi,"
+             r"\quad h_a = \xi^T (M \dot\xi\,\dot q_a + h)",
+             "M_a qdd_a + h_a = tau_a (+ friction), M_a = xi^T M xi, h_a = xi^T (M dxi/dt qd_a "
+             "+ h)"),
             (r"G_p^T \lambda = \tau_p^{tree},\quad \tau_a = \tau_a^{tree} - G_a^T \lambda",
              "G_p^T lambda = tau_p(tree), tau_a = tau_a(tree) - G_a^T lambda")]
         note += (" This mechanism's actuated joints fix the passive ones: xi gives the passive "
@@ -423,10 +425,33 @@ def _constraints(dynamics: Dynamics, notation: Notation, expand: Expander) -> li
         if len(robot.passive) == m <= 3:        # G_p^-1 in closed form stays small
             Gq = sympy.Matrix(m, n, [expand(v) for v in G])
             xi = -Gq[:, list(robot.passive)].inv() * Gq[:, list(robot.actuated)]
-            equations = (Equation(Lhs("ξ", r"\xi", "p"), notation.readable(
-                xi.applyfunc(sympy.simplify))),)
+            xi = xi.applyfunc(sympy.simplify)
+            equations = (Equation(Lhs("ξ", r"\xi", "p"), notation.readable(xi)),
+                         *_reduced(dynamics, xi, notation))
     return [kinematics, Block("Dynamics on the constraint manifold", tuple(general), note,
                               equations)]
+
+
+def _reduced(dynamics: Dynamics, xi_p, notation: Notation) -> tuple[Equation, ...]:
+    """The reduced equation's M_a = xi^T M xi and h_a = xi^T (M dxi/dt qd_a + h), evaluated
+    where M and h are small enough to print (a four-bar's, a five-bar's)."""
+    robot = dynamics.robot
+    programs = [dynamics.program(q) for q in ("mass_matrix", "nonlinear_effects")]
+    if any(_too_large(p) for p in programs):
+        return ()
+    M, h = (p.expanded() for p in programs)
+    actuated, passive = list(robot.actuated), list(robot.passive)
+    xi = sympy.zeros(robot.dof, len(actuated))
+    for k, j in enumerate(actuated):
+        xi[j, k] = 1
+    for k, j in enumerate(passive):
+        xi[j, :] = xi_p[k, :]
+    qd_a = sympy.Matrix([robot.qd[j] for j in actuated])
+    qd = xi * qd_a                     # on the manifold, every joint's velocity from qd_a's
+    xi_dot = sum((xi.diff(q) * v for q, v in zip(robot.q, qd)), sympy.zeros(*xi.shape))
+    h_a = xi.T * (M * xi_dot * qd_a + h.xreplace(dict(zip(robot.qd, qd))))
+    return (Equation(Lhs("M", "M", "a"), notation.readable(xi.T * M * xi)),
+            Equation(Lhs("h", "h", "a"), notation.readable(h_a)))
 
 
 def _elastic(robot, notation: Notation) -> Block:

@@ -68,7 +68,8 @@ def _rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
 
 def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
     """Rows LaTeX's breqn can break across lines where they are long: it breaks a sum at its
-    signs, but not inside a matrix, so a long vector or matrix is set one entry a row."""
+    signs, but not inside a matrix, so a long vector is set one entry a row, and a long matrix
+    (a pose) with its long entries named, each then on its own rows."""
     rows = []
     for e in equations:
         value, printed = e.value, expr(e.value)
@@ -80,9 +81,17 @@ def _breakable_rows(equations, lhs, expr) -> tuple[tuple[str, str], ...]:
                     if value.rows == 3 else [str(k) for k in range(1, value.rows + 1)])
             rows += [(rf"\left({lhs(e.lhs)}\right)_{{{axis}}}", expr(v))
                      for axis, v in zip(axes, value)]
-        else:                       # a long matrix (a pose): an entry a row
-            rows += [(rf"\left({lhs(e.lhs)}\right)_{{{r + 1}{c + 1}}}", expr(value[r, c]))
-                     for r in range(value.rows) for c in range(value.cols)]
+        else:       # a long matrix (a pose): as the books set it, its long entries named
+            name = lhs(e.lhs)
+            entries = {(r, c): expr(value[r, c]) for r in range(value.rows)
+                       for c in range(value.cols)}
+            long = [k for k, text in entries.items() if len(text) > WIDTH // 8]
+            cells = {k: rf"\left({name}\right)_{{{k[0] + 1}{k[1] + 1}}}" if k in long else text
+                     for k, text in entries.items()}
+            rows.append((name, r"\left[\begin{matrix}" + r" \\ ".join(
+                " & ".join(cells[r, c] for c in range(value.cols)) for r in range(value.rows))
+                + r"\end{matrix}\right]"))
+            rows += [(cells[k], entries[k]) for k in long]
     return tuple(rows)
 
 

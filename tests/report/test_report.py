@@ -191,33 +191,53 @@ def test_printouts_show_the_tool_pose_and_the_jacobian_in_each_convention(tmp_pa
 def test_a_mechanisms_printout_derives_its_dynamics_on_the_constraint_manifold(name):
     """The constraints' table, phi, G and gamma in closed form, the KKT system, and for the
     mechanism the map xi from the actuated joints' velocities to the passive ones', whose
-    columns G annihilates: checked in numbers where the loop closes."""
+    columns G annihilates, and the reduced equation M_a qdd_a + h_a = tau_a evaluated: checked
+    in numbers where the loop closes, against the generated closed-loop inverse dynamics."""
     robot = symdyn.load_robot(MECHANISMS / f"{name}.yaml")
-    result = printout(symdyn.newton_euler(robot))
+    dynamics = symdyn.newton_euler(robot)
+    result = printout(dynamics)
     text = result.render("text")
     for words in ("Constraints (rows in the world's axes; actuated:", "G(q) = J_a - J_b",
                   "Dynamics on the constraint manifold", "G^T lambda", "Kurfess (ed.)"):
         assert words in text
     (block,) = [b for b in result.blocks if b.title == "Dynamics on the constraint manifold"]
-    (xi,) = [e.value for e in block.equations]
+    xi, M_a, h_a = [e.value for e in block.equations]
     (G,) = [e.value for b in result.blocks if b.title == "Constraints" for e in b.equations
             if e.lhs.base == "G"]
+    named = {sympy.Symbol(f"u_{e.lhs.base[1:]}"): e.value for b in result.blocks
+             if b.title == "Named terms" for e in b.equations}
+    module = symdyn.python_module(dynamics, quantities=[
+        "closed_loop_inverse_dynamics", "constraint_drift", "friction_torques"])
+    actuated, passive = list(robot.actuated), list(robot.passive)
+    rng = np.random.default_rng(3)
     for q in closed_states(robot, 3):
         values = dict(zip(robot.link_q, q))
+        qd_a, qdd_a = rng.uniform(-1, 1, len(actuated)), rng.uniform(-1, 1, len(actuated))
+        values |= {robot.qd[j]: v for j, v in zip(actuated, qd_a)}
 
         def number(expr):
-            """A printed expression at q: s_12 is sin(q1 + q2), c_3 cos(q3)."""
+            """A printed expression at q: s_12 is sin(q1 + q2), c_3 cos(q3), u_k its term."""
             subs = {}
             for symbol in expr.free_symbols:
                 name = str(symbol)
                 if name[:2] in ("s_", "c_"):
                     angle = sum(q[int(k) - 1] for k in name[2:])
                     subs[symbol] = np.sin(angle) if name[0] == "s" else np.cos(angle)
+                elif symbol in named:
+                    subs[symbol] = number(named[symbol])
                 else:
                     subs[symbol] = values[symbol]
             return np.array(expr.xreplace(subs).evalf(), dtype=float)
 
         G_q, xi_q = number(G), number(xi)
-        actuated, passive = list(robot.actuated), list(robot.passive)
         assert G_q.shape == (2, 3 if name == "fourbar" else 4)
         assert np.abs(G_q[:, actuated] + G_q[:, passive] @ xi_q).max() < 1e-12
+        qd, qdd = np.zeros(robot.dof), np.zeros(robot.dof)
+        qd[actuated], qd[passive] = qd_a, xi_q @ qd_a
+        qdd[actuated] = qdd_a           # the passive joints' from G qdd = gamma
+        gamma = module.constraint_drift(q, qd)
+        qdd[passive] = np.linalg.solve(G_q[:, passive], gamma - G_q[:, actuated] @ qdd_a)
+        tau_a = (module.closed_loop_inverse_dynamics(q, qd, qdd)[0]
+                 - module.friction_torques(qd)[actuated])
+        np.testing.assert_allclose(number(M_a) @ qdd_a + number(h_a).ravel(), tau_a,
+                                   rtol=1e-10, atol=1e-12)

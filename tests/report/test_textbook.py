@@ -267,3 +267,13 @@ def test_a_three_joint_arms_closed_form_is_labelled_and_written_as_the_books_wri
     assert r"\left(\tau_{1}\right)_{z}" not in latex and "0.25" not in text
     assert "c23*g*lc3*m3]ᵀ" in text and "l2^2*m2/4" in text
     assert r"\ell_{c3}" in latex and "lc_{3}" not in latex
+
+
+def test_a_long_pose_is_set_as_a_matrix_and_the_files_decimals_stay_decimals(tmp_path):
+    """The PUMA's 0T6 as the books set it, a matrix of r_ij with each long entry below it (not
+    sixteen rows of entries alone), and its 0.4318 as 0.4318, not 2159/5000 (the shorthand's
+    rebuilding multiplied a factored-out 1/20000 back in after the decimals were chosen)."""
+    latex = printout(_dynamics("puma560", "newton-euler", tmp_path)).render("latex")
+    pose = r"{}^{0}_{6}T = \left[\begin{matrix}\left({}^{0}_{6}T\right)_{11} & "
+    assert pose in latex and r"\left({}^{0}_{6}T\right)_{14} = 0.4318 c_{1} c_{2}" in latex
+    assert r"\frac{2159" not in latex and "0.4318 m_{3}" in latex     # base parameters too
