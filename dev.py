@@ -5,7 +5,8 @@
                                 and call them
     python3 dev.py test         set up .venv (with Pinocchio) and run the whole test suite
                                 (--fast: without the tests marked slow)
-    python3 dev.py regenerate   rewrite generated/ for every robot in robots/, and docs' pictures
+    python3 dev.py regenerate   rewrite generated/ for every robot in robots/, the docs' pictures
+                                and the reference pages' generated halves
     python3 dev.py bench        run the benchmarks
     python3 dev.py docs         build the documentation site into site/ (strictly)
 
@@ -96,7 +97,8 @@ def regenerate():
                    "--quiet")
         if code:
             return code
-    return run(PYTHON, "docs/pictures.py")      # the documentation's pictures of robots
+    return (run(PYTHON, "docs/pictures.py")       # the documentation's pictures of robots
+            or run(PYTHON, "docs/reference_pages.py"))  # the reference pages' generated halves
 
 
 def bench(*args):

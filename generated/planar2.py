@@ -1429,6 +1429,8 @@ def _states(*arguments):
     complex, boolean, object, text and dates are refused (as by the compiled module)."""
     arrays, batch = [], ()
     for value, size, name in arguments:
+        if name == "params" and isinstance(value, dict):
+            value = _parameters(value)
         try:
             array = np.asarray(value)
         except ValueError:
@@ -1444,3 +1446,16 @@ def _states(*arguments):
             batch = array.shape[:1]
         arrays.append(array.astype(float, copy=False))
     return arrays, batch
+
+
+def _parameters(values):
+    """params given as {name: value} (numbers, or arrays of N values for a batch): the array
+    in PARAMETERS' order, every name given once and none unknown."""
+    unknown = sorted(str(name) for name in values if name not in PARAMETERS)
+    if unknown:
+        raise ValueError(f"params: {unknown[0]!r} is none of the robot's free symbols "
+                         f"(PARAMETERS: {', '.join(PARAMETERS)})")
+    missing = [name for name in PARAMETERS if name not in values]
+    if missing:
+        raise ValueError(f"params: {missing[0]} is missing (PARAMETERS: {', '.join(PARAMETERS)})")
+    return np.stack([np.asarray(values[name]) for name in PARAMETERS], axis=-1)

@@ -284,12 +284,23 @@ def generate(robot_file, snap_angles, method, langs, out_dir, quantities, settin
         raise UserError(str(exc)) from None
     if build:
         progress(f"built the Python extension {paths[-1]}; in Python, "
-                 f"symdyn.compile({str(robot_file)!r}"
-                 + (", ..." if quantities or values else "")
-                 + ") imports it (from the cache, without building again)")
+                 f"{_compile_call(robot_file, method, without, snap_angles, quantities, values)}"
+                 " imports it (from the cache, without building again)")
     progress("done")
     for path in paths:
         click.echo(str(path))
+
+
+def _compile_call(robot_file, method, without, snap_angles, quantities, values) -> str:
+    """The Python that imports what ``generate --build`` built: the same robot, route,
+    variant, functions and values make the same C, which the cache then holds."""
+    load = [repr(str(robot_file))] + ([f"without={list(without)!r}"] if without else []) + (
+        [f"snap_angles={snap_angles!r}"] if snap_angles else [])
+    route = "lagrange" if method == "lagrange" else "newton_euler"
+    options = ([f"quantities={list(quantities)!r}"] if quantities else []) + (
+        [f"values={dict(values)!r}"] if values else [])
+    return (f"import symdyn; module = symdyn.compile(symdyn.{route}(symdyn.load_robot("
+            + ", ".join(load) + "))" + "".join(f", {o}" for o in options) + ")")
 
 
 QUIET = click.option("-q", "--quiet", is_flag=True,

@@ -232,6 +232,8 @@ class Dynamics:
         return None
 
     def program(self, name: str = "inverse_dynamics") -> Program:
+        """The program of quantity ``name`` (derived once, then kept): the named steps the
+        code is written from; ``.expanded()`` gives its output in closed form."""
         if name not in QUANTITIES:
             raise KeyError(f"unknown quantity {name!r}; choose from {', '.join(QUANTITIES)}")
         if name not in self._programs:
@@ -299,25 +301,37 @@ class Dynamics:
 
     @cached_property
     def record(self) -> Record:
+        """Every equation of the derivation as it was evaluated, link by link (what the
+        printouts show: symdyn.report.printout)."""
         steps: list[Step] = []
         program = build("inverse_dynamics", self.robot, self.route, steps, self.progress)
         return Record(tuple(steps), program)
 
     @cached_property
     def tau(self) -> sympy.Matrix:
-        """tau(q, qd, qdd) in closed form (n x 1)."""
+        """tau(q, qd, qdd) in closed form (n x 1): M qdd + C qd + g, with friction and the
+        joint springs where the file has them. Its symbols are the joints' q1, qd1, qdd1, ...
+        (``robot.q``, ``robot.qd``, ``robot.qdd``) and the file's free parameters
+        (``robot.parameters``)."""
         return self.program("inverse_dynamics").expanded()
 
     @cached_property
     def M(self) -> sympy.Matrix:
+        """The joint-space inertia matrix M(q) in closed form (n x n, symmetric), the rotors'
+        G^2 Jm on its diagonal: ``sympy.trigsimp(dynamics.M[0, 0])`` simplifies an entry
+        (seconds an entry past three joints)."""
         return self.program("mass_matrix").expanded()
 
     @cached_property
     def C(self) -> sympy.Matrix:
+        """The Coriolis and centrifugal matrix C(q, qd) in closed form (n x n), of Christoffel
+        symbols: C qd is the velocity product terms, and dM/dt - 2C is skew-symmetric."""
         return self.program("coriolis_matrix").expanded()
 
     @cached_property
     def g(self) -> sympy.Matrix:
+        """The gravity torques g(q) in closed form (n x 1): the joint forces that hold the
+        robot still, dV/dq of its potential energy."""
         return self.program("gravity_torques").expanded()
 
     def __repr__(self):

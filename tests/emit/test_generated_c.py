@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 
 import mpmath
@@ -342,13 +343,23 @@ def test_cli_builds(tmp_path, monkeypatch):
     from symdyn.cli import main
     monkeypatch.setenv("SYMDYN_CACHE", str(tmp_path / "cache"))
     result = CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--lang", "c",
-                                       "--build", "--out", str(tmp_path / "out")])
+                                       "--build", "--out", str(tmp_path / "out"), "--method",
+                                       "lagrange", "--set", "g=9.81", "-Q", "mass_matrix",
+                                       "-Q", "gravity_torques", "--without", "friction"])
     assert result.exit_code == 0, result.output
     built = [line for line in result.stdout.splitlines() if line.endswith(".so")]
     assert len(built) == 1 and built[0].startswith(str(tmp_path / "cache"))
-    assert "symdyn.compile(" in result.stderr
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["planar2.c", "planar2.h",
-                                                                     "planar2Config.cmake"]
+    # the line it prints imports that very build from the cache (other C would be another
+    # extension, another file)
+    (call,) = re.findall(r"in Python, (import symdyn; .*) imports it", result.stderr)
+    script = call + ("; print(module.__file__); print(module.gravity_torques([0.3, 0.2], "
+                     "dict(m1=1, m2=2, l1=0.5, l2=0.4)))")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == built[0]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "planar2_no_friction.c", "planar2_no_friction.h", "planar2_no_frictionConfig.cmake"]
     assert CliRunner().invoke(main, ["generate", str(ROBOTS / "planar2.yaml"), "--build"]
                               ).exit_code == 2
 

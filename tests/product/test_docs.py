@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference_pages  # docs/reference_pages.py
 import tutorial_files  # docs/tutorial_files.py, which a reader runs too
 from support import ROOT
 
@@ -38,13 +39,24 @@ def test_the_site_builds_strictly(tmp_path):
 
 
 def test_the_command_lines_reference_names_every_command_as_it_stands():
-    """docs/reference/cli.md reads in the repository too: a line for every command (the site
-    adds their options, from the code)."""
+    """docs/reference/cli.md reads in the repository too: a line for every command in its
+    table, and each command's --help below it."""
     from symdyn.cli import main
 
     text = (ROOT / "docs" / "reference" / "cli.md").read_text()
     listed = re.findall(r"^\| `symdyn ([a-z-]+)", text, flags=re.M)
     assert sorted(listed) == sorted(main.commands)
+    assert sorted(re.findall(r"^## symdyn ([a-z-]+)$", text, flags=re.M)) == sorted(main.commands)
+
+
+@pytest.mark.parametrize("page", sorted(reference_pages.PAGES))
+def test_the_reference_pages_are_current(page):
+    """cli.md's --help texts and python-api.md's signatures and docstrings are generated into
+    the Markdown (docs/reference_pages.py), to read without a build: as the code now has
+    them (`python3 dev.py regenerate` writes them)."""
+    assert (ROOT / page).read_text(encoding="utf-8") == reference_pages.page(page), (
+        f"{page} is not current: python3 docs/reference_pages.py")
+    assert ":::" not in (ROOT / page).read_text(encoding="utf-8")     # no build-only directive
 
 
 def _copy(name, tmp_path) -> Path:
