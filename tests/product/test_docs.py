@@ -148,6 +148,32 @@ def test_elastic_joints_tutorial(tmp_path):
 
 
 @pytest.mark.slow
+def test_first_dh_arm_tutorial(tmp_path):
+    """The course's first hour, as the page shows it: the table read, drawn, derived and
+    generated, the code called with its symbols' numbers by name, and the page's quoted lines
+    (a torque's closed form, a mistake's warning) what symdyn prints."""
+    page = (TUTORIALS / "first-dh-arm.md").read_text()
+    folder = _copy("first_dh_arm", tmp_path)
+    result = subprocess.run(["sh", "run.sh"], cwd=folder, env=_environment(),
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "holding the arm at q takes" in result.stdout and "the swing takes" in result.stdout
+    assert (folder / "elbow.svg").stat().st_size > 1000 and (folder / "elbow.md").exists()
+    quoted = re.search(r"```text\n(τ₃ = \[.*?), \.\.\.\]\n```", page)[1]
+    assert f"  {quoted}, " in (folder / "elbow.txt").read_text()
+    warning = re.search(r"```text\n(warning: typo\.yaml.*)\n```", page)[1]
+    assert warning in result.stderr
+
+
+def test_symbolic_equations_guide(tmp_path):
+    """The guide's script, run as written: the book's closed forms hold, and it writes the
+    LaTeX of the derivation."""
+    written = tutorial_files.write(ROOT / "docs" / "guide" / "symbolic.md", tmp_path)
+    assert [p.name for p in written] == ["equations.py"]
+    out = _run([sys.executable, "equations.py"], tmp_path)
+    assert "(m1, m2, l1, l2, g)" in out and (tmp_path / "planar2.tex").stat().st_size > 5000
+
+
 def test_getting_started_examples_run(tmp_path):
     """The Python on the getting-started page, run as one script from an empty folder."""
     text = (ROOT / "docs" / "getting-started.md").read_text()
