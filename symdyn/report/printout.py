@@ -74,7 +74,10 @@ def printout(dynamics: Dynamics) -> Printout:
                              limit=notation.limit)
     constrained = (Expander.of(*(dynamics.program(q) for q in CONSTRAINED), limit=notation.limit)
                    if robot.constraints else None)
-    blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics), *steps,
+    joint_frames = [_joint_frames(robot, notation)] if robot.spec.convention == "standard" \
+        else []
+    blocks = (_transforms(robot, notation), *_kinematics(dynamics, notation, kinematics),
+              *joint_frames, *steps,
               *_closed_form(dynamics, notation), _base_parameters(dynamics, notation),
               *(_constraints(dynamics, notation, constrained) if constrained else ()),
               *([_elastic(robot, notation)] if robot.elastic else []),
@@ -111,9 +114,8 @@ def _transforms(robot, notation) -> Block:
                 T = rot_z(row.gamma) * trans_z(row.b) * T
         equations.append(Equation(Lhs("T", "T", pre=str(link.parent), pre_sub=str(i)),
                                   notation.readable(T)))
-    note = ("The recursion below runs in Craig's joint frames, z along each joint axis; a "
-            "standard table is rewritten into them exactly (Tx(a_i) Rx(alpha_i) moves to the next "
-            "link's placement) and each link's inertia is carried along."
+    note = ("The file's frames: {i} on joint i + 1's axis, as the standard convention places "
+            "it."
             if spec.convention == "standard" else "")
     return Block("Link transforms", (), note, tuple(equations))
 
@@ -229,6 +231,7 @@ BASE_WRENCH = (  # and its Newton-Euler equations close the inward recursion
 def _newton_euler(dynamics: Dynamics, show):
     robot = dynamics.robot
     record = dynamics.record
+    frame = _joint_frame(robot)
     blocks = []
     if robot.floating:
         motion = [sympy.Matrix(record.value(k, 0)) for k in ("omega", "domega", "dv")]
@@ -256,12 +259,12 @@ def _newton_euler(dynamics: Dynamics, show):
         # prismatic forms at the first prismatic link.
         general = (OUTWARD if i == 1 else ()) + (PRISMATIC if link is first_prismatic else ())
         blocks.append(Block(f"Outward recursion, link {i}", general, "", (
-            Equation(Lhs("ω", r"\omega", str(i), str(i)), show(omega)),
-            Equation(Lhs("ω", r"\omega", str(i), str(i), accent="dot"), show(domega)),
-            Equation(Lhs("v", "v", str(i), str(i), accent="dot"), show(dv)),
-            Equation(Lhs("v", "v", f"C{i}", str(i), accent="dot"), show(dv_c)),
-            Equation(Lhs("F", "F", str(i), str(i)), show(F)),
-            Equation(Lhs("N", "N", str(i), str(i)), show(N_c)),
+            Equation(Lhs("ω", r"\omega", str(i), frame(i)), show(omega)),
+            Equation(Lhs("ω", r"\omega", str(i), frame(i), accent="dot"), show(domega)),
+            Equation(Lhs("v", "v", str(i), frame(i), accent="dot"), show(dv)),
+            Equation(Lhs("v", "v", f"C{i}", frame(i), accent="dot"), show(dv_c)),
+            Equation(Lhs("F", "F", str(i), frame(i)), show(F)),
+            Equation(Lhs("N", "N", str(i), frame(i)), show(N_c)),
         )))
     n = len(robot.links)
     rotors = any(link.armature != 0 for link in robot.links)
@@ -271,8 +274,8 @@ def _newton_euler(dynamics: Dynamics, show):
         tau = record.value("tau", i)[0] + link.armature * link.qdd
         blocks.append(Block(f"Inward recursion, link {i}",
                             (INWARD + ROTOR * rotors) if i == n else (), "", (
-            Equation(Lhs("f", "f", str(i), str(i)), show(f)),
-            Equation(Lhs("n", "n", str(i), str(i)), show(nn)),
+            Equation(Lhs("f", "f", str(i), frame(i)), show(f)),
+            Equation(Lhs("n", "n", str(i), frame(i)), show(nn)),
             Equation(Lhs("τ", r"\tau", str(i)), show(tau)),
         )))
     if robot.floating:
@@ -294,6 +297,46 @@ def _newton_euler(dynamics: Dynamics, show):
              "Robotics: Mechanics and Control, 3rd ed., Section 6.5, Eqs. (6.45)-(6.53)). "
              "Gravity enters as the base acceleration dv0 = -g.",)
     return f"{robot.name}: Newton-Euler", intro, blocks
+
+
+def _joint_frame(robot):
+    """The name of the frame the recursion runs in for link i: the file's {i}, but for a
+    standard table Craig's joint frame {i'} (z along joint i), which is not the file's {i}
+    (z along joint i + 1)."""
+    return (lambda i: f"{i}'") if robot.spec.convention == "standard" else str
+
+
+def _joint_frames(robot, notation: Notation) -> Block:
+    """A standard table's links in the recursion's joint frames {i'}: each frame's placement
+    in its parent's, the file's frame {i} in it, and the link's centre of mass and inertia
+    there, the quantities the recursion uses."""
+    equations = []
+    for link in robot.links:
+        i, parent = link.index, link.parent
+        T = sympy.eye(4)
+        T[:3, :3], T[:3, 3] = link.rotation, link.position
+        body = link.inertia
+        com = (body.first_moment / body.mass if body.mass != 0 else sympy.zeros(3, 1))
+        S = sympy.Matrix([[0, -com[2], com[1]], [com[2], 0, -com[0]], [-com[1], com[0], 0]])
+        inertia_com = sympy.Matrix(body.inertia_origin) + body.mass * S * S
+        equations += [
+            Equation(Lhs("T", "T", pre=f"{parent}'" if parent else "0", pre_sub=f"{i}'"),
+                     notation.readable(T)),
+            Equation(Lhs("T", "T", pre=f"{i}'", pre_sub=str(i)),
+                     notation.readable(sympy.Matrix(link.file_frame))),
+            Equation(Lhs("P", "P", f"C{i}", f"{i}'"), notation.readable(sympy.Matrix(com))),
+            Equation(Lhs("I", "I", str(i), f"C{i}"),
+                     notation.readable(inertia_com.applyfunc(sympy.expand)))]
+    return Block(
+        "The recursion's frames", (), "A standard table's frame {i} sits on joint i + 1's axis "
+        "(its z), and the recursion runs in Craig's joint frames instead: {i'}, z along joint "
+        "i's axis, placed in its parent's by the first transform below (the base frame {0} is "
+        "both). The table is rewritten into them exactly: the second transform places the "
+        "file's {i} in {i'} (Tx(a_i) Rx(alpha_i)), and each link's centre of mass and its "
+        "inertia about it (axes of {i'}) move with it. Every quantity below that names a "
+        "link's frame is in these: ^{i'}omega_i is link i's angular velocity in {i'}, p_i the "
+        "origin of {i'}.",
+        tuple(equations))
 
 
 def _closed_form(dynamics: Dynamics, notation: Notation) -> list[Block]:

@@ -277,3 +277,40 @@ def test_a_long_pose_is_set_as_a_matrix_and_the_files_decimals_stay_decimals(tmp
     pose = r"{}^{0}_{6}T = \left[\begin{matrix}\left({}^{0}_{6}T\right)_{11} & "
     assert pose in latex and r"\left({}^{0}_{6}T\right)_{14} = 0.4318 c_{1} c_{2}" in latex
     assert r"\frac{2159" not in latex and "0.4318 m_{3}" in latex     # base parameters too
+
+
+@pytest.mark.parametrize("name", ["elbow", "puma560"])
+def test_a_standard_tables_recursion_names_its_own_frames(tmp_path, name):
+    """A standard table's frame {i} is on joint i + 1; the recursion runs in Craig's joint
+    frames, printed as {i'} with their placements, the file's {i} in each, and the moved
+    centres of mass: composed, the printed transforms are the file's (0T_i' i'T_i = 0T_i), and
+    a centre of mass is where the file puts it."""
+    dynamics = _dynamics(name, "newton-euler", tmp_path)
+    robot, result = dynamics.robot, printout(dynamics)
+    (frames,) = [b for b in result.blocks if b.title == "The recursion's frames"]
+    (file,) = [b for b in result.blocks if b.title == "Link transforms"]
+    values = {s: v for s, v in _state(robot, np.random.default_rng(1)).items()
+              if s in robot.parameters or s in robot.q}
+
+    def number(expr):
+        """A printed matrix at the state: s_23 is sin(q2 + q3)."""
+        subs = {s: values[s] for s in expr.free_symbols if s in values}
+        q = [values[link.q] for link in robot.links]
+        for symbol in expr.free_symbols - set(subs):
+            letter, digits = str(symbol).split("_")
+            angle = sum(q[int(k) - 1] for k in digits)
+            subs[symbol] = np.sin(angle) if letter == "s" else np.cos(angle)
+        return np.array(sympy.Matrix(expr).xreplace(subs).evalf(), dtype=float)
+
+    placed = {e.lhs.pre + e.lhs.pre_sub: number(e.value) for e in frames.equations
+              if e.lhs.base == "T"}
+    joint, world = np.eye(4), np.eye(4)
+    for link, step in zip(robot.links, file.equations):
+        i = link.index
+        joint = joint @ placed[f"{i - 1}'{i}'" if i > 1 else f"0{i}'"]
+        world = world @ number(step.value)
+        np.testing.assert_allclose(joint @ placed[f"{i}'{i}"], world, atol=1e-12)
+    assert "¹'ω₁ = " in result.render("text") and r"{}^{1'}\omega_{1}" in result.render("latex")
+    if name == "elbow":           # the file's centre at -l2/2 in {2} is at +l2/2 in {2'}
+        (com,) = [e.value for e in frames.equations if e.lhs.base == "P" and e.lhs.sub == "C2"]
+        assert list(com) == [sympy.Symbol("l2") / 2, 0, 0]
