@@ -271,7 +271,10 @@ def _newton_euler(dynamics: Dynamics, show):
     for link in reversed(robot.links):
         i = link.index
         f, nn = sympy.Matrix(record.value("f", i)), sympy.Matrix(record.value("n", i))
-        tau = record.value("tau", i)[0] + link.armature * link.qdd
+        # a spherical joint's three torques, a one-axis joint's one with its rotor's
+        tau = record.value("tau", i)
+        tau = (sympy.Matrix(tau) if len(tau) > 1
+               else tau[0] + link.armature * link.accelerations[0])
         blocks.append(Block(f"Inward recursion, link {i}",
                             (INWARD + ROTOR * rotors) if i == n else (), "", (
             Equation(Lhs("f", "f", str(i), frame(i)), show(f)),
