@@ -116,7 +116,9 @@ class Notation:
         for f in expr.atoms(sympy.sin, sympy.cos):
             terms = sympy.Add.make_args(f.args[0])
             if all(t in joints for t in terms):
-                index = "".join(sorted((joints[t] for t in terms), key=int))
+                indices = sorted((joints[t] for t in terms), key=int)
+                # c_23 is cos(q2 + q3); past joint 9, c_{11,14} (c_1114 would read as 1 and 114)
+                index = ("," if any(len(k) > 1 for k in indices) else "").join(indices)
                 letter = "s" if isinstance(f, sympy.sin) else "c"
                 names[f] = sympy.Symbol(f"{letter}_{index}")
         return names

@@ -314,3 +314,11 @@ def test_a_standard_tables_recursion_names_its_own_frames(tmp_path, name):
     if name == "elbow":           # the file's centre at -l2/2 in {2} is at +l2/2 in {2'}
         (com,) = [e.value for e in frames.equations if e.lhs.base == "P" and e.lhs.sub == "C2"]
         assert list(com) == [sympy.Symbol("l2") / 2, 0, 0]
+
+
+def test_sums_of_angles_past_joint_nine_keep_their_joints_apart():
+    """cos(q11 + q14) is c_{11,14}, not c_{1114} (which reads as joints 1 and 114, or 11 and
+    14, or 111 and 4)."""
+    robot = symdyn.load_robot(MECHANISMS / "delta.yaml")
+    latex = printout(symdyn.newton_euler(robot)).render("latex")
+    assert "c_{11,14}" in latex and "c_{1114}" not in latex
