@@ -90,7 +90,7 @@ from ..program.symengine_form import as_engine, to_sympy
 from ..robot.model import Robot
 from ..spatial import Force, Inertia, Motion, Placement, cross, skew
 from . import kinematics
-from .algebra import Matrix, Z, define, placement, vector
+from .algebra import Matrix, define, placement, vector
 
 AXES = "xyz"
 
@@ -213,10 +213,8 @@ def _entries(robot: Robot, b: ProgramBuilder, name: str, placements, j: int, for
 
 
 def _along(link, force: Force) -> list:
-    """S_i^T F: a force's components along the joint's unit motions (_axes), read off."""
-    if link.ball:
-        return list(force.angular)
-    return [force.angular[2] if link.revolute else force.linear[2]]
+    """S_i^T F: a force's components along the joint's unit motions (_axes)."""
+    return [force.dot(S) for S in _axes(link)]
 
 
 def _composites(robot: Robot, b: ProgramBuilder, placements, name: str, bodies) -> list[Inertia]:
@@ -262,23 +260,22 @@ def _inertia(body) -> Inertia:
 
 def _axis(link) -> Motion:
     """S_i, a one-axis joint's unit motion in its own frame."""
-    zero = symengine.zeros(3, 1)
-    return Motion(Z, zero) if link.revolute else Motion(zero, Z)
+    (axis,) = _axes(link)
+    return axis
 
 
 def _column_name(name: str, link, k: int) -> str:
     """The steps' name of the column of a joint's k-th velocity: a spherical joint's by its
-    axis."""
-    return f"{name}{'xyz'[k]}" if link.ball else name
+    axis (its kind's suffixes)."""
+    suffixes = link.kind.suffixes
+    return f"{name}{suffixes[k]}" if suffixes else name
 
 
 def _axes(link) -> list[Motion]:
-    """S_i's columns: a one-axis joint's unit motion, or a spherical joint's turns about the
-    three axes of its frame."""
-    if not link.ball:
-        return [_axis(link)]
-    zero = symengine.zeros(3, 1)
-    return [Motion(symengine.Matrix([int(k == r) for r in range(3)]), zero) for k in range(3)]
+    """S_i's columns, its kind's motion subspace (robot/joints.py): a one-axis joint's unit
+    motion, a spherical joint's turns about the three axes of its frame."""
+    return [Motion(symengine.Matrix(list(angular)), symengine.Matrix(list(linear)))
+            for linear, angular in link.kind.subspace]
 
 
 def _scaled(x, c):

@@ -54,7 +54,7 @@ from ..program.derivative import directional_derivative, directional_derivatives
 from ..program.symengine_form import to_sympy
 from ..robot.constraints import Loops
 from ..robot.model import Robot
-from . import configuration, kinematics
+from . import kinematics
 from .factors import LDLT, factor, solve_columns, symbols_and_zeros
 
 
@@ -357,8 +357,7 @@ def close_loops(robot: Robot, part, b: ProgramBuilder) -> list[list]:
         for link in passive:        # moved back along -delta: a quaternion turned by it
             moves = [-delta[k] for k in robot.velocity_columns[link.index]]
             now = [q[s] for s in link.configuration]
-            moved = (configuration.turned(b, f"j{link.index}_{step}_", now, moves)
-                     if link.ball else [now[0] + moves[0]])
+            moved = link.kind.integrate(b, f"j{link.index}_{step}_", now, moves)
             q.update({s: b.define(f"{s}_{step}", x) for s, x in zip(link.configuration, moved)})
     q = [q[s] for s in robot.q]
     phi = part("constraint_residual", dict(zip(robot.q, q)))[0]

@@ -12,6 +12,7 @@ import sympy
 
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
+from ..robot import joints
 from ..robot.model import Link, Robot, quaternion_rotation
 
 
@@ -140,7 +141,7 @@ def jacobian(robot: Robot, b: ProgramBuilder, frames=None) -> sympy.Matrix:
     [z_i x (p_tool - p_i); z_i] for a revolute joint and [z_i; 0] for a prismatic one, with z_i
     and p_i the axis and origin of joint frame {i} (its z axis is joint i's axis), for the
     joints that move the tool's link; zero for the others. A spherical joint has three, of the
-    x, y and z axes of its frame."""
+    x, y and z axes of its frame: each joint's, its motion subspace's (_columns)."""
     frames = frames or world_frames(robot, b)
     _, p_tool = tool_frame(robot, b, frames)
     return point_jacobian(robot, b, frames, robot.tool_link, p_tool)
@@ -155,28 +156,12 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
     the loop whole); steps named with the prefix ``name``."""
     moving = set(robot.support(link)) - set(robot.support(above or 0))
     columns = []
-    if robot.floating and above is not None:
-        columns = [sympy.zeros(6, 1)] * 6
-    elif robot.floating:
-        # [v; omega] of the base in its axes: the point moves by R v + (R omega) x (point - p_0)
-        R0, p0 = base_frame(robot, b)
-        arm = b.vector(f"{name}r0", point - p0)
-        columns = [sympy.Matrix.vstack(R0[:, k], sympy.zeros(3, 1)) for k in range(3)] + [
-            sympy.Matrix.vstack(R0[:, k].cross(arm), R0[:, k]) for k in range(3)]
+    if robot.floating:          # [v; omega] of the base in its axes
+        columns = (_columns(b, f"{name}r0", joints.FREE_FLYER, *base_frame(robot, b), point)
+                   if above is None else [sympy.zeros(6, 1)] * joints.FREE_FLYER.nv)
     for joint, frame in zip(robot.links, frames):
-        if joint.index not in moving:
-            columns += [sympy.zeros(6, 1)] * joint.nv
-            continue
-        R, p = frame
-        z = R[:, 2]
-        if joint.ball:        # turns about each axis of its frame
-            arm = b.vector(f"{name}r{joint.index}", point - p)
-            columns += [sympy.Matrix.vstack(R[:, k].cross(arm), R[:, k]) for k in range(3)]
-        elif joint.revolute:
-            arm = b.vector(f"{name}r{joint.index}", point - p)
-            columns.append(sympy.Matrix.vstack(z.cross(arm), z))
-        else:
-            columns.append(sympy.Matrix.vstack(z, sympy.zeros(3, 1)))
+        columns += (_columns(b, f"{name}r{joint.index}", joint.kind, *frame, point)
+                    if joint.index in moving else [sympy.zeros(6, 1)] * joint.nv)
     J = sympy.Matrix.hstack(*columns)
     if robot.coupling:          # a coordinate's column: its joints' columns, by G
         shift = robot.base_velocities
@@ -185,6 +170,20 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
             for links in robot.coordinate_links))
     return sympy.Matrix(6, robot.dof,
                         lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
+
+
+def _columns(b: ProgramBuilder, name: str, kind, R, p, point) -> list[sympy.Matrix]:
+    """The Jacobian's columns of a joint of ``kind`` whose frame is at (R, p), for ``point``:
+    each of its motion subspace's (s_v, s_w) moves the point by R s_v + (R s_w) x (point - p)
+    and turns it by R s_w (a revolute joint's [z x (point - p); z], a prismatic one's [z; 0]);
+    the lever arm named ``name``, where the joint turns."""
+    arm = b.vector(name, point - p) if kind.turns() else None
+    columns = []
+    for linear, angular in kind.subspace:
+        w = R * sympy.Matrix(angular)
+        v = R * sympy.Matrix(linear) + (w.cross(arm) if arm is not None else sympy.zeros(3, 1))
+        columns.append(sympy.Matrix.vstack(v, w))
+    return columns
 
 
 def named_frames(robot: Robot, b: ProgramBuilder, frames) -> list[tuple]:

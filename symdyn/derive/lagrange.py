@@ -121,9 +121,8 @@ class Lagrange:
         n0 = b.vector("n0", R_n * R_tool * sympy.Matrix(moment))
         torques, moving = [], set(robot.support(robot.tool_link))
         for link, (R, p_j) in zip(robot.links, frames):
-            z = R[:, 2]
-            torques.append(sympy.Integer(0) if link.index not in moving else
-                           z.cross(p - p_j).dot(f0) + z.dot(n0) if link.revolute else z.dot(f0))
+            v, w = _unit_motion(link, R, p - p_j)
+            torques.append(v.dot(f0) + w.dot(n0) if link.index in moving else sympy.Integer(0))
         return torques
 
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
@@ -143,10 +142,17 @@ def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
     for j in (k - 1 for k in robot.support(i)):
         link, (R, p) = robot.links[j], frames[j]
-        z = R[:, 2]
-        if link.revolute:
-            Jv[:, j] = b.vector(f"Jv{i}_{j + 1}", z.cross(p_i - p))
-            Jw[:, j] = z
-        else:
-            Jv[:, j] = z
+        v, w = _unit_motion(link, R, p_i - p)
+        Jv[:, j] = b.vector(f"Jv{i}_{j + 1}", v) if link.kind.turns() else v
+        Jw[:, j] = w
     return Jv, Jw
+
+
+def _unit_motion(link, R, arm) -> tuple[sympy.Matrix, sympy.Matrix]:
+    """The velocity and angular velocity, in world axes, that a unit velocity of a one-axis
+    joint whose frame turns by R gives a point at ``arm`` from its origin: its motion
+    subspace's column (s_v, s_w) as R s_v + (R s_w) x arm and R s_w (z x arm and z for a
+    revolute joint, z and 0 for a prismatic one)."""
+    ((linear, angular),) = link.kind.subspace
+    w = R * sympy.Matrix(angular)
+    return R * sympy.Matrix(linear) + w.cross(arm), w

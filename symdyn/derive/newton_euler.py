@@ -40,7 +40,7 @@ from ..program.derivative import directional_derivatives
 from ..robot.model import Robot
 from ..spatial import skew
 from . import composite
-from .algebra import Matrix, Z, define, placement, vector
+from .algebra import Matrix, define, placement, vector
 from .kinematics import slot_tangents
 from .record import Step
 
@@ -165,23 +165,14 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
         qd_i, qdd_i = (Matrix([qd[k] for k in slots]), Matrix([qdd[k] for k in slots]))
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
         dv_parent = vector(b, f"dvp{i}", parent.U * P + parent.dv)
-        omega_rot = R.T * parent.omega
-        if link.ball:       # omega_i x w = R^T omega_{i-1} x w: the joint's own w x w is 0
-            omega = vector(b, f"w{i}", omega_rot + qd_i)
-            domega = vector(b, f"dw{i}", R.T * parent.domega + omega.cross(qd_i) + qdd_i)
-            dv = vector(b, f"dv{i}", R.T * dv_parent)
-        elif link.revolute:
-            qd_i, qdd_i = qd_i[0], qdd_i[0]
-            omega = vector(b, f"w{i}", omega_rot + Z * qd_i)
-            # R^T omega_{i-1} x qd Z equals omega_i x qd Z (Z x Z = 0), and omega_i is named.
-            domega = vector(b, f"dw{i}",
-                             R.T * parent.domega + omega.cross(Z * qd_i) + Z * qdd_i)
-            dv = vector(b, f"dv{i}", R.T * dv_parent)
-        else:
-            qd_i, qdd_i = qd_i[0], qdd_i[0]
-            omega = vector(b, f"w{i}", omega_rot)
-            domega = vector(b, f"dw{i}", R.T * parent.domega)
-            dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(Z * qd_i) * 2 + Z * qdd_i)
+        # The joint's own motion S qd (linear, angular) and S qdd, in its frame.
+        v_J, w_J = link.kind.motion(qd_i)
+        a_J, dw_J = link.kind.motion(qdd_i)
+        omega = vector(b, f"w{i}", R.T * parent.omega + w_J)
+        # R^T omega_{i-1} x w_J equals omega_i x w_J (w_J x w_J = 0), and omega_i is named;
+        # a slide adds Craig's 2 omega_i x v_J (Eq. (6.34)).
+        domega = vector(b, f"dw{i}", R.T * parent.domega + omega.cross(w_J) + dw_J)
+        dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(v_J) * 2 + a_J)
         motion = _moving(b, i, omega, domega, dv, R, P)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),
@@ -212,8 +203,8 @@ def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[M
         progress(f"inward recursion, link {i}/{len(robot.links)}")
         f, n = _transmitted(robot, b, i, link.inertia, motion, motions, transmitted, steps,
                             tip)
-        own = ([b.define(f"tau{i}_{axis}", e) for axis, e in zip("xyz", n)] if link.ball
-               else [b.define(f"tau{i}", n[2] if link.revolute else f[2])])
+        own = [b.define(f"tau{i}" + (f"_{s}" if s else ""), e) for s, e in zip(
+            link.kind.suffixes or ("",), link.kind.project(f, n))]
         for k, value in zip(robot.velocity_slots(i), own):
             tau[k - shift] = value
         steps.append(Step("tau", i, sympy.ImmutableMatrix(own)))

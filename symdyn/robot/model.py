@@ -22,9 +22,11 @@ from functools import cached_property
 import sympy
 
 from ..spatial import Inertia, Placement
+from . import joints
 from .dh import pose, rot_x, rot_z, trans_x
 from .identifiers import identifiers
 from .joint_frames import joint_frames
+from .joints import quaternion_rates, quaternion_rotation
 from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
 
 
@@ -57,15 +59,6 @@ def stored(body: Inertia, keep=sympy.expand) -> Inertia:
 # A body without mass: a fixed base's, and a floating base's where the file gives it none.
 NO_BODY = Inertia(sympy.Integer(0), sympy.ImmutableMatrix.zeros(3, 1),
                   sympy.ImmutableMatrix.zeros(3, 3))
-
-
-def quaternion_rates(quaternion, omega) -> list:
-    """d quat/dt = quat (omega, 0) / 2 (Hamilton's product) of a quaternion (x, y, z, w) whose
-    frame turns at the angular velocity ``omega`` in its own axes."""
-    x, y, z, w = quaternion
-    wx, wy, wz = omega
-    return [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
-            (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
 
 
 @dataclass(frozen=True)
@@ -169,9 +162,14 @@ class Link:
         return self.joint == "revolute"
 
     @property
+    def kind(self) -> joints.JointKind:
+        """The joint's kind (robot/joints.py): what its configuration is and how it moves."""
+        return joints.KINDS[self.joint]
+
+    @property
     def nv(self) -> int:
         """How many velocities the joint has: 3 for a spherical joint, else 1."""
-        return 3 if self.ball else 1
+        return self.kind.nv
 
     @property
     def configuration(self) -> tuple:
@@ -185,17 +183,6 @@ class Link:
     @property
     def accelerations(self) -> tuple:
         return self.ball.acceleration if self.ball else (self.qdd,)
-
-
-def quaternion_rotation(quaternion) -> sympy.Matrix:
-    """The rotation matrix of a quaternion (x, y, z, w), by the formula Eigen's
-    toRotationMatrix (and so Pinocchio) uses: a rotation for a unit quaternion; for another,
-    the same matrix Pinocchio computes, which is not a rotation."""
-    x, y, z, w = quaternion
-    return sympy.Matrix([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 @dataclass(frozen=True)

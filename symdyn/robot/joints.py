@@ -1,0 +1,241 @@
+"""Joint kinds, one class each (Pinocchio's joint models, MuJoCo's joint types).
+
+A kind says how many numbers its configuration has (nq) and its velocity (nv), where it rests
+(``neutral``), and how a configuration moves along a velocity and back: ``integrate`` and
+``difference``, its Lie group's exponential and logarithm (Pinocchio's JointModel*::integrate
+and difference). The derivations ask a link's kind (``Link.kind``; a floating base's is
+FREE_FLYER) and never which kind it is. Adding a kind is a class here, its entry in KINDS, and
+its tests.
+
+Steps are named through a builder ``b`` passed in (program.builder.ProgramBuilder:
+``define(name, expr)`` and ``vector(name, values)``), so that the model needs nothing of the
+program's.
+
+A quaternion is (x, y, z, w), Eigen's and Pinocchio's order. A spherical joint's turns by the
+exponential of its angular velocity in its own frame (JointModelSpherical), and back by the
+logarithm. A free flyer moves by the exponential of its twist in its own frame
+(JointModelFreeFlyer, whose velocity is LOCAL): with omega the angular and u the linear part of
+v, theta = |omega|,
+
+    R_1 = R_0 exp([omega]x),      p_1 = p_0 + R_0 V u,
+    V   = I + (1 - cos theta)/theta^2 [omega]x + (theta - sin theta)/theta^3 [omega]x^2,
+
+the quaternion q_1 = q_0 (omega/theta sin(theta/2), cos(theta/2)) (Hamilton's product, the
+rotation of R_1), brought back to unit norm to first order, q (3 - |q|^2)/2, as Pinocchio does so
+that a long integration keeps a unit quaternion. ``difference`` is its inverse, the logarithm of
+q_0^-1 q_1 taken the short way (|theta| <= pi): omega = 2 atan2(|r|, |w|)/|r| r for the relative
+quaternion (r, w) with w >= 0, u = V^-1 R_0^T (p_1 - p_0), V^-1 = I - [omega]x/2 +
+(1 - (theta/2) cot(theta/2))/theta^2 [omega]x^2.
+
+No branch: each coefficient with a removable singularity at theta = 0 divides by
+theta + 1 - sign(theta), which is theta but at exactly 0, where the coefficient multiplies a zero
+vector. Nearby, the direct formulas lose no accuracy that matters: (1 - cos theta)/theta^2 is
+written 2 sin^2(theta/2)/theta^2, and the cancellation in the others is of a term that multiplies
+[omega]x^2, of size theta^2, so the result keeps its absolute accuracy.
+"""
+from __future__ import annotations
+
+import sympy
+
+from ..spatial import skew
+
+_O, _X, _Y, _Z = (0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)
+
+
+class JointKind:
+    """What every kind supplies. ``subspace``: its motion subspace S in its own frame, a
+    column per velocity, each the (linear, angular) velocity of the joint frame's origin that
+    the velocity gives (Featherstone's S, Pinocchio's constant S; [linear; angular] as a
+    Jacobian's rows); ``suffixes``: how the names of its velocities' quantities end (none for
+    one). ``integrate(b, name, q, v)``: q (nq entries) moved by v (nv) for unit time;
+    ``difference(b, name, q0, q1)``: the nv entries of the velocity that moves q0 to q1 in unit
+    time; ``name`` prefixes the steps they name."""
+
+    name: str
+    nq: int
+    nv: int
+    neutral: tuple           # the configuration at rest (Pinocchio's neutral)
+    subspace: tuple          # nv (linear, angular) pairs of 3-tuples
+    suffixes: tuple = ()
+
+    def integrate(self, b, name: str, q, v) -> list:
+        raise NotImplementedError
+
+    def difference(self, b, name: str, q0, q1) -> list:
+        raise NotImplementedError
+
+    def turns(self) -> bool:
+        """Whether any of its velocities turns the frame (its columns need the lever arm)."""
+        return any(angular != _O for _, angular in self.subspace)
+
+    def motion(self, v) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """The joint frame's own (linear, angular) velocity S v at velocities ``v`` (nv)."""
+        linear, angular = sympy.zeros(3, 1), sympy.zeros(3, 1)
+        for (s_v, s_w), x in zip(self.subspace, v):
+            linear, angular = linear + sympy.Matrix(s_v) * x, angular + sympy.Matrix(s_w) * x
+        return linear, angular
+
+    def project(self, f, n) -> list:
+        """S^T [f; n]: the forces along its velocities of the force f and moment n at its
+        frame's origin (in its axes)."""
+        return [sympy.Matrix(s_v).dot(f) + sympy.Matrix(s_w).dot(n)
+                for s_v, s_w in self.subspace]
+
+
+class _Coordinate(JointKind):
+    """A joint of one coordinate, moved by its velocity: q + v, and q1 - q0 back."""
+
+    nq = nv = 1
+    neutral = (0,)
+
+    def integrate(self, b, name, q, v):
+        return [q[0] + v[0]]
+
+    def difference(self, b, name, q0, q1):
+        return [q1[0] - q0[0]]
+
+
+class Revolute(_Coordinate):
+    """A turn about the joint frame's z axis by q (rad)."""
+
+    name = "revolute"
+    subspace = ((_O, _Z),)
+
+
+class Prismatic(_Coordinate):
+    """A slide along the joint frame's z axis by q (m)."""
+
+    name = "prismatic"
+    subspace = ((_Z, _O),)
+
+
+class Spherical(JointKind):
+    """A turn about all three axes: a unit quaternion, and the angular velocity in the joint
+    frame's own axes (Pinocchio's JointModelSpherical, MuJoCo's ball)."""
+
+    name = "spherical"
+    nq, nv = 4, 3
+    neutral = (0, 0, 0, 1)
+    subspace = ((_O, _X), (_O, _Y), (_O, _Z))
+    suffixes = ("x", "y", "z")
+
+    def integrate(self, b, name, q, v):
+        return turned(b, name, q, v)
+
+    def difference(self, b, name, q0, q1):
+        return turn_between(b, name, q0, q1)[0]
+
+
+class FreeFlyer(JointKind):
+    """A body moving freely: its origin's position and a unit quaternion; its velocity [v;
+    omega] in its own axes (Pinocchio's JointModelFreeFlyer, LOCAL; MuJoCo's free joint, whose
+    linear velocity is in the world's)."""
+
+    name = "free_flyer"
+    nq, nv = 7, 6
+    neutral = (0, 0, 0, 0, 0, 0, 1)
+    subspace = ((_X, _O), (_Y, _O), (_Z, _O), (_O, _X), (_O, _Y), (_O, _Z))
+    suffixes = ("fx", "fy", "fz", "nx", "ny", "nz")
+
+    def integrate(self, b, name, q, v):
+        p0, quat0 = sympy.Matrix(q[:3]), q[3:7]
+        u, omega = sympy.Matrix(v[:3]), sympy.Matrix(v[3:6])
+        theta = b.define(f"{name}theta", sympy.sqrt(omega.dot(omega)))
+        safe = _nonzero(b, f"{name}theta", theta)
+        half = (b.define(f"{name}sh", sympy.sin(theta / 2)),
+                b.define(f"{name}ch", sympy.cos(theta / 2)))
+        W = skew(omega)
+        V = (sympy.eye(3) + 2 * (half[0] / safe) ** 2 * W
+             + b.define(f"{name}c3", (theta - sympy.sin(theta)) / safe ** 3) * W * W)
+        step = b.vector(f"{name}Vu", V * u)
+        p1 = p0 + quaternion_rotation(quat0) * step
+        return [*p1, *turned(b, name, quat0, omega, theta, half)]
+
+    def difference(self, b, name, q0, q1):
+        omega, theta, ratio, w = turn_between(b, name, q0[3:7], q1[3:7])
+        W = skew(sympy.Matrix(omega))
+        inverse = (sympy.eye(3) - W / 2 + b.define(
+            f"{name}e2", (1 - ratio * w) / _nonzero(b, f"{name}theta", theta) ** 2) * W * W)
+        delta = b.vector(f"{name}delta", [a - c for a, c in zip(q1[:3], q0[:3])])
+        local = b.vector(f"{name}dp", quaternion_rotation(q0[3:7]).T * delta)
+        return [*(inverse * local), *omega]
+
+
+# The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
+KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Spherical())}
+FREE_FLYER = FreeFlyer()
+
+
+# -- quaternions ----------------------------------------------------------------------------------
+def quaternion_rotation(quaternion) -> sympy.Matrix:
+    """The rotation matrix of a quaternion (x, y, z, w), by the formula Eigen's
+    toRotationMatrix (and so Pinocchio) uses: a rotation for a unit quaternion; for another,
+    the same matrix Pinocchio computes, which is not a rotation."""
+    x, y, z, w = quaternion
+    return sympy.Matrix([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def quaternion_rates(quaternion, omega) -> list:
+    """d quat/dt = quat (omega, 0) / 2 (Hamilton's product) of a quaternion (x, y, z, w) whose
+    frame turns at the angular velocity ``omega`` in its own axes."""
+    x, y, z, w = quaternion
+    wx, wy, wz = omega
+    return [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,
+            (w * wz + x * wy - y * wx) / 2, -(x * wx + y * wy + z * wz) / 2]
+
+
+def turned(b, name: str, quat0, omega, theta=None, half=None) -> list:
+    """The unit quaternion quat0 turned by the angular velocity omega in its own frame for unit
+    time: quat0 (omega/theta sin(theta/2), cos(theta/2)), renormalized to first order; its
+    angle theta and (sin, cos) of theta/2 where already named."""
+    omega = sympy.Matrix(omega)
+    if theta is None:
+        theta = b.define(f"{name}theta", sympy.sqrt(omega.dot(omega)))
+        half = (b.define(f"{name}sh", sympy.sin(theta / 2)),
+                b.define(f"{name}ch", sympy.cos(theta / 2)))
+    half_sin, half_cos = half
+    turn = b.vector(f"{name}r", omega * b.define(f"{name}s_theta",
+                                                 half_sin / _nonzero(b, f"{name}theta", theta)))
+    quat1 = [b.define(f"{name}quat{k}", x)
+             for k, x in enumerate(_product(quat0, [*turn, half_cos]))]
+    scale = b.define(f"{name}unit", (3 - sum(x * x for x in quat1)) / 2)
+    return [x * scale for x in quat1]
+
+
+def turn_between(b, name: str, quat0, quat1) -> tuple:
+    """(omega, theta, (theta/2) / sin(theta/2), cos(theta/2)): the rotation vector from unit
+    quaternion quat0 to quat1 in quat0's frame, the short way round."""
+    x0, y0, z0, w0 = quat0
+    relative = [b.define(f"{name}rel{k}", x) for k, x in enumerate(
+        _product([-x0, -y0, -z0, w0], quat1))]
+    # q and -q are one rotation: the one with w >= 0 turns by theta <= pi (1 where w = 0)
+    sign = sympy.sign(relative[3])
+    flip = b.define(f"{name}flip", 1 + sign - sign ** 2)
+    r = b.vector(f"{name}r", sympy.Matrix(relative[:3]) * flip)
+    w = b.define(f"{name}w_abs", relative[3] * flip)
+    norm = b.define(f"{name}rn", sympy.sqrt(r.dot(r)))
+    # (theta/2) / sin(theta/2)
+    ratio = b.define(f"{name}f", sympy.atan2(norm, w) / _nonzero(b, f"{name}rn", norm))
+    omega = list(b.vector(f"{name}omega", 2 * ratio * r))
+    theta = b.define(f"{name}theta", 2 * ratio * norm)
+    return omega, theta, ratio, w
+
+
+def _product(a, c) -> list:
+    """Hamilton's product a c of quaternions (x, y, z, w)."""
+    ax, ay, az, aw = a
+    cx, cy, cz, cw = c
+    return [aw * cx + ax * cw + ay * cz - az * cy,
+            aw * cy - ax * cz + ay * cw + az * cx,
+            aw * cz + ax * cy - ay * cx + az * cw,
+            aw * cw - ax * cx - ay * cy - az * cz]
+
+
+def _nonzero(b, name: str, x):
+    """x, but 1 where x = 0 exactly (x >= 0): a divisor whose quotient multiplies zero there.
+    Its gap 1 - sign(x) (0 or 1) is a step of its own: added to x after 1, the 1 would round a
+    small x away."""
+    return b.define(f"{name}_s", x + b.define(f"{name}_gap", 1 - sympy.sign(x)))

@@ -1,0 +1,76 @@
+"""Joint kinds (robot/joints.py), each against Pinocchio's own joint model of its kind; and the
+derivations' kind-specific branches, counted so that they only go down (issue 66)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import sympy
+from support import ROOT
+
+from symdyn.robot import joints
+
+PINOCCHIO = {"revolute": pin.JointModelRZ, "prismatic": pin.JointModelPZ,
+             "spherical": pin.JointModelSpherical, "free_flyer": pin.JointModelFreeFlyer}
+KINDS = [*joints.KINDS.values(), joints.FREE_FLYER]
+
+
+class _Unnamed:
+    """A builder that names nothing: each step is its expression (numbers here)."""
+
+    def define(self, name, expr):
+        return expr
+
+    def vector(self, name, values):
+        return sympy.Matrix(values)
+
+
+def _numbers(values) -> np.ndarray:
+    return np.array([float(sympy.sympify(x)) for x in values])
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_each_kind_moves_as_pinocchios_joint_model_of_it(kind):
+    """nq, nv, neutral, integrate and difference, at random configurations and velocities
+    (large turns, and a velocity of zero, where a quaternion's formulas divide by zero)."""
+    model = pin.Model()
+    model.addJoint(0, PINOCCHIO[kind.name](), pin.SE3.Identity(), "joint")
+    assert (model.nq, model.nv) == (kind.nq, kind.nv)
+    np.testing.assert_array_equal(pin.neutral(model), np.array(kind.neutral, dtype=float))
+    rng = np.random.default_rng(66)
+    for k in range(20):
+        q0, q1 = pin.randomConfiguration(model, -np.ones(kind.nq) * 3, np.ones(kind.nq) * 3), \
+            pin.randomConfiguration(model, -np.ones(kind.nq) * 3, np.ones(kind.nq) * 3)
+        v = rng.normal(size=kind.nv) * 2 * (k > 0)
+        moved = _numbers(kind.integrate(_Unnamed(), "", [sympy.Float(x) for x in q0],
+                                        [sympy.Float(x) for x in v]))
+        expected = pin.integrate(model, q0, v)
+        if kind.nq > kind.nv and moved[-4:] @ expected[-4:] < 0:
+            moved[-4:] *= -1          # q and -q: one turn (Pinocchio's free flyer goes
+                                      # through a rotation matrix, which keeps no sign)
+        np.testing.assert_allclose(moved, expected, atol=1e-12)
+        between = _numbers(kind.difference(_Unnamed(), "", [sympy.Float(x) for x in q0],
+                                           [sympy.Float(x) for x in q1]))
+        np.testing.assert_allclose(between, pin.difference(model, q0, q1), atol=1e-12)
+
+
+# What names a joint kind outside robot/joints.py. The derivations and emitters are to ask a
+# link's kind (Link.kind) and never which kind it is: BUDGET is today's count in derive/ and
+# emit/, and goes down to 0 as each use moves into the kinds.
+KIND_WORDS = re.compile(r"\.ball\b|\bballs\b|spherical|\.floating\b|free_flyer|FreeFlyer|"
+                        r"\.revolute\b|prismatic|\"revolute\"|\.root\b")
+BUDGET = 70
+
+
+def test_the_derivations_ask_a_joints_kind_ever_less_which_it_is():
+    lines = [f"{path.relative_to(ROOT)}:{n}" for folder in ("derive", "emit")
+             for path in sorted((ROOT / "symdyn" / folder).glob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if KIND_WORDS.search(line)]
+    assert len(lines) <= BUDGET, (
+        f"{len(lines)} lines of derive/ and emit/ name a joint kind, more than the {BUDGET} "
+        "allowed: ask the link's kind (robot/joints.py) instead. First: " + ", ".join(lines[:5]))
+    assert len(lines) == BUDGET, (
+        f"{len(lines)} lines name a kind now: lower BUDGET to it, so that it stays down")
