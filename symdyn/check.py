@@ -278,7 +278,7 @@ def configurations(robot: Robot, rng, states: int) -> np.ndarray:
 
 
 def _quaternion_rate(quaternion, omega) -> np.ndarray:
-    """quat (omega, 0) / 2 row by row (model.quaternion_rates)."""
+    """quat (omega, 0) / 2 row by row (joints.quaternion_rates)."""
     x, y, z, w = quaternion.T
     wx, wy, wz = omega.T
     return np.stack([w * wx + y * wz - z * wy, w * wy + z * wx - x * wz,
@@ -288,7 +288,7 @@ def _quaternion_rate(quaternion, omega) -> np.ndarray:
 def configuration_rate(robot: Robot, q, qd) -> np.ndarray:
     """dq/dt at velocities qd, (states, nq): qd itself for joints; a spherical joint's
     quaternion and a floating base's move with quat (omega, 0) / 2, the base's position with
-    R v (model.FreeFlyer.rates), so that q + h dq/dt is q moved by h qd to first order."""
+    R v (joints.FreeFlyer.rates), so that q + h dq/dt is q moved by h qd to first order."""
     parts, at_q, at_v = [], robot.base_configuration, robot.base_velocities
     if robot.floating:
         x, y, z, w = q[:, 3:7].T

@@ -89,7 +89,6 @@ from ..program.builder import ProgramBuilder
 from ..program.symengine_form import as_engine, to_sympy
 from ..robot.model import Robot
 from ..spatial import Force, Inertia, Motion, Placement, cross, skew
-from . import kinematics
 from .algebra import Matrix, define, placement, vector
 
 AXES = "xyz"
@@ -143,7 +142,7 @@ def _about_axis(b: ProgramBuilder, link, X: Placement):
     """(A, S, C) where a revolute joint's rotation ^{p(i)}R_i is A Rz(phi) with A a signed
     permutation (a twist of 0, +-pi/2 or pi, as most arms' tables have), S and C the named sin
     and cos of its angle phi; else None."""
-    trig = {f.func: as_engine(step) for f, step in kinematics.joint_trig(link, b).items()}
+    trig = {f.func: as_engine(step) for f, step in link.kind.angle_steps(b, link).items()}
     if set(trig) != {sympy.sin, sympy.cos}:
         return None
     S, C = trig[sympy.sin], trig[sympy.cos]

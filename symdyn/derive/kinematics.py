@@ -13,32 +13,12 @@ import sympy
 from ..program.builder import ProgramBuilder
 from ..program.derivative import directional_derivative
 from ..robot import joints
-from ..robot.model import Link, Robot, quaternion_rotation
-
-
-def joint_trig(link: Link, b: ProgramBuilder) -> dict:
-    """{sin or cos of the joint's angle (q_i, or q_i plus its offset: see robot.model): its
-    step S_i or C_i}, computed once however often asked; empty for a prismatic joint."""
-    if not link.revolute:
-        return {}
-    return {f: b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f)
-            for f in sorted(link.rotation.atoms(sympy.sin, sympy.cos), key=sympy.default_sort_key)}
+from ..robot.model import Link, Robot
 
 
 def placement(link: Link, b: ProgramBuilder):
-    """^{i-1}R_i and ^{i-1}P_i, in the steps of joint_trig; a spherical joint's rotation as
-    its fixed part times its quaternion's rotation, whose entries are named once (expanded,
-    each entry of the product would carry every monomial of the quaternion's times a
-    constant)."""
-    if link.ball:
-        rest = dict(zip(link.configuration, (0, 0, 0, 1)))
-        turn = quaternion_rotation(link.ball.quaternion)
-        turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
-                                   for r in range(3) for c in range(3)])
-        fixed = sympy.Matrix(link.rotation).xreplace(rest)      # R at the identity turn
-        return fixed * turn, sympy.Matrix(link.position)
-    return (sympy.Matrix(link.rotation).xreplace(joint_trig(link, b)),
-            sympy.Matrix(link.position))
+    """^{i-1}R_i and ^{i-1}P_i, in the steps its kind names (robot/joints.py)."""
+    return link.kind.placement(b, link)
 
 
 def forward_kinematics(robot: Robot, b: ProgramBuilder):
@@ -259,31 +239,33 @@ def jacobian_dot_qd_outputs(robot: Robot, b: ProgramBuilder) -> list[list]:
 
 
 def rates(robot: Robot, b: ProgramBuilder) -> dict:
-    """d/dt of each configuration symbol at the velocity qd: each link's joint variable's
-    rate, a spherical joint's and a floating base's quaternion's and position's
-    (Ball.rates, FreeFlyer.rates, named)."""
-    moving = [robot.root] if robot.floating else []
-    moving += [link.ball for link in robot.balls]
-    return {**{s: b.define(f"{s}_dt", r) for body in moving for s, r in body.rates().items()},
-            **{link.q: link.qd for link in robot.links if not link.ball}}
+    """d/dt of each configuration symbol at the velocity qd, named: each joint's kind's rates
+    (robot/joints.py: a joint variable's is its velocity; a quaternion's and a floating base's
+    position's are products)."""
+    return {s: b.define(f"{s}_dt", r) for kind, q, v in _joints(robot)
+            for s, r in kind.rates(q, v).items()}
 
 
 def slot_tangents(robot: Robot, b: ProgramBuilder) -> list[dict]:
     """Each link velocity's direction in the configuration (a Robot.slots list), {symbol:
-    rate}: a one-axis joint's moves its variable, a spherical joint's its quaternion as the
-    joint turns about that axis of its frame (Ball.rates), a floating base's its position and
-    quaternion (FreeFlyer.rates). The derivative of a program of q along one is the column of
-    its Jacobian that maps that velocity (Pinocchio's tangent-space derivatives)."""
-    def unit(k, n):
-        return [int(k == r) for r in range(n)]
-
-    out = [_named_rates(b, robot.root.rates(unit(k, 6)), k) for k in range(6)
-           ] if robot.floating else []
-    for link in robot.links:
-        for k in range(link.nv):
-            out.append(_named_rates(b, link.ball.rates(unit(k, 3)), len(out)) if link.ball
-                       else {link.q: 1})
+    rate}: its joint kind's rates for that unit velocity (robot/joints.py: a one-axis joint's
+    moves its variable, a spherical joint's its quaternion as the joint turns about that axis
+    of its frame, a floating base's its position and quaternion). The derivative of a program
+    of q along one is the column of its Jacobian that maps that velocity (Pinocchio's
+    tangent-space derivatives)."""
+    out = []
+    for kind, q, _ in _joints(robot):
+        for k in range(kind.nv):
+            unit = [int(k == r) for r in range(kind.nv)]
+            out.append(_named_rates(b, kind.rates(q, unit), len(out)))
     return out
+
+
+def _joints(robot: Robot) -> list[tuple]:
+    """(kind, configuration symbols, velocity symbols) of each joint, a floating base's first."""
+    root = robot.root
+    return ([(joints.FREE_FLYER, root.configuration, root.velocity)] if root else []) + [
+        (link.kind, link.configuration, link.velocities) for link in robot.links]
 
 
 def _named_rates(b: ProgramBuilder, rates: dict, k: int) -> dict:

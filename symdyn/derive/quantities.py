@@ -763,7 +763,7 @@ def friction(robot: Robot) -> list[sympy.Expr]:
     motor's)."""
     out = []
     for link in robot.links:
-        if link.ball:       # no rotor, no friction (robot file)
+        if link.nv != 1:    # a joint of several axes: no rotor, no friction (robot file)
             out += [sympy.Integer(0)] * link.nv
             continue
         out.append(joint_friction(link.viscous, link.coulomb, link.qd))

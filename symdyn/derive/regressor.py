@@ -102,8 +102,8 @@ def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
     Tc- where qd < 0, written with sign(qd) as quantities.friction writes them), in the rows of
     Robot.slots."""
     link = robot.links[i]
-    if link.ball:           # no rotor, no friction: columns of zeros, which no data identify
-        return sympy.zeros(robot.slot_count, 4)
+    if link.nv != 1:        # a joint of several axes has no rotor nor friction (robot file):
+        return sympy.zeros(robot.slot_count, 4)     # columns of zeros, which no data identify
     s = sympy.sign(link.qd)
     entries = (link.qdd, link.qd, (s**2 + s) / 2, (s**2 - s) / 2)
     row = robot.offsets[i]
@@ -112,9 +112,9 @@ def _actuator_columns(robot: Robot, i: int) -> sympy.Matrix:
 
 def _spring_columns(robot: Robot, i: int) -> sympy.Matrix:
     """The columns of joint i's spring stiffness K and K q_ref (q_i and -1), in the rows of
-    Robot.slots; zeros at a spherical joint, which has no spring."""
+    Robot.slots; zeros at a joint of several axes (a spherical one), which has no spring."""
     link = robot.links[i]
-    if link.ball:
+    if link.nv != 1:
         return sympy.zeros(robot.slot_count, 2)
     entries, row = (link.q, sympy.Integer(-1)), robot.offsets[i]
     return sympy.Matrix(robot.slot_count, 2, lambda r, c: entries[c] if r == row else 0)

@@ -64,6 +64,23 @@ class JointKind:
     def difference(self, b, name: str, q0, q1) -> list:
         raise NotImplementedError
 
+    def placement(self, b, link) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """^{p(i)}R_i and ^{p(i)}P_i of ``link`` (model.Link, whose rotation and position are
+        functions of its configuration), with the steps the kind names once for all uses."""
+        return sympy.Matrix(link.rotation), sympy.Matrix(link.position)
+
+    def angle_steps(self, b, link) -> dict:
+        """{sin or cos of the joint's angle: its step}: a turn about its axis has them (its
+        placement's, named once however often asked; the composite algorithm turns bodies
+        about the axis with them), other kinds none."""
+        return {}
+
+    def rates(self, q, v) -> dict:
+        """{entry of q: its time derivative} where q moves at the velocity v (nv): the
+        direction along which a derivative in the configuration moves (a Jacobian's columns
+        are these rates for unit velocities); the entries that do not move left out."""
+        raise NotImplementedError
+
     def turns(self) -> bool:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
         return any(angular != _O for _, angular in self.subspace)
@@ -94,12 +111,26 @@ class _Coordinate(JointKind):
     def difference(self, b, name, q0, q1):
         return [q1[0] - q0[0]]
 
+    def rates(self, q, v):
+        return {q[0]: v[0]} if v[0] != 0 else {}
+
 
 class Revolute(_Coordinate):
     """A turn about the joint frame's z axis by q (rad)."""
 
     name = "revolute"
     subspace = ((_O, _Z),)
+
+    def placement(self, b, link):
+        """The rotation in the steps S_i, C_i of its angle's sine and cosine (q_i, or q_i plus
+        its offset: see robot.model)."""
+        return (sympy.Matrix(link.rotation).xreplace(self.angle_steps(b, link)),
+                sympy.Matrix(link.position))
+
+    def angle_steps(self, b, link):
+        return {f: b.define(f"{'S' if f.func is sympy.sin else 'C'}{link.index}", f)
+                for f in sorted(link.rotation.atoms(sympy.sin, sympy.cos),
+                                key=sympy.default_sort_key)}
 
 
 class Prismatic(_Coordinate):
@@ -122,8 +153,22 @@ class Spherical(JointKind):
     def integrate(self, b, name, q, v):
         return turned(b, name, q, v)
 
+    def placement(self, b, link):
+        """Its fixed part times its quaternion's rotation, whose entries are named once
+        (expanded, each entry of the product would carry every monomial of the quaternion's
+        times a constant)."""
+        quaternion = link.configuration
+        turn = quaternion_rotation(quaternion)
+        turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
+                                   for r in range(3) for c in range(3)])
+        fixed = sympy.Matrix(link.rotation).xreplace(dict(zip(quaternion, self.neutral)))
+        return fixed * turn, sympy.Matrix(link.position)
+
     def difference(self, b, name, q0, q1):
         return turn_between(b, name, q0, q1)[0]
+
+    def rates(self, q, v):
+        return _moving(q, quaternion_rates(q, v))
 
 
 class FreeFlyer(JointKind):
@@ -159,6 +204,11 @@ class FreeFlyer(JointKind):
         delta = b.vector(f"{name}delta", [a - c for a, c in zip(q1[:3], q0[:3])])
         local = b.vector(f"{name}dp", quaternion_rotation(q0[3:7]).T * delta)
         return [*(inverse * local), *omega]
+
+    def rates(self, q, v):
+        """d p/dt = R v and d quat/dt = quat (0, omega) / 2."""
+        dp = quaternion_rotation(q[3:]) * sympy.Matrix(v[:3])
+        return _moving(q, [*dp, *quaternion_rates(q[3:], v[3:])])
 
 
 # The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
@@ -222,6 +272,12 @@ def turn_between(b, name: str, quat0, quat1) -> tuple:
     omega = list(b.vector(f"{name}omega", 2 * ratio * r))
     theta = b.define(f"{name}theta", 2 * ratio * norm)
     return omega, theta, ratio, w
+
+
+def _moving(q, rates) -> dict:
+    """{entry of q: its rate, expanded}, the entries that move."""
+    rates = zip(q, (sympy.expand(r) for r in rates))
+    return {s: r for s, r in rates if r != 0}
 
 
 def _product(a, c) -> list:

@@ -26,7 +26,7 @@ from . import joints
 from .dh import pose, rot_x, rot_z, trans_x
 from .identifiers import identifiers
 from .joint_frames import joint_frames
-from .joints import quaternion_rates, quaternion_rotation
+from .joints import quaternion_rotation
 from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
 
 
@@ -77,11 +77,6 @@ class Ball:
         return cls(sympy.symbols(f"q{i}_x q{i}_y q{i}_z q{i}_w"),
                    sympy.symbols(f"qd{i}_x qd{i}_y qd{i}_z"),
                    sympy.symbols(f"qdd{i}_x qdd{i}_y qdd{i}_z"))
-
-    def rates(self, velocity=None) -> dict:
-        """The quaternion's rates at ``velocity`` (its symbols by default)."""
-        rates = quaternion_rates(self.quaternion, velocity or self.velocity)
-        return {s: sympy.expand(r) for s, r in zip(self.quaternion, rates) if r != 0}
 
 
 def joint_friction(viscous, coulomb, velocity) -> sympy.Expr:
@@ -209,17 +204,6 @@ class FreeFlyer:
     def rotation(self) -> sympy.Matrix:
         """^world R_0 of its quaternion (quaternion_rotation)."""
         return quaternion_rotation(self.quaternion)
-
-    def rates(self, velocity=None) -> dict:
-        """The time derivatives of the configuration's symbols at the base velocity
-        ``velocity`` (its symbols by default): d p/dt = R v and d quat/dt = quat (0, omega) / 2,
-        the directions along which a derivative in the configuration moves (a Jacobian's
-        base columns are these rates for unit velocities)."""
-        velocity = velocity or self.velocity
-        dp = self.rotation() * sympy.Matrix(velocity[:3])
-        dquat = quaternion_rates(self.quaternion, velocity[3:])
-        rates = zip(self.configuration, (sympy.expand(r) for r in [*dp, *dquat]))
-        return {s: r for s, r in rates if r != 0}
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def test_each_kind_moves_as_pinocchios_joint_model_of_it(kind):
 # emit/, and goes down to 0 as each use moves into the kinds.
 KIND_WORDS = re.compile(r"\.ball\b|\bballs\b|spherical|\.floating\b|free_flyer|FreeFlyer|"
                         r"\.revolute\b|prismatic|\"revolute\"|\.root\b")
-BUDGET = 70
+BUDGET = 53
 
 
 def test_the_derivations_ask_a_joints_kind_ever_less_which_it_is():
