@@ -28,7 +28,7 @@ from .emit.write import write_files
 from .errors import EmitError
 from .program import optimize_all
 from .program.passes import prepare_all
-from .robot import load_robot, table, variant
+from .robot import joints, load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.identifiers import identifiers
 from .robot.model import Robot
@@ -246,7 +246,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
                                   for vector in (placement.xyz, placement.rpy)))
                          for what, placement in (("base", spec.base), ("tool", spec.tool))
                          if placement is not None),
-        limits=tuple(spec.links[i - 1].limits for i in robot.coordinates),
+        limits=_bounds(robot),
         standard=tuple((name, sympy.sympify(v).subs(values or {}))
                        for name, v in standard_parameters(robot)) if columns else (),
         variant=_variant(spec), angles=_exact_angles(spec),
@@ -255,6 +255,16 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
               **{frame_function(name, frame.identifier):
                  QUANTITIES[name].frame_doc.format(frame=frame.name)
                  for name in PER_FRAME for frame in robot.frames}})
+
+
+def _bounds(robot: Robot) -> tuple[dict, ...]:
+    """Each joint's limits in q's order, a floating base's first (its kind's bounds: the
+    file's where given, unbounded elsewhere); none for a robot file that gives no limits."""
+    spec = robot.spec
+    if all(spec.links[i - 1].limits is None for i in robot.coordinates):
+        return ()
+    return ((joints.FREE_FLYER.bounds(None),) if robot.floating else ()) + tuple(
+        robot.links[i - 1].kind.bounds(spec.links[i - 1].limits) for i in robot.coordinates)
 
 
 def _closed_at(robot: Robot) -> tuple[sympy.Expr, ...]:

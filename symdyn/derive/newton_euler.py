@@ -69,7 +69,7 @@ class NewtonEuler:
         with spherical joints, the recursion differentiated forward along each velocity's
         tangent (kinematics.slot_tangents) and along the velocities."""
         robot = self.robot
-        if not robot.balls:
+        if all(link.nv == 1 for link in robot.links):
             return composite.inverse_dynamics_derivatives(robot, b, qd, qdd, gravity)
         tau = rnea(robot, b, qd, qdd, gravity)
         n = len(tau)

@@ -5,6 +5,7 @@ the routes' modules depending on Dynamics, which builds the quantities."""
 from __future__ import annotations
 
 from ..errors import DerivationError
+from ..robot import joints
 from ..robot.model import Robot
 from .dynamics import Dynamics
 from .lagrange import Lagrange
@@ -21,8 +22,11 @@ def lagrange(robot: Robot, *, progress=None) -> Dynamics:
     A floating base and spherical joints are refused: Lagrange's equations differentiate in q,
     and their configurations hold unit quaternions whose rates are not their velocities (they
     would need Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives them."""
-    if robot.floating or robot.balls:
-        what = "a floating base's" if robot.floating else "a spherical joint's"
+    kinds = [joints.FREE_FLYER] * robot.floating + [link.kind for link in robot.links]
+    moved = next((kind for kind in kinds if kind.nq != kind.nv), None)
+    if moved:                   # its q + v is no configuration: it holds a quaternion
+        what = ("a floating base's" if moved is joints.FREE_FLYER
+                else f"a {moved.name} joint's")
         raise DerivationError(f"{robot.name}: the Lagrange route takes fixed bases and one-axis "
                               f"joints only (its equations differentiate in q, and {what} q "
                               "holds a quaternion); use the Newton-Euler route")

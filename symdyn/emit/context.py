@@ -385,8 +385,8 @@ class Header:
     closed_at: tuple[sympy.Expr, ...]      # q where the constraints hold; () without them
     gravity: tuple[str, ...]
     placements: tuple[tuple[str, str, str], ...]
-    limits: tuple                          # each joint's {lower, upper, velocity, effort} or
-                                           # None, in coordinates' order
+    limits: tuple                          # each joint's bounds (JointKind.bounds), in q's
+                                           # order; () where the robot file gives no limits
     # The regressor's columns and their values, where the module has a regressor's function
     standard: tuple[tuple[str, sympy.Expr], ...]
     variant: str
@@ -705,30 +705,18 @@ LIMITS = (("Q_MIN", "lower", -1), ("Q_MAX", "upper", 1), ("QD_MAX", "velocity", 
 
 
 def _limits(header: Header, printer, infinity: str) -> tuple:
-    """The joints' limits as printed arrays, infinite where a link gives none; none at all for
-    a robot file without limits. A floating base's entries lead, as in Pinocchio's model: its
-    position unbounded, its quaternion's within [-1, 1] (Q_MIN and Q_MAX, of size nq), its
-    velocity and wrench unbounded (QD_MAX and TAU_MAX, of size nv); a spherical joint's are
-    its quaternion's and its three velocities' alike."""
-    if all(link is None for link in header.limits):
+    """The joints' limits as printed arrays (Q_MIN and Q_MAX of size nq, QD_MAX and TAU_MAX of
+    size nv), infinite where unbounded: each joint's kind's bounds, as Pinocchio's model has
+    them (a floating base's first, its quaternion's entries within [-1, 1]); none at all for
+    a robot file without limits."""
+    if not header.limits:
         return ()
 
-    def unbounded(sign):
-        return ("-" if sign < 0 else "") + infinity
-    one = printer.doprint(sympy.Float(1.0))
-    quaternion = {"lower": ["-" + one] * 4, "upper": [one] * 4, "velocity": [unbounded(1)] * 3,
-                  "effort": [unbounded(1)] * 3}
-    base = {key: [unbounded(-1 if key == "lower" else 1)] * 3
-            for key in ("lower", "upper", "velocity", "effort")}     # its position's, v's
-    joints = [name for name, *_ in header.coordinates[header.floating:]]
-
-    def entries(key, sign):
-        out = base[key] + quaternion[key] if header.floating else []
-        for name, link in zip(joints, header.limits):
-            out += (quaternion[key] if name in header.spherical else
-                    [printer.doprint(link[key]) if key in (link or {}) else unbounded(sign)])
-        return tuple(out)
-    return tuple((name, entries(key, sign)) for name, key, sign in LIMITS)
+    def text(x):
+        return ("-" if x < 0 else "") + infinity if x in (sympy.oo, -sympy.oo) else \
+            printer.doprint(x)
+    return tuple((name, tuple(text(x) for joint in header.limits for x in joint[key]))
+                 for name, key, _ in LIMITS)
 
 
 def _standard_parameters(standard, printer) -> dict:

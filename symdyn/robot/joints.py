@@ -40,6 +40,8 @@ import sympy
 from ..spatial import skew
 
 _O, _X, _Y, _Z = (0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)
+_LIMITS = (("lower", -1), ("upper", 1), ("velocity", 1), ("effort", 1))
+_UNIT = sympy.Float(1.0)      # a quaternion's entries lie within [-1, 1]
 
 
 class JointKind:
@@ -80,6 +82,13 @@ class JointKind:
         direction along which a derivative in the configuration moves (a Jacobian's columns
         are these rates for unit velocities); the entries that do not move left out."""
         raise NotImplementedError
+
+    def bounds(self, limits) -> dict:
+        """Its limits in the form of Pinocchio's model: "lower" and "upper" of each of q's nq
+        entries, "velocity" and "effort" of each velocity; ``limits`` the robot file's
+        ({lower, upper, velocity, effort}, any of them, or None), unbounded (oo) elsewhere."""
+        limits = limits or {}
+        return {key: [limits.get(key, sign * sympy.oo)] for key, sign in _LIMITS}
 
     def turns(self) -> bool:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
@@ -170,6 +179,11 @@ class Spherical(JointKind):
     def rates(self, q, v):
         return _moving(q, quaternion_rates(q, v))
 
+    def bounds(self, limits):
+        """Its quaternion's entries within [-1, 1], its velocity and torque unbounded."""
+        return {"lower": [-_UNIT] * 4, "upper": [_UNIT] * 4, "velocity": [sympy.oo] * 3,
+                "effort": [sympy.oo] * 3}
+
 
 class FreeFlyer(JointKind):
     """A body moving freely: its origin's position and a unit quaternion; its velocity [v;
@@ -204,6 +218,12 @@ class FreeFlyer(JointKind):
         delta = b.vector(f"{name}delta", [a - c for a, c in zip(q1[:3], q0[:3])])
         local = b.vector(f"{name}dp", quaternion_rotation(q0[3:7]).T * delta)
         return [*(inverse * local), *omega]
+
+    def bounds(self, limits):
+        """Its position unbounded, its quaternion's entries within [-1, 1], its velocity and
+        wrench unbounded."""
+        return {"lower": [-sympy.oo] * 3 + [-_UNIT] * 4, "upper": [sympy.oo] * 3 + [_UNIT] * 4,
+                "velocity": [sympy.oo] * 6, "effort": [sympy.oo] * 6}
 
     def rates(self, q, v):
         """d p/dt = R v and d quat/dt = quat (0, omega) / 2."""

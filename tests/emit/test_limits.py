@@ -73,3 +73,32 @@ def test_bad_limits_are_located(tmp_path, limits, words):
     with pytest.raises(symdyn.RobotFileError, match=words) as info:
         symdyn.load_robot(path)
     assert info.value.line == 9 and info.value.field.startswith("link 3.limits")
+
+
+FLOATING = """\
+name: floating_lim
+convention: urdf
+root: free_flyer
+base_body: {mass: 3, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
+links:
+  - {name: shoulder, joint: spherical, origin: {xyz: [0, 0, 0.1]}, mass: 1,
+     inertia: [0.01, 0.01, 0.01, 0, 0, 0]}
+  - {name: elbow, joint: revolute, axis: [0, 1, 0], origin: {xyz: [0.3, 0, 0]}, mass: 1,
+     limits: {lower: -2, upper: 2.5, velocity: 4, effort: 30}}
+"""
+
+
+def test_each_joint_kinds_limits_lead_as_pinocchios_model_has_them(tmp_path):
+    """A floating base's and a spherical joint's entries by their kinds (robot/joints.py):
+    the base's position unbounded, every quaternion's entries within [-1, 1], their
+    velocities and torques unbounded; the revolute joint's from the file."""
+    path = tmp_path / "floating_lim.yaml"
+    path.write_text(FLOATING)
+    dynamics = symdyn.newton_euler(symdyn.load_robot(path))
+    symdyn.generate(dynamics, ["python"], tmp_path, quantities=["gravity_torques"])
+    python = import_file(tmp_path / "floating_lim.py", "limits_floating")
+    inf = np.inf
+    np.testing.assert_array_equal(python.Q_MIN, [-inf] * 3 + [-1] * 4 + [-1] * 4 + [-2])
+    np.testing.assert_array_equal(python.Q_MAX, [inf] * 3 + [1] * 4 + [1] * 4 + [2.5])
+    np.testing.assert_array_equal(python.QD_MAX, [inf] * 6 + [inf] * 3 + [4])
+    np.testing.assert_array_equal(python.TAU_MAX, [inf] * 6 + [inf] * 3 + [30])
