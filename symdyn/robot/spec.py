@@ -10,16 +10,16 @@ from dataclasses import dataclass
 
 import sympy
 
-from . import angles
+from . import angles, joints
 
 CONVENTIONS = ("standard", "modified", "urdf")
 DH_COLUMNS = ("a", "alpha", "d", "theta")
-# A spherical joint (convention urdf): q a unit quaternion (x, y, z, w), v the angular velocity
-# in its frame (Pinocchio's JointModelSpherical, MuJoCo's ball).
-JOINTS = ("revolute", "prismatic", "spherical")
+# A link's joint: the kinds joints.py registers (a spherical joint, convention urdf alone: q a
+# unit quaternion (x, y, z, w), v the angular velocity in its frame).
+JOINTS = tuple(joints.KINDS)
 # The root joint: the base fixed in the world, or a free-flyer (six degrees of freedom, its
 # configuration a position and a unit quaternion, Pinocchio's JointModelFreeFlyer).
-ROOTS = ("fixed", "free_flyer")
+ROOTS = ("fixed", joints.FREE_FLYER.name)
 
 
 @dataclass(frozen=True)

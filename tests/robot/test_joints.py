@@ -14,7 +14,7 @@ import sympy
 from support import ROOT
 
 import symdyn
-from symdyn.errors import DerivationError
+from symdyn.errors import DerivationError, RobotFileError
 from symdyn.robot import joints
 
 PINOCCHIO = {"revolute": pin.JointModelRZ, "prismatic": pin.JointModelPZ,
@@ -105,3 +105,14 @@ def test_the_lagrange_route_refuses_a_kind_whose_configuration_is_a_quaternion(p
     differs from nv) is refused, named, before anything is derived."""
     with pytest.raises(DerivationError, match=what):
         symdyn.lagrange(symdyn.load_robot(path))
+
+
+def test_a_robot_file_takes_the_kinds_registered_and_names_them(tmp_path):
+    """One registration: the robot file's `joint:` takes the kinds of joints.KINDS, and a kind
+    symdyn does not have yet is refused at its line, naming those it has."""
+    path = tmp_path / "screw.yaml"
+    path.write_text("name: screw\nconvention: urdf\nlinks:\n"
+                    "  - {name: nut, joint: helical, axis: [0, 0, 1], mass: 1}\n")
+    with pytest.raises(RobotFileError, match=r"screw.yaml:4: link 1.joint: 'helical' is not "
+                       r"known \(expected " + " or ".join(joints.KINDS) + r"\)"):
+        symdyn.load_robot(path)
