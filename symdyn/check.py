@@ -21,6 +21,7 @@ from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques, spring_torques
+from .robot import joints
 from .robot.model import Robot
 from .robot.poses import closed_configuration
 
@@ -265,48 +266,31 @@ def _forces(*forces) -> np.ndarray:
 
 
 def configurations(robot: Robot, rng, states: int) -> np.ndarray:
-    """Random configurations q, (states, nq): joint angles in [-pi, pi] (and as many metres);
-    a spherical joint's unit quaternion and a floating base's, uniform over rotations, with the
-    base's position in [-1, 1] m."""
-    def turns():
-        turn = rng.normal(size=(states, 4))
-        return turn / np.linalg.norm(turn, axis=1, keepdims=True)
-    joints = [turns() if robot.links[i - 1].ball else rng.uniform(-np.pi, np.pi, (states, 1))
-              for i in robot.coordinates]
-    base = [rng.uniform(-1, 1, (states, 3)), turns()] if robot.floating else []
-    return np.hstack(base + joints) if base + joints else np.zeros((states, 0))
-
-
-def _quaternion_rate(quaternion, omega) -> np.ndarray:
-    """quat (omega, 0) / 2 row by row (joints.quaternion_rates)."""
-    x, y, z, w = quaternion.T
-    wx, wy, wz = omega.T
-    return np.stack([w * wx + y * wz - z * wy, w * wy + z * wx - x * wz,
-                     w * wz + x * wy - y * wx, -(x * wx + y * wy + z * wz)], axis=1) / 2
+    """Random configurations q, (states, nq): each joint's kind's (joints.py: joint angles in
+    [-pi, pi] and as many metres; a spherical joint's unit quaternion and a floating base's
+    uniform over rotations, with the base's position in [-1, 1] m)."""
+    kinds = _kinds(robot)
+    # drawn the links' first, then a floating base's (the order the checks' states have had)
+    parts = [kind.random(rng, states) for kind in kinds[robot.floating:]]
+    parts = [kind.random(rng, states) for kind in kinds[:robot.floating]] + parts
+    return np.hstack(parts) if parts else np.zeros((states, 0))
 
 
 def configuration_rate(robot: Robot, q, qd) -> np.ndarray:
-    """dq/dt at velocities qd, (states, nq): qd itself for joints; a spherical joint's
-    quaternion and a floating base's move with quat (omega, 0) / 2, the base's position with
-    R v (joints.FreeFlyer.rates), so that q + h dq/dt is q moved by h qd to first order."""
-    parts, at_q, at_v = [], robot.base_configuration, robot.base_velocities
-    if robot.floating:
-        x, y, z, w = q[:, 3:7].T
-        R = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z),
-                                2 * (x * z + w * y)]),
-                      np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z),
-                                2 * (y * z - w * x)]),
-                      np.stack([2 * (x * z - w * y), 2 * (y * z + w * x),
-                                1 - 2 * (x * x + y * y)])])
-        parts += [np.einsum("ijn,nj->ni", R, qd[:, :3]), _quaternion_rate(q[:, 3:7], qd[:, 3:6])]
-    for i in robot.coordinates:
-        if robot.links[i - 1].ball:
-            parts.append(_quaternion_rate(q[:, at_q:at_q + 4], qd[:, at_v:at_v + 3]))
-            at_q, at_v = at_q + 4, at_v + 3
-        else:
-            parts.append(qd[:, at_v:at_v + 1])
-            at_q, at_v = at_q + 1, at_v + 1
+    """dq/dt at velocities qd, (states, nq): each joint's kind's rates (joints.py: qd itself
+    for a one-axis joint; a quaternion's quat (omega, 0) / 2, a floating base's position's
+    R v), so that q + h dq/dt is q moved by h qd to first order."""
+    parts, at_q, at_v = [], 0, 0
+    for kind in _kinds(robot):
+        parts.append(kind.rate_numbers(q[:, at_q:at_q + kind.nq], qd[:, at_v:at_v + kind.nv]))
+        at_q, at_v = at_q + kind.nq, at_v + kind.nv
     return np.hstack(parts) if parts else qd
+
+
+def _kinds(robot: Robot) -> list:
+    """The kind of each joint with a coordinate, in q's order: a floating base's first."""
+    return [joints.FREE_FLYER] * robot.floating + [robot.links[i - 1].kind
+                                                   for i in robot.coordinates]
 
 
 def _symbolic_rows(routes, progress) -> list[Row]:

@@ -35,6 +35,7 @@ written 2 sin^2(theta/2)/theta^2, and the cancellation in the others is of a ter
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy
 
 from ..spatial import skew
@@ -90,6 +91,15 @@ class JointKind:
         limits = limits or {}
         return {key: [limits.get(key, sign * sympy.oo)] for key, sign in _LIMITS}
 
+    def random(self, rng, states: int):
+        """Random configurations, (states, nq) numbers (numpy's ``rng``), as Pinocchio's
+        randomConfiguration draws them for a check: over the whole range it moves in."""
+        raise NotImplementedError
+
+    def rate_numbers(self, q, v):
+        """``rates`` in numbers, row by row: dq/dt (states, nq) at velocities v (states, nv)."""
+        raise NotImplementedError
+
     def turns(self) -> bool:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
         return any(angular != _O for _, angular in self.subspace)
@@ -122,6 +132,13 @@ class _Coordinate(JointKind):
 
     def rates(self, q, v):
         return {q[0]: v[0]} if v[0] != 0 else {}
+
+    def random(self, rng, states):
+        """Within [-pi, pi] (rad, or as many metres)."""
+        return rng.uniform(-np.pi, np.pi, (states, 1))
+
+    def rate_numbers(self, q, v):
+        return v
 
 
 class Revolute(_Coordinate):
@@ -179,6 +196,12 @@ class Spherical(JointKind):
     def rates(self, q, v):
         return _moving(q, quaternion_rates(q, v))
 
+    def random(self, rng, states):
+        return _random_turns(rng, states)
+
+    def rate_numbers(self, q, v):
+        return np.stack(quaternion_rates(q.T, v.T), axis=1)
+
     def bounds(self, limits):
         """Its quaternion's entries within [-1, 1], its velocity and torque unbounded."""
         return {"lower": [-_UNIT] * 4, "upper": [_UNIT] * 4, "velocity": [sympy.oo] * 3,
@@ -230,6 +253,15 @@ class FreeFlyer(JointKind):
         dp = quaternion_rotation(q[3:]) * sympy.Matrix(v[:3])
         return _moving(q, [*dp, *quaternion_rates(q[3:], v[3:])])
 
+    def random(self, rng, states):
+        """Its position within [-1, 1] m, its turn uniform over rotations."""
+        return np.hstack([rng.uniform(-1, 1, (states, 3)), _random_turns(rng, states)])
+
+    def rate_numbers(self, q, v):
+        R = np.array(_rotation_entries(*q[:, 3:7].T))          # (3, 3, states)
+        return np.hstack([np.einsum("ijn,nj->ni", R, v[:, :3]),
+                          np.stack(quaternion_rates(q[:, 3:7].T, v[:, 3:6].T), axis=1)])
+
 
 # The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
 KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Spherical())}
@@ -241,16 +273,26 @@ def quaternion_rotation(quaternion) -> sympy.Matrix:
     """The rotation matrix of a quaternion (x, y, z, w), by the formula Eigen's
     toRotationMatrix (and so Pinocchio) uses: a rotation for a unit quaternion; for another,
     the same matrix Pinocchio computes, which is not a rotation."""
-    x, y, z, w = quaternion
-    return sympy.Matrix([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return sympy.Matrix(_rotation_entries(*quaternion))
+
+
+def _rotation_entries(x, y, z, w) -> list:
+    """quaternion_rotation's rows, in whatever x, y, z, w are: symbols, or arrays of numbers."""
+    return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+
+
+def _random_turns(rng, states):
+    """Unit quaternions uniform over rotations (normalized Gaussian 4-vectors), (states, 4)."""
+    turn = rng.normal(size=(states, 4))
+    return turn / np.linalg.norm(turn, axis=1, keepdims=True)
 
 
 def quaternion_rates(quaternion, omega) -> list:
     """d quat/dt = quat (omega, 0) / 2 (Hamilton's product) of a quaternion (x, y, z, w) whose
-    frame turns at the angular velocity ``omega`` in its own axes."""
+    frame turns at the angular velocity ``omega`` in its own axes (symbols, or arrays of
+    numbers)."""
     x, y, z, w = quaternion
     wx, wy, wz = omega
     return [(w * wx + y * wz - z * wy) / 2, (w * wy + z * wx - x * wz) / 2,

@@ -116,3 +116,28 @@ def test_a_robot_file_takes_the_kinds_registered_and_names_them(tmp_path):
     with pytest.raises(RobotFileError, match=r"screw.yaml:4: link 1.joint: 'helical' is not "
                        r"known \(expected " + " or ".join(joints.KINDS) + r"\)"):
         symdyn.load_robot(path)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_a_kinds_rates_in_numbers_are_its_rates_and_pinocchios_motion(kind):
+    """rate_numbers (the checks' numbers) equals rates (the derivations' symbols) at
+    configurations from ``random``, which Pinocchio takes as they are (unit quaternions), and
+    both are how Pinocchio's integrate moves q for a short step h: (q(h) - q)/h to O(h)."""
+    rng = np.random.default_rng(7)
+    q, v = kind.random(rng, 5), rng.normal(size=(5, kind.nv))
+    assert q.shape == (5, kind.nq)
+    model = pin.Model()
+    model.addJoint(0, PINOCCHIO[kind.name](), pin.SE3.Identity(), "joint")
+    q_symbols, v_symbols = sympy.symbols(f"q0:{kind.nq}"), sympy.symbols(f"v0:{kind.nv}")
+    rates = kind.rates(q_symbols, v_symbols)
+    numbers = kind.rate_numbers(q, v)
+    for qi, vi, rate in zip(q, v, numbers):
+        np.testing.assert_allclose(pin.normalize(model, qi), qi, atol=1e-15)
+        values = dict(zip(q_symbols, qi)) | dict(zip(v_symbols, vi))
+        exact = [float(sympy.sympify(rates.get(s, 0)).subs(values)) for s in q_symbols]
+        np.testing.assert_allclose(rate, exact, atol=1e-14)
+        h = 1e-7
+        moved = pin.integrate(model, qi, vi * h)
+        if kind.nq > kind.nv and moved[-4:] @ qi[-4:] < 0:
+            moved[-4:] *= -1
+        np.testing.assert_allclose((moved - qi) / h, rate, atol=1e-5)
