@@ -28,7 +28,7 @@ from .emit.write import write_files
 from .errors import EmitError
 from .program import optimize_all
 from .program.passes import prepare_all
-from .robot import joints, load_robot, table, variant
+from .robot import load_robot, table, variant
 from .robot.expr import ExpressionError, as_text, parse_expression
 from .robot.identifiers import identifiers
 from .robot.model import Robot
@@ -263,8 +263,8 @@ def _bounds(robot: Robot) -> tuple[dict, ...]:
     spec = robot.spec
     if all(spec.links[i - 1].limits is None for i in robot.coordinates):
         return ()
-    return ((joints.FREE_FLYER.bounds(None),) if robot.floating else ()) + tuple(
-        robot.links[i - 1].kind.bounds(spec.links[i - 1].limits) for i in robot.coordinates)
+    return tuple(kind.bounds(spec.links[i - 1].limits if i else None)
+                 for kind, i in robot.joint_kinds)
 
 
 def _closed_at(robot: Robot) -> tuple[sympy.Expr, ...]:

@@ -21,7 +21,6 @@ from .derive.energy import total_mass
 from .derive.quantities import COMPOSED, FROM_REGRESSOR, ROUTE_FREE
 from .derive.regressor import standard_parameters
 from .reference import friction_torques, spring_torques
-from .robot import joints
 from .robot.model import Robot
 from .robot.poses import closed_configuration
 
@@ -269,7 +268,7 @@ def configurations(robot: Robot, rng, states: int) -> np.ndarray:
     """Random configurations q, (states, nq): each joint's kind's (joints.py: joint angles in
     [-pi, pi] and as many metres; a spherical joint's unit quaternion and a floating base's
     uniform over rotations, with the base's position in [-1, 1] m)."""
-    kinds = _kinds(robot)
+    kinds = [kind for kind, _ in robot.joint_kinds]
     # drawn the links' first, then a floating base's (the order the checks' states have had)
     parts = [kind.random(rng, states) for kind in kinds[robot.floating:]]
     parts = [kind.random(rng, states) for kind in kinds[:robot.floating]] + parts
@@ -281,16 +280,10 @@ def configuration_rate(robot: Robot, q, qd) -> np.ndarray:
     for a one-axis joint; a quaternion's quat (omega, 0) / 2, a floating base's position's
     R v), so that q + h dq/dt is q moved by h qd to first order."""
     parts, at_q, at_v = [], 0, 0
-    for kind in _kinds(robot):
+    for kind, _ in robot.joint_kinds:
         parts.append(kind.rate_numbers(q[:, at_q:at_q + kind.nq], qd[:, at_v:at_v + kind.nv]))
         at_q, at_v = at_q + kind.nq, at_v + kind.nv
     return np.hstack(parts) if parts else qd
-
-
-def _kinds(robot: Robot) -> list:
-    """The kind of each joint with a coordinate, in q's order: a floating base's first."""
-    return [joints.FREE_FLYER] * robot.floating + [robot.links[i - 1].kind
-                                                   for i in robot.coordinates]
 
 
 def _symbolic_rows(routes, progress) -> list[Row]:

@@ -7,7 +7,6 @@ after joint: a floating base first, then the links with coordinates of their own
 from __future__ import annotations
 
 from ..program.builder import ProgramBuilder
-from ..robot import joints
 from ..robot.model import Robot
 
 
@@ -26,10 +25,9 @@ def difference(robot: Robot, b: ProgramBuilder, q0, q1) -> list:
 def _joints(robot: Robot, q, other, velocity: bool):
     """(kind, name prefix, (q's entries, ``other``'s)) of each joint with a coordinate, a
     floating base's first: ``other`` a velocity (``velocity``) or a second configuration."""
-    kinds = ([(joints.FREE_FLYER, "")] if robot.floating else []) + [
-        (robot.links[i - 1].kind, f"j{i}_") for i in robot.coordinates]
     at_q = at_other = 0
-    for kind, name in kinds:
+    for kind, i in robot.joint_kinds:
         n_other = kind.nv if velocity else kind.nq
-        yield kind, name, (q[at_q:at_q + kind.nq], other[at_other:at_other + n_other])
+        yield (kind, f"j{i}_" if i else "",
+               (q[at_q:at_q + kind.nq], other[at_other:at_other + n_other]))
         at_q, at_other = at_q + kind.nq, at_other + n_other

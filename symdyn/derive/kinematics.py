@@ -153,17 +153,23 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
 
 
 def _columns(b: ProgramBuilder, name: str, kind, R, p, point) -> list[sympy.Matrix]:
-    """The Jacobian's columns of a joint of ``kind`` whose frame is at (R, p), for ``point``:
-    each of its motion subspace's (s_v, s_w) moves the point by R s_v + (R s_w) x (point - p)
-    and turns it by R s_w (a revolute joint's [z x (point - p); z], a prismatic one's [z; 0]);
-    the lever arm named ``name``, where the joint turns."""
+    """The Jacobian's columns of a joint of ``kind`` whose frame is at (R, p), for ``point``
+    (joint_motions), the lever arm named ``name`` where the joint turns."""
     arm = b.vector(name, point - p) if kind.turns() else None
-    columns = []
+    return [sympy.Matrix.vstack(v, w) for v, w in joint_motions(kind, R, arm)]
+
+
+def joint_motions(kind, R, arm) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
+    """(v, w) of each of a joint's unit velocities, in the axes R is in, for a point at ``arm``
+    from its frame's origin (None where the joint does not turn): its motion subspace's
+    column (s_v, s_w) moves the point by R s_v + (R s_w) x arm and turns it by R s_w (a
+    revolute joint's z x arm and z, a prismatic one's z and 0)."""
+    motions = []
     for linear, angular in kind.subspace:
         w = R * sympy.Matrix(angular)
         v = R * sympy.Matrix(linear) + (w.cross(arm) if arm is not None else sympy.zeros(3, 1))
-        columns.append(sympy.Matrix.vstack(v, w))
-    return columns
+        motions.append((v, w))
+    return motions
 
 
 def named_frames(robot: Robot, b: ProgramBuilder, frames) -> list[tuple]:

@@ -26,7 +26,7 @@ from ..program.builder import ProgramBuilder
 from ..program.derivative import jacobian
 from ..robot.model import Robot
 from .energy import potential_energy
-from .kinematics import forward_kinematics
+from .kinematics import forward_kinematics, joint_motions
 from .record import Step
 
 
@@ -121,7 +121,7 @@ class Lagrange:
         n0 = b.vector("n0", R_n * R_tool * sympy.Matrix(moment))
         torques, moving = [], set(robot.support(robot.tool_link))
         for link, (R, p_j) in zip(robot.links, frames):
-            v, w = _unit_motion(link, R, p - p_j)
+            ((v, w),) = joint_motions(link.kind, R, p - p_j)
             torques.append(v.dot(f0) + w.dot(n0) if link.index in moving else sympy.Integer(0))
         return torques
 
@@ -142,17 +142,8 @@ def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
     for j in (k - 1 for k in robot.support(i)):
         link, (R, p) = robot.links[j], frames[j]
-        v, w = _unit_motion(link, R, p_i - p)
+        ((v, w),) = joint_motions(link.kind, R, p_i - p)
         Jv[:, j] = b.vector(f"Jv{i}_{j + 1}", v) if link.kind.turns() else v
         Jw[:, j] = w
     return Jv, Jw
 
-
-def _unit_motion(link, R, arm) -> tuple[sympy.Matrix, sympy.Matrix]:
-    """The velocity and angular velocity, in world axes, that a unit velocity of a one-axis
-    joint whose frame turns by R gives a point at ``arm`` from its origin: its motion
-    subspace's column (s_v, s_w) as R s_v + (R s_w) x arm and R s_w (z x arm and z for a
-    revolute joint, z and 0 for a prismatic one)."""
-    ((linear, angular),) = link.kind.subspace
-    w = R * sympy.Matrix(angular)
-    return R * sympy.Matrix(linear) + w.cross(arm), w

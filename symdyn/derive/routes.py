@@ -22,8 +22,7 @@ def lagrange(robot: Robot, *, progress=None) -> Dynamics:
     A floating base and spherical joints are refused: Lagrange's equations differentiate in q,
     and their configurations hold unit quaternions whose rates are not their velocities (they
     would need Boltzmann-Hamel's quasi-velocities); the Newton-Euler route derives them."""
-    kinds = [joints.FREE_FLYER] * robot.floating + [link.kind for link in robot.links]
-    moved = next((kind for kind in kinds if kind.nq != kind.nv), None)
+    moved = next((kind for kind, _ in robot.joint_kinds if kind.nq != kind.nv), None)
     if moved:                   # its q + v is no configuration: it holds a quaternion
         what = ("a floating base's" if moved is joints.FREE_FLYER
                 else f"a {moved.name} joint's")

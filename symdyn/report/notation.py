@@ -33,7 +33,7 @@ class Notation:
         self.latex_names: dict[sympy.Symbol, str] = {}
         self.text_names: dict[sympy.Symbol, str] = {}
         self.parts: dict[sympy.Symbol, tuple[str, str, str]] = {}   # base, accent, index
-        self._joints = {link.q for link in robot.links}
+        self._joints = set(robot.q)
         for symbol in robot.parameters:
             self.latex_names[symbol] = _parameter_latex(str(symbol))
         for link in robot.links:

@@ -318,10 +318,7 @@ def _joint_frames(robot, notation: Notation) -> Block:
         i, parent = link.index, link.parent
         T = sympy.eye(4)
         T[:3, :3], T[:3, 3] = link.rotation, link.position
-        body = link.inertia
-        com = (body.first_moment / body.mass if body.mass != 0 else sympy.zeros(3, 1))
-        S = sympy.Matrix([[0, -com[2], com[1]], [com[2], 0, -com[0]], [-com[1], com[0], 0]])
-        inertia_com = sympy.Matrix(body.inertia_origin) + body.mass * S * S
+        com, inertia_com = link.inertia.com(), sympy.Matrix(link.inertia.inertia_com())
         equations += [
             Equation(Lhs("T", "T", pre=f"{parent}'" if parent else "0", pre_sub=f"{i}'"),
                      notation.readable(T)),

@@ -389,6 +389,13 @@ class Robot:
         Pinocchio's with mimic joints)."""
         return tuple(link.index for link in self.links if link.mimic is None)
 
+    @cached_property
+    def joint_kinds(self) -> tuple[tuple[joints.JointKind, int], ...]:
+        """(kind, link index) of each joint with coordinates of its own, in q's order: a
+        floating base's first (joints.FREE_FLYER, link 0), then the links' (``coordinates``)."""
+        return ((joints.FREE_FLYER, 0),) * self.floating + tuple(
+            (self.links[i - 1].kind, i) for i in self.coordinates)
+
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         """The free symbols of the model, in the order the generated code takes them."""
