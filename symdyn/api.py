@@ -226,7 +226,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
         coordinates=coordinates, floating=robot.floating,
         spherical=tuple(name for (name, *_), i in zip(coordinates[robot.floating:],
                                                       robot.coordinates)
-                        if robot.links[i - 1].ball),
+                        if robot.links[i - 1].q is None),
         parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,

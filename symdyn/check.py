@@ -131,7 +131,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     symbols = {p: values[str(p)] for p in robot.parameters}
     routes = {"newton-euler": newton_euler(robot, progress=progress)}
     # fixed bases and one-axis joints alone
-    if not (robot.floating or robot.balls) and len(robot.links) <= LAGRANGE_UP_TO:
+    if not (robot.floating or robot.several) and len(robot.links) <= LAGRANGE_UP_TO:
         routes["lagrange"] = lagrange(robot, progress=progress)
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
@@ -167,7 +167,7 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
     else:
         rows.append(Row.skip("Newton-Euler = Lagrange", (
             "the Lagrange route takes fixed bases and one-axis joints alone"
-            if robot.floating or robot.balls else
+            if robot.floating or robot.several else
             f"the Lagrange route of {len(robot.links)} links takes many minutes (compared up "
             f"to {LAGRANGE_UP_TO})") + "; Pinocchio is the reference"))
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
@@ -553,7 +553,7 @@ def _elastic_rows(robot, ne, args, symbols, available) -> list[Row]:
         return [Row.skip("elastic joints", "Pinocchio is not installed: pip install pin")]
     from .reference import joint_friction, pinocchio_model, pinocchio_permutation
 
-    if robot.floating or robot.balls or robot.coupling:
+    if robot.floating or robot.several or robot.coupling:
         return [Row.skip("elastic joints", "compared with Pinocchio on fixed bases of one-axis "
                          "joints without mimic joints")]
     model = pinocchio_model(robot.spec, symbols)
@@ -877,12 +877,12 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     operational = pin.FrameType.OP_FRAME            # (a URDF may have a link named tool)
     frame = (model.getFrameId("tool", operational) if model.existFrame("tool", operational)
              else None)
-    if robot.balls:     # Pinocchio 4.1's crba there disagrees with its own rnea (4e-4)
+    if robot.several:     # Pinocchio 4.1's crba there disagrees with its own rnea (4e-4)
         names = (names[0], "mass_matrix = Pinocchio rnea's columns, mimic joints", names[2])
     tau, M, J = [], [], []
     for qi, vi, ai in zip(configuration(q @ Q.T), qd @ V.T, qdd @ V.T):
         tau.append(V.T @ pin.rnea(model, model.createData(), qi, vi, ai))
-        if robot.balls:
+        if robot.several:
             rest = pin.rnea(model, model.createData(), qi, 0 * vi, 0 * vi)
             full = np.array([pin.rnea(model, model.createData(), qi, 0 * vi, e) - rest
                              for e in np.eye(model.nv)]).T
@@ -897,7 +897,7 @@ def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:
     rows = [_numeric(names[0], ne.inverse_dynamics(q, qd, qdd) - friction, tau,
                      cancelled=_largest(friction)),
             _numeric(names[1], ne.mass_matrix(q), M)]
-    if robot.balls:
+    if robot.several:
         rows[1] = replace(rows[1], note="Pinocchio 4.1's crba with mimic and spherical joints "
                           "is not its own rnea's M")
     if frame is not None:

@@ -82,10 +82,10 @@ def _identifiable(robot, command: str):
         raise UserError(f"{robot.name}: {command} takes fixed-base robots: "
                         "a floating base's data would need its pose, velocity and the contact "
                         "wrenches on it (its base parameters are in generate's output)")
-    if robot.balls:
-        names = ", ".join(robot.joint_names(robot.balls))
+    if robot.several:
+        names = ", ".join(robot.joint_names(robot.several))
         raise UserError(f"{robot.name}: {command} takes revolute and prismatic joints: "
-                        f"a spherical joint's ({names}) motion is a quaternion's, not one "
+                        f"a {robot.several[0].kind.name} joint's ({names}) motion is not one "
                         "number's (its base parameters are in generate's output)")
     if robot.elastic:
         names = ", ".join(robot.joint_names(robot.elastic))

@@ -38,7 +38,7 @@ from ..program.passes import eliminate_dead_code
 from ..program.program import Argument, Program
 from ..program.symengine_form import expand, to_sympy
 from ..robot.model import Robot
-from ..robot.poses import unit_quaternions
+from ..robot.poses import normalized
 from ..robot.regroup import invariant_part, moved_to_parents, resting
 from ..spatial import Inertia, Placement
 from .quantities import QUANTITIES
@@ -216,7 +216,7 @@ def _stacked(robot: Robot, regressor: Program, samples: int, seed: int) -> np.nd
     values = {s: np.full(samples, v) for s, v in _random_values(robot, seed).items()}
     for symbols, bound in ((robot.q, np.pi), (robot.qd, 3), (robot.qdd, 5)):
         values.update({s: rng.uniform(-bound, bound, samples) for s in symbols})
-    values = unit_quaternions(robot, values)
+    values = normalized(robot, values)
     # dead code pruned: the derivation's steps in the parameters themselves stay behind
     return evaluate(eliminate_dead_code(regressor), values).reshape(samples * n, -1)
 

@@ -13,7 +13,7 @@ from ..program.evaluate import evaluate
 from ..program.program import Argument, Program, compose, view
 from ..robot.constraints import Loops, independent_rows, left_out_problem, rank
 from ..robot.model import Robot
-from ..robot.poses import closed_configuration, unit_quaternions
+from ..robot.poses import closed_configuration, normalized
 from ..robot.regroup import regrouped
 from ..robot.spec import CONSTRAINT_AXES
 from .base_parameters import BaseParameters, base_parameters, base_program
@@ -116,7 +116,7 @@ class Dynamics:
         rng = np.random.default_rng(0)
         joints = None
         for _ in range(3):
-            M = evaluate(program, unit_quaternions(self.robot, dict(zip(
+            M = evaluate(program, normalized(self.robot, dict(zip(
                 self.robot.q, rng.uniform(-3, 3, self.robot.nq)))))
             eigenvalues, vectors = np.linalg.eigh(M)
             if eigenvalues[0] > 1e-12 * max(1.0, eigenvalues[-1]):

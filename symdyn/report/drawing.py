@@ -79,14 +79,14 @@ def configuration(robot, text: str | None) -> np.ndarray:
                            if robot.floating else ")"))
     if not np.all(np.isfinite(q)):
         raise DrawError(f"--q {text!r} holds a number that is not finite")
-    owners = ([("the base's", robot.root.quaternion)] if robot.root else []) + [
-        (f"joint {name}'s", link.ball.quaternion)
-        for name, link in zip(robot.joint_names(robot.balls), robot.balls)]
-    for whose, quaternion in owners:
-        at = robot.q.index(quaternion[0])
-        if abs(np.linalg.norm(q[at:at + 4]) - 1) > 1e-6:
-            raise DrawError(f"--q: {whose} quaternion (x, y, z, w) = {q[at:at + 4].tolist()} "
-                            "is not a unit one")
+    names = ["the base's", *(f"joint {name}'s" for name in robot.joint_names(robot.links))]
+    for kind, i in robot.joint_kinds:
+        at = robot.q.index(robot.joint_configuration(i)[0])
+        for part in kind.units:
+            unit = q[at:at + kind.nq][part]
+            if abs(np.linalg.norm(unit) - 1) > 1e-6:
+                raise DrawError(f"--q: {names[i]} {kind.unit_name} {unit.tolist()} is not a "
+                                "unit one")
     return q
 
 
@@ -324,7 +324,7 @@ def _tree(axes, robot, layout):
     for link in robot.links:
         (x0, y0), (x1, y1) = place[link.parent], place[link.index]
         axes.plot([x0, x1], [y0, y1], color="0.6", zorder=1)
-    joints = {link.q: link.index for link in robot.links if not link.ball}
+    joints = {link.q: link.index for link in robot.links if link.q is not None}
     for c in robot.constraints:
         if c.kind == "coupling":
             _join(axes, [place[joints[q]] for q, _ in c.coefficients], TENDON_COLOUR, ":")

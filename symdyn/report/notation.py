@@ -38,8 +38,8 @@ class Notation:
             self.latex_names[symbol] = _parameter_latex(str(symbol))
         for link in robot.links:
             i = link.index
-            if link.ball:       # its quaternion's entries, its angular velocity and rate
-                self._ball(link)
+            if link.q is None:      # a joint of several coordinates
+                self._several(link)
                 continue
             base_latex, base = (r"\theta", "θ") if link.revolute else ("d", "d")
             for symbol, accent_latex, accent in ((link.q, "", ""), (link.qd, r"\dot", "\u02d9"),
@@ -50,13 +50,16 @@ class Notation:
                 self.text_names[symbol] = f"{base}{combining}{i}"
                 self.parts[symbol] = (base, accent, str(i))
 
-    def _ball(self, link):
-        """A spherical joint's names: q_i,x ... q_i,w, omega_i,x ... and their rates."""
-        i, ball = link.index, link.ball
-        for symbols, base_latex, base, accent in ((ball.quaternion, "q", "q", ""),
-                                                  (ball.velocity, r"\omega", "ω", ""),
-                                                  (ball.acceleration, r"\omega", "ω", "\u02d9")):
-            for symbol, axis in zip(symbols, "xyzw"):
+    def _several(self, link):
+        """A joint's names, of several coordinates: q_i,x ... q_i,w, a spherical joint's
+        omega_i,x ... (its kind's letter for its velocity, JointKind.letter) and their rates."""
+        i, kind = link.index, link.kind
+        velocity_latex, velocity = kind.letter
+        for symbols, ends, base_latex, base, accent in (
+                (link.configuration, kind.coordinates, "q", "q", ""),
+                (link.velocities, kind.velocity_names, velocity_latex, velocity, ""),
+                (link.accelerations, kind.velocity_names, velocity_latex, velocity, "\u02d9")):
+            for symbol, axis in zip(symbols, ends):
                 core = rf"\dot{{{base_latex}}}" if accent else base_latex
                 self.latex_names[symbol] = f"{core}_{{{i},{axis}}}"
                 self.text_names[symbol] = f"{base}{chr(0x307) if accent else ''}{i}{axis}"

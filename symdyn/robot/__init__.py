@@ -13,7 +13,6 @@ from .file import (
     robot_spec_from_text,
 )
 from .model import Robot
-from .poses import REST
 from .reading import read_bounded, xml_root
 from .rigid import QUARTER_TOLERANCE
 from .spec import CONSTRAINT_AXES, LinkSpec, RobotSpec
@@ -119,8 +118,8 @@ def _independent(chain, robot, path):
         values = []
         for link, joint in zip(robot.links, chain.joints):
             value = tuple(closed_at[s] for s in link.configuration if s in closed_at)
-            if value and value != ((0.0,) if not link.ball else REST):
-                values.append((joint.name, value if link.ball else value[0]))
+            if value and value != tuple(float(x) for x in link.kind.neutral):
+                values.append((joint.name, value if link.q is None else value[0]))
         chain = dataclasses.replace(chain, closed_at=tuple(values))
         warnings.append("equalities that do not hold at qpos0: closed_at is the configuration "
                         f"nearest it where they do ({exc.message.split(':')[0]}, ...)")

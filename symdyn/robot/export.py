@@ -44,10 +44,7 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False,
     does not have)."""
     num = Numbers.of(robot, values, "a URDF")
     spec = robot.spec
-    if robot.balls:
-        names = ", ".join(robot.joint_names(robot.balls))
-        raise ValueError(f"URDF has no spherical joint ({names}); export-mjcf writes it as a "
-                         "ball joint")
+    refuse_kinds(robot, "URDF", "urdf", "export-mjcf", "mjcf")
     out = ['<?xml version="1.0"?>',
            f"<!-- {escape(robot.name)}: exported by symdyn from its robot file. Links are "
            "symdyn's joint frames (z along each joint axis). -->",
@@ -65,10 +62,9 @@ def urdf_text(robot: Robot, values: dict | None = None, *, visual: bool = False,
         out += _fixed("base_joint", "world", "base_link", num.matrix(robot.base))
         out.append('  <link name="base_link"/>')
     for link, row in zip(robot.links, spec.links):
-        q0 = {link.q: 0}
         placement = np.eye(4)
-        placement[:3, :3] = num.matrix(link.rotation.subs(q0))
-        placement[:3, 3] = num.vector(link.position.subs(q0))
+        placement[:3, :3] = num.matrix(link.rotation.subs(link.rest))
+        placement[:3, 3] = num.vector(link.position.subs(link.rest))
         name, parent = f"link{link.index}", f"link{link.parent}" if link.parent else "base_link"
         out += _joint(f"joint{link.index}", link, row, parent, name, placement, num)
         out += _link(name, link.inertia, num, visual, placement)
@@ -140,6 +136,18 @@ def _origin(T) -> str:
     # angles in full (pi/2 as 1.5707963267948966): other tools take them literally
     return (f'<origin xyz="{_words(T[:3, 3])}" '
             f'rpy="{" ".join(repr(a + 0.0) for a in rpy(T[:3, :3]))}"/>')
+
+
+def refuse_kinds(robot: Robot, form: str, key: str, other: str, other_key: str) -> None:
+    """Raise ValueError naming the joints of the first kind that the format ``form`` has no
+    name for (its ``key``: JointKind.urdf or mjcf), and how the ``other`` export writes it."""
+    unwritten = [link for link in robot.links if getattr(link.kind, key) is None]
+    if unwritten:
+        kind = unwritten[0].kind
+        names = ", ".join(robot.joint_names(link for link in unwritten if link.kind is kind))
+        written = getattr(kind, other_key)
+        raise ValueError(f"{form} has no {kind.name} joint ({names})" + (
+            f"; {other} writes it as a {written} joint" if written else ""))
 
 
 def _fixed(name, parent, child, T) -> list[str]:

@@ -39,9 +39,9 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from .constraints import Loops
-from .export import Numbers, comment
+from .export import Numbers, comment, refuse_kinds
 from .model import Robot
-from .poses import REST, closed_base, link_values
+from .poses import closed_base, link_values
 from .rigid import wxyz_of_rotation
 from .validity import body_problem
 from .write import decimal, decimals
@@ -52,7 +52,8 @@ RADIUS = 0.02            # the capsules' radius, in metres
 
 def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None = None) -> str:
     """The MJCF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
-    raises ValueError naming the symbols that are left."""
+    raises ValueError naming the symbols that are left, or the joints MJCF has no name for."""
+    refuse_kinds(robot, "MJCF", "mjcf", "export-urdf", "urdf")
     num = Numbers.of(robot, values, "an MJCF file")
     spec = robot.spec
     names = [row.name or f"link{link.index}" for link, row in zip(robot.links, spec.links)]
@@ -75,10 +76,9 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
         link = robot.links[index - 1]
         row = spec.links[index - 1]
         order.append(link)
-        q0 = dict(zip(link.configuration, REST if link.ball else (0,)))
         placement = np.eye(4)
-        placement[:3, :3] = num.matrix(link.rotation.subs(q0))
-        placement[:3, 3] = num.vector(link.position.subs(q0))
+        placement[:3, :3] = num.matrix(link.rotation.subs(link.rest))
+        placement[:3, 3] = num.vector(link.position.subs(link.rest))
         lines = [f"{pad}<body name={quoteattr(names[index - 1])} {_pose(placement)}>",
                  f"{pad}  {_joint(f'joint{index}', link, row, num)}",
                  f"{pad}  {_inertial(link.inertia, num)}",
@@ -153,8 +153,8 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
         out += ["  <actuator>"] + [
             f'    <motor name="motor{link.index}{axis}" joint="joint{link.index}"{gear}/>'
             for link in motors for axis, gear in (
-                [(a, f' gear="{_words(np.eye(3)[k])} 0 0 0"') for k, a in enumerate("xyz")]
-                if link.ball else [("", "")])]
+                [(a, f' gear="{_words(np.eye(6)[k])}"') for k, a in enumerate(link.kind.suffixes)]
+                or [("", "")])]
         out.append("  </actuator>")
     return "\n".join(out + ["</mujoco>", ""])
 
@@ -193,9 +193,7 @@ def _qpos(robot: Robot, order) -> list[float]:
     base = closed_base(robot)
     head = [*base[:3, 3], *wxyz_of_rotation(base[:3, :3])] if robot.floating else []
     return [float(x) for x in head] + [
-        x for link in order for x in (
-            [values[s] for s in (link.configuration[3], *link.configuration[:3])]   # w first
-            if link.ball else [values[link.q]])]
+        values[link.configuration[k]] for link in order for k in link.kind.qpos_order]
 
 
 def mjcf_left_out(robot: Robot) -> list[str]:
@@ -241,10 +239,9 @@ def _site(name: str, T) -> str:
 
 
 def _joint(name, link, row, num) -> str:
-    if link.ball:           # no rotor, friction or limits (the robot file refuses them)
-        return f'<joint name="{name}" type="ball"/>'
-    kind = "hinge" if link.revolute else "slide"
-    attributes = [f'name="{name}"', f'type="{kind}"', 'axis="0 0 1"']
+    if link.q is None:      # no rotor, friction or limits (the robot file refuses them)
+        return f'<joint name="{name}" type="{link.kind.mjcf}"/>'
+    attributes = [f'name="{name}"', f'type="{link.kind.mjcf}"', 'axis="0 0 1"']
     limits = {k: num(v) for k, v in (row.limits or {}).items()}
     if "lower" in limits:
         attributes.append(f'range="{decimal(limits["lower"])} {decimal(limits["upper"])}" '

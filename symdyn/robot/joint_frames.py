@@ -40,6 +40,7 @@ import sympy
 
 from ..spatial import skew
 from .dh import pose, rot_x, rot_z
+from .joints import KINDS
 from .spec import LinkSpec
 
 SNAP = 1e-13      # rad: an angle this close to a multiple of pi/12 is that multiple
@@ -56,19 +57,18 @@ class JointFrame:
     offset: sympy.Expr
     position: sympy.Matrix
 
-    def placement(self, revolute: bool, q) -> tuple[sympy.Matrix, sympy.Matrix]:
-        """^pR_i and ^pP_i at the joint's coordinate ``q``."""
+    def placement(self, kind, configuration) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """^pR_i and ^pP_i of a joint of ``kind`` (joints.JointKind) at ``configuration``."""
         fixed = rot_z(self.before)[:3, :3] * rot_x(self.twist)[:3, :3]
-        if revolute:
-            return fixed * rot_z(q + self.offset)[:3, :3], self.position
-        rotation = fixed * rot_z(self.offset)[:3, :3]
-        return rotation, self.position + fixed[:, 2] * q
+        rotation, translation = kind.transform(configuration, self.offset)
+        return fixed * rotation, self.position + fixed * translation
 
 
 def joint_frames(rows: tuple[LinkSpec, ...], folded) -> list[JointFrame]:
     """Each link's joint frame (see the module docstring), links in their order, parents
     first. ``folded`` makes a number without a closed form a double (model.folded)."""
-    # A spherical joint turns about every axis: its joint frame is the link frame itself
+    # A joint without an axis (a spherical joint's turns about every axis): its joint frame is
+    # the link frame itself
     shortest = [_aligned(row.axis) if row.axis is not None else sympy.eye(3) for row in rows]
     origins = [folded(pose(row.origin.xyz, row.origin.rpy)) for row in rows]
     euler = [_euler(np.array((shortest[row.parent - 1].T if row.parent else sympy.eye(3))
@@ -82,7 +82,8 @@ def joint_frames(rows: tuple[LinkSpec, ...], folded) -> list[JointFrame]:
     for i, row in enumerate(rows, start=1):
         alpha, beta, gamma = _given(euler[i - 1], phi[row.parent])
         fixed = [euler[c - 1][0] for c in children[i] if euler[c - 1][0] is not None]
-        phi[i] = (0.0 if row.joint == "spherical" else _shared(fixed) if fixed else -gamma)
+        phi[i] = (0.0 if not KINDS[row.joint].symmetric else _shared(fixed) if fixed
+                  else -gamma)
         p = phi[row.parent]
         parent = shortest[row.parent - 1] * _rz(p) if row.parent else sympy.eye(3)
         frames.append(JointFrame(

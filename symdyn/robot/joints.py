@@ -39,6 +39,7 @@ import numpy as np
 import sympy
 
 from ..spatial import skew
+from .dh import rot_z
 
 _O, _X, _Y, _Z = (0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)
 _LIMITS = (("lower", -1), ("upper", 1), ("velocity", 1), ("effort", 1))
@@ -60,6 +61,41 @@ class JointKind:
     neutral: tuple           # the configuration at rest (Pinocchio's neutral)
     subspace: tuple          # nv (linear, angular) pairs of 3-tuples
     suffixes: tuple = ()
+    coordinates: tuple = ()  # how the names of its configuration's entries end (none for one)
+    velocity_names: tuple = ()   # and its velocity's (its suffixes, unless given)
+    letter = ("v", "v")      # a printout's letter for its velocity (LaTeX, text)
+    # Whether the robot file gives it an axis (its joint frame's z), and whether its joint
+    # frame may be turned about that axis at will (the derivation picks the cheapest turn):
+    # not where its coordinates are along the frame's x and y.
+    axis: bool = True
+    symmetric: bool = True
+    # Its name in URDF and in MJCF (None: the format has no such joint), and the order of its
+    # configuration's entries in MuJoCo's qpos (a quaternion's w first)
+    urdf: str | None = None
+    mjcf: str | None = None
+    qpos_order: tuple = (0,)
+
+    def symbols(self, i: int) -> tuple[tuple, tuple, tuple]:
+        """Link i's joint variables: its configuration's nq symbols, its velocity's nv and
+        their rates': q{i}, qd{i}, qdd{i} for a joint of one coordinate, else each ending in
+        its entry's name (q{i}_x ... q{i}_w, qd{i}_x ...)."""
+        if not self.coordinates:
+            return tuple((sympy.Symbol(f"{prefix}{i}"),) for prefix in ("q", "qd", "qdd"))
+        return tuple(tuple(sympy.Symbol(f"{prefix}{i}_{end}") for end in ends)
+                     for prefix, ends in (("q", self.coordinates), ("qd", self.velocity_names),
+                                          ("qdd", self.velocity_names)))
+
+    def transform(self, configuration, offset=0) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """The joint's own motion: the rotation and translation of its frame from where it
+        rests (turned about its axis by ``offset``, the joint frame's choice) at
+        ``configuration``, in the resting frame's axes: Rz(offset) X_J(q)."""
+        turn = rot_z(offset)[:3, :3]
+        rotation, translation = self.motion_of(configuration)
+        return turn * rotation, turn * translation
+
+    def motion_of(self, configuration) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """X_J(q): the rotation and translation the configuration gives the joint frame."""
+        raise NotImplementedError
 
     def integrate(self, b, name: str, q, v) -> list:
         raise NotImplementedError
@@ -99,6 +135,26 @@ class JointKind:
     def rate_numbers(self, q, v):
         """``rates`` in numbers, row by row: dq/dt (states, nq) at velocities v (states, nv)."""
         raise NotImplementedError
+
+    # Where its configuration holds a unit quaternion (or a unit circle's cosine and sine),
+    # and what a message calls it
+    units: tuple = ()
+    unit_name = "quaternion (x, y, z, w) ="
+
+    def normalized(self, q: list) -> list:
+        """q (nq numbers or arrays of them) brought back to its manifold, as Pinocchio's
+        normalize: each unit part to unit norm (another turns no rigid body)."""
+        q = list(q)
+        for part in self.units:
+            norm = np.sqrt(sum(np.asarray(x) ** 2 for x in q[part]))
+            q[part] = [x / norm for x in q[part]]
+        return q
+
+    def integrate_numbers(self, q, v) -> list[float]:
+        """``integrate`` in numbers: one configuration (nq) moved by one velocity (nv)."""
+        values = self.integrate(_Numbers(), "", [sympy.Float(x) for x in q],
+                                [sympy.Float(x) for x in v])
+        return [float(x) for x in values]
 
     def turns(self) -> bool:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
@@ -144,8 +200,13 @@ class _Coordinate(JointKind):
 class Revolute(_Coordinate):
     """A turn about the joint frame's z axis by q (rad)."""
 
-    name = "revolute"
+    name = urdf = "revolute"
+    mjcf = "hinge"
     subspace = ((_O, _Z),)
+
+    def transform(self, configuration, offset=0):
+        """Rz(q + offset): the offset is added to the angle before its sine and cosine."""
+        return rot_z(configuration[0] + offset)[:3, :3], sympy.zeros(3, 1)
 
     def placement(self, b, link):
         """The rotation in the steps S_i, C_i of its angle's sine and cosine (q_i, or q_i plus
@@ -162,8 +223,12 @@ class Revolute(_Coordinate):
 class Prismatic(_Coordinate):
     """A slide along the joint frame's z axis by q (m)."""
 
-    name = "prismatic"
+    name = urdf = "prismatic"
+    mjcf = "slide"
     subspace = ((_Z, _O),)
+
+    def motion_of(self, configuration):
+        return sympy.eye(3), sympy.Matrix([0, 0, configuration[0]])
 
 
 class Spherical(JointKind):
@@ -175,6 +240,16 @@ class Spherical(JointKind):
     neutral = (0, 0, 0, 1)
     subspace = ((_O, _X), (_O, _Y), (_O, _Z))
     suffixes = ("x", "y", "z")
+    coordinates = ("x", "y", "z", "w")
+    velocity_names = ("x", "y", "z")
+    letter = (r"\omega", "ω")
+    axis = symmetric = False
+    mjcf = "ball"
+    units = (slice(0, 4),)
+    qpos_order = (3, 0, 1, 2)
+
+    def motion_of(self, configuration):
+        return quaternion_rotation(configuration), sympy.zeros(3, 1)
 
     def integrate(self, b, name, q, v):
         return turned(b, name, q, v)
@@ -218,6 +293,12 @@ class FreeFlyer(JointKind):
     neutral = (0, 0, 0, 0, 0, 0, 1)
     subspace = ((_X, _O), (_Y, _O), (_Z, _O), (_O, _X), (_O, _Y), (_O, _Z))
     suffixes = ("fx", "fy", "fz", "nx", "ny", "nz")
+    axis = symmetric = False
+    coordinates = ("x", "y", "z", "qx", "qy", "qz", "qw")
+    velocity_names = ("vx", "vy", "vz", "wx", "wy", "wz")
+    urdf, mjcf = "floating", "free"
+    units = (slice(3, 7),)
+    qpos_order = (0, 1, 2, 6, 3, 4, 5)
 
     def integrate(self, b, name, q, v):
         p0, quat0 = sympy.Matrix(q[:3]), q[3:7]
@@ -266,6 +347,18 @@ class FreeFlyer(JointKind):
 # The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
 KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Spherical())}
 FREE_FLYER = FreeFlyer()
+
+
+class _Numbers:
+    """A builder that names nothing: each step its value (integrate_numbers)."""
+
+    @staticmethod
+    def define(name, expr):
+        return sympy.sympify(expr).evalf()
+
+    @staticmethod
+    def vector(name, values):
+        return sympy.Matrix(values).evalf()
 
 
 # -- quaternions ----------------------------------------------------------------------------------

@@ -61,24 +61,6 @@ NO_BODY = Inertia(sympy.Integer(0), sympy.ImmutableMatrix.zeros(3, 1),
                   sympy.ImmutableMatrix.zeros(3, 3))
 
 
-@dataclass(frozen=True)
-class Ball:
-    """A spherical joint's variables (Pinocchio's JointModelSpherical, MuJoCo's ball, whose
-    conventions these are): the unit quaternion (x, y, z, w) of the joint frame's rotation from
-    where the joint's origin places it, the angular velocity in the joint frame's own axes, and
-    its rate (the joint adds no velocity product of its own: its motion subspace is constant)."""
-
-    quaternion: tuple
-    velocity: tuple
-    acceleration: tuple
-
-    @classmethod
-    def of_link(cls, i: int) -> "Ball":
-        return cls(sympy.symbols(f"q{i}_x q{i}_y q{i}_z q{i}_w"),
-                   sympy.symbols(f"qd{i}_x qd{i}_y qd{i}_z"),
-                   sympy.symbols(f"qdd{i}_x qdd{i}_y qdd{i}_z"))
-
-
 def joint_friction(viscous, coulomb, velocity) -> sympy.Expr:
     """Viscous and Coulomb friction at a joint's ``velocity`` (a link's, or an elastic joint's
     motor's): Tc+ for a velocity > 0 and Tc- for one < 0, written (Tc+ - Tc-)/2 sign +
@@ -129,10 +111,12 @@ class Link:
     index: int                     # 1-based, as in the books
     parent: int                    # the parent link's index, 0 for the base (Featherstone's
                                    # lambda(i)): always less than index, parents first
-    joint: str                     # "revolute" | "prismatic" | "spherical"
-    q: sympy.Symbol | None         # a one-axis joint's variables; None for a spherical joint,
-    qd: sympy.Symbol | None        # whose are ``ball``'s
-    qdd: sympy.Symbol | None
+    joint: str                     # its kind's name (joints.KINDS)
+    # The joint's variables (JointKind.symbols): its configuration's nq, its velocity's nv
+    # (Pinocchio's v, in the joint frame's axes) and their rates
+    configuration: tuple
+    velocities: tuple
+    accelerations: tuple
     rotation: sympy.ImmutableMatrix   # ^{i-1}R_i, in sin(q_i), cos(q_i) for a revolute joint,
                                       # in the quaternion for a spherical one
     position: sympy.ImmutableMatrix   # ^{i-1}P_i, origin of {i} in {i-1}
@@ -145,7 +129,6 @@ class Link:
     file_frame: sympy.ImmutableMatrix = sympy.ImmutableMatrix(sympy.eye(4))
     # A mimic joint's (followed link, multiplier, offset): q_i = multiplier q_followed + offset
     mimic: tuple | None = None
-    ball: Ball | None = None
     # An elastic joint's motor side; its rotor and friction are then there, not in armature,
     # viscous and coulomb, which are the link side's (zero)
     elastic: Elastic | None = None
@@ -167,17 +150,23 @@ class Link:
         return self.kind.nv
 
     @property
-    def configuration(self) -> tuple:
-        """The joint's variables in q: its quaternion, or its coordinate."""
-        return self.ball.quaternion if self.ball else (self.q,)
+    def rest(self) -> dict:
+        """{configuration symbol: its value} where the joint rests (its kind's neutral)."""
+        return dict(zip(self.configuration, self.kind.neutral))
+
+    # A joint of one coordinate's variables (friction, springs, mimic joints, couplings and
+    # tendons are of those); None for a joint of several
+    @property
+    def q(self) -> sympy.Symbol | None:
+        return self.configuration[0] if self.kind.nq == 1 else None
 
     @property
-    def velocities(self) -> tuple:
-        return self.ball.velocity if self.ball else (self.qd,)
+    def qd(self) -> sympy.Symbol | None:
+        return self.velocities[0] if self.kind.nv == 1 else None
 
     @property
-    def accelerations(self) -> tuple:
-        return self.ball.acceleration if self.ball else (self.qdd,)
+    def qdd(self) -> sympy.Symbol | None:
+        return self.accelerations[0] if self.kind.nv == 1 else None
 
 
 @dataclass(frozen=True)
@@ -361,12 +350,9 @@ class Robot:
             k += self.links[i - 1].nv
         return out
 
-    @property
-    def quaternions(self) -> tuple[tuple, ...]:
-        """The unit quaternions in q (their symbols): a floating base's, the spherical
-        joints'. A configuration drawn at random needs them brought to unit norm."""
-        return ((self.root.quaternion,) if self.root else ()) + tuple(
-            link.ball.quaternion for link in self.balls)
+    def joint_configuration(self, i: int) -> tuple:
+        """The configuration symbols of link i's joint, or of a floating base's (i = 0)."""
+        return self.links[i - 1].configuration if i else self.root.configuration
 
     def joint_names(self, links) -> list[str]:
         """The robot file's names of ``links``' joints (RobotSpec.joint_names), for messages."""
@@ -379,9 +365,9 @@ class Robot:
         return tuple(link for link in self.links if link.elastic)
 
     @property
-    def balls(self) -> tuple[Link, ...]:
-        """The links on spherical joints."""
-        return tuple(link for link in self.links if link.ball)
+    def several(self) -> tuple[Link, ...]:
+        """The links whose joints have several coordinates (a spherical joint's quaternion)."""
+        return tuple(link for link in self.links if link.q is None)
 
     @cached_property
     def coordinates(self) -> tuple[int, ...]:
@@ -568,22 +554,17 @@ class Robot:
     def from_spec(cls, spec: RobotSpec) -> "Robot":
         rows = spec.links
         links = []
-        joints = joint_frames(rows, folded) if spec.convention == "urdf" else None
+        placed = joint_frames(rows, folded) if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
-            q, qd, qdd = sympy.symbols(f"q{i} qd{i} qdd{i}")
-            ball = Ball.of_link(i) if row.joint == "spherical" else None
+            kind = joints.KINDS[row.joint]
+            variables = kind.symbols(i)
+            q = variables[0][0]
             parent = row.parent
-            if ball:        # (convention urdf alone) its frame's rest placement, then its turn
-                q = qd = qdd = None
-                rotation, position = joints[i - 1].placement(True, 0)
-                rotation = rotation * quaternion_rotation(ball.quaternion)
+            if spec.convention == "urdf":
+                rotation, position = placed[i - 1].placement(kind, variables[0])
                 rotation, position = (x.applyfunc(sympy.expand) for x in (rotation, position))
                 frame = sympy.eye(4)
-            elif spec.convention == "urdf":
-                rotation, position = joints[i - 1].placement(row.joint == "revolute", q)
-                rotation, position = (x.applyfunc(sympy.expand) for x in (rotation, position))
-                frame = sympy.eye(4)
-                frame[:3, :3] = joints[i - 1].turn.T      # the file's link frame in the joint frame
+                frame[:3, :3] = placed[i - 1].turn.T      # the file's link frame in the joint frame
             else:
                 # The joint frame's placement: Craig's (alpha_{i-1}, a_{i-1}) come from the
                 # parent's standard row, or are this row's own in a modified table.
@@ -611,14 +592,14 @@ class Robot:
                                *sympy.symbols(f"theta{i} thetad{i} thetadd{i}"))
                        if row.elastic else None)
             armature, viscous, coulomb = NO_ACTUATOR if elastic else reflected(row)
-            links.append(Link(i, parent, row.joint, q, qd, qdd,
+            links.append(Link(i, parent, row.joint, *variables,
                               folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=armature, viscous=viscous, coulomb=coulomb,
                               file_frame=folded(sympy.ImmutableMatrix(frame)),
                               mimic=None if row.mimic is None else (row.mimic, row.multiplier,
                                                                    row.offset),
-                              ball=ball, elastic=elastic, spring=row.spring))
+                              elastic=elastic, spring=row.spring))
         # Each frame in its link's joint frame: the file's link frame there, then the frame in
         # it. The tool: the frame named tool, or the file's frame {n} moved by ``tool``.
         frames = tuple(Frame(f.name, f.parent, folded(sympy.ImmutableMatrix(
@@ -648,8 +629,8 @@ class Robot:
         robot = cls(spec, tuple(links), folded(sympy.ImmutableMatrix(gravity)),
                     folded(sympy.ImmutableMatrix(tool)), tool_link,
                     folded(sympy.ImmutableMatrix(base)), frames, root)
-        joints = dict(zip(spec.joint_names(), (link.q for link in robot.links)))
-        tendons = tuple(Tendon(t.name, tuple((joints[j], c) for j, c in t.terms))
+        coordinates = dict(zip(spec.joint_names(), (link.q for link in robot.links)))
+        tendons = tuple(Tendon(t.name, tuple((coordinates[j], c) for j, c in t.terms))
                         for t in spec.tendons)
         return dataclasses.replace(robot, tendons=tendons,
                                    **(_constrained(spec, robot) if spec.constraints else {}))
@@ -683,7 +664,7 @@ def _constrained(spec: RobotSpec, robot: Robot) -> dict:
     closed_at = {}
     for name, value in spec.closed_at:
         link = links[name]
-        closed_at.update(zip(link.ball.quaternion, value) if link.ball else {link.q: value})
+        closed_at.update(zip(link.configuration, value if link.q is None else (value,)))
     closed_at.update({s: sympy.sympify(v).subs(closed_at).subs(
         {q: 0 for q in robot.link_q if q not in closed_at})
         for s, v in robot.coupling.items() if s in robot.link_q})

@@ -11,21 +11,16 @@ from .rigid import wxyz_of_rotation
 
 def link_values(robot, q: dict) -> list[float]:
     """Each link's joint variables (Robot.link_q) at the coordinates' values ``q`` ({symbol:
-    number}, those not given 0, a spherical joint's quaternion the identity): its own, or a
-    mimic joint's multiplier times the one it follows plus its offset."""
+    number}, those not given at rest: 0, a quaternion the identity): its own, or a mimic
+    joint's multiplier times the one it follows plus its offset."""
     out = []
     for link in robot.links:
-        if link.ball:
-            out += [float(q.get(s, rest)) for s, rest in zip(link.configuration, REST)]
-        elif link.mimic is None:
-            out.append(float(q.get(link.q, 0.0)))
+        if link.mimic is None:
+            out += [float(q.get(s, rest)) for s, rest in link.rest.items()]
         else:
             out.append(float(link.mimic[1]) * float(q.get(robot.links[link.mimic[0] - 1].q, 0.0))
                        + float(link.mimic[2]))
     return out
-
-
-REST = (0.0, 0.0, 0.0, 1.0)       # a spherical joint's quaternion where none is given
 
 
 def closed_base(robot) -> np.ndarray | None:
@@ -49,35 +44,31 @@ def closed_configuration(robot) -> list[float]:
     return [float(v) for v in head] + [links[s] for s in robot.q[robot.base_configuration:]]
 
 
-def unit_quaternions(robot, values: dict) -> dict:
-    """``values`` ({symbol: number or array}, q drawn at random) with each of the robot's
-    quaternions (a floating base's, the spherical joints': Robot.quaternions) brought to unit
-    norm, entry by entry of arrays: another turns no rigid body."""
+def normalized(robot, values: dict) -> dict:
+    """``values`` ({symbol: number or array}, q drawn at random) with each joint's
+    configuration brought back to its manifold (JointKind.normalized: a quaternion to unit
+    norm), entry by entry of arrays."""
     values = dict(values)
-    for quaternion in robot.quaternions:
-        norm = np.sqrt(sum(np.asarray(values[s]) ** 2 for s in quaternion))
-        values.update({s: values[s] / norm for s in quaternion})
+    for kind, i in robot.joint_kinds:
+        symbols = robot.joint_configuration(i)
+        values.update(zip(symbols, kind.normalized([values[s] for s in symbols])))
     return values
 
 
 def moved(robot, q: dict, column: int, d: float) -> dict:
     """The coordinates' values ``q`` moved by d along velocity ``column`` of the joints (0:
-    the first joint's, a floating base's left out): a coordinate's by d, a spherical joint's
-    quaternion turned by d about that axis of its frame."""
+    the first joint's, a floating base's left out), by the joint's own integrate: a
+    coordinate's by d, a spherical joint's quaternion turned by d about that axis of its
+    frame."""
     for i, columns in robot.velocity_columns.items():
         start = columns[0] - robot.base_velocities
         if start <= column < start + len(columns):
             link = robot.links[i - 1]
-            if not link.ball:
-                return {**q, link.q: q.get(link.q, 0.0) + d}
-            x, y, z, w = (q.get(s, rest) for s, rest in zip(link.configuration, REST))
-            turn = np.zeros(3)
-            turn[column - start] = np.sin(d / 2)
-            c = np.cos(d / 2)
-            tx, ty, tz = turn
-            product = [w * tx + x * c + y * tz - z * ty, w * ty - x * tz + y * c + z * tx,
-                       w * tz + x * ty - y * tx + z * c, w * c - x * tx - y * ty - z * tz]
-            return {**q, **dict(zip(link.configuration, product))}
+            v = [0.0] * link.nv
+            v[column - start] = d
+            values = [q.get(s, rest) for s, rest in link.rest.items()]
+            return {**q, **dict(zip(link.configuration,
+                                    link.kind.integrate_numbers(values, v)))}
     raise IndexError(f"no joint velocity {column}")
 
 

@@ -65,8 +65,7 @@ def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable,
 def resting(link: Link) -> Placement:
     """The joint frame in its parent's at q = 0 (a spherical joint's at the identity
     quaternion): how an invariant part is seen from there."""
-    rest = dict(zip(link.configuration, (0, 0, 0, 1) if link.ball else (0,)))
-    return Placement(link.rotation.subs(rest), link.position.subs(rest))
+    return Placement(link.rotation.subs(link.rest), link.position.subs(link.rest))
 
 
 def regrouped(robot: Robot) -> Robot:

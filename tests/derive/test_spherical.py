@@ -42,7 +42,7 @@ def test_a_tree_with_spherical_joints_passes_every_check(tmp_path, kind):
     path = {"fixed": TREE, "floating": _floating(tmp_path),
             "mimic": HERE / "ball_mimic.yaml"}[kind]
     robot = symdyn.load_robot(path)
-    assert [link.joint for link in robot.balls] == ["spherical"] * 2
+    assert [link.joint for link in robot.several] == ["spherical"] * 2
     assert (robot.nq, robot.dof) == {"fixed": (11, 9), "floating": (18, 15),
                                      "mimic": (12, 10)}[kind]
     rows = check(robot, states=100)
@@ -171,7 +171,7 @@ def test_identification_takes_one_axis_joints_and_says_so(tmp_path, command):
     result = CliRunner().invoke(main, [command[0], str(TREE), *(
         str(tmp_path / c) if c.endswith(".csv") else c for c in command[1:])])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "a spherical joint's (fore, pendulum) motion is a quaternion's" in result.output
+    assert "a spherical joint's (fore, pendulum) motion is not one number's" in result.output
     assert not (tmp_path / "x.csv").exists()
 
 

@@ -14,6 +14,7 @@ from support import ROBOTS
 import symdyn
 from symdyn.cli import main
 from symdyn.report.drawing import VIEWS, projection
+from symdyn.robot.poses import normalized
 
 pytest.importorskip("matplotlib")
 MECHANISMS = Path(__file__).parent.parent / "derive" / "mechanisms"
@@ -31,11 +32,8 @@ def _drawn(svg: str, prefix: str) -> dict[int, np.ndarray]:
 
 
 def _random_q(robot, rng):
-    q = rng.uniform(-1.5, 1.5, robot.nq)
-    for quaternion in robot.quaternions:        # a floating base's, a spherical joint's
-        at = robot.q.index(quaternion[0])
-        q[at:at + 4] /= np.linalg.norm(q[at:at + 4])
-    return q
+    q = normalized(robot, dict(zip(robot.q, rng.uniform(-1.5, 1.5, robot.nq))))
+    return np.array([q[s] for s in robot.q])
 
 
 @pytest.mark.parametrize("path", ROBOT_FILES, ids=[p.stem for p in ROBOT_FILES])

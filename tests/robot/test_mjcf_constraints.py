@@ -230,7 +230,7 @@ def test_a_leg_of_cassies_kind_closes_its_rods_on_ball_joints(tmp_path):
     equality rows at configurations where the loops close (the balls' quaternions turned,
     unit ones)."""
     robot, output = imported(tmp_path, "cassie_leg")
-    assert [link.joint for link in robot.balls] == ["spherical"] * 2
+    assert [link.joint for link in robot.several] == ["spherical"] * 2
     assert [(c.kind, c.rows) for c in robot.constraints] == [("point", (0, 1, 2))] * 2
     passes_check_mjcf(robot, "cassie_leg", 10, BALL_ROWS)
 
@@ -240,7 +240,7 @@ def test_a_biped_of_cassies_kind_on_a_floating_base_matches_mujoco(tmp_path):
     tau equal MuJoCo's, its free joint's and its balls' qpos and qvel mapped, and G its
     equality rows where the loops close."""
     robot, _ = imported(tmp_path, "cassie_biped")
-    assert robot.floating and len(robot.balls) == 4 and len(robot.constraints) == 4
+    assert robot.floating and len(robot.several) == 4 and len(robot.constraints) == 4
     assert (robot.nq, robot.dof) == (7 + 16 + 16, 6 + 16 + 12)
     passes_check_mjcf(robot, "cassie_biped", 5, BALL_ROWS)
 

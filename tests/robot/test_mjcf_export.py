@@ -92,7 +92,7 @@ def test_spherical_joints_exported_are_ball_joints_with_the_files_dynamics(tmp_p
     robot, values, path = exported(
         tmp_path, Path(__file__).parent.parent / "derive" / "mechanisms" / f"{name}.yaml")
     text = path.read_text()
-    assert text.count('type="ball"') == len(robot.balls)
+    assert text.count('type="ball"') == len(robot.several)
     assert_mujoco_gives_the_file(robot, values, path)
     if robot.constraints:
         model = mujoco.MjModel.from_xml_path(str(path))
