@@ -22,6 +22,7 @@ from symdyn.cli import main
 from symdyn.derive.elastic import columns, positions
 from symdyn.reference import MujocoReference
 from symdyn.report import printout
+from symdyn.robot.poses import normalized
 
 HERE = Path(__file__).parent / "mechanisms"
 ARM, PANDA = HERE / "elastic_arm.yaml", HERE / "panda_elastic.yaml"
@@ -89,10 +90,8 @@ def test_the_feedforward_gives_back_the_link_motion(tmp_path, kind):
     module, rng = _module(robot), np.random.default_rng(3)
     for _ in range(20):
         qd, qdd, qddd, qdddd = (rng.uniform(-2, 2, robot.dof) for _ in range(4))
-        q = rng.uniform(-2, 2, robot.nq)
-        for quaternion in robot.quaternions:
-            at = [robot.q.index(s) for s in quaternion]
-            q[at] /= np.linalg.norm(q[at])
+        q = normalized(robot, dict(zip(robot.q, rng.uniform(-2, 2, robot.nq))))
+        q = np.array([q[s] for s in robot.q])
         theta, thetad, thetadd, tau = module.elastic_inverse_dynamics(q, qd, qdd, qddd, qdddd)
         got_qdd, got_thetadd = module.elastic_forward_dynamics(q, theta, qd, thetad, tau)
         assert_close(got_qdd, qdd, 1e-9)
