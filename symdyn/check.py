@@ -130,8 +130,9 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                                                 rng.uniform(0.5, 1.5, len(robot.parameters)))}
     symbols = {p: values[str(p)] for p in robot.parameters}
     routes = {"newton-euler": newton_euler(robot, progress=progress)}
-    # fixed bases and one-axis joints alone
-    if not (robot.floating or robot.several) and len(robot.links) <= LAGRANGE_UP_TO:
+    # joints whose q moves at their velocity alone (routes.lagrange)
+    by_rates = all(kind.nq == kind.nv for kind, _ in robot.joint_kinds)
+    if by_rates and len(robot.links) <= LAGRANGE_UP_TO:
         routes["lagrange"] = lagrange(robot, progress=progress)
     available = routes["newton-euler"].available
     # The regressor and the derivatives by Lagrange cost minutes beyond four joints (tests
@@ -166,8 +167,8 @@ def check(robot: Robot, *, states: int = 100, seed: int = 0, progress=None,
                                  getattr(ne, name)(*inputs), getattr(la, name)(*inputs)))
     else:
         rows.append(Row.skip("Newton-Euler = Lagrange", (
-            "the Lagrange route takes fixed bases and one-axis joints alone"
-            if robot.floating or robot.several else
+            "the Lagrange route takes joints whose q moves at their velocity alone"
+            if not by_rates else
             f"the Lagrange route of {len(robot.links)} links takes many minutes (compared up "
             f"to {LAGRANGE_UP_TO})") + "; Pinocchio is the reference"))
     M, g = ne.mass_matrix(q), ne.gravity_torques(q)
@@ -533,8 +534,9 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
                       ne.tool_wrench_torques(q, wrench), ref["fext"])]
     mass = float(sympy.sympify(total_mass(robot)).subs(symbols))
     rows += _energy_rows(ne, q, qd, ref, mass, pin.computeTotalMass(model), urdf is not None)
-    if robot.floating:
-        rows += _base_motion_rows(pin, model, ne, q, q_pin, qd, qd_links)
+    whole = urdf is None
+    if robot.floating or whole:
+        rows += _motion_rows(pin, model, robot, ne, q, q_pin, qd, qd_links, P, Pq, whole)
     if coupled:
         rows += _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf)
     return [replace(row, check=row.check + name) for row in rows] + kinematics + snapping
@@ -828,23 +830,40 @@ def _row_owners(robot) -> list[tuple]:
             for r in (c.rows if c.kind != "coupling" else (0,))]
 
 
-def _base_motion_rows(pin, model, ne, q, q_pin, v, v_links) -> list[Row]:
-    """integrate and difference of a floating base against Pinocchio's: its seven and six (the
-    joints' q + v and q1 - q0 are check's own rows; Pinocchio's continuous joints would wrap
-    them). A quaternion and its negative are one rotation: Pinocchio's sign is its matrix
-    conversion's, symdyn's continues q's. ``v``: the coordinates' velocities, ``v_links`` the
-    links' (Pinocchio's model's)."""
-    moved = ne.integrate(q, v)
-    reference = np.array([pin.integrate(model, qi, vi)[:7] for qi, vi in zip(q_pin, v_links)])
-    same = np.sign(np.sum(moved[:, 3:7] * reference[:, 3:7], axis=1, keepdims=True))
-    rows = [_numeric("integrate = Pinocchio integrate (the base's seven, quaternion up to sign)",
-                     np.hstack([moved[:, :3], same * moved[:, 3:7]]), reference)]
+def _motion_rows(pin, model, robot, ne, q, q_pin, v, v_links, P, Pq, whole: bool) -> list[Row]:
+    """integrate and difference against Pinocchio's: of every joint with ``whole`` (its model
+    of the robot file, whose q and v are the links' permuted by Pq and P: ours are the
+    coordinates' among them), else
+    of a floating base's seven and six alone (the joints' q + v and q1 - q0 are check's own
+    rows; Pinocchio's continuous joints would wrap them). A quaternion and its negative are
+    one rotation: Pinocchio's sign is its matrix conversion's, symdyn's continues q's. ``v``:
+    the coordinates' velocities, ``v_links`` the links' (Pinocchio's model's)."""
+    head, shift = robot.base_configuration, robot.base_velocities
     ahead = np.roll(q, 1, axis=0)     # each state's neighbour: random pairs of configurations
-    rows.append(_numeric("difference = Pinocchio difference (the base's six)",
-                         ne.difference(q, ahead)[:, :6],
-                         [pin.difference(model, a, b)[:6]
-                          for a, b in zip(q_pin, np.roll(q_pin, 1, axis=0))]))
-    return rows
+    moved, between = ne.integrate(q, v), ne.difference(q, ahead)
+    reference = np.array([pin.integrate(model, qi, vi) for qi, vi in zip(q_pin, v_links)])
+    back = np.array([pin.difference(model, a, b) for a, b in zip(q_pin, np.roll(q_pin, 1, 0))])
+    if whole:
+        q_at = [robot.link_q.index(x) for x in robot.q[head:]]
+        v_at = [robot.link_qd.index(x) for x in robot.qd[shift:]]
+        reference = np.hstack([reference[:, :head], (reference[:, head:] @ Pq)[:, q_at]])
+        back = np.hstack([back[:, :shift], (back[:, shift:] @ P)[:, v_at]])
+        what = ""
+    else:
+        moved, reference, between, back = moved[:, :7], reference[:, :7], between[:, :6], \
+            back[:, :6]
+        what = " (the base's seven and six)"
+    at = 0
+    for kind, _ in robot.joint_kinds:
+        for part in kind.units:
+            turn = slice(at + part.start, at + part.stop)
+            if part.stop - part.start == 4 and turn.stop <= moved.shape[1]:
+                moved[:, turn] *= np.sign(np.sum(moved[:, turn] * reference[:, turn], axis=1,
+                                                 keepdims=True))
+        at += kind.nq
+    return [_numeric(f"integrate = Pinocchio integrate{what}, a quaternion up to sign",
+                     moved, reference),
+            _numeric(f"difference = Pinocchio difference{what}", between, back)]
 
 
 def _mimic_rows(robot, symbols, ne, q, qd, qdd, urdf) -> list[Row]:

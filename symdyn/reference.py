@@ -72,16 +72,18 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         a, alpha, d, theta = (num(getattr(link, k)) for k in ("a", "alpha", "d", "theta"))
         joint = pin.JointModelRZ() if link.joint == "revolute" else pin.JointModelPZ()
         placement = after[link.parent]
-        if link.joint == "spherical":                 # (convention urdf alone)
-            joint = pin.JointModelSpherical()
+        if spec.convention == "urdf":               # as Pinocchio reads a URDF
             joint_placement = placement * se3(link.origin)
             body = pin.SE3.Identity()
-        elif spec.convention == "urdf":               # as Pinocchio reads a URDF
-            axis = np.array([num(v) for v in link.axis])
-            joint = (pin.JointModelRevoluteUnaligned(axis) if link.joint == "revolute"
-                     else pin.JointModelPrismaticUnaligned(axis))
-            joint_placement = placement * se3(link.origin)
-            body = pin.SE3.Identity()
+            axis = None if link.axis is None else np.array([num(v) for v in link.axis])
+            if link.joint in UNALIGNED:
+                joint = UNALIGNED[link.joint](pin, axis, num(link.pitch))
+            else:
+                joint = getattr(pin, JOINT_MODELS[link.joint])()
+            if link.joint == "planar":          # in the plane whose normal is the axis
+                turn = pin.SE3(pin.Quaternion.FromTwoVectors(np.array([0.0, 0.0, 1.0]),
+                                                             axis).matrix(), np.zeros(3))
+                joint_placement, body = joint_placement * turn, turn.inverse()
         elif spec.convention == "modified":
             joint_placement = (placement * rz(num(link.gamma)) * tz(num(link.b)) * rx(alpha)
                                * tx(a) * rz(theta) * tz(d))
@@ -125,8 +127,21 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
                                                 num(link.offset))
     model.armature = np.array([0.0] * 6 * shift + [
         armature[i - 1] for i in pinocchio_order(spec) if spec.links[i - 1].mimic is None
-        or not mimic for _ in range(3 if spec.links[i - 1].joint == "spherical" else 1)])
+        or not mimic for _ in range(JOINT_SIZES[spec.links[i - 1].joint][1])])
     return model
+
+
+# Pinocchio's joint models of the kinds (JointModel<name>), and their sizes (nq, nv): written
+# here apart from symdyn's joints.py, the reference it checks.
+JOINT_MODELS = {"spherical": "JointModelSpherical", "translation": "JointModelTranslation",
+                "planar": "JointModelPlanar", "free_flyer": "JointModelFreeFlyer"}
+UNALIGNED = {
+    "revolute": lambda pin, axis, pitch: pin.JointModelRevoluteUnaligned(axis),
+    "prismatic": lambda pin, axis, pitch: pin.JointModelPrismaticUnaligned(axis),
+    "helical": lambda pin, axis, pitch: pin.JointModelHelicalUnaligned(axis, pitch)}
+JOINT_SIZES = {"revolute": (1, 1), "prismatic": (1, 1), "helical": (1, 1),
+               "spherical": (4, 3), "translation": (3, 3), "planar": (4, 3),
+               "free_flyer": (7, 6)}
 
 
 def pinocchio_order(spec: RobotSpec) -> list[int]:
@@ -151,8 +166,8 @@ def pinocchio_permutation(spec: RobotSpec, coordinates: bool = False,
     spherical joint's four or three entries of q or v kept together."""
     kept = [i for i in range(1, len(spec.links) + 1)
             if not coordinates or spec.links[i - 1].mimic is None]
-    size = {"link": 1, "q": 4, "v": 3}[entries]
-    sizes = {i: size if spec.links[i - 1].joint == "spherical" else 1 for i in kept}
+    sizes = {i: 1 if entries == "link" else
+             JOINT_SIZES[spec.links[i - 1].joint][entries == "v"] for i in kept}
     start = dict(zip(kept, np.cumsum([0] + [sizes[i] for i in kept])))
     order = [i for i in pinocchio_order(spec) if i in kept]
     n = sum(sizes.values())
@@ -265,9 +280,10 @@ def spring_torques(spec: RobotSpec, q, values=None) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     out, i = [], 0
     for link in spec.links:
-        if link.joint == "spherical":
-            out += [np.zeros(q.shape[:-1])] * 3
-            i += 4
+        nq, nv = JOINT_SIZES[link.joint]
+        if nq != 1:
+            out += [np.zeros(q.shape[:-1])] * nv
+            i += nq
             continue
         stiffness, reference = ((float(sympy.sympify(x).subs(values)) for x in link.spring)
                                 if link.spring else (0.0, 0.0))
@@ -285,8 +301,8 @@ def friction_torques(spec: RobotSpec, qd, values=None) -> np.ndarray:
     out = np.zeros_like(qd)
     i = 0
     for link in spec.links:
-        if link.joint == "spherical":
-            i += 3
+        if JOINT_SIZES[link.joint][0] != 1:
+            i += JOINT_SIZES[link.joint][1]
             continue
         if link.elastic:            # its friction is its motor's
             i += 1
@@ -708,8 +724,9 @@ class ConstraintReference:
                            for i, k in robot.velocity_columns.items()}
                 for symbol, coefficient in c.coefficients:
                     row[columns[symbol]] = float(coefficient)
-                joints = np.asarray(q[robot.base_configuration:], dtype=float)
-                phi.append([row[robot.base_velocities:] @ joints - float(c.value)])
+                at = dict(zip(robot.q, np.asarray(q, dtype=float)))
+                phi.append([sum(float(coefficient) * at[symbol]
+                                for symbol, coefficient in c.coefficients) - float(c.value)])
                 G.append([row])
                 gamma.append([0.0])
                 continue

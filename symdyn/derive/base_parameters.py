@@ -39,7 +39,7 @@ from ..program.program import Argument, Program
 from ..program.symengine_form import expand, to_sympy
 from ..robot.model import Robot
 from ..robot.poses import normalized
-from ..robot.regroup import invariant_part, moved_to_parents, resting
+from ..robot.regroup import moved_to_parents, resting
 from ..spatial import Inertia, Placement
 from .quantities import QUANTITIES
 from .regressor import bodies, standard_parameters
@@ -156,7 +156,7 @@ def _grouping_rules(robot: Robot, standard) -> list[sympy.Expr]:
     root = tens.pop(0) if robot.floating else None
     move = _mover()
     tens, root = moved_to_parents(robot, tens,
-                                  lambda link, ten: invariant_part(ten, link.joint),
+                                  lambda link, ten: link.kind.invariant(ten),
                                   lambda part, link: move(part, resting(link)), root)
     memo: dict = {}       # to_sympy's
     grouped = [expand(g, memo) for ten in ([root] if root else []) + tens for g in ten]

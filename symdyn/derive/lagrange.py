@@ -40,7 +40,7 @@ class Lagrange:
     def inverse_dynamics(self, b, qd, qdd, gravity, steps=None, progress=None) -> list:
         """M(q) qdd + C(q, qd) qd + g(q), each part only where it is not zero."""
         progress = progress or (lambda message: None)
-        n = len(self.robot.links)
+        n = len(self.robot.link_qd)
         steps = [] if steps is None else steps
         tau = sympy.zeros(n, 1)
         moving, accelerating = any(v != 0 for v in qd), any(a != 0 for a in qdd)
@@ -57,7 +57,7 @@ class Lagrange:
         return [b.define(f"tau{k + 1}", tau[k]) for k in range(n)]
 
     def mass_matrix(self, b: ProgramBuilder, steps=None) -> sympy.Matrix:
-        robot, n = self.robot, len(self.robot.links)
+        robot, n = self.robot, len(self.robot.link_qd)
         steps = [] if steps is None else steps
         frames = forward_kinematics(robot, b)
         M = sympy.zeros(n, n)
@@ -69,8 +69,9 @@ class Lagrange:
             I0 = sympy.Matrix(3, 3, lambda r, c: b.define(
                 f"I{i}_{'xyz'[min(r, c)]}{'xyz'[max(r, c)]}", inertia[min(r, c), max(r, c)]))
             m = link.inertia.mass
-            for k in range(i):
-                for j in range(k, i):
+            end = robot.velocity_slots(i).stop      # the velocities that move link i end here
+            for k in range(end):
+                for j in range(k, end):
                     v_k, v_j, w_k, w_j = Jv[:, k], Jv[:, j], Jw[:, k], Jw[:, j]
                     M[k, j] += (m * v_k.dot(v_j) - v_k.dot(h.cross(w_j)) + w_k.dot(h.cross(v_j))
                                 + (w_k.T * I0 * w_j)[0])
@@ -87,7 +88,7 @@ class Lagrange:
 
     def _christoffel(self, b: ProgramBuilder, M, qd, steps) -> sympy.Matrix:
         """C_kj = sum_i c_ijk qd_i, the c_ijk from the derivatives of M's program."""
-        robot, n = self.robot, len(self.robot.links)
+        robot, n = self.robot, len(self.robot.link_qd)
         dM_dq = jacobian(b, list(M), robot.link_q, "q")         # column i: M's entries by q_i
         dM = [dM_dq[:, i].reshape(n, n) for i in range(n)]
         C = sympy.zeros(n, n)
@@ -112,7 +113,7 @@ class Lagrange:
         """J^T w, with J the Jacobian of the tool frame (the file's last frame)."""
         robot = self.robot
         if not robot.tool_link:         # a tool on the fixed base moves with no joint
-            return [sympy.Integer(0)] * len(robot.links)
+            return [sympy.Integer(0)] * len(robot.link_qd)
         frames = forward_kinematics(robot, b)
         R_n, p_n = frames[robot.tool_link - 1]
         R_tool, p_tool = robot.tool[:3, :3], robot.tool[:3, 3]
@@ -121,8 +122,8 @@ class Lagrange:
         n0 = b.vector("n0", R_n * R_tool * sympy.Matrix(moment))
         torques, moving = [], set(robot.support(robot.tool_link))
         for link, (R, p_j) in zip(robot.links, frames):
-            ((v, w),) = joint_motions(link.kind, R, p - p_j)
-            torques.append(v.dot(f0) + w.dot(n0) if link.index in moving else sympy.Integer(0))
+            torques += [v.dot(f0) + w.dot(n0) if link.index in moving else sympy.Integer(0)
+                        for v, w in joint_motions(link.kind, R, p - p_j)]
         return torques
 
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
@@ -136,14 +137,15 @@ class Lagrange:
 
 
 def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
-    """J_v and J_w of link i's frame origin, 3 x n, zero but for the joints that move it."""
-    n = len(robot.links)
+    """J_v and J_w of link i's frame origin, 3 x n (a column per velocity of the links),
+    zero but for the joints that move it."""
+    n = len(robot.link_qd)
     p_i = frames[i - 1][1]
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
-    for j in (k - 1 for k in robot.support(i)):
-        link, (R, p) = robot.links[j], frames[j]
-        ((v, w),) = joint_motions(link.kind, R, p_i - p)
-        Jv[:, j] = b.vector(f"Jv{i}_{j + 1}", v) if link.kind.turns() else v
-        Jw[:, j] = w
+    for j in robot.support(i):
+        link, (R, p) = robot.links[j - 1], frames[j - 1]
+        for column, (v, w) in zip(robot.velocity_slots(j), joint_motions(link.kind, R, p_i - p)):
+            Jv[:, column] = b.vector(f"Jv{i}_{column + 1}", v) if link.kind.turns() else v
+            Jw[:, column] = w
     return Jv, Jw
 

@@ -170,9 +170,12 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
         a_J, dw_J = link.kind.motion(qdd_i)
         omega = vector(b, f"w{i}", R.T * parent.omega + w_J)
         # R^T omega_{i-1} x w_J equals omega_i x w_J (w_J x w_J = 0), and omega_i is named;
-        # a slide adds Craig's 2 omega_i x v_J (Eq. (6.34)).
+        # a slide adds Craig's 2 omega_i x v_J (Eq. (6.34)), which is 2 R^T omega_{i-1} x v_J
+        # where the joint turns too: the rate of v_J, seen from the parent, adds w_J x v_J
+        # (zero for a one-axis joint and a screw, whose v_J and w_J are parallel).
         domega = vector(b, f"dw{i}", R.T * parent.domega + omega.cross(w_J) + dw_J)
-        dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(v_J) * 2 + a_J)
+        dv = vector(b, f"dv{i}", R.T * dv_parent + omega.cross(v_J) * 2 - w_J.cross(v_J)
+                    + a_J)
         motion = _moving(b, i, omega, domega, dv, R, P)
         steps += [Step("omega", i, sympy.ImmutableMatrix(omega)),
                   Step("domega", i, sympy.ImmutableMatrix(domega)),

@@ -85,7 +85,7 @@ def configuration(robot, text: str | None) -> np.ndarray:
         for part in kind.units:
             unit = q[at:at + kind.nq][part]
             if abs(np.linalg.norm(unit) - 1) > 1e-6:
-                raise DrawError(f"--q: {names[i]} {kind.unit_name} {unit.tolist()} is not a "
+                raise DrawError(f"--q: {names[i]} {kind.unit_word} {unit.tolist()} is not a "
                                 "unit one")
     return q
 

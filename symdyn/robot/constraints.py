@@ -32,6 +32,7 @@ import sympy
 import yaml
 
 from ..errors import RobotFileError
+from .joints import KINDS
 from .poses import Poses, closed_base, link_values, moved
 from .spec import CONSTRAINT_AXES, CONSTRAINT_KINDS, ConstraintSpec, TendonSpec
 
@@ -73,12 +74,13 @@ def _joints(links) -> dict:
             for i, link in enumerate(links, start=1)}
 
 
-def _spherical(reader, joints: dict, joint: str, node, field) -> None:
-    """Refuse a spherical joint where one number per joint is asked (a coefficient): its
-    configuration is a quaternion."""
-    if joints[joint].joint == "spherical":
-        raise reader.error(f"{joint!r} is a spherical joint, whose configuration is a "
-                           "quaternion, not one number", node, field,
+def _one_number(reader, joints: dict, joint: str, node, field) -> None:
+    """Refuse a joint of several coordinates where one number per joint is asked (a
+    coefficient)."""
+    kind = KINDS[joints[joint].joint]
+    if kind.nq != 1:
+        raise reader.error(f"{joint!r} is a {kind.name} joint, whose configuration is "
+                           f"{kind.configuration_text}, not one number", node, field,
                            "a revolute or prismatic joint")
 
 
@@ -148,7 +150,7 @@ def _terms(reader, node, field, links, mimic: bool) -> tuple[tuple[str, sympy.Ex
         if joint not in joints:
             raise reader.error(f"{joint!r} names no joint", key_node, field,
                                "a joint's name (JOINTS)")
-        _spherical(reader, joints, joint, key_node, field)
+        _one_number(reader, joints, joint, key_node, field)
         if not mimic and joints[joint].mimic is not None:
             raise reader.error(f"{joint!r} is a mimic joint, which has no coordinate of its "
                                "own to couple", key_node, field, "the joint it follows")
@@ -219,18 +221,21 @@ def read_closed_at(reader, node, links, floating: bool = False
         if joint in dict(out):
             raise reader.error(f"{joint!r} is given twice", key_node, "closed_at")
         field = f"closed_at.{joint}"
-        if joints[joint].joint != "spherical":
-            out.append((joint, _number(reader, value_node, field,
-                                       joints[joint].joint == "revolute")))
+        kind = KINDS[joints[joint].joint]
+        if kind.nq == 1:
+            out.append((joint, _number(reader, value_node, field, kind.angular)))
             continue
-        if not isinstance(value_node, yaml.SequenceNode) or len(value_node.value) != 4:
-            raise reader.error("a spherical joint's value is its unit quaternion", value_node,
-                               field, "[x, y, z, w]")
-        quaternion = tuple(_number(reader, x, field) for x in value_node.value)
-        if abs(float(sympy.sqrt(sum(x**2 for x in quaternion))) - 1) > UNIT:
-            raise reader.error("the quaternion is not a unit one", value_node, field,
-                               f"[x, y, z, w] of norm 1 (to {UNIT:g})")
-        out.append((joint, quaternion))
+        entries = f"[{', '.join(kind.coordinates)}]"
+        if not isinstance(value_node, yaml.SequenceNode) or len(value_node.value) != kind.nq:
+            raise reader.error(f"a {kind.name} joint's value is its configuration, "
+                               f"{kind.configuration_text}", value_node, field, entries)
+        value = tuple(_number(reader, x, field) for x in value_node.value)
+        for part in kind.units:
+            if abs(float(sympy.sqrt(sum(x**2 for x in value[part]))) - 1) > UNIT:
+                raise reader.error(f"the {kind.unit_word} is not a unit one", value_node,
+                                   field, f"{entries} with a {kind.unit_word} of norm 1 (to "
+                                   f"{UNIT:g})")
+        out.append((joint, value))
     return tuple(out), root
 
 

@@ -158,10 +158,12 @@ def _fixed(name, parent, child, T) -> list[str]:
 def _joint(name, link, row, parent, child, placement, num) -> list[str]:
     limits = {k: num(v) for k, v in (row.limits or {}).items()}
     positioned = "lower" in limits
-    kind = link.joint if positioned or not link.revolute else "continuous"
+    kind = link.kind.urdf if positioned or not link.revolute else "continuous"
     lines = [f'  <joint name="{name}" type="{kind}">', f'    <parent link="{parent}"/>',
              f'    <child link="{child}"/>', f"    {_origin(placement)}",
-             '    <axis xyz="0 0 1"/>']
+             *(['    <axis xyz="0 0 1"/>'] if link.kind.axis else [])]
+    if link.q is None:          # no limits, mimic, friction or actuator (the robot file's)
+        return lines + ["  </joint>"]
     if kind != "continuous" or limits:
         bounds = "".join(f' {k}="{decimal(limits[k])}"' for k in ("lower", "upper")
                          if k in limits)

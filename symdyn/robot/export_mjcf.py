@@ -54,6 +54,12 @@ def mjcf_text(robot: Robot, values: dict | None = None, notes: list[str] | None 
     """The MJCF of ``robot`` with its free symbols replaced by ``values`` ({symbol: number});
     raises ValueError naming the symbols that are left, or the joints MJCF has no name for."""
     refuse_kinds(robot, "MJCF", "mjcf", "export-urdf", "urdf")
+    free = [link for link in robot.links if link.kind.mjcf == "free"]
+    if free:
+        names = ", ".join(robot.joint_names(free))
+        raise ValueError(f"MJCF holds a free joint on a body of the world alone, its qpos that "
+                         f"body's pose in the world, not a free_flyer joint's q inside a tree "
+                         f"({names}); export-urdf writes it as a floating joint")
     num = Numbers.of(robot, values, "an MJCF file")
     spec = robot.spec
     names = [row.name or f"link{link.index}" for link, row in zip(robot.links, spec.links)]

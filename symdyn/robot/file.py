@@ -23,7 +23,7 @@ import yaml
 
 from ..errors import RobotFileError
 from ..resources import shipped_folder
-from . import angles, constraints
+from . import angles, constraints, joints
 from .expr import CONSTANTS, DECIMAL, FUNCTIONS, ExpressionError, as_text, number, parse_expression
 from .reading import read_text
 from .shapes import AXES, KINDS, Solid, combined
@@ -118,7 +118,7 @@ ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_fri
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
              "axis", "name", "joint_name", "parent", "gamma", "b", "mimic", "multiplier",
-             "offset", "elastic", "spring"} | ACTUATOR_KEYS
+             "offset", "elastic", "spring", "pitch"} | ACTUATOR_KEYS
 ELASTIC_KEYS = {"stiffness", "damping"}
 SPRING_KEYS = {"stiffness", "reference"}
 # A link's, a joint's or a frame's name: the source file's own (URDF and MJCF names hold dots,
@@ -580,10 +580,11 @@ class _Reader:
         field = f"link {index + 1}"
         keys = self.link_nodes[index + 1] = self.mapping(node, field, LINK_KEYS)
         joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
-        if joint == "spherical":
-            self.spherical(keys, convention, field)
+        kind = joints.KINDS[joint]
+        if kind.nq != 1 or joint == "helical":
+            self.placed_by_origin(kind, keys, convention, field)
         if convention == "urdf":
-            values = self.joint_placement(keys, node, field, joint == "spherical")
+            values = self.joint_placement(keys, node, field, kind.axis)
         else:
             for key in LINK_REQUIRED:
                 self.require(keys, key, node, field)
@@ -638,13 +639,20 @@ class _Reader:
             problem = actuator_problem(key, value)
             if problem:
                 raise self.error(problem, keys[key], f"{field}.{key}")
-        limits = (self.limits(keys["limits"], f"{field}.limits", joint == "revolute")
+        limits = (self.limits(keys["limits"], f"{field}.limits", kind.angular)
                   if "limits" in keys else None)
+        if ("pitch" in keys) != (joint == "helical"):
+            if "pitch" in keys:
+                raise self.error("pitch belongs to a helical joint", keys["pitch"],
+                                 f"{field}.pitch", "joint: helical beside it")
+            self.require(keys, "pitch", node, field)
+        if "pitch" in keys:
+            values["pitch"] = self.expression(keys["pitch"], f"{field}.pitch")
         if "elastic" in keys:
-            values["elastic"] = self.elastic(keys, joint, actuator.get("motor_inertia"),
+            values["elastic"] = self.elastic(keys, actuator.get("motor_inertia"),
                                              f"{field}.elastic")
         if "spring" in keys:
-            values["spring"] = self.spring(keys["spring"], joint, f"{field}.spring")
+            values["spring"] = self.spring(keys["spring"], kind, f"{field}.spring")
         name, joint_name = (self.name_text(keys[key], f"{field}.{key}", key == "name")
                             if key in keys else None for key in ("name", "joint_name"))
         for key in ("multiplier", "offset"):
@@ -653,8 +661,7 @@ class _Reader:
                     raise self.error(f"{key} belongs to a mimic joint, and this one mimics "
                                      "none", keys[key], f"{field}.{key}",
                                      "mimic: <the followed joint's link name> beside it")
-                read = self.angle if key == "offset" and joint == "revolute" else \
-                    self.expression
+                read = self.angle if key == "offset" and kind.angular else self.expression
                 values[key] = read(keys[key], f"{field}.{key}")
         return LinkSpec(joint=joint, **values, mass=mass, **inertial, **actuator, limits=limits,
                         name=name, joint_name=joint_name, parent=index)
@@ -728,10 +735,11 @@ class _Reader:
             if followed == k:
                 raise self.error("a joint cannot mimic itself", node, field,
                                  "another joint's link")
-            if links[followed - 1].joint == "spherical":
-                raise self.error(f"{name!r} is a spherical joint, whose configuration is a "
-                                 "quaternion: a joint cannot follow it", node, field,
-                                 "a revolute or prismatic joint")
+            kind = joints.KINDS[links[followed - 1].joint]
+            if kind.nq != 1:
+                raise self.error(f"{name!r} is a {kind.name} joint, whose configuration is "
+                                 f"{kind.configuration_text}: a joint cannot follow it", node,
+                                 field, "a revolute or prismatic joint")
             if "elastic" in self.link_nodes[followed]:
                 raise self.error(f"{name!r} is an elastic joint: its link and its motor move "
                                  "apart, and which of them a mimic joint follows is "
@@ -810,22 +818,27 @@ class _Reader:
                 raise self.error(f"the {key} limit must be positive", keys[key], f"{field}.{key}")
         return limits
 
-    def spherical(self, keys, convention, field) -> None:
-        """What a spherical joint refuses: a DH table (which places one axis), an axis, and
-        the fields of one number per joint (a rotor and its friction, limits, a mimic)."""
+    def placed_by_origin(self, kind, keys, convention, field) -> None:
+        """What a joint DH does not place refuses: a DH table (which places a turn or a
+        slide about one axis a row); and, for a joint of several coordinates, an axis unless
+        it has one, and the fields of one number per joint (a rotor and its friction,
+        limits, a mimic, a spring)."""
         joint_node = keys["joint"]
         if convention != "urdf":
-            raise self.error(f"a spherical joint is placed by its origin in convention urdf; "
-                             f"this file's is {convention} DH, which places one axis per joint",
-                             joint_node, f"{field}.joint", "convention urdf")
-        for key in ("axis", "motor_inertia", "gear_ratio", "viscous_friction",
-                    "coulomb_friction", "limits", "mimic", "multiplier", "offset"):
+            raise self.error(f"a {kind.name} joint is placed by its origin in convention urdf; "
+                             f"this file's is {convention} DH, which places a turn or a slide "
+                             "per row", joint_node, f"{field}.joint", "convention urdf")
+        if kind.nq == 1:
+            return
+        refused = ("motor_inertia", "gear_ratio", "viscous_friction", "coulomb_friction",
+                   "limits", "mimic", "multiplier", "offset", "elastic", "spring")
+        for key in refused + (() if kind.axis else ("axis",)):
             if key in keys:
-                raise self.error(f"a spherical joint has no {key.replace('_', ' ')}: it turns "
-                                 "about every axis, its configuration a quaternion",
-                                 keys[key], f"{field}.{key}", "a revolute or prismatic joint")
+                raise self.error(f"a {kind.name} joint has no {key.replace('_', ' ')}: its "
+                                 f"configuration is {kind.configuration_text}", keys[key],
+                                 f"{field}.{key}", "a revolute or prismatic joint")
 
-    def elastic(self, keys, joint, motor_inertia, field) -> tuple:
+    def elastic(self, keys, motor_inertia, field) -> tuple:
         """An elastic joint's (stiffness, damping): a spring K > 0 (N m/rad or N/m) with
         damping D >= 0 (0 if not given) between the motor and the link, on a one-axis joint
         that follows no other and whose motor has an inertia (``motor_inertia``, as read: the
@@ -840,7 +853,7 @@ class _Reader:
             problem = elastic_problem(key, value)
             if problem:
                 raise self.error(problem, spring[key], f"{field}.{key}")
-        if joint == "spherical" or "mimic" in keys:
+        if "mimic" in keys:
             raise self.error("an elastic joint is a revolute or prismatic joint of its own",
                              node, field, "elastic on a joint that follows no other")
         inertia = numeric((motor_inertia,)) if motor_inertia is not None else (0,)
@@ -851,14 +864,10 @@ class _Reader:
                              "motor_inertia: Jm > 0 (and gear_ratio: G) beside elastic")
         return stiffness, damping
 
-    def spring(self, node, joint, field) -> tuple:
+    def spring(self, node, kind, field) -> tuple:
         """A joint spring's (stiffness, reference): K >= 0 (N m/rad or N/m) and q_ref (0 if
         not given; an angle for a revolute joint, read as angles are), on a one-axis joint."""
         spring = self.mapping(node, field, SPRING_KEYS)
-        if joint == "spherical":
-            raise self.error("a spherical joint has no spring here: its configuration is a "
-                             "quaternion", node, field, "a spring on a revolute or prismatic "
-                             "joint")
         stiffness = self.expression(self.require(spring, "stiffness", node, field),
                                     f"{field}.stiffness")
         problem = spring_problem(stiffness)
@@ -866,12 +875,12 @@ class _Reader:
             raise self.error(problem, spring["stiffness"], f"{field}.stiffness")
         if "reference" not in spring:
             return stiffness, sympy.Integer(0)
-        read = self.angle if joint == "revolute" else self.expression
+        read = self.angle if kind.angular else self.expression
         return stiffness, read(spring["reference"], f"{field}.reference")
 
-    def joint_placement(self, keys, node, field, spherical: bool = False) -> dict:
+    def joint_placement(self, keys, node, field, axis: bool = True) -> dict:
         """origin (optional: the parent's frame) and axis (required, made a unit vector; none
-        for a spherical joint)."""
+        for a joint without one, JointKind.axis)."""
         for key in DH_COLUMNS:
             if key in keys:
                 raise self.error(f"{key} is a DH entry; in convention urdf a joint is placed by "
@@ -879,7 +888,7 @@ class _Reader:
         zeros = (sympy.Integer(0),) * 3
         origin = (self.placement(keys["origin"], f"{field}.origin") if "origin" in keys
                   else PlacementSpec(zeros, zeros))
-        if spherical:
+        if not axis:
             return {"a": zeros[0], "alpha": zeros[0], "d": zeros[0], "theta": zeros[0],
                     "origin": origin}
         axis_node = self.require(keys, "axis", node, field)

@@ -69,6 +69,8 @@ class JointKind:
     # not where its coordinates are along the frame's x and y.
     axis: bool = True
     symmetric: bool = True
+    angular = False          # its one coordinate is an angle (a file's degrees are read so)
+    configuration_text = "one number"    # what a message says its configuration is
     # Its name in URDF and in MJCF (None: the format has no such joint), and the order of its
     # configuration's entries in MuJoCo's qpos (a quaternion's w first)
     urdf: str | None = None
@@ -139,7 +141,7 @@ class JointKind:
     # Where its configuration holds a unit quaternion (or a unit circle's cosine and sine),
     # and what a message calls it
     units: tuple = ()
-    unit_name = "quaternion (x, y, z, w) ="
+    unit_word = "quaternion"
 
     def normalized(self, q: list) -> list:
         """q (nq numbers or arrays of them) brought back to its manifold, as Pinocchio's
@@ -155,6 +157,13 @@ class JointKind:
         values = self.integrate(_Numbers(), "", [sympy.Float(x) for x in q],
                                 [sympy.Float(x) for x in v])
         return [float(x) for x in values]
+
+    def invariant(self, ten) -> tuple:
+        """The part of a link's ten parameters (spatial.PARAMETERS' order) that its parent
+        sees the same whatever the joint's configuration, and that adds nothing to the joint's
+        own forces: what the base parameters regroup into the parent (robot/regroup.py).
+        None of it, unless the kind says."""
+        return (0,) * 10
 
     def turns(self) -> bool:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
@@ -174,27 +183,32 @@ class JointKind:
                 for s_v, s_w in self.subspace]
 
 
-class _Coordinate(JointKind):
-    """A joint of one coordinate, moved by its velocity: q + v, and q1 - q0 back."""
-
-    nq = nv = 1
-    neutral = (0,)
+class _Vector(JointKind):
+    """A joint whose configuration is a vector its velocity moves: q + v, and q1 - q0 back
+    (dq/dt = v, nq = nv)."""
 
     def integrate(self, b, name, q, v):
-        return [q[0] + v[0]]
+        return [x + dx for x, dx in zip(q, v)]
 
     def difference(self, b, name, q0, q1):
-        return [q1[0] - q0[0]]
+        return [x1 - x0 for x0, x1 in zip(q0, q1)]
 
     def rates(self, q, v):
-        return {q[0]: v[0]} if v[0] != 0 else {}
+        return {x: dx for x, dx in zip(q, v) if dx != 0}
 
     def random(self, rng, states):
         """Within [-pi, pi] (rad, or as many metres)."""
-        return rng.uniform(-np.pi, np.pi, (states, 1))
+        return rng.uniform(-np.pi, np.pi, (states, self.nq))
 
     def rate_numbers(self, q, v):
         return v
+
+
+class _Coordinate(_Vector):
+    """A joint of one coordinate."""
+
+    nq = nv = 1
+    neutral = (0,)
 
 
 class Revolute(_Coordinate):
@@ -202,11 +216,17 @@ class Revolute(_Coordinate):
 
     name = urdf = "revolute"
     mjcf = "hinge"
+    angular = True
     subspace = ((_O, _Z),)
 
     def transform(self, configuration, offset=0):
         """Rz(q + offset): the offset is added to the angle before its sine and cosine."""
         return rot_z(configuration[0] + offset)[:3, :3], sympy.zeros(3, 1)
+
+    def invariant(self, ten):
+        """The mass M, the first moment MZ along the axis and YY on both XX and YY."""
+        m, _, _, mz, _, _, yy, _, _, _ = ten
+        return (m, 0, 0, mz, yy, 0, yy, 0, 0, 0)
 
     def placement(self, b, link):
         """The rotation in the steps S_i, C_i of its angle's sine and cosine (q_i, or q_i plus
@@ -230,8 +250,68 @@ class Prismatic(_Coordinate):
     def motion_of(self, configuration):
         return sympy.eye(3), sympy.Matrix([0, 0, configuration[0]])
 
+    def invariant(self, ten):
+        """The whole rotational inertia (a body without mass or first moment)."""
+        return (0, 0, 0, 0, *ten[4:])
 
-class Spherical(JointKind):
+
+class Helical(Revolute):
+    """A screw about the joint frame's z axis: a turn by q (rad) and a slide by pitch q (m)
+    (Pinocchio's JointModelHelical, whose pitch is in m/rad)."""
+
+    name = "helical"
+    urdf = mjcf = None
+
+    def __init__(self, pitch=0):
+        self.pitch = sympy.sympify(pitch)
+        self.subspace = (((0, 0, self.pitch), _Z),)
+
+    def transform(self, configuration, offset=0):
+        rotation, _ = super().transform(configuration, offset)
+        return rotation, sympy.Matrix([0, 0, self.pitch * configuration[0]])
+
+    def invariant(self, ten):
+        """The turn's axial inertia alone: a slide along the axis moves the mass."""
+        return (0, 0, 0, 0, ten[6], 0, ten[6], 0, 0, 0)
+
+
+class Translation(_Vector):
+    """A slide along all three axes of the joint frame: its origin's position (Pinocchio's
+    JointModelTranslation)."""
+
+    name = "translation"
+    nq = nv = 3
+    neutral = (0, 0, 0)
+    subspace = ((_X, _O), (_Y, _O), (_Z, _O))
+    coordinates = velocity_names = ("x", "y", "z")
+    suffixes = ("fx", "fy", "fz")
+    axis = symmetric = False
+    configuration_text = "a position"
+
+    def motion_of(self, configuration):
+        return sympy.eye(3), sympy.Matrix(configuration)
+
+    invariant = Prismatic.invariant
+
+
+class _Turning(JointKind):
+    """A kind whose configuration holds a unit quaternion, at ``turn`` in it."""
+
+    turn = slice(0, 4)
+
+    def placement(self, b, link):
+        """Its fixed part times its quaternion's rotation, whose entries are named once
+        (expanded, each entry of the product would carry every monomial of the quaternion's
+        times a constant)."""
+        quaternion = link.configuration[self.turn]
+        turn = quaternion_rotation(quaternion)
+        turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
+                                   for r in range(3) for c in range(3)])
+        fixed = sympy.Matrix(link.rotation).xreplace(dict(zip(quaternion, (0, 0, 0, 1))))
+        return fixed * turn, sympy.Matrix(link.position)
+
+
+class Spherical(_Turning):
     """A turn about all three axes: a unit quaternion, and the angular velocity in the joint
     frame's own axes (Pinocchio's JointModelSpherical, MuJoCo's ball)."""
 
@@ -246,6 +326,7 @@ class Spherical(JointKind):
     axis = symmetric = False
     mjcf = "ball"
     units = (slice(0, 4),)
+    configuration_text = "a quaternion"
     qpos_order = (3, 0, 1, 2)
 
     def motion_of(self, configuration):
@@ -254,16 +335,9 @@ class Spherical(JointKind):
     def integrate(self, b, name, q, v):
         return turned(b, name, q, v)
 
-    def placement(self, b, link):
-        """Its fixed part times its quaternion's rotation, whose entries are named once
-        (expanded, each entry of the product would carry every monomial of the quaternion's
-        times a constant)."""
-        quaternion = link.configuration
-        turn = quaternion_rotation(quaternion)
-        turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
-                                   for r in range(3) for c in range(3)])
-        fixed = sympy.Matrix(link.rotation).xreplace(dict(zip(quaternion, self.neutral)))
-        return fixed * turn, sympy.Matrix(link.position)
+    def invariant(self, ten):
+        """The mass at the point it turns about."""
+        return (ten[0], 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
     def difference(self, b, name, q0, q1):
         return turn_between(b, name, q0, q1)[0]
@@ -283,7 +357,7 @@ class Spherical(JointKind):
                 "effort": [sympy.oo] * 3}
 
 
-class FreeFlyer(JointKind):
+class FreeFlyer(_Turning):
     """A body moving freely: its origin's position and a unit quaternion; its velocity [v;
     omega] in its own axes (Pinocchio's JointModelFreeFlyer, LOCAL; MuJoCo's free joint, whose
     linear velocity is in the world's)."""
@@ -298,7 +372,12 @@ class FreeFlyer(JointKind):
     velocity_names = ("vx", "vy", "vz", "wx", "wy", "wz")
     urdf, mjcf = "floating", "free"
     units = (slice(3, 7),)
+    configuration_text = "a position and a quaternion"
     qpos_order = (0, 1, 2, 6, 3, 4, 5)
+    turn = slice(3, 7)
+
+    def motion_of(self, configuration):
+        return quaternion_rotation(configuration[3:7]), sympy.Matrix(configuration[:3])
 
     def integrate(self, b, name, q, v):
         p0, quat0 = sympy.Matrix(q[:3]), q[3:7]
@@ -344,9 +423,91 @@ class FreeFlyer(JointKind):
                           np.stack(quaternion_rates(q[:, 3:7].T, v[:, 3:6].T), axis=1)])
 
 
+class Planar(JointKind):
+    """A slide along the joint frame's x and y and a turn about its z, the plane's normal:
+    (x, y, cos theta, sin theta), its velocity (vx, vy, omega_z) in its own axes (Pinocchio's
+    JointModelPlanar, URDF's planar joint, whose axis is the normal). It moves by SE(2)'s
+    exponential: R_1 = R_0 Rz(w), p_1 = p_0 + R_0 V (vx, vy), V = [[a, -c], [c, a]] with
+    a = sin(w)/w and c = (1 - cos w)/w, and back by its logarithm, V^-1 = [[e, w/2], [-w/2, e]],
+    e = (w/2) cot(w/2). A quotient with a removable singularity at w = 0 divides by
+    w + 1 - sign(w)^2, and its numerator is shifted alike where its limit there is 1."""
+
+    name = urdf = "planar"
+    nq, nv = 4, 3
+    neutral = (0, 0, 1, 0)
+    subspace = ((_X, _O), (_Y, _O), (_O, _Z))
+    coordinates = ("x", "y", "c", "s")
+    velocity_names = ("vx", "vy", "w")
+    suffixes = ("fx", "fy", "nz")
+    symmetric = False
+    units = (slice(2, 4),)
+    unit_word = "(cos, sin)"
+    configuration_text = "a position in the plane and the cosine and sine of an angle"
+
+    def motion_of(self, configuration):
+        x, y, c, s = configuration
+        return sympy.Matrix([[c, -s, 0], [s, c, 0], [0, 0, 1]]), sympy.Matrix([x, y, 0])
+
+    def integrate(self, b, name, q, v):
+        x, y, c, s = q
+        vx, vy, w = v
+        gap = b.define(f"{name}gap", 1 - sympy.sign(w) ** 2)
+        safe = b.define(f"{name}w_s", w + gap)
+        sin, cos = b.define(f"{name}sw", sympy.sin(w)), b.define(f"{name}cw", sympy.cos(w))
+        a = b.define(f"{name}a", (sin + gap) / safe)
+        e = b.define(f"{name}e", 2 * sympy.sin(w / 2) ** 2 / safe)
+        dx, dy = b.define(f"{name}dx", a * vx - e * vy), b.define(f"{name}dy", e * vx + a * vy)
+        c1, s1 = b.define(f"{name}c", c * cos - s * sin), b.define(f"{name}s", s * cos + c * sin)
+        scale = b.define(f"{name}unit", (3 - c1 * c1 - s1 * s1) / 2)
+        return [x + c * dx - s * dy, y + s * dx + c * dy, c1 * scale, s1 * scale]
+
+    def difference(self, b, name, q0, q1):
+        x0, y0, c0, s0 = q0
+        x1, y1, c1, s1 = q1
+        w = b.define(f"{name}w", sympy.atan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1))
+        half = w / 2
+        gap = b.define(f"{name}gap", 1 - sympy.sign(w) ** 2)
+        e = b.define(f"{name}e", sympy.cos(half) * (half + gap) / (sympy.sin(half) + gap))
+        dx, dy = x1 - x0, y1 - y0
+        tx, ty = b.define(f"{name}tx", c0 * dx + s0 * dy), b.define(f"{name}ty", c0 * dy - s0 * dx)
+        return [e * tx + half * ty, e * ty - half * tx, w]
+
+    def rates(self, q, v):
+        x, y, c, s = q
+        vx, vy, w = v
+        return _moving(q, [c * vx - s * vy, s * vx + c * vy, -s * w, c * w])
+
+    def random(self, rng, states):
+        """Its position within [-1, 1] m, its angle uniform."""
+        angle = rng.uniform(-np.pi, np.pi, states)
+        return np.column_stack([rng.uniform(-1, 1, (states, 2)), np.cos(angle), np.sin(angle)])
+
+    def rate_numbers(self, q, v):
+        _, _, c, s = q.T
+        vx, vy, w = v.T
+        return np.column_stack([c * vx - s * vy, s * vx + c * vy, -s * w, c * w])
+
+    def bounds(self, limits):
+        """Its position unbounded, its cosine and sine within [-1, 1], its velocity and
+        force unbounded."""
+        return {"lower": [-sympy.oo] * 2 + [-_UNIT] * 2, "upper": [sympy.oo] * 2 + [_UNIT] * 2,
+                "velocity": [sympy.oo] * 3, "effort": [sympy.oo] * 3}
+
+    def invariant(self, ten):
+        """Its axial inertia, yy on xx and yy: massless, it looks the same however it moves in
+        the plane, and adds nothing to the torque about the normal."""
+        return (0, 0, 0, 0, ten[6], 0, ten[6], 0, 0, 0)
+
+
 # The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
-KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Spherical())}
 FREE_FLYER = FreeFlyer()
+KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Helical(), Spherical(),
+                                      Translation(), Planar(), FREE_FLYER)}
+
+
+def kind_of(name: str, pitch=0) -> JointKind:
+    """The kind of a robot file's ``joint``: KINDS', a helical joint's of its ``pitch``."""
+    return Helical(pitch) if name == "helical" else KINDS[name]
 
 
 class _Numbers:

@@ -111,7 +111,7 @@ class Link:
     index: int                     # 1-based, as in the books
     parent: int                    # the parent link's index, 0 for the base (Featherstone's
                                    # lambda(i)): always less than index, parents first
-    joint: str                     # its kind's name (joints.KINDS)
+    kind: joints.JointKind         # its joint's: what its configuration is and how it moves
     # The joint's variables (JointKind.symbols): its configuration's nq, its velocity's nv
     # (Pinocchio's v, in the joint frame's axes) and their rates
     configuration: tuple
@@ -140,9 +140,9 @@ class Link:
         return self.joint == "revolute"
 
     @property
-    def kind(self) -> joints.JointKind:
-        """The joint's kind (robot/joints.py): what its configuration is and how it moves."""
-        return joints.KINDS[self.joint]
+    def joint(self) -> str:
+        """Its kind's name, the robot file's (joints.KINDS)."""
+        return self.kind.name
 
     @property
     def nv(self) -> int:
@@ -556,7 +556,7 @@ class Robot:
         links = []
         placed = joint_frames(rows, folded) if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
-            kind = joints.KINDS[row.joint]
+            kind = joints.kind_of(row.joint, row.pitch)
             variables = kind.symbols(i)
             q = variables[0][0]
             parent = row.parent
@@ -592,7 +592,7 @@ class Robot:
                                *sympy.symbols(f"theta{i} thetad{i} thetadd{i}"))
                        if row.elastic else None)
             armature, viscous, coulomb = NO_ACTUATOR if elastic else reflected(row)
-            links.append(Link(i, parent, row.joint, *variables,
+            links.append(Link(i, parent, kind, *variables,
                               folded(sympy.ImmutableMatrix(rotation)),
                               folded(sympy.ImmutableMatrix(position)), inertia,
                               armature=armature, viscous=viscous, coulomb=coulomb,

@@ -4,12 +4,13 @@ Whatever part of link j looks the same from its parent whatever q_j moves with t
 (Khalil and Dombre, "Modeling, Identification and Control of Robots", Ch. 12). For a revolute
 joint it is the mass M_j, the first moment MZ_j along the axis and YY_j on both XX_j and YY_j
 (giving XXR_j = XX_j - YY_j, MR_{p(j)} = M_{p(j)} + M_j, ...); for a prismatic joint the whole
-rotational inertia (about any point: a body without mass or first moment). Moved into the
+rotational inertia (about any point: a body without mass or first moment); each kind says its
+own (JointKind.invariant). Moved into the
 parent's frame by the joint's placement at q_j = 0, tip first so that a part carries what its
 children gave it, it changes no joint force; from a child of the fixed base it vanishes, and a
 floating base's body takes it as any parent does.
 
-The rule is written once, here, and used twice:
+The move is written once, here, and used twice:
 
 * ``regrouped``: the model with each revolute link's numeric axial part moved, which the
   recursions carry in fewer terms (the PUMA 560's M(q) drops from 252/176 to 128/84
@@ -27,18 +28,6 @@ import sympy
 
 from ..spatial import Inertia, Placement
 from .model import Link, Robot, stored
-
-
-def invariant_part(ten, joint: str) -> tuple:
-    """The part of a link's ten parameters (spatial.PARAMETERS' order) that its parent sees the
-    same whatever its ``joint``'s coordinate: a spherical joint's is the mass alone, at the
-    point about which it turns."""
-    m, _, _, mz, xx, xy, yy, xz, yz, zz = ten
-    if joint == "revolute":
-        return (m, 0, 0, mz, yy, 0, yy, 0, 0, 0)
-    if joint == "spherical":
-        return (m, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    return (0, 0, 0, 0, xx, xy, yy, xz, yz, zz)
 
 
 def moved_to_parents(robot: Robot, tens, part: Callable, move: Callable,
@@ -71,7 +60,7 @@ def resting(link: Link) -> Placement:
 def regrouped(robot: Robot) -> Robot:
     """The same dynamics with each revolute link's numeric axial part moved to its parent."""
     def part(link, ten):
-        piece = invariant_part(ten, "revolute")
+        piece = link.kind.invariant(ten)
         if not link.revolute or any(sympy.sympify(v).free_symbols for v in piece):
             return None
         return piece

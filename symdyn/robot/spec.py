@@ -79,6 +79,7 @@ class LinkSpec:
     # none), and the joint's unit axis in it (URDF's <origin> and <axis>); the DH entries are 0
     origin: PlacementSpec | None = None
     axis: tuple | None = None
+    pitch: sympy.Expr = sympy.Integer(0)     # a helical joint's, m/rad
     # A mimic joint follows another's coordinate, q = multiplier q_mimic + offset (URDF's
     # <mimic>): ``mimic`` is that joint's link (1-based), None for an independent joint.
     mimic: int | None = None

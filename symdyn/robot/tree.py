@@ -23,17 +23,18 @@ import numpy as np
 
 from ..errors import RobotFileError
 from ..spatial import Inertia
+from .joints import KINDS
 from .rigid import no_body, seen_from
 
-MOVABLE = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
-           "spherical": "spherical"}     # (MJCF's ball: URDF has none)
+# A movable joint's kind (joints.KINDS) by the source's word for it: URDF's (a continuous joint
+# is a revolute angle), or the kind's own name (the MJCF reader's joints).
+MOVABLE = {"continuous": "revolute", **{name: name for name in KINDS},
+           **{kind.urdf: name for name, kind in KINDS.items() if kind.urdf}}
 # The kind of note (LinkTree.note) of a body no rigid body has, which published files hold
 # (round-off, massless links with inertia): imported as it is, the robot file saying so.
 INCONSISTENT = ("inertias no rigid body has, taken as the file gives them (the robot file "
                 "says allow_inconsistent_inertia: true):")
 TENDON_OFF_CHAIN = "tendons left out, whose joints the chain leaves out:"
-UNSUPPORTED = {"floating": "a floating joint (6 degrees of freedom)",
-               "planar": "a planar joint (3 degrees of freedom)"}
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,6 @@ class LinkTree:
         tip, other_tips = (tip, ()) if tip else self.default_tip(base)
         path = self.path_between(base, tip)
         for joint in path:
-            self.check_movable(joint, "in the chain")
             if joint.mimic is not None and joint.kind in MOVABLE:
                 raise self.error(f"joint {joint.name!r} in the chain mimics {joint.mimic[0]!r}",
                                  joint, expected="a chain of independent joints; choose "
@@ -376,7 +376,6 @@ class LinkTree:
         stack = below(base, 0, np.eye(4))     # a stack, not recursion: a tree may be deep
         while stack:
             joint, parent, placement = stack.pop()
-            self.check_movable(joint, "in the tree")
             origin = placement @ joint.origin
             if joint.kind not in MOVABLE:
                 if self.own(joint.child):
@@ -419,12 +418,6 @@ class LinkTree:
                 chain_joint = replace(chain_joint, mimic=(place[name], multiplier, offset))
             out.append(chain_joint)
         return out
-
-    def check_movable(self, joint: Joint, where: str):
-        if joint.kind in UNSUPPORTED:
-            raise self.error(f"joint {joint.name!r} {where} is {UNSUPPORTED[joint.kind]}",
-                             joint, expected="revolute, continuous, prismatic or fixed "
-                             "joints; choose the chain with --base and --tip")
 
     def default_tip(self, base: str) -> tuple[str, tuple]:
         """The one end of the movable joints below ``base``: the only leaf, or the child of the
@@ -485,7 +478,6 @@ class LinkTree:
             for joint in self.children[name]:
                 if joint.child == stop or (whole and joint.kind in MOVABLE):
                     continue
-                self.check_movable(joint, "is lumped into the chain's links, but")
                 if joint.kind in MOVABLE:
                     if joint.mimic is not None and joint.mimic[0] in chain:
                         raise self.error(f"joint {joint.name!r} mimics {joint.mimic[0]!r} of the "

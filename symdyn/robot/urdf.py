@@ -13,6 +13,7 @@ import numpy as np
 
 from ..spatial import Inertia
 from .expr import decimal
+from .joints import KINDS
 from .reading import read_bounded
 from .rigid import (
     LARGEST,
@@ -24,7 +25,7 @@ from .rigid import (
     seen_from,
 )
 from .spec import ROOTS
-from .tree import INCONSISTENT, MOVABLE, UNSUPPORTED, Chain, Joint, LinkTree
+from .tree import INCONSISTENT, MOVABLE, Chain, Joint, LinkTree
 from .validity import actuator_problem, body_problem
 from .xmltree import Element, parse
 
@@ -32,6 +33,13 @@ MAX_URDF_BYTES = 8 << 20
 ACTUATOR = "symdyn:actuator"    # symdyn's own elements, as export.py writes them
 GRAVITY = "symdyn:gravity"
 ROOT = "symdyn:root"            # <symdyn:root type="free_flyer"/>: an export's floating base
+
+
+# The joint types URDF has: the kinds' (JointKind.urdf; a continuous joint is a revolute one),
+# and fixed
+URDF_TYPES = ("continuous", *(kind.urdf for kind in KINDS.values() if kind.urdf), "fixed")
+SEVERAL_LEFT_OUT = ("the limits, damping, friction and actuators of joints of several "
+                    "coordinates left out (a robot file's planar or floating joint has none):")
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
@@ -137,9 +145,10 @@ class _Tree(LinkTree):
     def joint(self, element) -> Joint:
         name = self.name(element)
         kind = element.attrs.get("type", "")
-        if kind not in (*MOVABLE, "fixed", *UNSUPPORTED):
+        if kind not in URDF_TYPES:
             raise self.error(f"joint {name!r} has type {kind!r}", element,
-                             expected="revolute, continuous, prismatic or fixed")
+                             expected=", ".join(URDF_TYPES[:-1]) + " or " + URDF_TYPES[-1])
+        several = kind in MOVABLE and KINDS[MOVABLE[kind]].nq != 1
         links = {}
         for tag in ("parent", "child"):
             link_element = self.only(element, tag)
@@ -153,14 +162,18 @@ class _Tree(LinkTree):
         axis_element = self.only(element, "axis")
         axis = (np.array([1.0, 0.0, 0.0]) if axis_element is None    # URDF's default
                 else self.numbers(axis_element, "xyz", 3))
-        if kind in MOVABLE:
+        if kind == "floating":      # which has none
+            axis = np.array([0.0, 0.0, 1.0])
+        elif kind in MOVABLE:
             norm = float(np.linalg.norm(axis))
             if norm == 0:
                 raise self.error(f"joint {name!r} has a zero axis", axis_element or element)
             axis = axis / norm
         limits = {}
         limit = self.only(element, "limit")
-        if limit is not None and kind in MOVABLE:
+        if limit is not None and several:
+            self.note(SEVERAL_LEFT_OUT, f"{name!r} <limit>")
+        elif limit is not None and kind in MOVABLE:
             keys = ("velocity", "effort") if kind == "continuous" else (
                 "lower", "upper", "velocity", "effort")
             given = {k: self.number(limit, k) for k in keys if k in limit.attrs}
@@ -182,12 +195,22 @@ class _Tree(LinkTree):
             if viscous < 0 or coulomb < 0:
                 raise self.error(f"joint {name!r}: damping and friction cannot be negative",
                                  dynamics)
+            if several and (viscous or coulomb):
+                self.note(SEVERAL_LEFT_OUT, f"{name!r} <dynamics>")
+                viscous = coulomb = 0.0
         mimic = self.only(element, "mimic")
+        if mimic is not None and several:
+            raise self.error(f"joint {name!r} is a {kind} joint with a <mimic>", mimic,
+                             expected="a mimic on a revolute, continuous or prismatic joint")
         if mimic is not None:
             mimic = (mimic.attrs.get("joint", ""), self.number(mimic, "multiplier", 1.0),
                      self.number(mimic, "offset", 0.0))
+        actuator = self.actuator(element, name)
+        if actuator is not None and several:
+            self.note(SEVERAL_LEFT_OUT, f"{name!r} <{ACTUATOR}>")
+            actuator = None
         return Joint(name, kind, links["parent"], links["child"], self.origin(element), axis,
-                     limits, viscous, coulomb, self.actuator(element, name), mimic,
+                     limits, viscous, coulomb, actuator, mimic,
                      element.line)
 
     def actuator(self, joint_element, name) -> dict | None:

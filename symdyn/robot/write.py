@@ -22,6 +22,7 @@ from . import angles
 from .dhfit import modified_dh
 from .expr import as_text
 from .file import BASE, NAME_TEXT_LENGTH
+from .joints import KINDS
 from .rigid import QUARTER_TOLERANCE, rpy, seen_from
 from .tree import Chain, ChainJoint
 
@@ -63,7 +64,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         raise ValueError("a floating base is written as the URDF places its joints: its frame "
                          "{0} is the URDF's root link, which a DH table would move")
     table = None
-    if form != "urdf" and not tree and not floating and "spherical" not in kinds:
+    if form != "urdf" and not tree and not floating and set(kinds) <= {"revolute", "prismatic"}:
         tip = _compose(placements) @ chain.tool
         table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
         if table is None and form == "modified":
@@ -107,7 +108,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
             if tree:
                 place.append(f"parent: {names[joint.parent - 1] if joint.parent else 'base'}")
             place.append(f"origin: {_placement(joint.placement, angle)}")
-            if joint.kind != "spherical":       # which turns about every axis
+            if KINDS[joint.kind].axis:      # (a spherical joint turns about every axis)
                 place.append(f"axis: {decimals(joint.axis)}")
             if joint.mimic is not None:      # only in a tree (or a coupled chain: named)
                 followed, multiplier, offset = joint.mimic

@@ -17,9 +17,31 @@ import symdyn
 from symdyn.errors import DerivationError, RobotFileError
 from symdyn.robot import joints
 
-PINOCCHIO = {"revolute": pin.JointModelRZ, "prismatic": pin.JointModelPZ,
-             "spherical": pin.JointModelSpherical, "free_flyer": pin.JointModelFreeFlyer}
-KINDS = [*joints.KINDS.values(), joints.FREE_FLYER]
+# Pinocchio's joint model of each kind, in its own frame (z the axis)
+PINOCCHIO = {"revolute": lambda kind: pin.JointModelRZ(),
+             "prismatic": lambda kind: pin.JointModelPZ(),
+             "helical": lambda kind: pin.JointModelHZ(float(kind.pitch)),
+             "spherical": lambda kind: pin.JointModelSpherical(),
+             "translation": lambda kind: pin.JointModelTranslation(),
+             "planar": lambda kind: pin.JointModelPlanar(),
+             "free_flyer": lambda kind: pin.JointModelFreeFlyer()}
+KINDS = [joints.Helical(0.07) if kind.name == "helical" else kind
+         for kind in joints.KINDS.values()]
+
+
+def _model(kind) -> pin.Model:
+    """Pinocchio's model of one joint of ``kind``."""
+    model = pin.Model()
+    model.addJoint(0, PINOCCHIO[kind.name](kind), pin.SE3.Identity(), "joint")
+    return model
+
+
+def _same_turn(kind, moved, expected) -> None:
+    """``moved`` with its quaternion's sign made ``expected``'s: q and -q are one turn
+    (Pinocchio's free flyer goes through a rotation matrix, which keeps no sign)."""
+    for part in kind.units:
+        if part.stop - part.start == 4 and moved[part] @ expected[part] < 0:
+            moved[part] *= -1
 
 
 class _Unnamed:
@@ -40,8 +62,7 @@ def _numbers(values) -> np.ndarray:
 def test_each_kind_moves_as_pinocchios_joint_model_of_it(kind):
     """nq, nv, neutral, integrate and difference, at random configurations and velocities
     (large turns, and a velocity of zero, where a quaternion's formulas divide by zero)."""
-    model = pin.Model()
-    model.addJoint(0, PINOCCHIO[kind.name](), pin.SE3.Identity(), "joint")
+    model = _model(kind)
     assert (model.nq, model.nv) == (kind.nq, kind.nv)
     np.testing.assert_array_equal(pin.neutral(model), np.array(kind.neutral, dtype=float))
     rng = np.random.default_rng(66)
@@ -52,9 +73,7 @@ def test_each_kind_moves_as_pinocchios_joint_model_of_it(kind):
         moved = _numbers(kind.integrate(_Unnamed(), "", [sympy.Float(x) for x in q0],
                                         [sympy.Float(x) for x in v]))
         expected = pin.integrate(model, q0, v)
-        if kind.nq > kind.nv and moved[-4:] @ expected[-4:] < 0:
-            moved[-4:] *= -1          # q and -q: one turn (Pinocchio's free flyer goes
-                                      # through a rotation matrix, which keeps no sign)
+        _same_turn(kind, moved, expected)
         np.testing.assert_allclose(moved, expected, atol=1e-12)
         between = _numbers(kind.difference(_Unnamed(), "", [sympy.Float(x) for x in q0],
                                            [sympy.Float(x) for x in q1]))
@@ -98,8 +117,11 @@ def test_the_derivations_ask_a_joints_kind_ever_less_which_it_is():
 
 
 @pytest.mark.parametrize("path, what", [
-    (ROOT / "robots" / "space_arm.yaml", "a floating base's q holds a quaternion"),
-    (ROOT / "tests" / "derive" / "mechanisms" / "delta.yaml", "a spherical joint's q holds")])
+    (ROOT / "robots" / "space_arm.yaml", "a floating base's q is a position and a quaternion"),
+    (ROOT / "tests" / "derive" / "mechanisms" / "delta.yaml", "a spherical joint's q is a "
+     "quaternion"),
+    (ROOT / "tests" / "derive" / "mechanisms" / "kinds_tree.yaml", "a planar joint's q is a "
+     "position in the plane")])
 def test_the_lagrange_route_refuses_a_kind_whose_configuration_is_a_quaternion(path, what):
     """Lagrange's equations differentiate in q: a kind whose q + v is no configuration (nq
     differs from nv) is refused, named, before anything is derived."""
@@ -110,10 +132,10 @@ def test_the_lagrange_route_refuses_a_kind_whose_configuration_is_a_quaternion(p
 def test_a_robot_file_takes_the_kinds_registered_and_names_them(tmp_path):
     """One registration: the robot file's `joint:` takes the kinds of joints.KINDS, and a kind
     symdyn does not have yet is refused at its line, naming those it has."""
-    path = tmp_path / "screw.yaml"
-    path.write_text("name: screw\nconvention: urdf\nlinks:\n"
-                    "  - {name: nut, joint: helical, axis: [0, 0, 1], mass: 1}\n")
-    with pytest.raises(RobotFileError, match=r"screw.yaml:4: link 1.joint: 'helical' is not "
+    path = tmp_path / "tube.yaml"
+    path.write_text("name: tube\nconvention: urdf\nlinks:\n"
+                    "  - {name: rod, joint: cylindrical, axis: [0, 0, 1], mass: 1}\n")
+    with pytest.raises(RobotFileError, match=r"tube.yaml:4: link 1.joint: 'cylindrical' is not "
                        r"known \(expected " + " or ".join(joints.KINDS) + r"\)"):
         symdyn.load_robot(path)
 
@@ -126,8 +148,7 @@ def test_a_kinds_rates_in_numbers_are_its_rates_and_pinocchios_motion(kind):
     rng = np.random.default_rng(7)
     q, v = kind.random(rng, 5), rng.normal(size=(5, kind.nv))
     assert q.shape == (5, kind.nq)
-    model = pin.Model()
-    model.addJoint(0, PINOCCHIO[kind.name](), pin.SE3.Identity(), "joint")
+    model = _model(kind)
     q_symbols, v_symbols = sympy.symbols(f"q0:{kind.nq}"), sympy.symbols(f"v0:{kind.nv}")
     rates = kind.rates(q_symbols, v_symbols)
     numbers = kind.rate_numbers(q, v)
@@ -138,6 +159,5 @@ def test_a_kinds_rates_in_numbers_are_its_rates_and_pinocchios_motion(kind):
         np.testing.assert_allclose(rate, exact, atol=1e-14)
         h = 1e-7
         moved = pin.integrate(model, qi, vi * h)
-        if kind.nq > kind.nv and moved[-4:] @ qi[-4:] < 0:
-            moved[-4:] *= -1
+        _same_turn(kind, moved, qi)
         np.testing.assert_allclose((moved - qi) / h, rate, atol=1e-5)
