@@ -724,7 +724,8 @@ def _mujoco_rows(robot, ne, args, f, progress, path, base, tip, snap_angles) -> 
     pose and Jacobian of each frame that is one of its sites (MujocoReference)."""
     try:
         from .reference import MujocoReference
-        reference = MujocoReference(path, base, tip, robot.spec.root, snap_angles)
+        reference = MujocoReference(path, base, tip, robot.spec.root, snap_angles,
+                                    free_bodies=robot.free_bodies)
     except ImportError:
         return [Row.skip("MuJoCo", "not installed: pip install 'symdyn[mjcf]'")]
     progress(f"comparing with MuJoCo's model of {path}")

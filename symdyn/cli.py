@@ -434,11 +434,12 @@ def check(robot_file, snap_angles, states, seed, urdf, mjcf, base, tip, without,
     if (base or tip) and urdf is None and mjcf is None:
         raise click.UsageError("--base and --tip go with --urdf or --mjcf")
     robot = _load(robot_file, without, snap_angles or 0.0, quiet)
-    for path, reader in ((urdf, urdf_chain), (mjcf, mjcf_chain)):
+    for path, reader, options in ((urdf, urdf_chain, {}),
+                                  (mjcf, mjcf_chain, {"free_bodies": robot.free_bodies})):
         if path is None:
             continue
         try:    # the chain is read as the importer reads it: a bad file is refused the same way
-            reader(path, base, tip, root=robot.spec.root)
+            reader(path, base, tip, root=robot.spec.root, **options)
         except SymdynError as exc:
             raise UserError(str(exc)) from None
     rows = check_robot(robot, states=states, seed=seed, progress=Progress(quiet), urdf=urdf,
@@ -660,11 +661,15 @@ def _check_sampling(harmonics: int, period: float, rate: float, dof: int):
                    "freedom ahead of the joints (Pinocchio's JointModelFreeFlyer); fixed: it is "
                    "fixed to the world. Default: what the file says (a URDF's <symdyn:root>, "
                    "an MJCF file's free joint), else fixed.")
+@click.option("--free-bodies", is_flag=True,
+              help="MJCF: keep the scene's bodies on free joints (objects, other floating "
+                   "robots), each a free_flyer joint of a tree whose root, the world, is fixed "
+                   "(its q MuJoCo's qpos, the quaternion's w last). Default: the robot alone.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the robot file here instead of to standard output.")
 @QUIET
 def import_(urdf_file, base, tip, name, form, strict_inertia, allow_inconsistent, snap_angles,
-            source, root, output, quiet):
+            source, root, free_bodies, output, quiet):
     """Write a robot file for a URDF or an MJCF file (MuJoCo's; needs symdyn[mjcf]): the whole
     tree below --base (its mimic joints kept, its links on fixed joints and its sites as named
     frames), or the chain to --tip; joints, inertias (lumped over fixed joints), limits,
@@ -681,7 +686,7 @@ def import_(urdf_file, base, tip, name, form, strict_inertia, allow_inconsistent
     try:
         text, spec = import_robot(urdf_file, base=base, tip=tip, name=name, form=form,
                                   strict_inertia=strict_inertia, snap_angles=snap_angles,
-                                  source=source, root=root)
+                                  source=source, root=root, free_bodies=free_bodies)
         if output is not None:
             write_files({Path(output).name: text}, Path(output).parent)
     except SymdynError as exc:

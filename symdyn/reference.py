@@ -350,7 +350,8 @@ class MujocoReference:
     A floating base's q = [p, (x, y, z, w)] is MuJoCo's free joint's [p, (w, x, y, z)]; its
     velocity [v, omega] in the base's axes is MuJoCo's [R v, omega] (the free joint's linear
     velocity is in the world's axes, its angular one in the body's), and its acceleration's
-    linear part R (dv/dt + omega x v).
+    linear part R (dv/dt + omega x v); so is a free_flyer joint's of a free body kept with
+    ``free_bodies`` (mjcf.read_chain).
 
     MuJoCo computes the rigid-body dynamics alone here, with the joints' armature (the robot
     file's rotor inertias) and gravity as the import takes it (a gravity compensation all
@@ -361,7 +362,8 @@ class MujocoReference:
     import (with that --snap-angles) takes them.
     """
 
-    def __init__(self, path, base=None, tip=None, root=None, snap_angles=QUARTER_TOLERANCE):
+    def __init__(self, path, base=None, tip=None, root=None, snap_angles=QUARTER_TOLERANCE,
+                 free_bodies=False):
         from .robot import mjcf
         from .robot.reading import read_bounded, xml_root
 
@@ -369,7 +371,8 @@ class MujocoReference:
         if xml_root(read_bounded(path, mjcf.MAX_MJCF_BYTES, "an MJCF file")) == "robot":
             snap_angles = 0.0       # MuJoCo's reading of a URDF: the URDF's own angles
         chain, model, self.taken_out = mjcf.read_model(path, base, tip,
-                                                       snap_angles=snap_angles, root=root)
+                                                       snap_angles=snap_angles, root=root,
+                                                       free_bodies=free_bodies)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
         self.stiffness = model.jnt_stiffness.copy()       # the springs, compared apart
@@ -388,21 +391,30 @@ class MujocoReference:
         for k, joint in enumerate(chain.joints):
             if joint.mimic is None:
                 places[k + 1] = at_q, at_v
-                ball = joint.kind == "spherical"
-                at_q, at_v = at_q + (4 if ball else 1), at_v + (3 if ball else 1)
+                nq, nv = JOINT_SIZES[joint.kind]
+                at_q, at_v = at_q + nq, at_v + nv
         shift = 6 if self.floating else 0
         # qvel = G v + (base rotation, set per state); qpos = the joints' values
         self.G = np.zeros((model.nv, at_v))
         self.G[:shift, :shift] = np.eye(shift)
         # (qpos address, place in q, multiplier, offset) of each one-axis joint; (qpos
-        # address, place in q) of each ball, whose qpos (w, x, y, z) is q's (x, y, z, w)
+        # address, place in q) of each ball, whose qpos (w, x, y, z) is q's (x, y, z, w); (qpos
+        # address, qvel address, place in q, place in v) of each free joint: a floating base's,
+        # then the tree's
         self.coordinates, self.balls = [], []
+        self.frees = [(int(model.jnt_qposadr[self.free]), int(model.jnt_dofadr[self.free]), 0,
+                       0)] if self.floating else []
         for k, (joint, j) in enumerate(zip(chain.joints, joints)):
             followed, multiplier, offset = joint.mimic or (k + 1, 1.0, 0.0)
             at_q, column = places[followed]
-            if joint.kind == "spherical":
-                self.G[model.jnt_dofadr[j]:][:3, column:column + 3] = np.eye(3)
-                self.balls.append((int(model.jnt_qposadr[j]), at_q))
+            if joint.kind in ("spherical", "free_flyer"):
+                nv = JOINT_SIZES[joint.kind][1]
+                self.G[model.jnt_dofadr[j]:][:nv, column:column + nv] = np.eye(nv)
+                if joint.kind == "spherical":
+                    self.balls.append((int(model.jnt_qposadr[j]), at_q))
+                else:
+                    self.frees.append((int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j]), at_q,
+                                       column))
                 continue
             self.G[model.jnt_dofadr[j], column] = multiplier
             self.coordinates.append((int(model.jnt_qposadr[j]), at_q, multiplier, offset))
@@ -426,12 +438,12 @@ class MujocoReference:
         q = np.asarray(q, dtype=float)
         data.qpos[:] = 0
         G = self.G.copy()
-        if self.floating:
-            qpos = model.jnt_qposadr[self.free]
-            data.qpos[qpos:qpos + 3] = q[:3]
-            data.qpos[qpos + 3:qpos + 7] = q[[6, 3, 4, 5]] / np.linalg.norm(q[3:7])
-            G[:3, :3] = rotation_wxyz(data.qpos[qpos + 3:qpos + 7])
-        elif self.free is not None:      # held where the file puts it (a fixed root)
+        for qpos, dof, at, column in self.frees:
+            data.qpos[qpos:qpos + 3] = q[at:at + 3]
+            data.qpos[qpos + 3:qpos + 7] = q[[at + 6, at + 3, at + 4, at + 5]] / np.linalg.norm(
+                q[at + 3:at + 7])
+            G[dof:dof + 3, column:column + 3] = rotation_wxyz(data.qpos[qpos + 3:qpos + 7])
+        if not self.frees and self.free is not None:  # held where the file puts it (fixed root)
             qpos = model.jnt_qposadr[self.free]
             data.qpos[qpos:qpos + 7] = model.qpos0[qpos:qpos + 7]
         for address, at, multiplier, offset in self.coordinates:
@@ -457,8 +469,9 @@ class MujocoReference:
         """tau for q, v and dv/dt without friction (mj_inverse's qfrc_inverse)."""
         G = self._set(q, v)
         qacc = G @ a
-        if self.floating:       # d/dt (R v) = R (dv/dt + omega x v)
-            qacc[:3] += G[:3, :3] @ np.cross(v[3:6], v[:3])
+        for _, dof, _, at in self.frees:      # d/dt (R v) = R (dv/dt + omega x v)
+            qacc[dof:dof + 3] += G[dof:dof + 3, at:at + 3] @ np.cross(v[at + 3:at + 6],
+                                                                    v[at:at + 3])
         self.data.qacc[:] = qacc
         self.mj.mj_inverse(self.model, self.data)
         return G.T @ self.data.qfrc_inverse

@@ -33,7 +33,7 @@ def load_robot(path, *, without=(), snap_angles=0.0) -> Robot:
 
 def import_robot(path, *, base=None, tip=None, name=None, form="auto",
                  strict_inertia=False, snap_angles=QUARTER_TOLERANCE,
-                 source=None, root=None) -> tuple[str, RobotSpec]:
+                 source=None, root=None, free_bodies=False) -> tuple[str, RobotSpec]:
     """The robot file for the chain ``base`` -> ``tip`` of the URDF or MJCF file at ``path``
     (told apart by their root elements, <robot> and <mujoco>; the whole tree
     below ``base`` where it branches and no ``tip`` is given), as text, and
@@ -41,12 +41,18 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
     each kind). ``form``: "auto" (modified DH where it fits, else "urdf"), "modified" or
     "urdf"; angles within ``snap_angles`` of a multiple of pi/12 are taken as that multiple
     (see rigid.py); ``source`` says where the file came from; ``root``: "fixed",
-    "free_flyer" or None (read_chain); ``strict_inertia`` refuses bodies no rigid body has,
-    which are otherwise taken as published. Raises RobotFileError for a file or a chain
-    symdyn cannot take."""
+    "free_flyer" or None (read_chain); ``free_bodies`` keeps an MJCF scene's bodies on free
+    joints as free_flyer joints of a tree on the fixed world (mjcf.read_chain);
+    ``strict_inertia`` refuses bodies no rigid body has, which are otherwise taken as
+    published. Raises RobotFileError for a file or a chain symdyn cannot take."""
     reader = description_reader(path)
+    if free_bodies and reader is not mjcf:
+        raise RobotFileError(path, "--free-bodies keeps an MJCF scene's free bodies; a URDF's "
+                             "floating joints are free_flyer joints without it",
+                             expected="an MJCF file")
     chain = reader.read_chain(path, base, tip, root=root, snap_angles=snap_angles,
-                              strict_inertia=strict_inertia)
+                              strict_inertia=strict_inertia,
+                              **({"free_bodies": True} if free_bodies else {}))
     given_name, name = name, name or default_name(chain.robot, path)
     part = (f"the tree below {chain.base_link}" if chain.whole
             else f"chain {chain.base_link} -> {chain.tip_link}")
@@ -61,6 +67,8 @@ def import_robot(path, *, base=None, tip=None, name=None, form="auto",
         for word in (key, str(value))]
     if strict_inertia:
         command.append("--strict-inertia")
+    if free_bodies:
+        command.append("--free-bodies")
     source = f"{source}; {imported}" if source else imported
 
     def written(chain):

@@ -16,7 +16,10 @@ MuJoCo's picture and symdyn's:
   body's own frame is a named frame of its name, and q is in MuJoCo's qpos order;
 * several joints in one body act one after the other (MuJoCo's mj_kinematics): links without
   mass between them;
-* a free joint on a body of the world is the floating base (``root: free_flyer``); a ball
+* a free joint on a body of the world is the floating base (``root: free_flyer``), or, with
+  ``free_bodies``, a free_flyer joint of the tree whose root, the world, is fixed: each body
+  that moves freely (an object, a second robot) is then kept, its q MuJoCo's qpos (the
+  quaternion's w last), its linear velocity in its own axes (MuJoCo's in the world's); a ball
   joint is a spherical joint turning its body about the joint's ``pos``;
 * a site is a named frame;
 * armature, damping and frictionloss are the rotor inertia and the viscous and Coulomb friction
@@ -27,12 +30,12 @@ MuJoCo's picture and symdyn's:
   1 - gravcomp where every body of the robot has the same gravity compensation.
 
 A scene is cut to its robot: the bodies ``--base`` names, or else the part of the world that
-moves on joints; free objects, mocap bodies and the equalities that hold them are left out,
-and said so. What changes MuJoCo's dynamics and symdyn's model does not carry (fluid forces,
-a ball joint's spring, a gravity compensation that differs between bodies, damping
-polynomials, plugins) is left out with a warning line for each kind (LinkTree.note), and
-``as_imported`` takes it out of a compiled model too, so that ``symdyn check --mjcf``
-compares the same dynamics.
+moves on joints; free objects (unless ``free_bodies`` keeps them), mocap bodies and the
+equalities that hold them are left out, and said so. What changes MuJoCo's dynamics and
+symdyn's model does not carry (fluid forces, a ball joint's spring, a gravity compensation that
+differs between bodies, damping polynomials, plugins) is left out with a warning line for each
+kind (LinkTree.note), and ``as_imported`` takes it out of a compiled model too, so that
+``symdyn check --mjcf`` compares the same dynamics.
 
 Connect and weld equalities within the robot (closed loops, a body welded to the world) are
 constraints of the robot file (add_held), between frames made for them where MuJoCo's anchors
@@ -91,25 +94,29 @@ SPATIAL_TENDONS = ("spatial tendons left out (they wrap around sites and geometr
                    "tendons are fixed ones, sums of joints):")
 TENDON_LIMITS = "tendon limits left out (inequalities, which symdyn's dynamics do not hold):"
 TENDON_PASSIVE = "tendons' springs, damping, friction and armature left out:"
+FREE_LEFT_OUT = ("free joints' armature, damping and friction loss left out (a robot file's "
+                 "free_flyer joint has none):")
 BALL_LEFT_OUT = ("ball joints' armature, damping, friction loss, range and springs left out "
                  "(a spherical joint of a robot file has none):")
 
 
 def read_chain(path, base: str | None = None, tip: str | None = None, *,
-               strict_inertia: bool = False,
-               snap_angles: float = QUARTER_TOLERANCE, root: str | None = None) -> Chain:
+               strict_inertia: bool = False, snap_angles: float = QUARTER_TOLERANCE,
+               root: str | None = None, free_bodies: bool = False) -> Chain:
     """As urdf.read_chain, of an MJCF file. Without ``root``, a model with a free joint is on
-    a floating base; ``root`` "fixed" holds that body where the file places it."""
-    model = _Model(Path(path), strict_inertia, snap_angles, root, base)
+    a floating base; ``root`` "fixed" holds that body where the file places it.
+    ``free_bodies``: the world is the fixed root, and every body on a free joint (objects,
+    floating robots) a free_flyer joint of the tree."""
+    model = _Model(Path(path), strict_inertia, snap_angles, root, base, free_bodies)
     return model.read(base, tip, root)
 
 
 def read_model(path, base: str | None = None, tip: str | None = None, *,
-               strict_inertia: bool = False,
-               snap_angles: float = QUARTER_TOLERANCE, root: str | None = None):
+               strict_inertia: bool = False, snap_angles: float = QUARTER_TOLERANCE,
+               root: str | None = None, free_bodies: bool = False):
     """read_chain's chain; the MjModel MuJoCo compiled it from (compiled once for both),
     with what the import leaves out taken out of it (as_imported); and what that was."""
-    model = _Model(Path(path), strict_inertia, snap_angles, root, base)
+    model = _Model(Path(path), strict_inertia, snap_angles, root, base, free_bodies)
     chain = model.read(base, tip, root)
     return chain, model.model, as_imported(model.model, model.noted, snap_angles)
 
@@ -170,7 +177,8 @@ def _not_compiled(path, exc: ValueError) -> RobotFileError:
 TAKEN_OUT = {FLUID: "fluid forces", GRAVCOMP: "gravity compensation",
              DAMPING_POLYNOMIAL: "damping polynomials",
              TENDON_PASSIVE: "tendons' springs, damping, friction and armature",
-             BALL_LEFT_OUT: "ball joints' armature and springs"}
+             BALL_LEFT_OUT: "ball joints' armature and springs",
+             FREE_LEFT_OUT: "free joints' armature"}
 
 
 def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
@@ -189,12 +197,14 @@ def as_imported(model, noted, snap_angles: float = 0.0) -> list[str]:
         model.body_gravcomp[:] = 0
     if DAMPING_POLYNOMIAL in noted:
         model.dof_dampingpoly[:] = 0
-    if BALL_LEFT_OUT in noted:      # (damping and friction are off in check's model already)
-        ball = mujoco_package().mjtJoint.mjJNT_BALL
-        for j in range(model.njnt):
-            if model.jnt_type[j] == ball:
-                model.dof_armature[model.jnt_dofadr[j]:][:3] = 0
-                model.jnt_stiffness[j] = 0
+    kinds = mujoco_package().mjtJoint
+    for note, kind, count in ((BALL_LEFT_OUT, kinds.mjJNT_BALL, 3),
+                              (FREE_LEFT_OUT, kinds.mjJNT_FREE, 6)):
+        if note in noted:           # (damping and friction are off in check's model already)
+            for j in range(model.njnt):
+                if model.jnt_type[j] == kind:
+                    model.dof_armature[model.jnt_dofadr[j]:][:count] = 0
+                    model.jnt_stiffness[j] = 0
     if TENDON_PASSIVE in noted:
         for key in ("stiffness", "damping", "frictionloss", "armature"):
             getattr(model, f"tendon_{key}")[:] = 0
@@ -211,9 +221,13 @@ class _Model(LinkTree):
     format = "MJCF"
 
     def __init__(self, path: Path, strict: bool, snap_angles: float, root: str | None,
-                 base: str | None):
+                 base: str | None, free_bodies: bool = False):
         super().__init__(path)
         mujoco = mujoco_package()
+        if free_bodies and root == "free_flyer":
+            raise RobotFileError(path, "--free-bodies keeps the world as the fixed root, "
+                                 "and --root free_flyer floats one body", expected="one of them")
+        self.free_bodies = free_bodies
         self.strict = strict
         self.snap_angles = snap_angles
         self.files, spec, model, said, absent = compiled(path)
@@ -257,9 +271,13 @@ class _Model(LinkTree):
         self.closed_at = []
         for j in range(model.njnt):
             kind, qpos = model.jnt_type[j], model.qpos0[model.jnt_qposadr[j]:]
-            if not self.kept_joint(j) or kind == mujoco.mjtJoint.mjJNT_FREE:
+            if not self.kept_joint(j) or kind == mujoco.mjtJoint.mjJNT_FREE and not (
+                    self.free_bodies):
                 continue
-            if kind == mujoco.mjtJoint.mjJNT_BALL:      # (w, x, y, z) -> (x, y, z, w)
+            if kind == mujoco.mjtJoint.mjJNT_FREE:      # (p, w, x, y, z) -> (p, x, y, z, w)
+                self.closed_at.append((self.names["joint"][j],
+                                       tuple(float(x) for x in qpos[[0, 1, 2, 4, 5, 6, 3]])))
+            elif kind == mujoco.mjtJoint.mjJNT_BALL:      # (w, x, y, z) -> (x, y, z, w)
                 if tuple(qpos[:4]) != (1, 0, 0, 0):
                     self.closed_at.append((self.names["joint"][j],
                                            tuple(float(x) for x in qpos[[1, 2, 3, 0]])))
@@ -320,7 +338,12 @@ class _Model(LinkTree):
             else:
                 kinds[b] = "static"
         self.left_out: set[int] = set()
-        if base is not None and base in self.names["body"][1:]:
+        if self.free_bodies:        # the world fixed, and every body that moves freely
+            chosen = [b for b in children if kinds[b] in ("free object", "floating robot")]
+            chosen += ([int(model.body_rootid[self.names["body"].index(base)])]
+                       if base is not None and base in self.names["body"][1:] else
+                       [b for b in children if kinds[b] == "robot"])
+        elif base is not None and base in self.names["body"][1:]:
             chosen = [int(model.body_rootid[self.names["body"].index(base)])]
         else:
             floating = [b for b in children if kinds[b] == "floating robot"]
@@ -331,14 +354,16 @@ class _Model(LinkTree):
                 self.refuse(f"the model holds {len(chosen)} bodies that move freely: "
                             + ", ".join(repr(self.names["body"][b]) for b in chosen)
                             + "; symdyn imports one robot", "body", chosen[1],
-                            expected="--base naming a body of the robot to import")
+                            expected="--base naming a body of the robot to import, or "
+                                     "--free-bodies to keep them all")
             if floating and fixed:
                 self.refuse(f"body {self.names['body'][floating[0]]!r} floats and "
                             f"{self.names['body'][fixed[0]]!r} is fixed to the world: the "
                             "model holds two robots", "body", fixed[0],
-                            expected="--base naming a body of the robot to import")
+                            expected="--base naming a body of the robot to import, or "
+                                     "--free-bodies to keep them all")
         floats = len(chosen) == 1 and kinds[chosen[0]] in ("floating robot", "free object")
-        if root == "fixed":
+        if root == "fixed" or self.free_bodies:
             floats = False
         for b in children:
             moving = kinds[b] in ("free object", "floating robot", "mocap body", "robot")
@@ -555,6 +580,11 @@ class _Model(LinkTree):
         first, count = int(model.body_jntadr[b]), int(model.body_jntnum[b])
         joints = [j for j in range(first, first + count)
                   if model.jnt_type[j] != mj.mjtJoint.mjJNT_FREE]
+        if self.free_bodies and len(joints) < count:    # a free joint (a body's only joint)
+            self.add_link(name, self.inertia(b))
+            self.joints[name] = self.free(first, parent, name)
+            self.anchors[name] = np.zeros(3)
+            return
         if not joints:      # welded to its parent (or a free joint on a fixed root)
             self.add_link(name, self.inertia(b))
             self.joints[name] = Joint(f"{name} (weld)", "fixed", parent, name, placement,
@@ -633,19 +663,35 @@ class _Model(LinkTree):
                      placement, axis / np.linalg.norm(axis), limits, damping, friction,
                      actuator, self.mimic(j), self.where("joint", j).line, spring)
 
+    def left_out_of(self, j: int, count: int, note: str, more=()) -> None:
+        """Note (``note``) what joint ``j`` of ``count`` velocities has that a robot file's
+        joint of its kind does not: armature, damping and friction loss, and ``more`` (what,
+        values, whether it acts)."""
+        model, name = self.model, self.names["joint"][j]
+        dofs = slice(int(model.jnt_dofadr[j]), int(model.jnt_dofadr[j]) + count)
+        for what, values, on in (("armature", model.dof_armature[dofs], True),
+                                 ("damping", model.dof_damping[dofs], self.damping),
+                                 ("frictionloss", model.dof_frictionloss[dofs], self.friction),
+                                 *more):
+            if on and np.any(values):
+                self.note(note, f"{name!r} {what}")
+
+    def free(self, j: int, parent: str, child: str) -> Joint:
+        """A free joint of a body of the world, with ``free_bodies``: a free_flyer joint at the
+        world's origin, so that its q is MuJoCo's qpos (which places the body in the world);
+        its armature and damping are left out and said, as a ball joint's."""
+        name = self.names["joint"][j]
+        self.left_out_of(j, 6, FREE_LEFT_OUT)
+        return Joint(name, "free_flyer", parent, child, np.eye(4), np.array([0.0, 0.0, 1.0]),
+                     {}, 0.0, 0.0, None, None, self.where("joint", j).line)
+
     def ball(self, j: int, parent: str, child: str, placement) -> Joint:
         """A ball joint: a spherical joint, which has no rotor, friction or limits in a robot
         file (its armature, damping, friction loss and cone range are left out and said)."""
         model, name = self.model, self.names["joint"][j]
-        dofs = slice(int(model.jnt_dofadr[j]), int(model.jnt_dofadr[j]) + 3)
-        for what, values, on in (("armature", model.dof_armature[dofs], True),
-                                 ("damping", model.dof_damping[dofs], self.damping),
-                                 ("frictionloss", model.dof_frictionloss[dofs], self.friction),
-                                 ("range", model.jnt_range[j], model.jnt_limited[j]
-                                  and self.limited),
-                                 ("stiffness", [model.jnt_stiffness[j]], self.springs)):
-            if on and np.any(values):
-                self.note(BALL_LEFT_OUT, f"{name!r} {what}")
+        self.left_out_of(j, 3, BALL_LEFT_OUT, (
+            ("range", model.jnt_range[j], model.jnt_limited[j] and self.limited),
+            ("stiffness", [model.jnt_stiffness[j]], self.springs)))
         return Joint(name, "spherical", parent, child, placement, np.array([0.0, 0.0, 1.0]),
                      {}, 0.0, 0.0, None, None, self.where("joint", j).line)
 

@@ -365,6 +365,13 @@ class Robot:
         return tuple(link for link in self.links if link.elastic)
 
     @property
+    def free_bodies(self) -> bool:
+        """Whether a fixed base carries links on free_flyer joints: bodies moving freely in
+        the world (an MJCF scene's, imported with free_bodies)."""
+        return not self.floating and any(
+            link.kind.mjcf == "free" and not link.parent for link in self.links)
+
+    @property
     def several(self) -> tuple[Link, ...]:
         """The links whose joints have several coordinates (a spherical joint's quaternion)."""
         return tuple(link for link in self.links if link.q is None)

@@ -59,3 +59,22 @@ def test_cassie_yawing_and_rolling(tmp_path, axis):
     q0 = np.array(closed_configuration(robot))
     through_the_turns(robot, source, [turned(robot, q0, a, axis)
                                       for a in np.radians([0, 45, 89, 90])], pinocchio=True)
+
+
+def test_the_xarm_gripper_holding_a_free_box_agrees_with_mujoco(tmp_path):
+    """Menagerie's xArm gripper as published (its four-bars, its mimic driver), included in a
+    scene with a box on a free joint between its fingers: imported with --free-bodies, the box
+    a free_flyer joint of the tree beside the gripper's loops, every row of check --mjcf."""
+    scene = tmp_path / "held.xml"
+    scene.write_text(
+        f'<mujoco model="held box">\n  <include file="{MENAGERIE / MODELS["xarm7_hand"]}"/>\n'
+        '  <worldbody>\n    <body name="box" pos="0.02 0 0.16" quat="0.9 0.1 0.2 0.3">\n'
+        '      <freejoint name="box_free"/>\n'
+        '      <geom type="box" size="0.02 0.015 0.025" density="600"/>\n'
+        '    </body>\n  </worldbody>\n</mujoco>\n')
+    out = tmp_path / "held.yaml"
+    run("import", scene, "--free-bodies", "-o", out, "-q")
+    robot = symdyn.load_robot(out)
+    assert [link.joint for link in robot.links].count("free_flyer") == 1 and robot.constraints
+    output = run("check", out, "--mjcf", scene, "--states", "5", "-q")
+    assert "FAILED" not in output and "mass_matrix (MuJoCo" in output

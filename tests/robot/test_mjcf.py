@@ -315,3 +315,37 @@ def test_a_file_named_by_the_mjcf_that_is_no_regular_file_is_refused(tmp_path, e
     result = CliRunner().invoke(main, ["import", str(path)])
     assert result.exit_code == 2
     assert "which is not a regular file" in result.output and result.output.count("\n") == 1
+
+
+def test_free_bodies_import_as_free_flyer_joints_and_match_mujoco(tmp_path):
+    """--free-bodies keeps a scene's free bodies (a box, a drone and its rotor) as free_flyer
+    joints of a tree on the fixed world: their q is MuJoCo's qpos (the quaternion's w last),
+    and M, g, h, tau, the bodies' and sites' poses and Jacobians are MuJoCo's (check --mjcf,
+    which maps their linear velocities, in the world's axes in MuJoCo, as a floating base's).
+    Without it, the scene's two robots are refused in one line that names the option."""
+    source = HERE / "free_bodies.xml"
+    out = tmp_path / "scene.yaml"
+    result = CliRunner().invoke(main, ["import", str(source), "--free-bodies", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    robot = symdyn.load_robot(out)
+    assert [link.joint for link in robot.links] == ["revolute", "revolute", "free_flyer",
+                                                    "free_flyer", "revolute"]
+    assert not robot.floating and (robot.nq, robot.dof) == (17, 15)
+    checked = CliRunner().invoke(main, ["check", str(out), "--mjcf", str(source), "--states",
+                                        "20", "-q"])
+    assert checked.exit_code == 0 and "FAILED" not in checked.output, checked.output
+    for row in ("mass_matrix (MuJoCo", "inverse_dynamics - friction_torques (MuJoCo",
+                "frame_jacobians at bodies and sites (MuJoCo"):
+        assert row in checked.output
+    alone = CliRunner().invoke(main, ["import", str(source), "-o", str(tmp_path / "arm.yaml")])
+    assert alone.exit_code == 2 and len(alone.output.strip().splitlines()) == 1
+    assert "the model holds two robots" in alone.output and "--free-bodies" in alone.output
+
+
+def test_free_bodies_with_a_floating_root_is_refused_in_one_line(tmp_path):
+    result = CliRunner().invoke(main, ["import", str(HERE / "free_bodies.xml"),
+                                       "--free-bodies", "--root", "free_flyer", "-o",
+                                       str(tmp_path / "x.yaml")])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "--free-bodies keeps the world as the fixed root" in result.output
+    assert not (tmp_path / "x.yaml").exists()
