@@ -25,6 +25,7 @@ from .robot.model import Robot
 from .robot.poses import closed_configuration
 
 TOLERANCE = 1e-10
+DIFFERENCED = 1e-6      # a reference of central differences: their truncation and round-off
 # Differences are relative to the largest magnitude compared, or to this (SI units) where
 # that is smaller, so that outputs that are round-off about zero (a prismatic robot's dAg v,
 # 1e-15; the potential energy without gravity) are not taken for numbers. A floor from each
@@ -459,6 +460,13 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         robot.spec, qd_links[:, shift:] @ P, symbols) + spring_torques(
         robot.spec, q[:, head:] @ A.T + offsets, symbols)) @ P.T])
     derivatives = "inverse_dynamics_derivatives" in available
+    # Pinocchio 4.1's derivatives, computeCoriolisMatrix and dAg are not its own rnea's where a
+    # joint's motion subspace turns with its configuration (a universal joint: C v differs
+    # from h - g by 0.13): there its rnea and aba differenced are the reference, its rate of
+    # centroidal momentum at qdd = 0 dAg v, and C is checked by C qd + g = h and dM/dt - 2C
+    varying = not all(link.kind.constant for link in robot.links)
+    ref["centroidal_dot_by"] = ("computeCentroidalMomentumTimeVariation at qdd = 0" if varying
+                                else "computeCentroidalMapTimeVariation dAg v")
     for qi, vi, ai, ti, fi, wi in zip(q_pin, qd_links, qdd_links, tau, friction, wrench):
         ref["rnea"].append(G.T @ (pin.rnea(model, data, qi, vi, ai) + fi))
         fext = [pin.Force.Zero() for _ in range(model.njoints)]
@@ -471,16 +479,24 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         ref["com"].append(pin.centerOfMass(model, data, qi).copy())
         ref["com_jacobian"].append(_columns(pin.jacobianCenterOfMass(model, data, qi), 3) @ G)
         ref["centroidal"].append(_columns(pin.computeCentroidalMap(model, data, qi), 6) @ G)
-        pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
-        ref["centroidal_dot"].append(_columns(data.dAg, 6) @ vi)
+        if varying:
+            rate = pin.computeCentroidalMomentumTimeVariation(model, data, qi, vi, 0 * vi)
+            ref["centroidal_dot"].append(np.r_[rate.linear, rate.angular])
+        else:
+            pin.computeCentroidalMapTimeVariation(model, data, qi, vi)
+            ref["centroidal_dot"].append(_columns(data.dAg, 6) @ vi)
         M = pin.crba(model, data, qi)
         M = G.T @ (np.triu(M) + np.triu(M, 1).T) @ G
         ref["crba"].append(M)
         ref["gravity"].append(G.T @ pin.computeGeneralizedGravity(model, data, qi))
         ref["nle"].append(G.T @ pin.nonLinearEffects(model, data, qi, vi))
-        if "coriolis_matrix" in available:
+        if "coriolis_matrix" in available and not varying:
             ref["coriolis"].append(G.T @ pin.computeCoriolisMatrix(model, data, qi, vi) @ G)
-        if derivatives:
+        if derivatives and varying:
+            dq, dv = _differenced(pin, model, lambda x, y: pin.rnea(model, data, x, y, ai),
+                                  qi, vi)
+            ref["drnea"].append((G.T @ (dq + stiffness) @ G, G.T @ (dv + viscous) @ G))
+        elif derivatives:
             pin.computeRNEADerivatives(model, data, qi, vi, ai)
             ref["drnea"].append((G.T @ (data.dtau_dq + stiffness) @ G,
                                  G.T @ (data.dtau_dv + viscous) @ G))
@@ -488,7 +504,14 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             continue
         if not coupled:     # G: the permutation of Pinocchio's depth-first order
             ref["aba"].append(G.T @ pin.aba(model, data, qi, vi, G @ ti - fi))
-            if derivatives:
+            if derivatives and varying:
+                dq, dv = _differenced(pin, model, lambda x, y: pin.aba(
+                    model, data, x, y, G @ ti - fi), qi, vi)
+                full = pin.crba(model, data, qi)
+                Minv = np.linalg.inv(np.triu(full) + np.triu(full, 1).T)
+                ref["daba"].append(tuple(G.T @ x @ G for x in (
+                    dq - Minv @ stiffness, dv - Minv @ viscous, Minv)))
+            elif derivatives:
                 pin.computeABADerivatives(model, data, qi, vi, G @ ti - fi)
                 Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
                 ref["daba"].append(tuple(G.T @ x @ G for x in (
@@ -499,9 +522,14 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
             acceleration = Minv @ (ti - h)
             ref["aba"].append(acceleration)
             if derivatives:
-                pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
-                ref["daba"].append((-Minv @ G.T @ (data.dtau_dq + stiffness) @ G,
-                                    -Minv @ G.T @ (data.dtau_dv + viscous) @ G, Minv))
+                if varying:
+                    dq, dv = _differenced(pin, model, lambda x, y: pin.rnea(
+                        model, data, x, y, G @ acceleration), qi, vi)
+                else:
+                    pin.computeRNEADerivatives(model, data, qi, vi, G @ acceleration)
+                    dq, dv = data.dtau_dq, data.dtau_dv
+                ref["daba"].append((-Minv @ G.T @ (dq + stiffness) @ G,
+                                    -Minv @ G.T @ (dv + viscous) @ G, Minv))
     if not singular:
         M_ours, qdd_ours = ne.mass_matrix(q), ne.forward_dynamics(q, qd, tau)
         forces = _forces(tau, ne.nonlinear_effects(q, qd), f)
@@ -509,21 +537,32 @@ def _pinocchio_rows(robot, values, ne, args, f, progress, singular, available,
         _solved("forward_dynamics = Pinocchio aba" if not coupled else
                 "forward_dynamics = Pinocchio crba and rnea solved",
                 qdd_ours, np.array(ref["aba"]), M_ours, forces, qdd_ours)]
+    # (differenced, the reference keeps DIFFERENCED's accuracy)
+    forward, inverse, tolerance = (
+        ("Pinocchio aba, central differences" if not coupled else
+         "-M^-1 Pinocchio rnea, central differences", "Pinocchio rnea, central differences",
+         DIFFERENCED) if varying else
+        ("Pinocchio computeABADerivatives" if not coupled else
+         "-M^-1 Pinocchio computeRNEADerivatives", "Pinocchio computeRNEADerivatives", 1e-9))
     if derivatives and not singular:
         rows.append(_solved(
-            "forward_dynamics_derivatives = Pinocchio computeABADerivatives" if not coupled
-            else "forward_dynamics_derivatives = -M^-1 Pinocchio computeRNEADerivatives",
+            f"forward_dynamics_derivatives = {forward}",
             ne.forward_dynamics_derivatives(q, qd, tau),
             tuple(np.array(part) for part in zip(*ref["daba"])), M_ours, forces, qdd_ours,
-            1e-9))
+            tolerance))
     rows.append(_numeric("inverse_dynamics = Pinocchio rnea (+ friction and springs)",
                          ne.inverse_dynamics(q, qd, qdd), ref["rnea"]))
     if derivatives:
-        rows.append(_numeric("inverse_dynamics_derivatives = Pinocchio computeRNEADerivatives",
+        rows.append(_numeric(f"inverse_dynamics_derivatives = {inverse}",
                              ne.inverse_dynamics_derivatives(q, qd, qdd),
-                             tuple(np.array(part) for part in zip(*ref["drnea"])), 1e-9))
+                             tuple(np.array(part) for part in zip(*ref["drnea"])), tolerance))
     rows.append(_numeric("mass_matrix = Pinocchio crba", ne.mass_matrix(q), ref["crba"]))
-    if "coriolis_matrix" in available:
+    if "coriolis_matrix" in available and varying:
+        rows.append(Row.skip("coriolis_matrix = Pinocchio computeCoriolisMatrix",
+                             "Pinocchio 4.1's, with a joint whose motion subspace turns with "
+                             "it, is not its own rnea's (C v is not h - g); C qd + g = h and "
+                             "dM/dt - 2C skew-symmetric check it"))
+    elif "coriolis_matrix" in available:
         rows.append(_numeric("coriolis_matrix = Pinocchio computeCoriolisMatrix",
                              ne.coriolis_matrix(q, qd), ref["coriolis"]))
     rows += [_numeric("gravity_torques = Pinocchio computeGeneralizedGravity",
@@ -953,6 +992,17 @@ def _snapping_rows(urdf, root, snapped, q, qd, qdd) -> list[Row]:
                 "what --snap-angles changes", SNAPPING_TOLERANCE)]
 
 
+def _differenced(pin, model, function, q, v, step=1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """The derivatives of ``function``(q, v) (Pinocchio's rnea or aba at fixed acceleration or
+    force) along q in the tangent space (Pinocchio's integrate) and along v, by central
+    differences of step ``step``."""
+    units = np.eye(model.nv) * step
+    along_q = [(function(pin.integrate(model, q, e), v) - function(pin.integrate(model, q, -e),
+                                                                  v)) / (2 * step) for e in units]
+    along_v = [(function(q, v + e) - function(q, v - e)) / (2 * step) for e in units]
+    return np.array(along_q).T, np.array(along_v).T
+
+
 def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:
     """The energies and the centre of mass against Pinocchio's. A URDF's model holds what the
     chain leaves out too (bodies fixed to the world before the chain's base): its potential
@@ -977,7 +1027,6 @@ def _energy_rows(ne, q, qd, ref, ours, mass, urdf) -> list[Row]:
                              ne.com_jacobian(q), ref["com_jacobian"]))
         rows.append(_numeric("centroidal_map = Pinocchio computeCentroidalMap",
                              ne.centroidal_map(q), ref["centroidal"]))
-        rows.append(_numeric("centroidal_map_dot_qd = Pinocchio "
-                             "computeCentroidalMapTimeVariation dAg v",
+        rows.append(_numeric(f"centroidal_map_dot_qd = Pinocchio {ref['centroidal_dot_by']}",
                              ne.centroidal_map_dot_qd(q, qd), ref["centroidal_dot"]))
     return rows

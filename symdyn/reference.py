@@ -75,9 +75,10 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
         if spec.convention == "urdf":               # as Pinocchio reads a URDF
             joint_placement = placement * se3(link.origin)
             body = pin.SE3.Identity()
-            axis = None if link.axis is None else np.array([num(v) for v in link.axis])
+            axis, second = (None if v is None else np.array([num(x) for x in v])
+                            for v in (link.axis, link.axis2))
             if link.joint in UNALIGNED:
-                joint = UNALIGNED[link.joint](pin, axis, num(link.pitch))
+                joint = UNALIGNED[link.joint](pin, axis, second, num(link.pitch))
             else:
                 joint = getattr(pin, JOINT_MODELS[link.joint])()
             if link.joint == "planar":          # in the plane whose normal is the axis
@@ -135,11 +136,12 @@ def pinocchio_model(spec: RobotSpec, values=None, mimic: bool = True):
 # here apart from symdyn's joints.py, the reference it checks.
 JOINT_MODELS = {"spherical": "JointModelSpherical", "translation": "JointModelTranslation",
                 "planar": "JointModelPlanar", "free_flyer": "JointModelFreeFlyer"}
-UNALIGNED = {
-    "revolute": lambda pin, axis, pitch: pin.JointModelRevoluteUnaligned(axis),
-    "prismatic": lambda pin, axis, pitch: pin.JointModelPrismaticUnaligned(axis),
-    "helical": lambda pin, axis, pitch: pin.JointModelHelicalUnaligned(axis, pitch)}
-JOINT_SIZES = {"revolute": (1, 1), "prismatic": (1, 1), "helical": (1, 1),
+UNALIGNED = {       # of (pin, axis, second axis, pitch)
+    "revolute": lambda pin, axis, second, pitch: pin.JointModelRevoluteUnaligned(axis),
+    "prismatic": lambda pin, axis, second, pitch: pin.JointModelPrismaticUnaligned(axis),
+    "helical": lambda pin, axis, second, pitch: pin.JointModelHelicalUnaligned(axis, pitch),
+    "universal": lambda pin, axis, second, pitch: pin.JointModelUniversal(axis, second)}
+JOINT_SIZES = {"revolute": (1, 1), "prismatic": (1, 1), "helical": (1, 1), "universal": (2, 2),
                "spherical": (4, 3), "translation": (3, 3), "planar": (4, 3),
                "free_flyer": (7, 6)}
 

@@ -274,7 +274,19 @@ def _axes(link) -> list[Motion]:
     """S_i's columns, its kind's motion subspace (robot/joints.py): a one-axis joint's unit
     motion, a spherical joint's turns about the three axes of its frame."""
     return [Motion(symengine.Matrix(list(angular)), symengine.Matrix(list(linear)))
-            for linear, angular in link.kind.subspace]
+            for linear, angular in link.kind.columns(link.configuration)]
+
+
+def _zetas(robot: Robot, link, v: Motion, qd) -> list[Motion]:
+    """z = S x v - dS/dt (its rate in its own frame, JointKind.column_rates) of each column of
+    S_i: minus the rate of the column carried along as the link moves, Pinocchio's dJ."""
+    columns = _axes(link)
+    if link.kind.constant:
+        return [S.cross(v) for S in columns]
+    rates = link.kind.column_rates(link.configuration,
+                                   [qd[k] for k in robot.velocity_slots(link.index)])
+    return [S.cross(v) - Motion(symengine.Matrix(list(w)), symengine.Matrix(list(u)))
+            for S, (u, w) in zip(columns, rates)]
 
 
 def _scaled(x, c):
@@ -541,8 +553,8 @@ class _Moving:
                      _at_base(robot, b, placements, "d", _rate(own, base), rate),
                      _force_at_base(robot, b, placements, "h", own.times(base), momentum))
         return cls(robot.links, placements, inertias, composite, velocities,
-                   [[_named(b, _column_name(f"z{link.index}", link, k), S.cross(v))
-                     for k, S in enumerate(_axes(link))]
+                   [[_named(b, _column_name(f"z{link.index}", link, k), z)
+                     for k, z in enumerate(_zetas(robot, link, v, qd))]
                     for link, v in zip(robot.links, velocities)],
                    rate, momentum, base, *whole)
 

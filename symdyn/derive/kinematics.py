@@ -137,10 +137,12 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
     moving = set(robot.support(link)) - set(robot.support(above or 0))
     columns = []
     if robot.floating:          # [v; omega] of the base in its axes
-        columns = (_columns(b, f"{name}r0", joints.FREE_FLYER, *base_frame(robot, b), point)
+        columns = (_columns(b, f"{name}r0", joints.FREE_FLYER, *base_frame(robot, b), point,
+                            robot.joint_configuration(0))
                    if above is None else [sympy.zeros(6, 1)] * joints.FREE_FLYER.nv)
     for joint, frame in zip(robot.links, frames):
-        columns += (_columns(b, f"{name}r{joint.index}", joint.kind, *frame, point)
+        columns += (_columns(b, f"{name}r{joint.index}", joint.kind, *frame, point,
+                             joint.configuration)
                     if joint.index in moving else [sympy.zeros(6, 1)] * joint.nv)
     J = sympy.Matrix.hstack(*columns)
     if robot.coupling:          # a coordinate's column: its joints' columns, by G
@@ -152,20 +154,22 @@ def point_jacobian(robot: Robot, b: ProgramBuilder, frames, link: int, point,
                         lambda r, c: b.define(f"{name}J{r + 1}_{c + 1}", J[r, c]))
 
 
-def _columns(b: ProgramBuilder, name: str, kind, R, p, point) -> list[sympy.Matrix]:
-    """The Jacobian's columns of a joint of ``kind`` whose frame is at (R, p), for ``point``
-    (joint_motions), the lever arm named ``name`` where the joint turns."""
+def _columns(b: ProgramBuilder, name: str, kind, R, p, point, q) -> list[sympy.Matrix]:
+    """The Jacobian's columns of a joint of ``kind`` at configuration ``q`` whose frame is at
+    (R, p), for ``point`` (joint_motions), the lever arm named ``name`` where the joint
+    turns."""
     arm = b.vector(name, point - p) if kind.turns() else None
-    return [sympy.Matrix.vstack(v, w) for v, w in joint_motions(kind, R, arm)]
+    return [sympy.Matrix.vstack(v, w) for v, w in joint_motions(kind, R, arm, q)]
 
 
-def joint_motions(kind, R, arm) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
+def joint_motions(kind, R, arm, q=None) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
     """(v, w) of each of a joint's unit velocities, in the axes R is in, for a point at ``arm``
-    from its frame's origin (None where the joint does not turn): its motion subspace's
+    from its frame's origin (None where the joint does not turn): its motion subspace's (at
+    configuration ``q``)
     column (s_v, s_w) moves the point by R s_v + (R s_w) x arm and turns it by R s_w (a
     revolute joint's z x arm and z, a prismatic one's z and 0)."""
     motions = []
-    for linear, angular in kind.subspace:
+    for linear, angular in kind.columns(q):
         w = R * sympy.Matrix(angular)
         v = R * sympy.Matrix(linear) + (w.cross(arm) if arm is not None else sympy.zeros(3, 1))
         motions.append((v, w))

@@ -123,7 +123,8 @@ class Lagrange:
         torques, moving = [], set(robot.support(robot.tool_link))
         for link, (R, p_j) in zip(robot.links, frames):
             torques += [v.dot(f0) + w.dot(n0) if link.index in moving else sympy.Integer(0)
-                        for v, w in joint_motions(link.kind, R, p - p_j)]
+                        for v, w in joint_motions(link.kind, R, p - p_j,
+                                                  link.configuration)]
         return torques
 
     def gravity_torques(self, b: ProgramBuilder, gravity, steps=None) -> list:
@@ -144,7 +145,8 @@ def _jacobians(robot: Robot, frames, i: int, b: ProgramBuilder):
     Jv, Jw = sympy.zeros(3, n), sympy.zeros(3, n)
     for j in robot.support(i):
         link, (R, p) = robot.links[j - 1], frames[j - 1]
-        for column, (v, w) in zip(robot.velocity_slots(j), joint_motions(link.kind, R, p_i - p)):
+        motions = joint_motions(link.kind, R, p_i - p, link.configuration)
+        for column, (v, w) in zip(robot.velocity_slots(j), motions):
             Jv[:, column] = b.vector(f"Jv{i}_{column + 1}", v) if link.kind.turns() else v
             Jw[:, column] = w
     return Jv, Jw

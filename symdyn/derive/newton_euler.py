@@ -69,7 +69,7 @@ class NewtonEuler:
         with spherical joints, the recursion differentiated forward along each velocity's
         tangent (kinematics.slot_tangents) and along the velocities."""
         robot = self.robot
-        if all(link.nv == 1 for link in robot.links):
+        if all(link.nv == 1 and link.kind.constant for link in robot.links):
             return composite.inverse_dynamics_derivatives(robot, b, qd, qdd, gravity)
         tau = rnea(robot, b, qd, qdd, gravity)
         n = len(tau)
@@ -166,8 +166,9 @@ def forward_pass(robot: Robot, b: ProgramBuilder, qd, qdd, gravity, steps,
         # The parent's origin acceleration carried to this link's origin, still in frame {i-1}.
         dv_parent = vector(b, f"dvp{i}", parent.U * P + parent.dv)
         # The joint's own motion S qd (linear, angular) and S qdd, in its frame.
-        v_J, w_J = link.kind.motion(qd_i)
-        a_J, dw_J = link.kind.motion(qdd_i)
+        kind, q_i = link.kind, link.configuration
+        v_J, w_J = kind.motion(qd_i, q_i)
+        a_J, dw_J = (a + c for a, c in zip(kind.motion(qdd_i, q_i), kind.bias(q_i, qd_i)))
         omega = vector(b, f"w{i}", R.T * parent.omega + w_J)
         # R^T omega_{i-1} x w_J equals omega_i x w_J (w_J x w_J = 0), and omega_i is named;
         # a slide adds Craig's 2 omega_i x v_J (Eq. (6.34)), which is 2 R^T omega_{i-1} x v_J
@@ -207,7 +208,7 @@ def backward_pass(robot: Robot, b: ProgramBuilder, base: Motion, motions: list[M
         f, n = _transmitted(robot, b, i, link.inertia, motion, motions, transmitted, steps,
                             tip)
         own = [b.define(f"tau{i}" + (f"_{s}" if s else ""), e) for s, e in zip(
-            link.kind.suffixes or ("",), link.kind.project(f, n))]
+            link.kind.suffixes or ("",), link.kind.project(f, n, link.configuration))]
         for k, value in zip(robot.velocity_slots(i), own):
             tau[k - shift] = value
         steps.append(Step("tau", i, sympy.ImmutableMatrix(own)))

@@ -118,7 +118,9 @@ ACTUATOR_KEYS = {"motor_inertia", "gear_ratio", "viscous_friction", "coulomb_fri
 LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia",
              "first_moment", "inertia_origin", "shapes", "limits", "origin",
              "axis", "name", "joint_name", "parent", "gamma", "b", "mimic", "multiplier",
-             "offset", "elastic", "spring", "pitch"} | ACTUATOR_KEYS
+             "offset", "elastic", "spring", "pitch", "axis2"} | ACTUATOR_KEYS
+# What one kind of joint alone has: the key and that kind
+KIND_KEYS = {"pitch": "helical", "axis2": "universal"}
 ELASTIC_KEYS = {"stiffness", "damping"}
 SPRING_KEYS = {"stiffness", "reference"}
 # A link's, a joint's or a frame's name: the source file's own (URDF and MJCF names hold dots,
@@ -641,13 +643,16 @@ class _Reader:
                 raise self.error(problem, keys[key], f"{field}.{key}")
         limits = (self.limits(keys["limits"], f"{field}.limits", kind.angular)
                   if "limits" in keys else None)
-        if ("pitch" in keys) != (joint == "helical"):
-            if "pitch" in keys:
-                raise self.error("pitch belongs to a helical joint", keys["pitch"],
-                                 f"{field}.pitch", "joint: helical beside it")
-            self.require(keys, "pitch", node, field)
+        for key, owner in KIND_KEYS.items():
+            if key in keys and joint != owner:
+                raise self.error(f"{key} belongs to a {owner} joint", keys[key],
+                                 f"{field}.{key}", f"joint: {owner} beside it")
+            if joint == owner:
+                self.require(keys, key, node, field)
         if "pitch" in keys:
             values["pitch"] = self.expression(keys["pitch"], f"{field}.pitch")
+        if "axis2" in keys:
+            values["axis2"] = self.second_axis(keys["axis2"], f"{field}.axis2", values["axis"])
         if "elastic" in keys:
             values["elastic"] = self.elastic(keys, actuator.get("motor_inertia"),
                                              f"{field}.elastic")
@@ -902,6 +907,21 @@ class _Reader:
         zero = sympy.Integer(0)
         return {"a": zero, "alpha": zero, "d": zero, "theta": zero, "origin": origin,
                 "axis": tuple(a / norm for a in axis)}
+
+    def second_axis(self, node, field, axis) -> tuple:
+        """A universal joint's second axis, in the link frame as ``axis`` is: numeric, made a
+        unit vector, normal to the first (their cosine within 1e-9 of 0)."""
+        second = self.vector(node, field, 3, angles.COSINE)
+        values = numeric(second)
+        if values is None or not values.any():
+            raise self.error("the second axis must be a numeric direction", node, field)
+        norm = sympy.sqrt(sum(a**2 for a in second))
+        second = tuple(a / norm for a in second)
+        cosine = float(sum(a * b for a, b in zip(second, axis)))
+        if abs(cosine) > 1e-9:
+            raise self.error(f"the second axis is not normal to the first (their cosine is "
+                             f"{cosine:.3g})", node, field, "a direction normal to axis")
+        return second
 
     def shapes(self, node, field):
         """Mass, first moment and inertia about the origin of the solids a list describes."""

@@ -169,18 +169,38 @@ class JointKind:
         """Whether any of its velocities turns the frame (its columns need the lever arm)."""
         return any(angular != _O for _, angular in self.subspace)
 
-    def motion(self, v) -> tuple[sympy.Matrix, sympy.Matrix]:
-        """The joint frame's own (linear, angular) velocity S v at velocities ``v`` (nv)."""
+    # Whether S is the same in its own frame at every configuration (then the joint adds no
+    # velocity product of its own, c_J = 0, and the composite formulas hold as they are)
+    constant = True
+
+    def columns(self, q) -> tuple:
+        """S(q): the motion subspace at configuration ``q``, as ``subspace``."""
+        return self.subspace
+
+    def column_rates(self, q, v) -> tuple:
+        """dS/dt in its own frame, column by column ((linear, angular) each), at q moving at
+        v: zeros where S is constant."""
+        return ((sympy.zeros(3, 1), sympy.zeros(3, 1)),) * self.nv
+
+    def bias(self, q, v) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """c_J = dS/dt v (linear, angular) at q moving at v."""
         linear, angular = sympy.zeros(3, 1), sympy.zeros(3, 1)
-        for (s_v, s_w), x in zip(self.subspace, v):
+        for (rate_v, rate_w), x in zip(self.column_rates(q, v), v):
+            linear, angular = linear + rate_v * x, angular + rate_w * x
+        return linear, angular
+
+    def motion(self, v, q=None) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """The joint frame's own (linear, angular) velocity S(q) v at velocities ``v`` (nv)."""
+        linear, angular = sympy.zeros(3, 1), sympy.zeros(3, 1)
+        for (s_v, s_w), x in zip(self.columns(q), v):
             linear, angular = linear + sympy.Matrix(s_v) * x, angular + sympy.Matrix(s_w) * x
         return linear, angular
 
-    def project(self, f, n) -> list:
-        """S^T [f; n]: the forces along its velocities of the force f and moment n at its
+    def project(self, f, n, q=None) -> list:
+        """S(q)^T [f; n]: the forces along its velocities of the force f and moment n at its
         frame's origin (in its axes)."""
         return [sympy.Matrix(s_v).dot(f) + sympy.Matrix(s_w).dot(n)
-                for s_v, s_w in self.subspace]
+                for s_v, s_w in self.columns(q)]
 
 
 class _Vector(JointKind):
@@ -273,6 +293,47 @@ class Helical(Revolute):
     def invariant(self, ten):
         """The turn's axial inertia alone: a slide along the axis moves the mass."""
         return (0, 0, 0, 0, ten[6], 0, ten[6], 0, 0, 0)
+
+
+class Universal(_Vector):
+    """Two turns whose axes cross at the joint frame's origin: by q1 about its z axis, then by
+    q2 about ``second`` (a unit vector of that turned frame, normal to z): Rz(q1) Rot(second,
+    q2) (Pinocchio's JointModelUniversal; a Cardan joint). Its motion subspace turns with q2,
+    S(q) = [R2^T z, second] (angular), so that it has a velocity product of its own,
+    c_J = dS/dt v = (R2^T z x second) qd1 qd2, R2 = Rot(second, q2)."""
+
+    name = "universal"
+    nq = nv = 2
+    neutral = (0, 0)
+    coordinates = velocity_names = suffixes = ("1", "2")
+    symmetric = False
+    constant = False
+    angular = True
+
+    def __init__(self, second=(1, 0, 0)):
+        self.second = sympy.Matrix(second)
+        self.subspace = ((_O, _Z), (_O, tuple(self.second)))
+
+    def _second_turn(self, angle) -> sympy.Matrix:
+        K = skew(self.second)
+        return sympy.eye(3) + sympy.sin(angle) * K + (1 - sympy.cos(angle)) * K * K
+
+    def transform(self, configuration, offset=0):
+        first, second = configuration
+        return (rot_z(first + offset)[:3, :3] * self._second_turn(second),
+                sympy.zeros(3, 1))
+
+    def columns(self, q):
+        if q is None:
+            return self.subspace
+        turned = self._second_turn(q[1]).T * sympy.Matrix(_Z)
+        return ((_O, tuple(turned)), (_O, tuple(self.second)))
+
+    def column_rates(self, q, v):
+        """The first column turns back as the second turn goes: (R2^T z) x second qd2."""
+        (_, first), _ = self.columns(q)
+        zero = sympy.zeros(3, 1)
+        return ((zero, sympy.Matrix(first).cross(self.second) * v[1]), (zero, zero))
 
 
 class Translation(_Vector):
@@ -501,13 +562,18 @@ class Planar(JointKind):
 
 # The kinds a link's joint may be, by the robot file's name; a floating base's is FREE_FLYER.
 FREE_FLYER = FreeFlyer()
-KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Helical(), Spherical(),
-                                      Translation(), Planar(), FREE_FLYER)}
+KINDS = {kind.name: kind for kind in (Revolute(), Prismatic(), Helical(), Universal(),
+                                      Spherical(), Translation(), Planar(), FREE_FLYER)}
 
 
-def kind_of(name: str, pitch=0) -> JointKind:
-    """The kind of a robot file's ``joint``: KINDS', a helical joint's of its ``pitch``."""
-    return Helical(pitch) if name == "helical" else KINDS[name]
+def kind_of(name: str, pitch=0, second=None) -> JointKind:
+    """The kind of a robot file's ``joint``: KINDS', a helical joint's of its ``pitch``, a
+    universal joint's of its ``second`` axis (in its joint frame)."""
+    if name == "helical":
+        return Helical(pitch)
+    if name == "universal":
+        return Universal(second)
+    return KINDS[name]
 
 
 class _Numbers:

@@ -563,7 +563,8 @@ class Robot:
         links = []
         placed = joint_frames(rows, folded) if spec.convention == "urdf" else None
         for i, row in enumerate(rows, start=1):
-            kind = joints.kind_of(row.joint, row.pitch)
+            kind = joints.kind_of(row.joint, row.pitch, None if row.axis2 is None else (
+                placed[i - 1].turn.T * sympy.Matrix(row.axis2)).applyfunc(sympy.expand))
             variables = kind.symbols(i)
             q = variables[0][0]
             parent = row.parent

@@ -80,6 +80,7 @@ class LinkSpec:
     origin: PlacementSpec | None = None
     axis: tuple | None = None
     pitch: sympy.Expr = sympy.Integer(0)     # a helical joint's, m/rad
+    axis2: tuple | None = None               # a universal joint's second axis, unit, as axis
     # A mimic joint follows another's coordinate, q = multiplier q_mimic + offset (URDF's
     # <mimic>): ``mimic`` is that joint's link (1-based), None for an independent joint.
     mimic: int | None = None

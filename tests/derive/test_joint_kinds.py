@@ -1,6 +1,7 @@
-"""A joint of every kind in one tree (robot/joints.py: planar, helical, translation, spherical, a
-free flyer inside the tree, revolute, and a mimic joint), against Pinocchio's own joint models
-of those kinds (JointModelPlanar, HelicalUnaligned, Translation, Spherical, FreeFlyer), whose
+"""A joint of every kind in one tree (robot/joints.py: planar, helical, translation, universal,
+spherical, a free flyer inside the tree, revolute, and a mimic joint), against Pinocchio's own
+joint models of those kinds (JointModelPlanar, HelicalUnaligned, Translation, Universal,
+Spherical, FreeFlyer), whose
 model of the same robot file is the reference: every row of ``check`` on 100 random states, on
 a fixed and a floating root, and with a contact and a coupling beside them (the constraints'
 rows against Pinocchio's KKT); the generated C against the Python; the robot file's refusals,
@@ -21,7 +22,8 @@ from symdyn.check import check
 from symdyn.cli import main
 
 TREE = Path(__file__).parent / "mechanisms" / "kinds_tree.yaml"
-KINDS = ["planar", "helical", "translation", "spherical", "free_flyer", "revolute", "revolute"]
+KINDS = ["planar", "helical", "translation", "universal", "spherical", "free_flyer", "revolute",
+         "revolute"]
 
 
 def _variant(tmp_path, variant: str) -> Path:
@@ -47,8 +49,8 @@ def test_a_tree_of_every_kind_passes_every_check(tmp_path, variant):
     constraints' on 30 they allow)."""
     robot = symdyn.load_robot(_variant(tmp_path, variant))
     assert [link.joint for link in robot.links] == KINDS
-    assert (robot.nq, robot.dof) == {"fixed": (20, 17), "floating": (27, 23),
-                                     "held": (20, 17)}[variant]
+    assert (robot.nq, robot.dof) == {"fixed": (22, 19), "floating": (29, 25),
+                                     "held": (22, 19)}[variant]
     rows = check(robot, states=30 if variant == "held" else 100)
     failed = [row for row in rows if not row.passed]
     assert not failed, failed
@@ -81,7 +83,7 @@ def test_the_c_of_every_kind_equals_the_python(tmp_path):
                      rtol=1e-12)
 
 
-def test_a_screw_and_a_translation_take_the_lagrange_route(tmp_path):
+def test_a_screw_a_translation_and_a_cardan_joint_take_the_lagrange_route(tmp_path):
     """Their q moves at their velocity (nq = nv, dq/dt = v): Lagrange's equations hold in
     them, and agree with Newton-Euler (check's rows); a planar joint's (cos, sin) do not."""
     text = TREE.read_text()
@@ -89,7 +91,8 @@ def test_a_screw_and_a_translation_take_the_lagrange_route(tmp_path):
     path = tmp_path / "screw_chain.yaml"
     path.write_text(branch + "frames:\n  - {name: tip, parent: slide, xyz: [0.05, 0.02, 0.1]}\n")
     robot = symdyn.load_robot(path)
-    assert [link.joint for link in robot.links] == ["prismatic", "helical", "translation"]
+    assert [link.joint for link in robot.links] == ["prismatic", "helical", "translation",
+                                                    "universal"]
     rows = check(robot, states=20)
     assert not [row for row in rows if not row.passed]
     compared = [row for row in rows if "Newton-Euler = Lagrange" in row.check]
@@ -103,22 +106,24 @@ REFUSALS = [
      "a translation joint has no axis: its configuration is a position", 16),
     ("joint: helical, pitch: 0.05,", "joint: helical,", "link 2",
      "pitch", 13),
-    ("joint: spherical,", "joint: spherical, pitch: 0.1,", "link 4.pitch",
-     "pitch belongs to a helical joint", 19),
+    ("joint: spherical,", "joint: spherical, pitch: 0.1,", "link 5.pitch",
+     "pitch belongs to a helical joint", 22),
+    ("axis2: [0.8, 0.6, 0]", "axis2: [0.8, 0.6, 0.1]", "link 4.axis2",
+     "the second axis is not normal to the first", 19),
     ("  - {name: flap, parent: lid, joint: revolute, mimic: lid,",
-     "  - {name: flap, parent: lid, joint: revolute, mimic: held,", "link 7.mimic",
-     "'held' is a free_flyer joint, whose configuration is a position and a quaternion", 26),
+     "  - {name: flap, parent: lid, joint: revolute, mimic: held,", "link 8.mimic",
+     "'held' is a free_flyer joint, whose configuration is a position and a quaternion", 29),
     ("frames:", "constraints:\n  - {name: c, point: [knob]}\nclosed_at: {cart: [0, 0, 0.6, 0.6]}"
-     "\nframes:", "closed_at.cart", "the (cos, sin) is not a unit one", 31),
+     "\nframes:", "closed_at.cart", "the (cos, sin) is not a unit one", 34),
     ("frames:", "tendons:\n  - {name: t, joints: {slide: 1, lid: 1}}\nframes:",
      "tendons[0].joints", "'slide' is a translation joint, whose configuration is a position",
-     30),
+     33),
 ]
 
 
 @pytest.mark.parametrize("old, new, field, words, line", REFUSALS,
-                         ids=["limits", "axis", "no pitch", "pitch", "mimic", "closed_at",
-                              "tendon"])
+                         ids=["limits", "axis", "no pitch", "pitch", "axis2", "mimic",
+                              "closed_at", "tendon"])
 def test_what_a_kind_cannot_have_is_refused_in_one_line(tmp_path, old, new, field, words,
                                                         line):
     text = TREE.read_text()
@@ -149,10 +154,10 @@ def test_a_format_without_a_kind_is_refused_in_one_line(tmp_path, command, words
 
 def test_the_printout_and_the_drawing_take_every_kind(tmp_path):
     """The derivation names each kind's variables (a planar joint's q1c, v1w; a free flyer's
-    q5qw), and the drawing draws the tree."""
+    q6qw), and the drawing draws the tree."""
     result = CliRunner().invoke(main, ["derive", str(TREE)])
     assert result.exit_code == 0, result.output
-    assert "q1c" in result.output and "q5qw" in result.output
+    assert "q1c" in result.output and "v1w" in result.output and "q6qw" in result.output
     picture = tmp_path / "kinds.svg"
     result = CliRunner().invoke(main, ["draw", str(TREE), "-o", str(picture)])
     assert result.exit_code == 0 and picture.exists(), result.output

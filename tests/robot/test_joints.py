@@ -21,11 +21,14 @@ from symdyn.robot import joints
 PINOCCHIO = {"revolute": lambda kind: pin.JointModelRZ(),
              "prismatic": lambda kind: pin.JointModelPZ(),
              "helical": lambda kind: pin.JointModelHZ(float(kind.pitch)),
+             "universal": lambda kind: pin.JointModelUniversal(
+                 np.array([0.0, 0.0, 1.0]), np.array(kind.second, dtype=float).ravel()),
              "spherical": lambda kind: pin.JointModelSpherical(),
              "translation": lambda kind: pin.JointModelTranslation(),
              "planar": lambda kind: pin.JointModelPlanar(),
              "free_flyer": lambda kind: pin.JointModelFreeFlyer()}
-KINDS = [joints.Helical(0.07) if kind.name == "helical" else kind
+KINDS = [joints.Helical(0.07) if kind.name == "helical" else
+         joints.Universal((0.6, 0.8, 0)) if kind.name == "universal" else kind
          for kind in joints.KINDS.values()]
 
 
