@@ -224,9 +224,7 @@ def header(robot: Robot, values=None, columns: bool = False) -> context.Header:
     return context.Header(
         name=robot.name, dof=robot.dof, nq=robot.nq, joints=table.joints(spec),
         coordinates=coordinates, floating=robot.floating,
-        spherical=tuple(name for (name, *_), i in zip(coordinates[robot.floating:],
-                                                      robot.coordinates)
-                        if robot.links[i - 1].q is None),
+        several=_several(robot, coordinates),
         parameters=robot.parameters,
         robot_file=PurePath(spec.path).name, source=spec.source, digest=spec.digest,
         convention=spec.convention, dh=dh, tree=tree,
@@ -284,6 +282,17 @@ def _coordinates(robot: Robot) -> tuple[tuple[str, str, int, int], ...]:
         (start, robot.velocity_columns[i][0]) for start, i in zip(starts, robot.coordinates)]
     return tuple((name, identifier, q, v) for name, identifier, (q, v)
                  in zip(names, identifiers(names), places))
+
+
+def _several(robot: Robot, coordinates) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(kind, its joints' names, what its entries of q and qd are: JointKind.layout) of each
+    kind of joint of several coordinates the robot has, in q's order."""
+    kinds = {}
+    for (name, *_), i in zip(coordinates[robot.floating:], robot.coordinates):
+        kind = robot.links[i - 1].kind
+        if kind.layout:
+            kinds.setdefault(kind.name, (kind.layout, []))[1].append(name)
+    return tuple((kind, ", ".join(names), layout) for kind, (layout, names) in kinds.items())
 
 
 def _variant(spec) -> str:

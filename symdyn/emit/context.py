@@ -266,7 +266,8 @@ class Module:
     # a floating base's is root_joint, 7 numbers of q and 6 of qd.
     coordinates: tuple[tuple[str, str, int, int], ...]
     floating: bool           # a floating base's 7 and 6 lead q and qd
-    spherical: tuple[str, ...]   # the spherical joints' names: 4 of q and 3 of qd each
+    # Each kind of joint of several coordinates: (kind, its joints' names, its layout's lines)
+    several: tuple[tuple[str, str, tuple[str, ...]], ...]
     parameters: tuple[str, ...]
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str              # where the file says its numbers come from
@@ -369,7 +370,7 @@ class Header:
     joints: str                            # as Module.joints
     coordinates: tuple[tuple[str, str, int, int], ...]   # as Module.coordinates
     floating: bool                         # as Module.floating
-    spherical: tuple[str, ...]             # as Module.spherical
+    several: tuple                         # as Module.several
     parameters: tuple[sympy.Symbol, ...]   # the robot's free symbols, in its order
     robot_file: str          # the file's base name: the output is the same from any folder
     source: str
@@ -685,7 +686,7 @@ def module_code(header: Header, programs: list, backend: Backend, values=None,
     return Module(
         name=header.name, dof=header.dof, nq=header.nq, joints=header.joints,
         coordinates=header.coordinates, floating=header.floating,
-        spherical=header.spherical, parameters=parameters,
+        several=header.several, parameters=parameters,
         robot_file=header.robot_file, source=header.source, digest=header.digest,
         version=__version__, convention=header.convention, dh=header.dh, tree=header.tree,
         mimics=header.mimics, frames=header.frames, constraints=header.constraints,

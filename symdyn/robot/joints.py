@@ -71,6 +71,8 @@ class JointKind:
     symmetric: bool = True
     angular = False          # its one coordinate is an angle (a file's degrees are read so)
     configuration_text = "one number"    # what a message says its configuration is
+    # what the generated code's header says of its entries of q and qd, as lines
+    layout: tuple = ()
     # Its name in URDF and in MJCF (None: the format has no such joint), and the order of its
     # configuration's entries in MuJoCo's qpos (a quaternion's w first)
     urdf: str | None = None
@@ -309,6 +311,9 @@ class Universal(_Vector):
     symmetric = False
     constant = False
     angular = True
+    configuration_text = "two angles"
+    layout = ("two entries of q, its angles about its first axis and then its second, and two",
+              "of qd, their rates (Pinocchio's JointModelUniversal)")
 
     def __init__(self, second=(1, 0, 0)):
         self.second = sympy.Matrix(second)
@@ -348,6 +353,8 @@ class Translation(_Vector):
     suffixes = ("fx", "fy", "fz")
     axis = symmetric = False
     configuration_text = "a position"
+    layout = ("three entries of q and of qd, its position (x, y, z) in its frame and their",
+              "rates (Pinocchio's JointModelTranslation)")
 
     def motion_of(self, configuration):
         return sympy.eye(3), sympy.Matrix(configuration)
@@ -388,6 +395,9 @@ class Spherical(_Turning):
     mjcf = "ball"
     units = (slice(0, 4),)
     configuration_text = "a quaternion"
+    layout = ("four entries of q, the unit quaternion (x, y, z, w) of its frame's turn, and",
+              "three of qd, its angular velocity in its own axes (Pinocchio's",
+              "JointModelSpherical, MuJoCo's ball)")
     qpos_order = (3, 0, 1, 2)
 
     def motion_of(self, configuration):
@@ -434,6 +444,8 @@ class FreeFlyer(_Turning):
     urdf, mjcf = "floating", "free"
     units = (slice(3, 7),)
     configuration_text = "a position and a quaternion"
+    layout = ("seven entries of q, its frame's position and unit quaternion (x, y, z, w), and",
+              "six of qd, [v; omega] in its own axes (Pinocchio's JointModelFreeFlyer)")
     qpos_order = (0, 1, 2, 6, 3, 4, 5)
     turn = slice(3, 7)
 
@@ -504,6 +516,8 @@ class Planar(JointKind):
     units = (slice(2, 4),)
     unit_word = "(cos, sin)"
     configuration_text = "a position in the plane and the cosine and sine of an angle"
+    layout = ("four entries of q, (x, y, cos, sin) in its plane, and three of qd, (vx, vy,",
+              "omega) in its own axes (Pinocchio's JointModelPlanar)")
 
     def motion_of(self, configuration):
         x, y, c, s = configuration
