@@ -305,8 +305,9 @@ def _swap(old, new, text=ONE_JOINT):
 
 
 BAD = [
-    ("floating", _swap('type="revolute"', 'type="floating"'), [], "floating joint"),
-    ("planar", _swap('type="revolute"', 'type="planar"'), [], "planar joint"),
+    ("planar mimic", _swap("</joint>", '<mimic joint="j"/></joint>',
+                           _swap('type="revolute"', 'type="planar"')), [],
+     "is a planar joint with a <mimic>"),
     ("unknown type", _swap('type="revolute"', 'type="ball"'), [], "type 'ball'"),
     ("mimic in the chain", _swap("</joint>", '<mimic joint="k"/></joint>'), [], "mimics"),
     ("mimic of the chain", _swap('<mimic joint="finger_a"/>', '<mimic joint="elbow"/>', TREE),
