@@ -54,12 +54,17 @@ triangle pairs the rows S_i^T I^c_i and S_i^T 2 B^c_i, carried inward as forces 
 symmetric, and S . (s x* h) = -(S x* h) . s), with y_j, z_j and S_j. Nothing outward of a joint
 is recomputed for each of its derivatives.
 
-A spherical joint has three unit motions S_i, the turns about its frame's axes, constant in
-its frame (Pinocchio's JointModelSpherical): M, the momentum map and C take one column (and
-row) per axis, z = S x v_i with v_i the link's own velocity, as Pinocchio's dJ = v_i x S. The
-derivatives' formulas below are a one-axis joint's (for a ball S_k x S_l is not zero, and q's
-tangent turns the joint's own velocity): a robot with spherical joints gets them from the
-recursion differentiated forward (newton_euler.NewtonEuler).
+A joint of several velocities (spherical, planar, translation, a free flyer inside the tree) has
+a unit motion S_i per velocity, constant in its frame (Pinocchio's joint models): M, the
+momentum map and C take one column (and row) per unit motion, z = S x v_i with v_i the link's
+own velocity, as Pinocchio's dJ = v_i x S. In the derivatives its columns are Pinocchio's
+too (computeRNEADerivatives): along q, the links turn about S_k with the joint's own velocity
+kept in its frame, so that z and y take the parent's velocity, z_p = S x v_{p(i)} (the same
+as z for one axis, S x S = 0); along qd, 2 z is z + z_p (dAdv = dJ + dVdq); and between two
+axes of one joint the second turns with the first, as an outward joint's does, so that S_k x*
+F_j drops out of that block. A joint whose motion subspace turns with its configuration (a
+universal joint) gets C from its columns' rates (dJ = v_i x S + dS/dt, _zetas) and its
+derivatives from the recursion differentiated forward (newton_euler.NewtonEuler).
 
 A floating base (model.FreeFlyer) is body 0, and its six velocities one joint whose unit motions
 s_k are constant in {0} (Pinocchio's LOCAL free-flyer); its composite body is the whole robot,
@@ -257,12 +262,6 @@ def _inertia(body) -> Inertia:
                    Matrix(body.inertia_origin))
 
 
-def _axis(link) -> Motion:
-    """S_i, a one-axis joint's unit motion in its own frame."""
-    (axis,) = _axes(link)
-    return axis
-
-
 def _column_name(name: str, link, k: int) -> str:
     """The steps' name of the column of a joint's k-th velocity: a spherical joint's by its
     axis (its kind's suffixes)."""
@@ -423,8 +422,7 @@ def coriolis_matrix(robot: Robot, b: ProgramBuilder, qd) -> sympy.Matrix:
 def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravity):
     """dtau/dq and dtau/dqd of the rigid bodies (no rotors, no friction), by the module
     docstring's formulas; ``qd`` and ``qdd`` are Robot.slots lists."""
-    shift = robot.base_velocities
-    size = shift + len(robot.links)
+    size = robot.slot_count
     moving = _Moving.of(robot, b, qd)
     rows = _rows(robot, b, moving)
     accelerations = _accelerations(robot, b, moving, qd, qdd, gravity)
@@ -437,36 +435,43 @@ def inverse_dynamics_derivatives(robot: Robot, b: ProgramBuilder, qd, qdd, gravi
     def entry(value):
         return to_sympy(value, memo)
 
-    y, by_q, by_qd = {}, {}, {}
-    for link, Ic, F, v, (_, a_parent), qd_j in zip(robot.links, moving.composite, forces,
-                                                    moving.velocities, accelerations,
-                                                    qd[shift:]):
+    y, by_q, by_qd, within = {}, {}, {}, {}
+    for link, Ic, F, (_, a_parent) in zip(robot.links, moving.composite, forces, accelerations):
         j = link.index
-        S, (z,) = _axis(link), moving.z[j - 1]
-        v_parent = v - _scaled(S, qd_j)
-        y[j] = _named(b, f"y{j}", S.cross(a_parent) - z.cross(v_parent))
-        # What the links outward of joint j add to the force it transmits, per unit of q_j
-        # (they turn about S_j) and of qd_j (they speed up along it)
-        by_q[j] = _named(b, f"Dq{j}", S.cross_force(F) - (Ic.times(y[j])
-                                                            + moving.twice_b(j, z)))
-        by_qd[j] = _named(b, f"Dqd{j}", moving.by_velocity(j))
+        v_parent = moving.velocities[j - 1] - moving.own[j - 1]
+        y[j], by_q[j], by_qd[j] = [], [], []
+        for k, (S, z) in enumerate(zip(_axes(link), moving.z_parent[j - 1])):
+            column = _column_name(str(j), link, k)
+            y[j].append(_named(b, f"y{column}", S.cross(a_parent) - z.cross(v_parent)))
+            # What the links outward of joint j add to the force it transmits, per unit of
+            # q_j (they turn about S_j) and of qd_j (they speed up along it); its own other
+            # axes turn with them, which cancels S_j x* F_j (as for a joint outward of j)
+            turned = Ic.times(y[j][k]) + moving.twice_b(j, z)
+            by_q[j].append(_named(b, f"Dq{column}", S.cross_force(F) - turned))
+            within[j, k] = turned
+            by_qd[j].append(_named(b, f"Dqd{column}", moving.by_velocity(j, k, True)))
     for link in robot.links:
         # S_i carried outward pairs with both forces of each joint j outward of i: one motion
         # carried instead of two forces carried inward.
         i = link.index
-        carried = {i: _axis(link)}
-        for j in robot.subtree(i):
-            if j > i:
-                parent = robot.links[j - 1].parent
-                carried[j] = _named(b, f"S{i}_{j}",
-                                    moving.placements[j].act_inverse(carried[parent]))
-            dq[shift + i - 1, shift + j - 1] = entry(by_q[j].dot(carried[j]))
-            dqd[shift + i - 1, shift + j - 1] = entry(by_qd[j].dot(carried[j]))
-    for (i, _, j), (m, r) in rows.items():
+        for a, S in enumerate(_axes(link)):
+            row, carried = robot.velocity_slots(i)[a], {i: S}
+            for j in robot.subtree(i):
+                if j > i:
+                    parent = robot.links[j - 1].parent
+                    carried[j] = _named(b, f"S{_column_name(str(i), link, a)}_{j}",
+                                        moving.placements[j].act_inverse(carried[parent]))
+                for k, column in enumerate(robot.velocity_slots(j)):
+                    dq[row, column] = entry(by_q[j][k].dot(carried[j]) if j > i or k == a
+                                            else -within[j, k].dot(carried[j]))
+                    dqd[row, column] = entry(by_qd[j][k].dot(carried[j]))
+    for (i, a, j), (m, r) in rows.items():
         if j:   # joint i outward of joint j: S_i turns with the links, and its turn cancels
             # S_j x* F_i
-            dq[shift + i - 1, shift + j - 1] = entry(-(m.dot(y[j]) + r.dot(moving.z[j - 1][0])))
-            dqd[shift + i - 1, shift + j - 1] = entry(moving.by_velocity_of_row(j, m, r))
+            row = robot.velocity_slots(i)[a]
+            for k, column in enumerate(robot.velocity_slots(j)):
+                dq[row, column] = entry(-(m.dot(y[j][k]) + r.dot(moving.z_parent[j - 1][k])))
+                dqd[row, column] = entry(moving.by_velocity_of_row(j, m, r, k, True))
     if robot.floating:
         _base_derivatives(robot, b, moving, rows, by_q, by_qd, gravity, dq, dqd, entry)
     return dq, dqd
@@ -480,24 +485,26 @@ def _base_derivatives(robot: Robot, b: ProgramBuilder, moving: "_Moving", rows, 
     robot's 2 B^c_0 s - 2 I^c_0 zeta."""
     zero = symengine.zeros(3, 1)
     for link in robot.links:
-        j = 6 + link.index - 1
-        for derivative, force, name in ((dq, by_q, "Gq"), (dqd, by_qd, "Gqd")):
-            for r, value in _entries(robot, b, name, moving.placements, link.index,
-                                     force[link.index]):
-                if r < 6:
-                    derivative[r, j] = entry(value)
+        for k, j in enumerate(robot.velocity_slots(link.index)):
+            for derivative, force, name in ((dq, by_q, "Gq"), (dqd, by_qd, "Gqd")):
+                for r, value in _entries(robot, b, _column_name(name, link, k),
+                                         moving.placements, link.index,
+                                         force[link.index][k]):
+                    if r < 6:
+                        derivative[r, j] = entry(value)
     g = Matrix(gravity)
     units = _units()
     # turning {0} by d about its axis k turns g_0 by -d e_k x g_0: the base's acceleration
     # relative to gravity, [a - g_0; domega], gains d e_k x g_0
     tilts = [Motion(zero, vector(b, f"tilt{k + 1}", cross(s.angular, g)))
              for k, s in enumerate(units[3:])]
-    for (i, _, j), (m, r) in rows.items():
+    for (i, a, j), (m, r) in rows.items():
         if j == 0:
+            row = robot.velocity_slots(i)[a]
             for k, s in enumerate(units):
-                dqd[6 + i - 1, k] = entry(moving.by_base_velocity_of_row(s, m, r))
+                dqd[row, k] = entry(moving.by_base_velocity_of_row(s, m, r))
             for k, tilt in enumerate(tilts):
-                dq[6 + i - 1, 3 + k] = entry(m.dot(tilt))
+                dq[row, 3 + k] = entry(m.dot(tilt))
     for k, s in enumerate(units):
         dqd[:6, k] = [entry(value) for value in _column(moving.by_base_velocity(s))]
     for k, tilt in enumerate(tilts):
@@ -516,6 +523,8 @@ class _Moving:
     composite: list[Inertia]
     velocities: list[Motion]
     z: list[list[Motion]]     # S_i x v_i, one per column of S_i
+    z_parent: list[list[Motion]]    # S_i x v_{p(i)} (in {i}): z again for a one-axis joint
+    own: list[Motion]         # S_i qd_i, the joint's own velocity
     rate: list[Inertia]
     momentum: list[Force]
     base: Motion              # v_0: zero for a fixed base
@@ -531,14 +540,16 @@ class _Moving:
         zero = symengine.zeros(3, 1)
         base = (Motion(Matrix(qd[3:6]), Matrix(qd[:3])) if robot.floating
                 else Motion(zero, zero))
-        velocities, rates, momenta = [], [], []
+        velocities, rates, momenta, owns = [], [], [], []
         for link, body in zip(robot.links, inertias):
             i = link.index
             # v_i = ^iX_{p(i)} v_{p(i)} + S_i qd_i
             parent = velocities[link.parent - 1] if link.parent else base
             v = placements[i].act_inverse(parent)
+            own = Motion(zero, zero)
             for S, k in zip(_axes(link), robot.velocity_slots(i)):
-                v = v + _scaled(S, qd[k])
+                v, own = v + _scaled(S, qd[k]), own + _scaled(S, qd[k])
+            owns.append(own)
             u, omega = vector(b, f"u{i}", v.linear), vector(b, f"w{i}", v.angular)
             velocities.append(Motion(omega, u))
             rates.append(_rate(body, velocities[-1]))
@@ -552,26 +563,45 @@ class _Moving:
             whole = (_at_base(robot, b, placements, "c", own, composite),
                      _at_base(robot, b, placements, "d", _rate(own, base), rate),
                      _force_at_base(robot, b, placements, "h", own.times(base), momentum))
-        return cls(robot.links, placements, inertias, composite, velocities,
-                   [[_named(b, _column_name(f"z{link.index}", link, k), z)
-                     for k, z in enumerate(_zetas(robot, link, v, qd))]
-                    for link, v in zip(robot.links, velocities)],
-                   rate, momentum, base, *whole)
+        z = [[_named(b, _column_name(f"z{link.index}", link, k), z)
+              for k, z in enumerate(_zetas(robot, link, v, qd))]
+             for link, v in zip(robot.links, velocities)]
+        # S x v_{p(i)}: S x v_i where the joint's own velocity is along S (one axis)
+        z_parent = [zs if link.nv == 1 else
+                    [_named(b, _column_name(f"zp{link.index}", link, k), S.cross(v - own))
+                     for k, S in enumerate(_axes(link))]
+                    for link, zs, v, own in zip(robot.links, z, velocities, owns)]
+        return cls(robot.links, placements, inertias, composite, velocities, z, z_parent,
+                   owns, rate, momentum, base, *whole)
 
     def twice_b(self, j: int, s: Motion) -> Force:
         """2 B^c_j s = D^c_j s + s x* h^c_j, for a motion s in frame {j}."""
         return self.rate[j - 1].times(s) + s.cross_force(self.momentum[j - 1])
 
-    def by_velocity(self, j: int, k: int = 0) -> Force:
-        """2 B^c_j S_j - 2 I^c_j z_j: the force whose S_i component is dtau_i/dqd_j, i
-        supporting j (twice C's column); of column k of S_j."""
-        return (self.twice_b(j, _axes(self.links[j - 1])[k])
-                - _scaled(self.composite[j - 1].times(self.z[j - 1][k]), 2))
+    def parent_zeta(self, j: int, k: int, derivative: bool):
+        """z_parent of column k of S_j where dtau/dqd (``derivative``) of a joint of several
+        velocities pairs it with z (Pinocchio's dAdv = dJ + dVdq: 2 zeta = z + z_parent);
+        None where 2 zeta is 2 z (C's column, twice dJ; a one-axis joint, z = z_parent)."""
+        if derivative and self.z_parent[j - 1] is not self.z[j - 1]:
+            return self.z_parent[j - 1][k]
+        return None
 
-    def by_velocity_of_row(self, j: int, m: Force, r: Force, k: int = 0):
-        """dtau_i/dqd_j for i outward of j, from the rows (m, r) of joint i in frame {j}
-        (_rows); of column k of S_j."""
-        return r.dot(_axes(self.links[j - 1])[k]) - 2 * m.dot(self.z[j - 1][k])
+    def by_velocity(self, j: int, k: int = 0, derivative: bool = False) -> Force:
+        """2 B^c_j S_j - 2 I^c_j zeta_j: the force whose S_i component is dtau_i/dqd_j (with
+        ``derivative``), i supporting j, or twice C's column; of column k of S_j."""
+        twice_b, z = self.twice_b(j, _axes(self.links[j - 1])[k]), self.z[j - 1][k]
+        other = self.parent_zeta(j, k, derivative)
+        if other is None:
+            return twice_b - _scaled(self.composite[j - 1].times(z), 2)
+        return twice_b - self.composite[j - 1].times(z + other)
+
+    def by_velocity_of_row(self, j: int, m: Force, r: Force, k: int = 0,
+                           derivative: bool = False):
+        """dtau_i/dqd_j for i outward of j (with ``derivative``), or twice C_ij, from the rows
+        (m, r) of joint i in frame {j} (_rows); of column k of S_j."""
+        S, z = _axes(self.links[j - 1])[k], self.z[j - 1][k]
+        other = self.parent_zeta(j, k, derivative)
+        return r.dot(S) - (2 * m.dot(z) if other is None else m.dot(z + other))
 
     def base_z(self, s: Motion, coriolis: bool) -> Motion:
         """A floating base's 2 zeta for its unit velocity s (the module docstring): s x v_0,
@@ -623,15 +653,15 @@ def _accelerations(robot: Robot, b: ProgramBuilder, moving: _Moving, qd, qdd, gr
     S_i qdd_i + v_i x S_i qd_i, from a_0 = (0, -g) (gravity as the base's acceleration) or a
     floating base's [domega; a - g_0]. ``qd`` and ``qdd``: Robot.slots lists."""
     out = []
-    shift = robot.base_velocities
     g = Matrix(gravity)
     base = (Motion(Matrix(qdd[3:6]), Matrix(qdd[:3]) - g) if robot.floating
             else Motion(symengine.zeros(3, 1), -g))
-    for link, v, qd_i, qdd_i in zip(robot.links, moving.velocities, qd[shift:], qdd[shift:]):
+    for link, v in zip(robot.links, moving.velocities):
         i = link.index
         own = out[link.parent - 1][0] if link.parent else base
         parent = _named(b, f"ap{i}", moving.placements[i].act_inverse(own))
-        S = _axis(link)
-        a = _named(b, f"a{i}", parent + _scaled(S, qdd_i) + _scaled(v.cross(S), qd_i))
-        out.append((a, parent))
+        a = parent
+        for S, k in zip(_axes(link), robot.velocity_slots(i)):
+            a = a + _scaled(S, qdd[k]) + _scaled(v.cross(S), qd[k])
+        out.append((_named(b, f"a{i}", a), parent))
     return out

@@ -65,11 +65,12 @@ class NewtonEuler:
         return composite.coriolis_matrix(self.robot, b, qd)
 
     def inverse_dynamics_derivatives(self, b: ProgramBuilder, qd, qdd, gravity):
-        """By composite rigid bodies (composite.py), whose formulas are a one-axis joint's;
-        with spherical joints, the recursion differentiated forward along each velocity's
-        tangent (kinematics.slot_tangents) and along the velocities."""
+        """By composite rigid bodies (composite.py), whose formulas take motion subspaces
+        constant in their joints' frames; with a joint whose subspace turns with it (a
+        universal joint), the recursion differentiated forward along each velocity's tangent
+        (kinematics.slot_tangents) and along the velocities."""
         robot = self.robot
-        if all(link.nv == 1 and link.kind.constant for link in robot.links):
+        if all(link.kind.constant for link in robot.links):
             return composite.inverse_dynamics_derivatives(robot, b, qd, qdd, gravity)
         tau = rnea(robot, b, qd, qdd, gravity)
         n = len(tau)

@@ -13,13 +13,16 @@ import importlib.metadata
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from click.testing import CliRunner
 from support import assert_close, assert_refused_in_one_line
 
 import symdyn
-from symdyn.check import check
+from symdyn.check import check, configurations
 from symdyn.cli import main
+from symdyn.program.passes import op_count
+from symdyn.reference import pinocchio_model
 
 TREE = Path(__file__).parent / "mechanisms" / "kinds_tree.yaml"
 KINDS = ["planar", "helical", "translation", "universal", "spherical", "free_flyer", "revolute",
@@ -239,3 +242,37 @@ def test_a_free_flyer_inside_the_tree_is_refused_by_export_mjcf_in_one_line(tmp_
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
     assert ("MJCF holds a free joint on a body of the world alone" in result.output
             and "(held)" in result.output and not out.exists())
+
+
+@pytest.mark.parametrize("path", [TREE.parent / "ball_tree.yaml", "no universal"],
+                         ids=["ball_tree", "kinds_tree without its universal joint"])
+def test_joints_of_several_velocities_take_the_composite_route(tmp_path, monkeypatch, path):
+    """ID derivatives of balls, planar, translation and free-flyer joints by the composite
+    formulas (Pinocchio's computeRNEADerivatives in the joint frames), equal to Pinocchio's to
+    1e-12 on 20 states, in fewer operations than the recursion differentiated forward (which
+    a universal joint, whose motion subspace turns, still takes)."""
+    if path == "no universal":      # nor the mimic flap: Pinocchio differentiates no mimic
+        text = TREE.read_text()
+        path = tmp_path / "no_universal.yaml"
+        path.write_text(text[:text.index("  - {name: cardan,")]
+                        + text[text.index("  - {name: ball,"):text.index("  - {name: flap,")]
+                        + "frames:\n  - {name: tip, parent: slide, xyz: [0.05, 0.02, 0.1]}\n")
+    robot = symdyn.load_robot(path)
+    assert all(link.kind.constant for link in robot.links) and not robot.coupling
+    assert any(link.nv > 1 for link in robot.links)
+    dynamics = symdyn.newton_euler(robot)
+    composite = op_count(dynamics.program("inverse_dynamics_derivatives"))
+    with monkeypatch.context() as patched:
+        for kind in {type(link.kind) for link in robot.links}:
+            patched.setattr(kind, "constant", False)
+        forward = op_count(symdyn.newton_euler(robot).program("inverse_dynamics_derivatives"))
+    assert composite.mul < forward.mul and composite.add < forward.add, (composite, forward)
+    module = symdyn.python_module(dynamics, quantities=["inverse_dynamics_derivatives"])
+    model = pinocchio_model(robot.spec)
+    data = model.createData()
+    rng = np.random.default_rng(12)
+    for q in configurations(robot, rng, 20):     # links depth first: Pinocchio's order
+        v, a = rng.uniform(-2, 2, (2, robot.dof))
+        pin.computeRNEADerivatives(model, data, q, v, a)
+        assert_close(module.inverse_dynamics_derivatives(q, v, a),
+                     (data.dtau_dq, data.dtau_dv), rtol=1e-12)

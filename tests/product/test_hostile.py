@@ -137,7 +137,7 @@ def structure_cases():
         ("no joint", BASE.replace("  - joint: revolute\n", "  - a0: 0\n"), "link 1",
          "unknown key"),
         ("no mass", BASE.replace("    mass: 2\n", ""), "link 2", "'mass'"),
-        ("joint kind", BASE.replace("joint: prismatic", "joint: universal"), "link 2.joint",
+        ("joint kind", BASE.replace("joint: prismatic", "joint: cylindrical"), "link 2.joint",
          "not known"),
         ("spherical in DH", BASE.replace("joint: prismatic", "joint: spherical"),
          "link 2.joint", "convention urdf"),
