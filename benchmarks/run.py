@@ -191,17 +191,19 @@ FLOOR_WORK = ("double a[@ANGLES@]; int j; for (j = 0; j < @ANGLES@; j++) "
               "a[j] = q[k][j + NQ - @ANGLES@]; "
               "symdyn_sincos_all(@ANGLES@, a, out, out + @ANGLES@); "
               "sink += out[@ANGLES@ - 1] + out[2 * @ANGLES@ - 1];")
-# A floating base's quaternion, q[3..6], made a unit one in each state.
-NORMALIZE = ("{ double s = sqrt(q[k][@AT@] * q[k][@AT@] + q[k][@AT@ + 1] * q[k][@AT@ + 1] "
-             "+ q[k][@AT@ + 2] * q[k][@AT@ + 2] + q[k][@AT@ + 3] * q[k][@AT@ + 3]); "
-             "for (r = @AT@; r < @AT@ + 4; r++) q[k][r] /= s; }")
+# A unit part of q (a quaternion, a planar joint's cosine and sine), q[AT .. AT + N - 1], made
+# a unit one in each state.
+NORMALIZE = ("{ double s = 0; for (r = @AT@; r < @AT@ + @N@; r++) s += q[k][r] * q[k][r]; "
+             "s = sqrt(s); for (r = @AT@; r < @AT@ + @N@; r++) q[k][r] /= s; }")
 
 
 def normalize(robot) -> str:
-    """The C that makes each unit quaternion of q[k] one (NORMALIZE): a floating base's and
-    the spherical joints'."""
-    return " ".join(fill(NORMALIZE, AT=robot.q.index(quaternion[0]))
-                    for quaternion in robot.quaternions)
+    """The C that brings each joint's configuration in q[k] back to its manifold (NORMALIZE
+    of each unit part its kind names: JointKind.units), as Pinocchio's normalize does."""
+    return " ".join(
+        fill(NORMALIZE, AT=robot.q.index(robot.joint_configuration(i)[0]) + part.start,
+             N=part.stop - part.start)
+        for kind, i in robot.joint_kinds for part in kind.units)
 # The machine's rate of scalar multiplications: CHAINS independent chains of fused
 # multiply-adds, enough to keep every multiplier busy whatever its latency, built without
 # vectorisation (the generated code is scalar). Every multiplication of the generated code,
