@@ -873,11 +873,11 @@ def _row_owners(robot) -> list[tuple]:
 def _motion_rows(pin, model, robot, ne, q, q_pin, v, v_links, P, Pq, whole: bool) -> list[Row]:
     """integrate and difference against Pinocchio's: of every joint with ``whole`` (its model
     of the robot file, whose q and v are the links' permuted by Pq and P: ours are the
-    coordinates' among them), else
-    of a floating base's seven and six alone (the joints' q + v and q1 - q0 are check's own
-    rows; Pinocchio's continuous joints would wrap them). A quaternion and its negative are
-    one rotation: Pinocchio's sign is its matrix conversion's, symdyn's continues q's. ``v``:
-    the coordinates' velocities, ``v_links`` the links' (Pinocchio's model's)."""
+    coordinates' among them), else of a floating base's seven and six alone (the joints'
+    q + v and q1 - q0 are check's own rows; Pinocchio's continuous joints would wrap them).
+    A quaternion and its negative are one rotation: Pinocchio's sign is its matrix
+    conversion's, symdyn's continues q's. ``v``: the coordinates' velocities, ``v_links`` the
+    links' (Pinocchio's model's)."""
     head, shift = robot.base_configuration, robot.base_velocities
     ahead = np.roll(q, 1, axis=0)     # each state's neighbour: random pairs of configurations
     moved, between = ne.integrate(q, v), ne.difference(q, ahead)

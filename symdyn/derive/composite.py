@@ -546,10 +546,10 @@ class _Moving:
             # v_i = ^iX_{p(i)} v_{p(i)} + S_i qd_i
             parent = velocities[link.parent - 1] if link.parent else base
             v = placements[i].act_inverse(parent)
-            own = Motion(zero, zero)
+            motion = Motion(zero, zero)
             for S, k in zip(_axes(link), robot.velocity_slots(i)):
-                v, own = v + _scaled(S, qd[k]), own + _scaled(S, qd[k])
-            owns.append(own)
+                v, motion = v + _scaled(S, qd[k]), motion + _scaled(S, qd[k])
+            owns.append(motion)
             u, omega = vector(b, f"u{i}", v.linear), vector(b, f"w{i}", v.angular)
             velocities.append(Motion(omega, u))
             rates.append(_rate(body, velocities[-1]))

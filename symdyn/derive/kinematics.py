@@ -164,10 +164,9 @@ def _columns(b: ProgramBuilder, name: str, kind, R, p, point, q) -> list[sympy.M
 
 def joint_motions(kind, R, arm, q=None) -> list[tuple[sympy.Matrix, sympy.Matrix]]:
     """(v, w) of each of a joint's unit velocities, in the axes R is in, for a point at ``arm``
-    from its frame's origin (None where the joint does not turn): its motion subspace's (at
-    configuration ``q``)
-    column (s_v, s_w) moves the point by R s_v + (R s_w) x arm and turns it by R s_w (a
-    revolute joint's z x arm and z, a prismatic one's z and 0)."""
+    from its frame's origin (None where the joint does not turn): each column (s_v, s_w) of
+    its motion subspace at configuration ``q`` moves the point by R s_v + (R s_w) x arm and
+    turns it by R s_w (a revolute joint's z x arm and z, a prismatic one's z and 0)."""
     motions = []
     for linear, angular in kind.columns(q):
         w = R * sympy.Matrix(angular)

@@ -583,7 +583,7 @@ class _Reader:
         keys = self.link_nodes[index + 1] = self.mapping(node, field, LINK_KEYS)
         joint = self.choice(self.require(keys, "joint", node, field), f"{field}.joint", JOINTS)
         kind = joints.KINDS[joint]
-        if kind.nq != 1 or joint == "helical":
+        if not kind.dh:
             self.placed_by_origin(kind, keys, convention, field)
         if convention == "urdf":
             values = self.joint_placement(keys, node, field, kind.axis)

@@ -69,6 +69,7 @@ class JointKind:
     # not where its coordinates are along the frame's x and y.
     axis: bool = True
     symmetric: bool = True
+    dh = False               # a DH table's row places it (a turn or a slide about its z)
     angular = False          # its one coordinate is an angle (a file's degrees are read so)
     configuration_text = "one number"    # what a message says its configuration is
     # what the generated code's header says of its entries of q and qd, as lines
@@ -238,7 +239,7 @@ class Revolute(_Coordinate):
 
     name = urdf = "revolute"
     mjcf = "hinge"
-    angular = True
+    angular = dh = True
     subspace = ((_O, _Z),)
 
     def transform(self, configuration, offset=0):
@@ -267,6 +268,7 @@ class Prismatic(_Coordinate):
 
     name = urdf = "prismatic"
     mjcf = "slide"
+    dh = True
     subspace = ((_Z, _O),)
 
     def motion_of(self, configuration):
@@ -283,6 +285,7 @@ class Helical(Revolute):
 
     name = "helical"
     urdf = mjcf = None
+    dh = False
 
     def __init__(self, pitch=0):
         self.pitch = sympy.sympify(pitch)
@@ -363,15 +366,14 @@ class Translation(_Vector):
 
 
 class _Turning(JointKind):
-    """A kind whose configuration holds a unit quaternion, at ``turn`` in it."""
-
-    turn = slice(0, 4)
+    """A kind whose configuration holds a unit quaternion: its one unit part (``units``)."""
 
     def placement(self, b, link):
         """Its fixed part times its quaternion's rotation, whose entries are named once
         (expanded, each entry of the product would carry every monomial of the quaternion's
         times a constant)."""
-        quaternion = link.configuration[self.turn]
+        (turn,) = self.units
+        quaternion = link.configuration[turn]
         turn = quaternion_rotation(quaternion)
         turn = sympy.Matrix(3, 3, [b.define(f"Rq{link.index}_{'xyz'[r]}{'xyz'[c]}", turn[r, c])
                                    for r in range(3) for c in range(3)])
@@ -447,7 +449,6 @@ class FreeFlyer(_Turning):
     layout = ("seven entries of q, its frame's position and unit quaternion (x, y, z, w), and",
               "six of qd, [v; omega] in its own axes (Pinocchio's JointModelFreeFlyer)")
     qpos_order = (0, 1, 2, 6, 3, 4, 5)
-    turn = slice(3, 7)
 
     def motion_of(self, configuration):
         return quaternion_rotation(configuration[3:7]), sympy.Matrix(configuration[:3])

@@ -64,7 +64,7 @@ def robot_file(chain: Chain, *, name: str, source: str, form: str = "auto",
         raise ValueError("a floating base is written as the URDF places its joints: its frame "
                          "{0} is the URDF's root link, which a DH table would move")
     table = None
-    if form != "urdf" and not tree and not floating and set(kinds) <= {"revolute", "prismatic"}:
+    if form != "urdf" and not tree and not floating and all(KINDS[k].dh for k in kinds):
         tip = _compose(placements) @ chain.tool
         table = modified_dh(kinds, placements, axes, tip_x=tip[:3, 0])
         if table is None and form == "modified":
